@@ -1,0 +1,39 @@
+#pragma once
+// trainsim's public API: what the CLI (and future bindings) use. Everything else is internal.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+#include "scenario/scenario.hpp"
+
+namespace trainsim {
+
+struct RunOptions {
+  bool per_rank = false;     // simulate every rank (default: one per symmetric class)
+  bool allow_oom = false;    // simulate even if the memory model says it does not fit
+  bool want_trace = false;   // collect trace spans
+  std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
+};
+
+struct RunOutput {
+  RunResult result;
+  std::vector<TraceSpan> trace;        // when RunOptions::want_trace
+  std::vector<std::string> stream_names;
+};
+
+// Simulates one iteration of the scenario's training job. Throws Error (ScenarioError, DeadlockError)
+// with a message for the user.
+RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
+
+// Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
+struct CollectivePointResult {
+  std::int64_t size = 0;
+  double measured_busbw_GBps = 0;
+  double simulated_busbw_GBps = 0;
+  double time_us = 0;
+  std::string algorithm, protocol;
+};
+std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s);
+
+}  // namespace trainsim

@@ -1,0 +1,181 @@
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "api/run_statistics.hpp"
+#include "collective/collective_model.hpp"
+#include "compute/compute_model.hpp"
+#include "core/error.hpp"
+#include "engine/engine.hpp"
+#include "trainsim/trainsim.hpp"
+#include "workload/generator.hpp"
+#include "workload/memory_model.hpp"
+
+namespace trainsim {
+
+namespace {
+
+MemoryUsage memory_usage(const Scenario& s) {
+  const auto stages = estimate_memory(s);
+  MemoryUsage m;
+  m.capacity = s.cluster.gpu.memory_gib;
+  double worst = -1;
+  for (const auto& st : stages) {
+    if (st.total_gib() > worst) {
+      worst = st.total_gib();
+      m.weights = st.weights_gib;
+      m.grads = st.grads_gib;
+      m.optimizer = st.optimizer_gib;
+      m.activations = st.activations_gib;
+      m.other = st.other_gib;
+      m.peak = st.total_gib();
+      m.worst_stage = st.stage;
+    }
+  }
+  m.fits = m.peak <= m.capacity;
+  return m;
+}
+
+std::string trace_category(const Op& op, const Workload& wl) {
+  if (op.type == Op::Type::Compute) return op.phase == Phase::Optimizer ? "optimizer" : "compute";
+  return to_string(wl.groups[wl.collectives[op.desc].group].kind);
+}
+
+void validate_run_options(const Scenario& s) {
+  if (s.simulation.network_model != NetworkModel::Analytical)
+    throw ScenarioError(s.file, "simulation.network_model",
+                        "only 'analytical' is available in this version (flow and packet backends are not built yet)");
+  if (!s.faults.empty())
+    throw ScenarioError(s.file, "faults", "fault injection needs the flow-level network backend, not built yet");
+}
+
+}  // namespace
+
+RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  validate_run_options(s);
+  RunOutput out;
+  RunResult& r = out.result;
+  r.memory = memory_usage(s);
+  if (!r.memory->fits && !options.allow_oom) {
+    const auto& m = *r.memory;
+    throw Error(fmt::format(
+        "{}: does not fit: pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, grads {:.1f}, "
+        "optimizer {:.1f}, activations {:.1f}, other {:.1f}); use --allow-oom to simulate anyway",
+        s.file, m.worst_stage, m.peak, m.capacity, m.weights, m.grads, m.optimizer, m.activations, m.other));
+  }
+  WorkloadOptions wo;
+  wo.per_rank = options.per_rank || s.simulation.per_rank;
+  const Workload wl = generate_workload(s, wo);
+  const auto compute = make_roofline_model(s.cluster.gpu);
+  const auto coll = make_nccl_analytical_model(s.cluster, s.nccl.env);
+  const SimulationOutput sim = simulate(wl, *compute, *coll, s.cluster);
+
+  const std::size_t ci = critical_rank_index(wl, sim);
+  const double t = to_seconds(sim.makespan);
+  const auto& p = s.parallelism;
+  const int recomputed_layers =
+      s.training.recompute == RecomputeGranularity::Full
+          ? (s.training.recompute_num_layers.empty()
+                 ? s.model.num_layers
+                 : [&] {
+                     int n = 0;
+                     const auto& v = s.training.recompute_num_layers;
+                     if (v.size() == 1) return v[0] * p.pipeline;
+                     for (int x : v) n += x;
+                     return n;
+                   }())
+          : 0;
+  r.scenario = s.name;
+  r.model_name = s.model.name;
+  r.gpu_name = s.cluster.gpu.name;
+  r.precision = to_string(s.training.precision);
+  r.num_gpus = s.cluster.num_gpus;
+  r.tensor = p.tensor;
+  r.pipeline = p.pipeline;
+  r.data = p.data;
+  r.context = p.context;
+  r.micro_batches = s.micro_batches_per_iteration();
+  r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
+  r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
+                                                                s.training.recompute, recomputed_layers);
+  r.peak_tflops = s.cluster.gpu.peak_tflops(s.training.precision);
+  r.iteration_time_s = t;
+  const double tokens = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);
+  const double gpus = static_cast<double>(s.cluster.num_gpus);
+  r.tokens_per_s = t > 0 ? tokens / t : 0;
+  r.tokens_per_s_per_gpu = r.tokens_per_s / gpus;
+  r.tflops_per_gpu = t > 0 ? r.model_flops_per_iteration / t / gpus / 1e12 : 0;
+  r.mfu = r.tflops_per_gpu / r.peak_tflops;
+  r.hfu = t > 0 ? r.hardware_flops_per_iteration / t / gpus / 1e12 / r.peak_tflops : 0;
+  r.critical_rank = wl.ranks[ci].rank;
+  r.breakdown = compute_breakdown(wl, sim, ci, sim.makespan);
+  r.comm = compute_comm_table(wl, sim, ci);
+  r.simulation.events = sim.events;
+  r.simulation.flows = 0;
+  r.simulation.network_model = "analytical";
+  r.simulation.simulated_ranks = static_cast<std::int64_t>(wl.ranks.size());
+  r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
+
+  if (options.want_trace) {
+    for (int st = 0; st < kNumStreams; ++st) out.stream_names.emplace_back(to_string(static_cast<Stream>(st)));
+    for (std::size_t ri = 0; ri < wl.ranks.size(); ++ri) {
+      const auto& prog = wl.ranks[ri];
+      if (!options.trace_ranks.empty() &&
+          std::find(options.trace_ranks.begin(), options.trace_ranks.end(), prog.rank) == options.trace_ranks.end())
+        continue;
+      const auto& tl = sim.timelines[ri];
+      for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+        const Op& op = prog.ops[i];
+        TraceSpan sp;
+        sp.pid = prog.rank;
+        sp.tid = static_cast<int>(op.stream);
+        sp.name = wl.names[op.name];
+        sp.category = trace_category(op, wl);
+        sp.start_us = to_microseconds(tl.start[i]);
+        sp.dur_us = to_microseconds(tl.end[i] - tl.start[i]);
+        sp.layer = op.layer;
+        sp.micro_batch = op.micro_batch;
+        out.trace.push_back(std::move(sp));
+      }
+    }
+  }
+  r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
+  if (!s.collective) throw Error(s.file + ": no collective block");
+  const auto coll = make_nccl_analytical_model(s.cluster, s.nccl.env);
+  std::vector<int> ranks(static_cast<std::size_t>(s.cluster.num_gpus));
+  for (int i = 0; i < s.cluster.num_gpus; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  const auto where = GroupPlacement::of(ranks, s.cluster);
+  CollKind kind = CollKind::AllReduce;
+  switch (s.collective->op) {
+    case CollectiveOp::AllReduce: kind = CollKind::AllReduce; break;
+    case CollectiveOp::AllGather: kind = CollKind::AllGather; break;
+    case CollectiveOp::ReduceScatter: kind = CollKind::ReduceScatter; break;
+    case CollectiveOp::Broadcast: kind = CollKind::Broadcast; break;
+    case CollectiveOp::Reduce: kind = CollKind::Reduce; break;
+    case CollectiveOp::AllToAll: kind = CollKind::AllToAll; break;
+    case CollectiveOp::SendRecv: kind = CollKind::SendRecv; break;
+  }
+  std::vector<CollectivePointResult> out;
+  for (const auto& pt : s.collective->points) {
+    // A point whose size the source does not state is evaluated at 1 GiB, the large-message regime
+    // such statements describe.
+    const std::int64_t size = pt.size.value_or(std::int64_t{1} << 30);
+    const auto est = coll->estimate(kind, size, where);
+    CollectivePointResult res;
+    res.size = size;
+    res.measured_busbw_GBps = pt.busbw_GBps;
+    res.simulated_busbw_GBps = est.busbw_GBps;
+    res.time_us = to_microseconds(est.time);
+    res.algorithm = to_string(est.algorithm);
+    res.protocol = to_string(est.protocol);
+    out.push_back(res);
+  }
+  return out;
+}
+
+}  // namespace trainsim

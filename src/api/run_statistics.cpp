@@ -1,0 +1,176 @@
+#include "api/run_statistics.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace trainsim {
+
+namespace {
+
+enum Category { kTP, kCP, kPP, kDP, kOther, kCategories };
+
+Category category_of(GroupKind k) {
+  switch (k) {
+    case GroupKind::TP: return kTP;
+    case GroupKind::CP: return kCP;
+    case GroupKind::PP: return kPP;
+    case GroupKind::DP:
+    case GroupKind::Embedding: return kDP;
+    default: return kOther;
+  }
+}
+
+struct Interval {
+  SimTime start, end;
+};
+
+// Compute-stream busy intervals of a rank (non-overlapping, in time order).
+std::vector<Interval> compute_intervals(const RankProgram& p, const RankTimeline& t) {
+  std::vector<Interval> v;
+  for (std::size_t i = 0; i < p.ops.size(); ++i)
+    if (p.ops[i].stream == Stream::Compute && t.end[i] > t.start[i]) v.push_back({t.start[i], t.end[i]});
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  return v;
+}
+
+// Length of [a, b) covered by the sorted, disjoint intervals.
+SimTime covered(const std::vector<Interval>& busy, SimTime a, SimTime b) {
+  auto it = std::upper_bound(busy.begin(), busy.end(), a, [](SimTime x, const Interval& iv) { return x < iv.end; });
+  SimTime sum = 0;
+  for (; it != busy.end() && it->start < b; ++it) sum += std::min(b, it->end) - std::max(a, it->start);
+  return sum;
+}
+
+}  // namespace
+
+std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out) {
+  std::size_t best = 0;
+  SimTime best_end = -1;
+  for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
+    SimTime e = 0;
+    for (auto x : out.timelines[r].end) e = std::max(e, x);
+    if (e > best_end) {
+      best_end = e;
+      best = r;
+    }
+  }
+  return best;
+}
+
+Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std::size_t ri, SimTime iteration_end) {
+  const RankProgram& p = wl.ranks[ri];
+  const RankTimeline& t = out.timelines[ri];
+  // Sweep over boundaries: +1/-1 per communicator category, and the compute op active.
+  struct Point {
+    SimTime at;
+    int delta;
+    int cat;  // -1: compute (phase in `phase`)
+    Phase phase;
+  };
+  std::vector<Point> pts;
+  SimTime sched_begin = iteration_end, sched_end = 0;
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const Op& op = p.ops[i];
+    if (t.end[i] <= t.start[i]) continue;
+    if (op.type == Op::Type::Compute) {
+      pts.push_back({t.start[i], +1, -1, op.phase});
+      pts.push_back({t.end[i], -1, -1, op.phase});
+      if (op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute) {
+        sched_begin = std::min(sched_begin, t.start[i]);
+        sched_end = std::max(sched_end, t.end[i]);
+      }
+    } else {
+      const int cat = category_of(wl.groups[wl.collectives[op.desc].group].kind);
+      pts.push_back({t.start[i], +1, cat, op.phase});
+      pts.push_back({t.end[i], -1, cat, op.phase});
+    }
+  }
+  pts.push_back({0, 0, -2, Phase::Other});
+  pts.push_back({iteration_end, 0, -2, Phase::Other});
+  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.at < b.at; });
+  int active[kCategories] = {};
+  int compute_active = 0;
+  Phase compute_phase = Phase::Other;
+  double acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_exposed[kCategories] = {};
+  for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
+    const Point& pt = pts[k];
+    if (pt.cat == -1) {
+      compute_active += pt.delta;
+      if (pt.delta > 0) compute_phase = pt.phase;
+    } else if (pt.cat >= 0) {
+      active[pt.cat] += pt.delta;
+    }
+    const SimTime a = std::max<SimTime>(pt.at, 0), b = std::min(pts[k + 1].at, iteration_end);
+    if (b <= a) continue;
+    const double len = to_seconds(b - a);
+    if (compute_active > 0) {
+      (compute_phase == Phase::Optimizer ? acc_opt : acc_compute) += len;
+      continue;
+    }
+    int cat = -1;
+    for (int c : {kTP, kCP, kPP, kDP, kOther})
+      if (active[c] > 0) {
+        cat = c;
+        break;
+      }
+    if (cat >= 0)
+      acc_exposed[cat] += len;
+    else if (a >= sched_begin && b <= sched_end)
+      acc_bubble += len;
+    else
+      acc_other += len;
+  }
+  Breakdown bd;
+  bd.compute = acc_compute;
+  bd.optimizer = acc_opt;
+  bd.bubble = acc_bubble;
+  bd.other = acc_other;
+  bd.exposed_tp = acc_exposed[kTP];
+  bd.exposed_cp = acc_exposed[kCP];
+  bd.exposed_pp = acc_exposed[kPP];
+  bd.exposed_dp = acc_exposed[kDP];
+  bd.exposed_other = acc_exposed[kOther];
+  bd.exposed_comm = bd.exposed_tp + bd.exposed_cp + bd.exposed_pp + bd.exposed_dp + bd.exposed_other;
+  return bd;
+}
+
+std::vector<CommStat> compute_comm_table(const Workload& wl, const SimulationOutput& out, std::size_t ri) {
+  const RankProgram& p = wl.ranks[ri];
+  const RankTimeline& t = out.timelines[ri];
+  const auto busy = compute_intervals(p, t);
+  struct Acc {
+    CommStat stat;
+    std::int64_t largest = -1;
+  };
+  std::map<std::pair<std::string, std::string>, Acc> rows;
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const Op& op = p.ops[i];
+    if (op.type != Op::Type::Collective) continue;
+    const auto& cd = wl.collectives[op.desc];
+    const auto& g = wl.groups[cd.group];
+    auto& acc = rows[{to_string(cd.kind), to_string(g.kind)}];
+    auto& s = acc.stat;
+    s.kind = to_string(cd.kind);
+    s.group = to_string(g.kind);
+    s.group_size = std::max(s.group_size, static_cast<int>(g.ranks.size()));
+    s.count += 1;
+    s.bytes += static_cast<double>(cd.bytes);
+    const SimTime dur = t.end[i] - t.start[i];
+    s.time_s += to_seconds(dur);
+    s.exposed_s += to_seconds(dur - covered(busy, t.start[i], t.end[i]));
+    if (cd.bytes > acc.largest) {
+      acc.largest = cd.bytes;
+      const auto& est = out.collective_estimates[op.desc];
+      s.algorithm = to_string(est.algorithm);
+      s.protocol = to_string(est.protocol);
+    }
+  }
+  std::vector<CommStat> v;
+  for (auto& [k, acc] : rows) v.push_back(acc.stat);
+  std::sort(v.begin(), v.end(), [](const CommStat& a, const CommStat& b) {
+    return a.time_s != b.time_s ? a.time_s > b.time_s : std::tie(a.kind, a.group) < std::tie(b.kind, b.group);
+  });
+  return v;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,21 @@
+#pragma once
+// From an executed workload to the numbers users read: the critical rank, its time breakdown and
+// the per-collective table.
+#include "engine/engine.hpp"
+#include "report/result.hpp"
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+// Index (into wl.ranks) of the rank whose last op finishes last.
+std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out);
+
+// Splits [0, iteration_end) of rank `ri` into compute, exposed communication (by communicator,
+// priority TP > CP > PP > DP > other when several overlap), pipeline bubble (idle between its first
+// and last forward/backward kernel), optimizer and other.
+Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std::size_t ri, SimTime iteration_end);
+
+// One row per (collective kind, communicator kind) of rank `ri`.
+std::vector<CommStat> compute_comm_table(const Workload& wl, const SimulationOutput& out, std::size_t ri);
+
+}  // namespace trainsim

@@ -1,0 +1,20 @@
+#pragma once
+// Subcommands of the trainsim CLI. Each registers its flags on the app and returns the action to
+// run when selected; actions return the process exit status.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace trainsim::cli {
+
+using Action = std::function<int()>;
+struct Command {
+  CLI::App* app = nullptr;
+  Action action;
+};
+
+Command add_run_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_presets_command(CLI::App& app);
+
+}  // namespace trainsim::cli

@@ -1,0 +1,53 @@
+#pragma once
+// Collective communication, first version: NCCL's own cost model (lat + bytes / bw per algorithm
+// and protocol, ../shared/reference/nccl.md §5) over a simplified graph derived from where the
+// group's ranks sit. Later versions return a DAG of point-to-point flows for a network backend
+// through the same interface.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+#include "hardware/cluster_spec.hpp"
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, P2P };
+enum class NcclProtocol : std::uint8_t { LL, LL128, Simple };
+const char* to_string(NcclAlgorithm a);
+const char* to_string(NcclProtocol p);
+
+// Where a group's ranks sit: what decides its bandwidth and latency.
+struct GroupPlacement {
+  int size = 0;             // ranks in the group
+  int nodes = 0;            // distinct nodes (scale-up domains when domains span nodes)
+  int max_per_node = 0;     // ranks of the group on its fullest node
+  bool uniform = true;      // same count on every node
+  static GroupPlacement of(const std::vector<int>& ranks, const ClusterSpec& cluster);
+};
+
+struct CollectiveEstimate {
+  SimTime time = 0;
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  NcclProtocol protocol = NcclProtocol::Simple;
+  int channels = 0;
+  double algbw_GBps = 0;  // bytes / time
+  double busbw_GBps = 0;  // nccl-tests' bus bandwidth convention
+};
+
+class CollectiveModel {
+ public:
+  virtual ~CollectiveModel() = default;
+  // `bytes` follows NCCL's nBytes convention (CollectiveDesc::bytes).
+  virtual CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const = 0;
+};
+
+// Honours NCCL_ALGO / NCCL_PROTO / NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS from the scenario's
+// nccl block (`env`), throwing ScenarioError("nccl.NCCL_ALGO", ...) on values NCCL would reject.
+std::unique_ptr<CollectiveModel> make_nccl_analytical_model(const ClusterSpec& cluster,
+                                                            const std::map<std::string, std::string>& env);
+
+}  // namespace trainsim

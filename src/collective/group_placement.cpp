@@ -1,0 +1,34 @@
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "collective/collective_model.hpp"
+#include "core/error.hpp"
+
+namespace trainsim {
+
+// NCCL counts a "node" as the set of ranks sharing a host (nccl.md §0) or, with multi-node NVLink
+// (MNNVL, e.g. NVL72), the whole NVLink clique (§11). So when a scale-up domain spans several hosts
+// the domain is the unit; otherwise the host is.
+GroupPlacement GroupPlacement::of(const std::vector<int>& ranks, const ClusterSpec& cluster) {
+  if (cluster.gpus_per_node <= 0 || cluster.scale_up.domain_size <= 0)
+    throw Error("collective: cluster.gpus_per_node and cluster.scale_up.domain_size must be positive");
+  const bool domain_is_node = cluster.scale_up.domain_size > cluster.gpus_per_node;
+  std::map<int, int> per_node;
+  for (int r : ranks) {
+    if (r < 0 || (cluster.num_gpus > 0 && r >= cluster.num_gpus))
+      throw Error("collective: rank " + std::to_string(r) + " is outside the cluster's " +
+                  std::to_string(cluster.num_gpus) + " GPUs");
+    ++per_node[domain_is_node ? cluster.domain_of(r) : cluster.node_of(r)];
+  }
+  GroupPlacement g;
+  g.size = static_cast<int>(ranks.size());
+  g.nodes = static_cast<int>(per_node.size());
+  for (const auto& [node, count] : per_node) {
+    if (g.max_per_node != 0 && count != g.max_per_node) g.uniform = false;
+    g.max_per_node = std::max(g.max_per_node, count);
+  }
+  return g;
+}
+
+}  // namespace trainsim

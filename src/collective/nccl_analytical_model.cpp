@@ -1,0 +1,70 @@
+#include "collective/nccl_analytical_model.hpp"
+
+#include "collective/p2p_model.hpp"
+
+namespace trainsim {
+
+namespace {
+
+NcclFunction function_of(CollKind kind) {
+  switch (kind) {
+    case CollKind::Broadcast: return NcclFunction::Broadcast;
+    case CollKind::Reduce: return NcclFunction::Reduce;
+    case CollKind::AllGather: return NcclFunction::AllGather;
+    case CollKind::ReduceScatter: return NcclFunction::ReduceScatter;
+    default: return NcclFunction::AllReduce;
+  }
+}
+
+}  // namespace
+
+double busbw_factor(CollKind kind, int n) {
+  if (n <= 1) return 1.0;
+  switch (kind) {
+    case CollKind::AllReduce: return 2.0 * (n - 1) / n;
+    case CollKind::AllGather:
+    case CollKind::ReduceScatter:
+    case CollKind::AllToAll: return static_cast<double>(n - 1) / n;
+    default: return 1.0;  // Broadcast, Reduce, SendRecv
+  }
+}
+
+NcclAnalyticalModel::NcclAnalyticalModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env)
+    : cluster_(cluster), env_(NcclEnv::parse(env)) {}
+
+std::shared_ptr<const NcclTuningModel> NcclAnalyticalModel::tuning(const GroupPlacement& where) const {
+  // Everything the topology derivation reads from a placement is (size, nodes, max_per_node).
+  const auto key = std::make_tuple(where.size, where.nodes, where.max_per_node);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  }
+  auto model = std::make_shared<const NcclTuningModel>(derive_nccl_topology(cluster_, where, env_), env_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cache_.emplace(key, std::move(model)).first->second;
+}
+
+CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const {
+  CollectiveEstimate est;
+  // A group of one rank (or an empty buffer) moves nothing: NCCL returns at once (§4.1 nRanks = 1).
+  if (where.size <= 1 || bytes <= 0) return est;
+  const auto model = tuning(where);
+  if (kind == CollKind::AllToAll || kind == CollKind::SendRecv) return estimate_p2p(kind, bytes, model->topology());
+
+  const double nbytes = static_cast<double>(bytes);
+  const NcclChoice choice = model->choose(function_of(kind), nbytes);
+  est.time = from_microseconds(choice.time_us);
+  est.algorithm = choice.algorithm;
+  est.protocol = choice.protocol;
+  est.channels = choice.channels;
+  est.algbw_GBps = nbytes / (1000.0 * choice.time_us);
+  est.busbw_GBps = est.algbw_GBps * busbw_factor(kind, where.size);
+  return est;
+}
+
+std::unique_ptr<CollectiveModel> make_nccl_analytical_model(const ClusterSpec& cluster,
+                                                            const std::map<std::string, std::string>& env) {
+  return std::make_unique<NcclAnalyticalModel>(cluster, env);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,38 @@
+#pragma once
+// The first CollectiveModel: NCCL's own cost model (nccl_tuning) over a simplified topology
+// (nccl_topology) for collectives, and the p2p estimate (p2p_model) for AllToAll/SendRecv.
+// make_nccl_analytical_model (collective_model.hpp) returns one of these.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "collective/collective_model.hpp"
+#include "collective/nccl_env.hpp"
+#include "collective/nccl_tuning.hpp"
+
+namespace trainsim {
+
+class NcclAnalyticalModel final : public CollectiveModel {
+ public:
+  // Parses `env` eagerly so that a bad nccl block fails before the simulation starts.
+  NcclAnalyticalModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env);
+
+  CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const override;
+
+  // The communicator-level tables for a placement (cached; safe to call from several threads).
+  std::shared_ptr<const NcclTuningModel> tuning(const GroupPlacement& where) const;
+  const NcclEnv& env() const { return env_; }
+
+ private:
+  ClusterSpec cluster_;
+  NcclEnv env_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::tuple<int, int, int>, std::shared_ptr<const NcclTuningModel>> cache_;
+};
+
+// nccl-tests' bus-bandwidth factor (busbw = algbw × factor) for a collective over n ranks.
+double busbw_factor(CollKind kind, int n);
+
+}  // namespace trainsim

@@ -1,0 +1,55 @@
+#include "collective/p2p_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "collective/nccl_constants.hpp"
+
+namespace trainsim {
+
+namespace {
+using namespace nccl;
+}  // namespace
+
+CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTopology& t) {
+  CollectiveEstimate est;
+  est.algorithm = NcclAlgorithm::P2P;
+  const double b = static_cast<double>(bytes);
+  const int n = t.nranks;
+  const bool multi = t.nnodes > 1;
+
+  // Bytes that cross NVLink/PCIe inside the node and bytes that leave through the NICs.
+  double intra_bytes = 0, inter_bytes = 0, per_peer = b;
+  if (kind == CollKind::SendRecv) {
+    (multi ? inter_bytes : intra_bytes) = b;
+  } else {  // AllToAll: B/n to every peer; ppn-1 peers share the node, n-ppn are remote
+    per_peer = b / n;
+    const int local_peers = std::min(t.max_per_node, n) - 1;
+    intra_bytes = per_peer * local_peers;
+    inter_bytes = per_peer * (n - 1 - local_peers);
+  }
+
+  // Protocol (§7.4): LL when a peer's data fits NCCL_P2P_LL_THRESHOLD on a connection with LL buffers;
+  // network connections have none by default, so remote traffic is always Simple.
+  const bool ll = !multi && per_peer <= kP2pLLThresholdBytes;
+  est.protocol = ll ? NcclProtocol::LL : NcclProtocol::Simple;
+  const int p = ll ? kProtoLL : kProtoSimple;
+  // Latency: no p2p entry exists in NCCL's tables; we charge the Ring base latency of the protocol
+  // plus one hop of the slowest link used (NVLink/PCIe or NET), as NCCL's ring does per step.
+  const int hop_hw = multi ? kHwNet : (t.ring.nvlink_intra ? kHwNvlink : kHwPci);
+  const double lat_us = kBaseLat[kAlgoRing][p] + kHwLat[hop_hw][kAlgoRing][p];
+  const double intra_us = t.intra_bw_per_gpu > 0 ? intra_bytes / (1000.0 * t.intra_bw_per_gpu) : 0;
+  const double inter_us = t.net_bw_per_gpu > 0 ? inter_bytes / (1000.0 * t.net_bw_per_gpu) : 0;
+  const double time_us = lat_us + std::max(intra_us, inter_us);
+
+  est.time = from_microseconds(time_us);
+  // Channels (§7.3): a remote peer gets ceil(NIC bw / 14 GB/s) channels; local peers use the p2p pool.
+  est.channels = multi ? std::max(1, static_cast<int>(std::ceil(t.net_bw_per_gpu / kP2pPerChannelNetBw)))
+                       : t.comm_channels;
+  est.algbw_GBps = b / (1000.0 * time_us);
+  // nccl-tests: sendrecv busbw = algbw, alltoall busbw = algbw·(n-1)/n.
+  est.busbw_GBps = kind == CollKind::AllToAll ? est.algbw_GBps * (n - 1) / n : est.algbw_GBps;
+  return est;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,106 @@
+#include "compute/attention_efficiency.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "compute/gemm_efficiency.hpp"
+#include "compute/roofline_constants.hpp"
+#include "core/error.hpp"
+
+namespace trainsim {
+
+namespace rl = roofline;
+
+namespace {
+
+// Linear interpolation in log2(seq) over kAttnSeqLens. Above the longest length the value is held
+// (the tables have flattened by 16k); below the shortest, `extrapolate_short` continues the first
+// segment's slope down to kAttnShortSeqFloorShare of the first value, otherwise holds it.
+double interp_seq(const std::array<double, 6>& v, double seq, bool extrapolate_short) {
+  const auto& s = rl::kAttnSeqLens;
+  const double x = std::log2(seq);
+  if (seq <= s.front()) {
+    if (!extrapolate_short) return v.front();
+    const double slope = v[1] - v[0];  // per doubling
+    const double y = v[0] + slope * (x - std::log2(s[0]));
+    return std::max(y, rl::kAttnShortSeqFloorShare * v[0]);
+  }
+  if (seq >= s.back()) return v.back();
+  std::size_t i = 1;
+  while (s[i] < seq) ++i;
+  const double x0 = std::log2(s[i - 1]), x1 = std::log2(s[i]);
+  const double t = (x - x0) / (x1 - x0);
+  return v[i - 1] + t * (v[i] - v[i - 1]);
+}
+
+// Table TFLOPS at (seq, head_dim, causal): seq-interpolate every row of the mask, then
+// interpolate in log2(head_dim) between the bracketing head dims (held outside the measured ones).
+template <std::size_t N>
+double table_tflops(const std::array<rl::AttnRow, N>& table, double seq, double head_dim, bool causal) {
+  std::vector<std::pair<double, double>> pts;  // (head_dim, tflops)
+  for (const auto& row : table) {
+    if (row.causal == causal) pts.emplace_back(row.head_dim, interp_seq(row.tflops, seq, true));
+  }
+  std::sort(pts.begin(), pts.end());
+  if (head_dim <= pts.front().first) return pts.front().second;
+  if (head_dim >= pts.back().first) return pts.back().second;
+  std::size_t i = 1;
+  while (pts[i].first < head_dim) ++i;
+  const double x0 = std::log2(pts[i - 1].first), x1 = std::log2(pts[i].first);
+  const double t = (std::log2(head_dim) - x0) / (x1 - x0);
+  return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
+}
+
+FwdBwdFractions ampere_fractions(double seq, double head_dim, bool causal) {
+  const double combined = table_tflops(rl::kAmpereFa2FwdBwd, seq, head_dim, causal) / rl::kAmpereAttnRefPeakTflops;
+  return split_combined_attention(combined, interp_seq(rl::kAttnBwdOverFwd, seq, false));
+}
+
+FwdBwdFractions hopper_fractions(double seq, double head_dim, bool causal) {
+  const double fwd = table_tflops(rl::kHopperCudnnFwd, seq, head_dim, causal) / rl::kHopperAttnRefPeakTflops;
+  return {fwd, fwd * interp_seq(rl::kAttnBwdOverFwd, seq, false)};
+}
+
+FwdBwdFractions scaled(FwdBwdFractions f, double s) { return {f.fwd * s, f.bwd * s}; }
+
+}  // namespace
+
+FwdBwdFractions split_combined_attention(double combined_fraction, double bwd_over_fwd) {
+  // 3.5 F / R_c = F / R_f + 2.5 F / (r R_f)  =>  R_f = R_c (1 + 2.5 / r) / 3.5.
+  const double k = rl::kAttnBwdFlopsOverFwd;
+  const double fwd = combined_fraction * (1.0 + k / bwd_over_fwd) / (1.0 + k);
+  return {fwd, fwd * bwd_over_fwd};
+}
+
+double flash_attention_fraction(ArchFamily arch, Precision p, bool backward, double seq, std::int64_t head_dim,
+                                bool causal) {
+  if (!(seq > 0) || head_dim <= 0) {
+    throw Error(fmt::format("flash attention needs a positive sequence length and head dim (got seq {}, head_dim {})",
+                            seq, head_dim));
+  }
+  const double hd = static_cast<double>(head_dim);
+  FwdBwdFractions f;
+  switch (arch) {
+    case ArchFamily::Volta:  // FA2 has no Volta kernels; Ampere's table x the GEMM plateau ratio (= 1)
+    case ArchFamily::Ampere:
+      f = scaled(ampere_fractions(seq, hd, causal),
+                 gemm_plateau(arch, Precision::BF16) / gemm_plateau(ArchFamily::Ampere, Precision::BF16));
+      break;
+    case ArchFamily::Hopper: f = hopper_fractions(seq, hd, causal); break;
+    case ArchFamily::Blackwell: f = scaled(hopper_fractions(seq, hd, causal), rl::kBlackwellAttnScaleVsHopper); break;
+    case ArchFamily::Cdna2:
+    case ArchFamily::Cdna3:
+      // No AMD attention measurements: Hopper's table x the GEMM plateau ratio (crude).
+      f = scaled(hopper_fractions(seq, hd, causal),
+                 gemm_plateau(arch, Precision::BF16) / gemm_plateau(ArchFamily::Hopper, Precision::BF16));
+      break;
+  }
+  double frac = backward ? f.bwd : f.fwd;
+  if (p == Precision::FP8) frac *= rl::kFp8AttnScaleVsBf16;
+  return frac;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,32 @@
+#pragma once
+// How long a kernel takes on a GPU. The roofline model is the default; a measured op database
+// (a later addition) implements the same interface and falls back to the roofline per op.
+#include <memory>
+#include <string>
+
+#include "core/time.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "workload/kernel.hpp"
+
+namespace trainsim {
+
+struct KernelTiming {
+  SimTime time = 0;
+  double achieved_tflops = 0;  // flops / time
+  bool compute_bound = true;   // roofline side that decided the time
+  const char* source = "roofline";  // "roofline" | "measured" | "scaled"
+};
+
+class ComputeModel {
+ public:
+  virtual ~ComputeModel() = default;
+  virtual KernelTiming time(const KernelDesc& k) const = 0;
+  virtual std::string describe() const = 0;
+};
+
+// time = max(flops / (peak * gemm_or_attention_efficiency(shape)), bytes / (hbm * memory_efficiency))
+//        + launch overhead. Constants and their sources: src/compute/roofline_constants.hpp and
+// docs/compute-model.md.
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu);
+
+}  // namespace trainsim

@@ -1,0 +1,33 @@
+#pragma once
+// Fraction of a precision's dense peak that a (batched) GEMM sustains in its main loop, as a
+// function of shape and GPU generation. The fixed per-kernel cost is separate
+// (roofline::kTensorKernelOverheadS); see docs/compute-model.md for the formula and its fit.
+#include <cstdint>
+
+#include "compute/arch_family.hpp"
+#include "hardware/gpu_spec.hpp"
+
+namespace trainsim {
+
+// Asymptotic fraction for large, aligned shapes (kernels.md §2.1 max-achievable matmul FLOPS).
+double gemm_plateau(ArchFamily arch, Precision p);
+
+// g(x) = max(1 / (1 + (x0 / x)^2), 1 / (1 + x0 / x)), x0 = roofline::kGemmHalfEfficiencyDim: the
+// loss from a short reduction (x = k) or a skinny output (x = min(m, n)); the quadratic term is the
+// fitted one (x >= x0), the hyperbolic one bounds thin GEMMs below x0. 0 for x <= 0.
+double gemm_dimension_factor(double x);
+
+// Wave quantisation: the last wave of output tiles leaves SMs idle. For each candidate tile,
+// tiles = ceil(m/tm) * ceil(n/tn) * batch and the factor is tiles / (ceil(tiles/SMs) * SMs);
+// the best candidate wins. 1 when the grid fits in one wave or sm_count is unknown (<= 0).
+double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count);
+
+// 1 when every dim is a multiple of 8 elements (or smaller than 8); lower for dims divisible only
+// by 2 or 4, lowest for odd dims (kernels.md §2.3).
+double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k);
+
+// plateau * g(k) * g(min(m, n)) * wave * alignment. Shapes must be positive.
+double gemm_efficiency(ArchFamily arch, int sm_count, Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
+                       std::int64_t batch);
+
+}  // namespace trainsim

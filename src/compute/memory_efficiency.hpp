@@ -1,0 +1,15 @@
+#pragma once
+// Achievable HBM bandwidth of memory-bound kernels (norms, pointwise, softmax, optimizer, memset).
+#include "compute/arch_family.hpp"
+#include "workload/kernel.hpp"
+
+namespace trainsim {
+
+// Fraction of the HBM spec a large (>> 1 MB) kernel of this kind reaches (kernels.md §4.1-4.2).
+double memory_bandwidth_fraction(ArchFamily arch, KernelKind kind);
+
+// Size ramp bytes / (bytes + B_half), B_half = bandwidth * DRAM latency (Little's law), so that
+// bytes / (bandwidth * ramp) = bytes / bandwidth + latency. 1 for an unknown (<= 0) bandwidth.
+double memory_size_ramp(double bytes, double bandwidth_Bps);
+
+}  // namespace trainsim

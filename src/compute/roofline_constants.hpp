@@ -1,0 +1,179 @@
+#pragma once
+// Every calibration constant of the roofline compute model, in one place, each with its source.
+// "kernels.md" below is ../shared/reference/kernels.md (the project's sourced calibration notes);
+// the section number points to the table the value was read from. Values marked [derived] are
+// arithmetic on sourced numbers, the arithmetic is shown. docs/compute-model.md tabulates the same.
+#include <array>
+
+namespace trainsim::roofline {
+
+// ---------------------------------------------------------------------------------------------
+// Fixed per-kernel costs (kernels.md §4.4, §2.6)
+// ---------------------------------------------------------------------------------------------
+
+// GPU-side time of a trivial (1-element) kernel on H100, measured from a trace by torchao
+// (pytorch/ao roofline_utils.py KERNEL_LAUNCH_OVERHEAD_SEC = 2 us). Added to memory-bound kernels.
+inline constexpr double kMemoryKernelOverheadS = 2e-6;
+
+// Smallest cuBLAS GEMM: XLA's sm_90 table gives 256^3 BF16 at 6.45 TFLOPS = 5.2 us and sm_100
+// 6.77 TFLOPS = 5.0 us [derived, kernels.md §2.6]. Added to tensor-core kernels (GEMM, batched
+// GEMM, fused attention): prologue/epilogue and launch that no amount of work amortises away.
+// Fitting t = t0 + F/(peak * eff) to the sm_90 cube series 256^3..2048^3 also gives t0 ~ 5-6 us.
+inline constexpr double kTensorKernelOverheadS = 5e-6;
+
+// ---------------------------------------------------------------------------------------------
+// Dense GEMM plateau: asymptotic fraction of the precision's dense peak for large, well-shaped
+// GEMMs ("maximum achievable matmul FLOPS", kernels.md §2.1 / §7).
+// ---------------------------------------------------------------------------------------------
+
+// A100 SXM BF16: 271.2 TF = 86.9% (ml-engineering MAMF), 267.9 TF = 85.9% (mag-/gpu_benchmark).
+// Conflict noted: NVIDIA's cuBLAS M=N=K sweep figure reads ~290 TF (93%) at 8192 (±5 TF, read off
+// a plot); the best-shape searches above are the more careful measurement.
+inline constexpr double kPlateauAmpere16 = 0.86;
+// H100 SXM BF16: 794.5 TF = 80.3% (ml-engineering MAMF; "H200 is the same"), 792.1 = 80.1%.
+inline constexpr double kPlateauHopper16 = 0.80;
+// H100 SXM FP8 e4m3: 1402.6 TF = 70.9% of 1979 (ml-engineering MAMF). H200 73.4%; we use H100's.
+inline constexpr double kPlateauHopperFp8 = 0.71;
+// B200 SXM BF16 1745.0 TF = 77.6% of 2250; FP8 3432.5 TF = 76.3% of 4500 (ml-engineering MAMF).
+inline constexpr double kPlateauBlackwell16 = 0.78;
+inline constexpr double kPlateauBlackwellFp8 = 0.76;
+// MI300X BF16: 708 TF = 54% (AMD MAF blog part 2, hipBLASLt), 668.4 = 51.4% (ml-engineering),
+// 758.3 = 58% (mag-/gpu_benchmark): mid value 0.55. FP8: 1273 TF = 49% of 2615 (AMD MAF blog).
+// The gap is mostly the sustained clock (1207 MHz median vs 2100 MHz max, AMD MAF part 2).
+inline constexpr double kPlateauCdna16 = 0.55;
+inline constexpr double kPlateauCdnaFp8 = 0.49;
+// Plain FP32 (non-tensor-core SGEMM): NVIDIA's A100 cuBLAS sweep shows ~19 of 19.5 TF
+// [derived 0.97, kernels.md §2.2d]. Used for NVIDIA FP32 GEMMs. Note: PyTorch's default
+// (torch.backends.cuda.matmul.allow_tf32 = False since 1.12) keeps fp32 matmuls off the tensor
+// cores, so Precision::FP32 is priced on the fp32 vector peak; Precision::TF32 uses the tf32 peak.
+inline constexpr double kPlateauNvidiaFp32 = 0.97;
+// TF32 uses the 16-bit plateau of its architecture: measured TF32 fractions agree within one point
+// (A100 ~130-135 of 156 TF = 0.85, NVIDIA sweep; H100 XLA "f32" 4096^3 401.6 of 494.7 = 0.81).
+
+// ---------------------------------------------------------------------------------------------
+// GEMM shape curve. eff = plateau * g(k) * g(min(m, n)) * wave * alignment, and
+// t = kTensorKernelOverheadS + flops / (peak * eff), with g(x) = 1 / (1 + (x0 / x)^2).
+// ---------------------------------------------------------------------------------------------
+
+// x0 = 192 elements, with the quadratic roll-off: chosen once on a coarse grid (x0 in 0..320,
+// exponent 1/1.5/2, three tile sets) minimising the log-TFLOPS error against the XLA sm_90 and
+// sm_100 shape tables and the A100/B200 cuBLAS sweeps (kernels.md §2.2a-d), t0 fixed at 5 us.
+// Residual log-RMS: 8% on the sm_90 table (14 shapes), 12% on sm_100 + B200 cuBLAS (14), A100
+// sweep >= 1792^3 within -8%..+17%; the A100 plot's 512^3..1280^3 points are overestimated up to
+// 1.8x (not fitted). It reproduces the sm_90 reading that K = 256 at M = N = 4096 halves throughput
+// (model 381 vs measured 392 TF) and M or N = 256 with the other dims 4096 reaches ~40% (model 391
+// vs 376/412 TF). g(x) is 0.5 at x = 192, 0.8 at 384, 0.97 at 1024, 0.998 at 4096. No table
+// has dims below 256; under x0 the model switches to x / (x + x0) (a thin slice of a tile does
+// work in proportion to its rows), so a GEMV is memory-bound rather than absurdly compute-slow.
+inline constexpr double kGemmHalfEfficiencyDim = 192.0;
+
+// Output tiles the GEMM library chooses between (CTA tile M x N). 128 x 256 is the tile
+// ml-engineering uses in its wave-quantisation analysis of an H100/B300 MLP GEMM (kernels.md §2.3);
+// 128 x 128 is the other standard cuBLAS/CUTLASS Hopper tile. The model takes whichever wastes
+// least of the last wave (a heuristic library does the same); grids of at most one wave are not
+// penalised (split-K / stream-K fills the SMs; their cost is inside g(min(m, n))).
+struct Tile {
+  int m, n;
+};
+inline constexpr std::array<Tile, 3> kGemmTiles = {{{128, 256}, {256, 128}, {128, 128}}};
+
+// Alignment (kernels.md §2.3). Dims whose largest power-of-two divisor is >= 8 elements run at full
+// speed (SwiGLU d_ff 10848 = 2^5 * 339 and 10944 = 2^6 * 171 both ~396-398 TF on H100).
+// d_ff = 10922 (divisible by 2 only) gives 272.73 vs 398.38 TF on H100 [derived 0.685,
+// ml-engineering swiglu-maf-bench]. Odd dims: attention BMM with odd h/a <= ~95 TF vs 200-235 TF
+// aligned on A100 [derived 95/235 = 0.40, Anthony et al. 2024 Fig. 7]. Dims below 8 are exempt
+// (padded inside the tile; their cost is occupancy, see g(x)).
+inline constexpr int kGemmAlignedDivisor = 8;
+inline constexpr double kGemmAlignEvenFactor = 0.685;
+inline constexpr double kGemmAlignOddFactor = 0.40;
+
+// ---------------------------------------------------------------------------------------------
+// Fused (flash / cuDNN) attention. Tables are TFLOPS at the sequence lengths below, measured with
+// batch x seqlen = 16k tokens and hidden 2048 (kernels.md §3 preamble); fraction = TFLOPS / the
+// table's reference peak. Interpolated linearly in log2(seq) and log2(head_dim).
+// ---------------------------------------------------------------------------------------------
+
+inline constexpr std::array<double, 6> kAttnSeqLens = {512, 1024, 2048, 4096, 8192, 16384};
+
+struct AttnRow {
+  int head_dim;
+  bool causal;
+  std::array<double, 6> tflops;
+};
+
+// Ampere: FlashAttention-2 fwd+bwd COMBINED on A100 80GB SXM4, BF16/FP16 (kernels.md §3.1, read
+// off Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png). Reference peak 312 TF.
+// hd128 non-causal at 512 and 1k are hidden behind other labels in the figure; filled as
+// [derived] hd64 value x 1.15 (the hd128/hd64 ratio at 2k: 187/162 = 1.154, at 4k 196/171 = 1.146):
+// 132 * 1.15 = 152, 153 * 1.15 = 176.
+inline constexpr double kAmpereAttnRefPeakTflops = 312.0;
+inline constexpr std::array<AttnRow, 4> kAmpereFa2FwdBwd = {{
+    {64, false, {132, 153, 162, 171, 175, 176}},
+    {128, false, {152, 176, 187, 196, 201, 203}},
+    {64, true, {88, 119, 140, 156, 165, 171}},
+    {128, true, {99, 133, 155, 173, 182, 189}},
+}};
+
+// Hopper: cuDNN fused attention FORWARD on H100 SXM5, FP16 (kernels.md §3.3, FA3 paper figure
+// assets/flash3_fp16_fwd.png). Megatron on Hopper runs Transformer Engine's cuDNN fused attention.
+// Reference peak 989.4 TF.
+inline constexpr double kHopperAttnRefPeakTflops = 989.4;
+inline constexpr std::array<AttnRow, 6> kHopperCudnnFwd = {{
+    {64, false, {335, 373, 395, 408, 412, 413}},
+    {128, false, {497, 574, 617, 609, 600, 595}},
+    {256, false, {470, 546, 580, 581, 580, 581}},
+    {64, true, {225, 288, 334, 363, 379, 388}},
+    {128, true, {315, 410, 484, 518, 529, 539}},
+    {256, true, {308, 391, 450, 483, 497, 509}},
+}};
+
+// Backward / forward throughput ratio per sequence length: cuDNN hd128 on H100, bwd 305, 408, 465,
+// 499, 518, 516 TF (kernels.md §3.3, transcription of the FA3 paper's bwd figure) over the fwd
+// 497, 574, 617, 609, 600, 595 TF of the same panel [derived]. It is the only complete bwd row;
+// applied to every head dim and mask on Hopper, and used to split the A100 fwd+bwd tables:
+// 3.5 / R_combined = 1 / R_fwd + 2.5 / R_bwd with R_bwd = r * R_fwd
+//   => R_fwd = R_combined * (1 + 2.5 / r) / 3.5   (bwd FLOPs = 2.5 x fwd, kernels.md §3 preamble).
+inline constexpr std::array<double, 6> kAttnBwdOverFwd = {305.0 / 497.0, 408.0 / 574.0, 465.0 / 617.0,
+                                                          499.0 / 609.0, 518.0 / 600.0, 516.0 / 595.0};
+inline constexpr double kAttnBwdFlopsOverFwd = 2.5;
+
+// Below the shortest measured length (512) the fraction is extrapolated along the 512 -> 1k slope
+// in log2(seq), but never below this share of the 512 value (crude; no data below 512).
+inline constexpr double kAttnShortSeqFloorShare = 0.25;
+
+// Blackwell: no per-shape table. FA4 on B200 vs FA3 on H200, fwd+bwd speedup 1.88x at 8K and 1.95x
+// at 32K against a 2.28x peak ratio (ml-engineering, kernels.md §3.4) => fraction of peak is
+// 1.88/2.28 = 0.82 and 1.95/2.28 = 0.86 of Hopper's [derived]; mean 0.84. Independent check: the
+// attention bucket of Llama-3.1-8B at 8K runs at 45% MFU on H200 vs 37% on B200 (ratio 0.82, §5.1).
+inline constexpr double kBlackwellAttnScaleVsHopper = 0.84;
+
+// FP8 attention (not used by Megatron's default FP8 recipe, which keeps attention in BF16): FA3 FP8
+// peaks at ~1008 TF = 0.51 of 1979 vs BF16 hd128 648 TF = 0.655 of 989.4 (kernels.md §3.3)
+// => fraction of the fp8 peak = bf16 fraction x 0.51/0.655 = x 0.78 [derived, crude].
+inline constexpr double kFp8AttnScaleVsBf16 = 0.78;
+
+// ---------------------------------------------------------------------------------------------
+// Memory-bound kernels (kernels.md §4.1, §4.2)
+// ---------------------------------------------------------------------------------------------
+
+// Well-written norms / softmax / pointwise kernels at >= MB sizes: ~0.85-0.92 of HBM spec on H100.
+// QuACK ~3.0 of 3.35 TB/s (~90%), softmax 3.01 TB/s (89.7%); cuDNN RMSNorm 86%; torchao's
+// constant 0.92; JAX fp32 add 94%. We use 0.90 for Hopper and, lacking measurements, for Ampere,
+// Volta and AMD (crude for those).
+inline constexpr double kMemFractionDefault = 0.90;
+// B300 measured 0.84 (torchao roofline_utils, kernels.md §4.1); used for Blackwell.
+inline constexpr double kMemFractionBlackwell = 0.84;
+
+// Unfused attention softmax (scale + mask + softmax): EleutherAI cookbook transformer.out, h=4096,
+// a=16, b=4, s=2048, fp16: 268 M scores in 7.6 ms; reading and writing them once in fp16 (1.07 GB)
+// implies ~0.14 TB/s (kernels.md §4.2) = 0.091 of the A100-40GB's 1.555 TB/s [derived; the source
+// does not name the GPU]. Applied as a fraction of HBM spec on every GPU (crude).
+inline constexpr double kMemFractionUnfusedSoftmax = 0.09;
+
+// Size ramp. A kernel that moves B bytes cannot run faster than one DRAM round trip:
+// t = B / bw + latency, written as bw_eff = bw * B / (B + B_half) with B_half = bw * latency
+// (Little's law). H100 DRAM latency ~400 ns (QuACK blog, kernels.md §4.1) => B_half ~1.2 MB on H100,
+// matching "small tensors (< ~1 MB) are latency-bound" (kernels.md §4.2).
+inline constexpr double kDramLatencyS = 400e-9;
+
+}  // namespace trainsim::roofline

@@ -1,0 +1,26 @@
+#pragma once
+// Simulated time: integer picoseconds (as htsim), so that sums of many small transfers stay exact
+// and runs are reproducible bit for bit. int64 picoseconds cover about 106 days.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace trainsim {
+
+using SimTime = std::int64_t;  // picoseconds
+
+inline constexpr SimTime kPicosPerSecond = 1'000'000'000'000;
+inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+
+constexpr double to_seconds(SimTime t) { return static_cast<double>(t) / static_cast<double>(kPicosPerSecond); }
+constexpr double to_microseconds(SimTime t) { return static_cast<double>(t) / 1e6; }
+
+// Rounds to the nearest picosecond; negative or NaN durations are a programming error upstream
+// and are clamped to zero so the event queue never goes backwards.
+inline SimTime from_seconds(double s) {
+  if (!(s > 0.0)) return 0;
+  return static_cast<SimTime>(std::llround(s * static_cast<double>(kPicosPerSecond)));
+}
+inline SimTime from_microseconds(double us) { return from_seconds(us * 1e-6); }
+
+}  // namespace trainsim

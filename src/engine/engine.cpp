@@ -1,0 +1,220 @@
+#include "engine/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "engine/event_queue.hpp"
+
+namespace trainsim {
+
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+// Per simulated rank: readiness counters and the reverse edges needed to wake ops up.
+struct RankState {
+  std::vector<std::uint32_t> pending;     // unmet predecessors (deps + stream predecessor)
+  std::vector<std::uint32_t> stream_next; // next op on the same stream
+  std::vector<std::uint32_t> dep_begin;   // CSR of dependents
+  std::vector<std::uint32_t> dependents;
+  std::vector<char> finished;
+};
+
+RankState build_state(const RankProgram& p) {
+  RankState s;
+  const std::size_t n = p.ops.size();
+  s.pending.assign(n, 0);
+  s.stream_next.assign(n, kNone);
+  s.finished.assign(n, 0);
+  std::uint32_t last_on_stream[kNumStreams];
+  std::fill(std::begin(last_on_stream), std::end(last_on_stream), kNone);
+  std::vector<std::uint32_t> count(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Op& op = p.ops[i];
+    auto& last = last_on_stream[static_cast<int>(op.stream)];
+    if (last != kNone) {
+      s.stream_next[last] = i;
+      s.pending[i] += 1;
+    }
+    last = i;
+    s.pending[i] += op.num_deps;
+    for (std::uint32_t k = 0; k < op.num_deps; ++k) {
+      const auto dep = p.deps[op.first_dep + k];
+      if (dep >= i) throw Error(fmt::format("rank {}: op {} depends on a later op {}", p.rank, i, dep));
+      count[dep + 1] += 1;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+  s.dep_begin = count;
+  s.dependents.resize(count[n]);
+  std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Op& op = p.ops[i];
+    for (std::uint32_t k = 0; k < op.num_deps; ++k) s.dependents[fill[p.deps[op.first_dep + k]]++] = i;
+  }
+  return s;
+}
+
+struct Rendezvous {
+  std::uint32_t arrived = 0;
+  std::uint32_t desc = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> members;  // (rank index, op)
+};
+
+class Simulator {
+ public:
+  Simulator(const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll, const ClusterSpec& cluster,
+            const EngineOptions& opt)
+      : wl_(wl), opt_(opt) {
+    out_.kernel_timings.reserve(wl.kernels.size());
+    for (const auto& k : wl.kernels) out_.kernel_timings.push_back(compute.time(k));
+    std::vector<GroupPlacement> placements;
+    placements.reserve(wl.groups.size());
+    for (const auto& g : wl.groups) placements.push_back(GroupPlacement::of(g.ranks, cluster));
+    out_.collective_estimates.reserve(wl.collectives.size());
+    for (const auto& c : wl.collectives) {
+      const auto& g = wl.groups[c.group];
+      if (g.ranks.size() <= 1) {
+        out_.collective_estimates.push_back(CollectiveEstimate{});
+        continue;
+      }
+      out_.collective_estimates.push_back(coll.estimate(c.kind, c.bytes, placements[c.group]));
+    }
+    states_.reserve(wl.ranks.size());
+    out_.timelines.resize(wl.ranks.size());
+    std::size_t total_ops = 0;
+    for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
+      states_.push_back(build_state(wl.ranks[r]));
+      out_.timelines[r].start.assign(wl.ranks[r].ops.size(), -1);
+      out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
+      total_ops += wl.ranks[r].ops.size();
+    }
+    queue_.reserve(std::min<std::size_t>(total_ops, 1 << 20));
+  }
+
+  SimulationOutput run() {
+    for (std::uint32_t r = 0; r < wl_.ranks.size(); ++r)
+      for (std::uint32_t i = 0; i < wl_.ranks[r].ops.size(); ++i)
+        if (states_[r].pending[i] == 0) become_ready(r, i, 0);
+    while (!queue_.empty()) {
+      const Event e = queue_.pop();
+      finish(e.rank, e.op, e.time);
+    }
+    out_.events = static_cast<std::int64_t>(queue_.pushed());
+    check_complete();
+    return std::move(out_);
+  }
+
+ private:
+  void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
+    const Op& op = wl_.ranks[r].ops[i];
+    if (op.type == Op::Type::Compute) {
+      SimTime dur = out_.kernel_timings[op.desc].time;
+      if (!opt_.compute_slowdown.empty() && opt_.compute_slowdown[r] != 1.0)
+        dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
+      out_.timelines[r].start[i] = now;
+      queue_.push(now + dur, r, i);
+      return;
+    }
+    const CollectiveDesc& cd = wl_.collectives[op.desc];
+    const CommGroup& g = wl_.groups[cd.group];
+    const std::uint64_t key = (static_cast<std::uint64_t>(cd.group) << 32) | op.coll_seq;
+    Rendezvous& rv = pending_[key];
+    if (rv.arrived == 0) rv.desc = op.desc;
+    if (rv.desc != op.desc) {
+      const auto& other = wl_.collectives[rv.desc];
+      throw Error(fmt::format(
+          "collective mismatch on {} group {}: call #{} is {} of {} bytes on rank {} but {} of {} bytes on rank {}",
+          to_string(g.kind), group_label(g), op.coll_seq, to_string(cd.kind), cd.bytes, wl_.ranks[r].rank,
+          to_string(other.kind), other.bytes, wl_.ranks[rv.members.front().first].rank));
+    }
+    rv.arrived += 1;
+    rv.members.emplace_back(r, i);
+    if (rv.arrived < static_cast<std::uint32_t>(g.simulated_members)) return;
+    const SimTime dur = out_.collective_estimates[op.desc].time;
+    for (auto [mr, mi] : rv.members) {
+      out_.timelines[mr].start[mi] = now;
+      queue_.push(now + dur, mr, mi);
+    }
+    pending_.erase(key);
+  }
+
+  void finish(std::uint32_t r, std::uint32_t i, SimTime now) {
+    auto& st = states_[r];
+    out_.timelines[r].end[i] = now;
+    st.finished[i] = 1;
+    out_.makespan = std::max(out_.makespan, now);
+    auto release = [&](std::uint32_t j) {
+      if (--st.pending[j] == 0) become_ready(r, j, now);
+    };
+    if (st.stream_next[i] != kNone) release(st.stream_next[i]);
+    for (std::uint32_t k = st.dep_begin[i]; k < st.dep_begin[i + 1]; ++k) release(st.dependents[k]);
+  }
+
+  static std::string group_label(const CommGroup& g) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < g.ranks.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(g.ranks[i]);
+    if (g.ranks.size() > 8) s += ",...";
+    return s + "]";
+  }
+
+  void check_complete() {
+    std::vector<std::string> waiting;
+    for (std::uint32_t r = 0; r < wl_.ranks.size(); ++r) {
+      const auto& prog = wl_.ranks[r];
+      const auto& st = states_[r];
+      // Report, per stream, the first op that never finished and why it is stuck.
+      bool seen[kNumStreams] = {};
+      for (std::uint32_t i = 0; i < prog.ops.size(); ++i) {
+        const Op& op = prog.ops[i];
+        if (st.finished[i] || seen[static_cast<int>(op.stream)]) continue;
+        seen[static_cast<int>(op.stream)] = true;
+        std::string what = fmt::format("rank {} {} stream: op #{} '{}'", prog.rank, to_string(op.stream), i,
+                                       wl_.names[op.name]);
+        if (op.type == Op::Type::Collective) {
+          const auto& cd = wl_.collectives[op.desc];
+          const auto& g = wl_.groups[cd.group];
+          const std::uint64_t key = (static_cast<std::uint64_t>(cd.group) << 32) | op.coll_seq;
+          const auto it = pending_.find(key);
+          const bool arrived = out_.timelines[r].start[i] < 0 && it != pending_.end() &&
+                               std::any_of(it->second.members.begin(), it->second.members.end(),
+                                           [&](auto& m) { return m.first == r && m.second == i; });
+          what += fmt::format(" ({} on {} group {}, call #{}): {}", to_string(cd.kind), to_string(g.kind),
+                              group_label(g), op.coll_seq,
+                              arrived ? fmt::format("waiting for {} more member(s)",
+                                                    g.simulated_members - static_cast<int>(it->second.arrived))
+                                      : "waiting for its predecessors");
+        } else {
+          what += ": waiting for its predecessors";
+        }
+        waiting.push_back(std::move(what));
+      }
+    }
+    if (waiting.empty()) return;
+    std::string msg = "deadlock: the workload cannot make progress; waiting:";
+    for (std::size_t i = 0; i < waiting.size() && i < 32; ++i) msg += "\n  " + waiting[i];
+    if (waiting.size() > 32) msg += fmt::format("\n  ... and {} more", waiting.size() - 32);
+    throw DeadlockError(msg);
+  }
+
+  const Workload& wl_;
+  const EngineOptions& opt_;
+  SimulationOutput out_;
+  std::vector<RankState> states_;
+  EventQueue queue_;
+  std::unordered_map<std::uint64_t, Rendezvous> pending_;
+};
+
+}  // namespace
+
+SimulationOutput simulate(const Workload& wl, const ComputeModel& compute, const CollectiveModel& collectives,
+                          const ClusterSpec& cluster, const EngineOptions& options) {
+  Simulator sim(wl, compute, collectives, cluster, options);
+  return sim.run();
+}
+
+}  // namespace trainsim

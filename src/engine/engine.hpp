@@ -1,0 +1,38 @@
+#pragma once
+// The discrete-event engine: executes a Workload's rank programs over their streams, asking the
+// compute model for kernel times and the collective model for collective times. Integer time
+// (picoseconds), a binary heap ordered by (time, insertion sequence) so ties break the same way
+// every run, and a jump straight to the next event.
+#include <cstdint>
+#include <vector>
+
+#include "collective/collective_model.hpp"
+#include "compute/compute_model.hpp"
+#include "core/time.hpp"
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+struct RankTimeline {
+  std::vector<SimTime> start, end;  // per op of the rank's program
+};
+
+struct SimulationOutput {
+  std::vector<RankTimeline> timelines;                  // per simulated rank (Workload::ranks order)
+  std::vector<KernelTiming> kernel_timings;             // per Workload::kernels entry
+  std::vector<CollectiveEstimate> collective_estimates; // per Workload::collectives entry
+  std::int64_t events = 0;
+  SimTime makespan = 0;  // when the last op of any rank finished
+};
+
+// Optional per-rank slowdown of compute kernels (a straggler); empty = none.
+struct EngineOptions {
+  std::vector<double> compute_slowdown;  // by simulated-rank index
+};
+
+// Throws DeadlockError naming the waiting ranks, ops and groups if the workload cannot finish, and
+// Error if members of one collective disagree on its kind or size.
+SimulationOutput simulate(const Workload& wl, const ComputeModel& compute, const CollectiveModel& collectives,
+                          const ClusterSpec& cluster, const EngineOptions& options = {});
+
+}  // namespace trainsim

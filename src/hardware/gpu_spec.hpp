@@ -1,0 +1,30 @@
+#pragma once
+// One accelerator as the catalog (data/gpus.yaml) or the scenario's `cluster.gpu_spec` describes it.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+enum class Precision { FP32, TF32, BF16, FP16, FP8 };
+
+struct GpuSpec {
+  std::string name;          // catalog id, e.g. "H100-SXM"
+  std::string architecture;  // e.g. "hopper"; used to pick kernel-efficiency curves
+  int sm_version = 0;        // 70, 80, 90, 100; 0 for non-NVIDIA (AMD uses its own curves)
+  std::string vendor;        // "NVIDIA" | "AMD"
+  // Dense (no 2:4 sparsity) peak, TFLOP/s; nullopt where the GPU lacks the precision.
+  std::optional<double> fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops;
+  double hbm_GBps = 0;       // HBM bandwidth, 1e9 B/s
+  double memory_gib = 0;     // device memory, GiB
+  double scale_up_GBps = 0;  // scale-up (NVLink / Infinity Fabric) bandwidth per GPU per direction
+  int sm_count = 0;          // SMs / CUs (wave quantisation); 0 if unknown
+
+  // Peak for a precision; throws Error naming the GPU if it lacks that precision.
+  double peak_tflops(Precision p) const;
+  bool supports(Precision p) const;
+};
+
+const char* to_string(Precision p);
+
+}  // namespace trainsim

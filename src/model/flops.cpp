@@ -1,0 +1,119 @@
+// FLOPs of one iteration exactly as Megatron-LM counts them: megatron/training/training.py::
+// num_floating_point_operations (transformer_flops branch), transcribed in ../shared/reference/megatron.md §10.
+//
+//   FLOPs = tokens * [ L_dense * mlp_dense + L_moe * mlp_moe + L * attn_linear + logit ] + sqsum * L * attn_core
+//
+// with tokens = B*s and sqsum = B*s^2 (every sequence full length), and per token, per layer:
+//   attn_linear = 6 * [ h*(q + 2kv) + q*h ]           QKV + output projection, q = a*d, kv = g*d (GQA via kv only)
+//   mlp_dense   = 6 * h * F * F_eff                    F_eff = 3 gated (SwiGLU), 2 otherwise
+//   mlp_moe     = 6 * h * F_e * F_eff * (k + shared)   only the k routed experts (+ shared experts) are counted
+//   logit       = 6 * h * V_pad                        LM head with the padded vocabulary
+// and per sequence-squared, per layer:
+//   attn_core   = 6 * q                                QK^T and PV, 2 FLOP per MAC, fwd+bwd = 3x, causal mask /2
+// The factor 6 = 3 (forward + dgrad + wgrad) x 2 (FLOPs per multiply-accumulate). Embedding lookups, norms,
+// softmax, element-wise ops and the optimizer are not counted (Megatron's convention).
+//
+// Multi-head latent attention (DeepSeek) replaces attn_linear and attn_core by Megatron's MLA branch:
+//   attn_linear = 6 * [ q_term + kv_lora*(h + a*(d_nope + d_v) + 1) + h*d_rope + a*d_v*h ]
+//     q_term    = q_lora*(h + a*(d_nope + d_rope) + 1)   (or h*a*(d_nope + d_rope) without a q LoRA)
+//   attn_core   = 6 * [ a*(d_nope + d_rope)/2 + a*d_v/2 ]  per sequence-squared
+// (the "+1" terms are the q/kv RMSNorm, which Megatron counts as one multiply per rank element).
+//
+// Not modelled (Megatron does not count them either): sliding-window attention saving, MTP layers.
+#include "model/flops.hpp"
+
+#include <algorithm>
+
+#include "model/layer_shapes.hpp"
+
+namespace trainsim {
+
+namespace {
+
+constexpr double kFwdBwd = 3;  // forward + backward (dgrad + wgrad)
+constexpr double kFma = 2;     // FLOPs per multiply-accumulate
+
+double attn_linear_per_token_layer(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double a = m.num_attention_heads;
+  if (m.mla) {
+    const MlaSpec& x = *m.mla;
+    const double nope = static_cast<double>(x.qk_nope_head_dim), rope = static_cast<double>(x.qk_rope_head_dim);
+    const double v = static_cast<double>(x.v_head_dim);
+    const double q_term = x.q_lora_rank > 0
+                              ? static_cast<double>(x.q_lora_rank) * (h + a * (nope + rope) + 1)
+                              : h * a * (nope + rope);
+    return kFwdBwd * kFma *
+           (q_term + static_cast<double>(x.kv_lora_rank) * (h + a * (nope + v) + 1) + h * rope + a * v * h);
+  }
+  const double d = static_cast<double>(head_dim(m));
+  const double q = a * d, kv = kv_heads(m) * d;
+  return kFwdBwd * kFma * (h * (q + 2 * kv) + q * h);
+}
+
+// Core attention FLOPs per layer per (sequence length)^2, causal.
+double attn_core_per_sqsum_layer(const ModelSpec& m) {
+  const double a = m.num_attention_heads;
+  if (m.mla) {
+    const MlaSpec& x = *m.mla;
+    return kFwdBwd * kFma *
+           (a * static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim) / 2 + a * static_cast<double>(x.v_head_dim) / 2);
+  }
+  // FF * FMA * q/2 * 2: QK^T and PV each 2*s^2*q per sequence, halved by the causal mask.
+  return kFwdBwd * kFma * a * static_cast<double>(head_dim(m)) / 2 * 2;
+}
+
+double mlp_per_token(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double f_eff = m.gated_mlp ? 3 : 2;
+  const int l_moe = num_moe_layers(m);
+  const int l_dense = m.num_layers - l_moe;
+  const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+  const double moe_width = fe * m.moe.router_topk + fe * m.moe.shared_experts;
+  return kFwdBwd * kFma * h *
+         (static_cast<double>(m.ffn_hidden_size) * f_eff * l_dense + moe_width * f_eff * l_moe);
+}
+
+double logit_per_token(const ModelSpec& m, int tensor_parallel) {
+  return kFwdBwd * kFma * static_cast<double>(m.hidden_size) *
+         static_cast<double>(padded_vocab_size(m.vocab_size, std::max(tensor_parallel, 1)));
+}
+
+}  // namespace
+
+double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel) {
+  const double B = static_cast<double>(global_batch_size);
+  const double s = static_cast<double>(m.seq_length);
+  const double tokens = B * s, sqsum = B * s * s;
+  const double L = m.num_layers;
+  return tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m) + logit_per_token(m, tensor_parallel)) +
+         sqsum * L * attn_core_per_sqsum_layer(m);
+}
+
+double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,
+                                    RecomputeGranularity recompute, int recomputed_layers) {
+  const double model = model_flops_per_iteration(m, global_batch_size, tensor_parallel);
+  const double B = static_cast<double>(global_batch_size);
+  const double s = static_cast<double>(m.seq_length);
+  const double tokens = B * s, sqsum = B * s * s;
+  const double L = m.num_layers;
+  switch (recompute) {
+    case RecomputeGranularity::None:
+      return model;
+    case RecomputeGranularity::Selective:
+      // Megatron's default selective recompute (`core_attn`) re-runs the attention-core forward of every
+      // layer: one third of its fwd+bwd count (megatron.md §10: "adds 2*q*sqsum*L").
+      return model + sqsum * L * attn_core_per_sqsum_layer(m) / kFwdBwd;
+    case RecomputeGranularity::Full: {
+      // One extra forward (1/3 of fwd+bwd) of the recomputed layers; embedding and LM head are never
+      // recomputed. With MoE the layers differ, so the average layer stands in for the recomputed ones.
+      const double layers = std::clamp(static_cast<double>(recomputed_layers), 0.0, L);
+      const double all_layers_fwd_bwd = tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m)) +
+                                        sqsum * L * attn_core_per_sqsum_layer(m);
+      return L > 0 ? model + all_layers_fwd_bwd / kFwdBwd * (layers / L) : model;
+    }
+  }
+  return model;
+}
+
+}  // namespace trainsim

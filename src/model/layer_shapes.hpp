@@ -1,0 +1,41 @@
+#pragma once
+// Shapes derived from a ModelSpec that FLOP and memory formulas share: effective head sizes, which layers
+// are MoE, and parameter counts (whole model, unsharded). Parallelism is applied by the caller.
+#include <cstdint>
+
+#include "model/model_spec.hpp"
+
+namespace trainsim {
+
+// Head dim: kv_channels, or hidden_size / num_attention_heads when unset (Megatron's --kv-channels default).
+std::int64_t head_dim(const ModelSpec& m);
+// KV heads: num_query_groups, or num_attention_heads when unset (no GQA).
+int kv_heads(const ModelSpec& m);
+// 3 for a gated (SwiGLU) MLP (gate, up, down), 2 otherwise (Megatron's gated_linear_multiplier / F_eff).
+int mlp_matrices(const ModelSpec& m);
+
+// Whether layer `layer` (0-based) is an MoE layer. DeepSeek's rule (HF DeepseekV2 config:
+// `layer >= first_k_dense_replace and layer % moe_layer_freq == 0`), which for first_dense_layers = 0 is
+// Megatron's integer --moe-layer-freq pattern `layer % freq == 0`.
+bool is_moe_layer(const ModelSpec& m, int layer);
+int num_moe_layers(const ModelSpec& m);
+
+// Parameters of one transformer layer, unsharded, split by how tensor/expert parallelism divides them.
+struct LayerParams {
+  double tp_sharded = 0;  // column/row-parallel weights (and column-parallel biases): divided by TP
+  double replicated = 0;  // norms, row-parallel output biases, MoE router, MLA down-projections: on every TP rank
+  double expert = 0;      // routed experts: divided by EP x expert-TP
+  double total() const { return tp_sharded + replicated + expert; }
+};
+LayerParams layer_params(const ModelSpec& m, int layer);
+
+// Word embedding table V_pad x h (vocab-parallel: divided by TP); the untied LM head has the same size.
+double word_embedding_params(const ModelSpec& m, int tensor_parallel);
+// Learned absolute position embedding s x h (replicated over TP); 0 with RoPE.
+double position_embedding_params(const ModelSpec& m);
+// Final norm before the LM head (replicated).
+double final_norm_params(const ModelSpec& m);
+// Whole model, counting a tied LM head once.
+double total_params(const ModelSpec& m, int tensor_parallel = 1);
+
+}  // namespace trainsim

@@ -1,0 +1,59 @@
+#pragma once
+// The shape of a transformer model, independent of how it is parallelised or what it runs on.
+// Field names follow the scenario spec (../shared/spec/scenario.md, `model:` block).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainsim {
+
+enum class Normalization { LayerNorm, RMSNorm };
+enum class PositionEmbedding { LearnedAbsolute, Rope };
+
+// DeepSeek multi-head latent attention dimensions.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+struct MoeSpec {
+  int num_experts = 0;  // 0 = dense model
+  int router_topk = 2;
+  std::int64_t expert_ffn_hidden_size = 0;
+  int shared_experts = 0;
+  int layer_freq = 1;          // every Nth layer is MoE
+  int first_dense_layers = 0;  // the first N layers stay dense
+  std::optional<double> capacity_factor;  // nullopt = dropless, balanced routing
+  bool enabled() const { return num_experts > 0; }
+};
+
+struct ModelSpec {
+  std::string name;    // preset name or "custom"
+  std::string family;  // gpt | llama | mixtral | deepseek
+  int num_layers = 0;
+  std::int64_t hidden_size = 0;
+  int num_attention_heads = 0;
+  int num_query_groups = 0;    // KV heads; = num_attention_heads without GQA
+  std::int64_t kv_channels = 0;  // head dim
+  std::int64_t ffn_hidden_size = 0;
+  bool gated_mlp = false;      // SwiGLU: fc1 produces 2*ffn columns
+  std::int64_t vocab_size = 0;  // as given; Megatron pads it (see padded_vocab_size)
+  std::int64_t seq_length = 0;
+  bool untie_embeddings = false;
+  bool parallel_block = false;
+  std::optional<std::int64_t> sliding_window;
+  std::optional<MlaSpec> mla;
+  MoeSpec moe;
+  // Family-derived details (set by the family defaults, overridable).
+  Normalization normalization = Normalization::LayerNorm;
+  PositionEmbedding position_embedding = PositionEmbedding::LearnedAbsolute;
+  bool add_bias_linear = true;
+};
+
+// Megatron pads the vocabulary to a multiple of 128 * tensor (megatron/training/vocab_utils.py).
+std::int64_t padded_vocab_size(std::int64_t vocab_size, int tensor_parallel);
+
+}  // namespace trainsim

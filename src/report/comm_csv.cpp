@@ -1,0 +1,24 @@
+// The per-collective table as CSV, for spreadsheets and plotting scripts. Columns carry the same
+// names as the JSON "comm" objects; doubles are written with fmt's shortest round-trip form.
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "report/format_utils.hpp"
+#include "report/reports.hpp"
+
+namespace trainsim {
+
+void write_comm_csv(std::ostream& out, const RunResult& r) {
+  using report_format::csv_field;
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), "kind,group,group_size,count,bytes,time_s,exposed_s,algorithm,protocol\n");
+  for (const CommStat& c : r.comm) {
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{}\n", csv_field(c.kind), csv_field(c.group),
+                   c.group_size, c.count, c.bytes, c.time_s, c.exposed_s, csv_field(c.algorithm),
+                   csv_field(c.protocol));
+  }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,89 @@
+// RunResult -> the JSON object of `trainsim run --json`. Field names are the contract of
+// ../shared/spec/scenario.md ("Result"); ordered_json keeps them in the order written here so the
+// same result always dumps to the same bytes.
+#include "report/reports.hpp"
+
+namespace trainsim {
+
+namespace {
+
+nlohmann::ordered_json breakdown_json(const Breakdown& b) {
+  nlohmann::ordered_json j;
+  j["compute"] = b.compute;
+  j["exposed_comm"] = b.exposed_comm;
+  j["bubble"] = b.bubble;
+  j["optimizer"] = b.optimizer;
+  j["other"] = b.other;
+  nlohmann::ordered_json by_group;
+  by_group["tp"] = b.exposed_tp;
+  by_group["cp"] = b.exposed_cp;
+  by_group["dp"] = b.exposed_dp;
+  by_group["pp"] = b.exposed_pp;
+  by_group["other"] = b.exposed_other;
+  j["exposed_comm_by_group"] = std::move(by_group);
+  return j;
+}
+
+nlohmann::ordered_json memory_json(const MemoryUsage& m) {
+  nlohmann::ordered_json j;
+  j["weights"] = m.weights;
+  j["grads"] = m.grads;
+  j["optimizer"] = m.optimizer;
+  j["activations"] = m.activations;
+  j["other"] = m.other;
+  j["peak"] = m.peak;
+  j["capacity"] = m.capacity;
+  j["fits"] = m.fits;
+  j["worst_stage"] = m.worst_stage;
+  return j;
+}
+
+nlohmann::ordered_json comm_json(const std::vector<CommStat>& comm) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const CommStat& c : comm) {
+    nlohmann::ordered_json j;
+    j["kind"] = c.kind;
+    j["group"] = c.group;
+    j["group_size"] = c.group_size;
+    j["count"] = c.count;
+    j["bytes"] = c.bytes;
+    j["time_s"] = c.time_s;
+    j["exposed_s"] = c.exposed_s;
+    j["algorithm"] = c.algorithm;
+    j["protocol"] = c.protocol;
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
+nlohmann::ordered_json simulation_json(const SimulationStats& s) {
+  nlohmann::ordered_json j;
+  j["wall_s"] = s.wall_s;
+  j["events"] = s.events;
+  j["flows"] = s.flows;
+  j["network_model"] = s.network_model;
+  j["simulated_ranks"] = s.simulated_ranks;
+  j["ops"] = s.ops;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const RunResult& r) {
+  nlohmann::ordered_json j;
+  j["scenario"] = r.scenario;
+  j["iteration_time_s"] = r.iteration_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  j["tflops_per_gpu"] = r.tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["breakdown"] = breakdown_json(r.breakdown);
+  j["memory"] = r.memory ? memory_json(*r.memory) : nlohmann::ordered_json(nullptr);
+  j["comm"] = comm_json(r.comm);
+  j["simulation"] = simulation_json(r.simulation);
+  j["critical_rank"] = r.critical_rank;
+  return j;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,26 @@
+#pragma once
+// Result structures -> text, JSON, Chrome trace. Deterministic: same input, same bytes.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/result.hpp"
+
+namespace trainsim {
+
+// Human summary: iteration time, tokens/s, TFLOPS/GPU, MFU/HFU, breakdown, per-collective table.
+void write_text_report(std::ostream& out, const RunResult& r);
+
+// One JSON object with the spec's field names (iteration_time_s, tokens_per_s, ..., simulation).
+nlohmann::ordered_json to_json(const RunResult& r);
+
+// Chrome trace event format (opens in Perfetto / chrome://tracing); `stream_names[tid]` names threads.
+void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
+                        const std::vector<std::string>& stream_names);
+
+// The per-collective table as CSV: a header row, then one row per CommStat, in the given order.
+void write_comm_csv(std::ostream& out, const RunResult& r);
+
+}  // namespace trainsim

@@ -1,0 +1,80 @@
+#pragma once
+// What a run produces, as plain data: the report layer turns it into text, JSON, CSV and traces
+// without knowing how it was simulated. JSON field names are fixed by ../shared/spec/scenario.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+// Seconds of the critical rank's iteration; the five spec fields sum to the iteration time.
+struct Breakdown {
+  double compute = 0;       // forward/backward/recompute kernels on the compute stream
+  double exposed_comm = 0;  // communication the compute stream waited for (sum of the three below + other)
+  double bubble = 0;        // pipeline idle time: waiting for a peer stage
+  double optimizer = 0;     // optimizer step kernels, grad-norm, zeroing buffers
+  double other = 0;         // the rest (host syncs, launch gaps)
+  // Detail of exposed_comm by communicator.
+  double exposed_tp = 0, exposed_cp = 0, exposed_dp = 0, exposed_pp = 0, exposed_other = 0;
+};
+
+struct MemoryUsage {  // GiB per GPU on the worst rank
+  double weights = 0, grads = 0, optimizer = 0, activations = 0, other = 0, peak = 0;
+  double capacity = 0;  // the GPU's memory
+  bool fits = true;
+  int worst_stage = 0;
+};
+
+// One row of the per-collective table: all collectives of one kind on one communicator kind.
+struct CommStat {
+  std::string kind;       // "all_reduce", "all_gather", "reduce_scatter", "send_recv", ...
+  std::string group;      // "tp", "dp", "pp", "embedding", "world", ...
+  int group_size = 0;
+  std::int64_t count = 0;       // calls per iteration on the critical rank
+  double bytes = 0;             // total bytes (NCCL nBytes) per iteration on the critical rank
+  double time_s = 0;            // total time of those calls
+  double exposed_s = 0;         // part of time_s the compute stream waited for
+  std::string algorithm;        // of the largest call, e.g. "Ring"
+  std::string protocol;         // e.g. "Simple"
+};
+
+struct SimulationStats {
+  double wall_s = 0;
+  std::int64_t events = 0;
+  std::int64_t flows = 0;
+  std::string network_model;  // "analytical"
+  std::int64_t simulated_ranks = 0;
+  std::int64_t ops = 0;
+};
+
+struct RunResult {
+  std::string scenario;  // name
+  double iteration_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double tflops_per_gpu = 0;  // model FLOPs
+  double mfu = 0, hfu = 0;
+  Breakdown breakdown;
+  std::optional<MemoryUsage> memory;
+  std::vector<CommStat> comm;
+  SimulationStats simulation;
+  int critical_rank = 0;
+  // Context for the text report.
+  std::string model_name, gpu_name, precision;
+  int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;
+  double model_flops_per_iteration = 0, hardware_flops_per_iteration = 0;
+  double peak_tflops = 0;
+};
+
+// One span of a trace: a process per rank, a thread per stream.
+struct TraceSpan {
+  int pid = 0;           // global rank
+  int tid = 0;           // stream index
+  std::string name;
+  std::string category;  // "compute", "tp", "dp", "pp", ...
+  double start_us = 0, dur_us = 0;
+  int layer = -1, micro_batch = -1;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,138 @@
+// The human summary of one run, laid out so that a cluster architect finds the answer (time,
+// throughput, efficiency), where the time went, whether it fits, and what the network did.
+#include <cmath>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "report/format_utils.hpp"
+#include "report/reports.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using report_format::group_digits;
+using report_format::human_bytes;
+using report_format::percent;
+using report_format::share_of;
+
+using Buffer = fmt::memory_buffer;
+
+template <typename... Args>
+void line(Buffer& buf, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(buf), format, std::forward<Args>(args)...);
+  buf.push_back('\n');
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+void write_header(Buffer& buf, const RunResult& r) {
+  line(buf, "trainsim run: {}", or_dash(r.scenario));
+  std::string gpu = or_dash(r.gpu_name);
+  if (!r.precision.empty()) gpu += fmt::format(" ({})", r.precision);
+  line(buf, "  model {}   gpu {}   {} GPUs", or_dash(r.model_name), gpu, r.num_gpus);
+  line(buf, "  parallelism TP {}  PP {}  DP {}  CP {}   micro-batches {}", r.tensor, r.pipeline, r.data, r.context,
+       r.micro_batches);
+  buf.push_back('\n');
+}
+
+void write_headline(Buffer& buf, const RunResult& r) {
+  line(buf, "  {:<20}{:.4f} s", "iteration time", r.iteration_time_s);
+  line(buf, "  {:<20}{} tokens/s  ({:.1f} per GPU)", "throughput", group_digits(r.tokens_per_s),
+       r.tokens_per_s_per_gpu);
+  if (r.peak_tflops > 0) {
+    line(buf, "  {:<20}{:.1f}  (peak {:.1f})", "TFLOPS/GPU", r.tflops_per_gpu, r.peak_tflops);
+  } else {
+    line(buf, "  {:<20}{:.1f}", "TFLOPS/GPU", r.tflops_per_gpu);
+  }
+  line(buf, "  {:<20}{}", "MFU", percent(r.mfu));
+  line(buf, "  {:<20}{}", "HFU", percent(r.hfu));
+  buf.push_back('\n');
+}
+
+void write_breakdown(Buffer& buf, const RunResult& r) {
+  const Breakdown& b = r.breakdown;
+  const double it = r.iteration_time_s;
+  constexpr int kName = 24;
+  line(buf, "Breakdown (critical rank {})", r.critical_rank);
+  line(buf, "  {:<{}}{:>12}{:>8}", "", kName, "seconds", "%");
+  auto row = [&](const char* name, double seconds) {
+    line(buf, "  {:<{}}{:>12.4f}{:>8}", name, kName, seconds, share_of(seconds, it));
+  };
+  row("compute", b.compute);
+  row("exposed comm", b.exposed_comm);
+  row("  tensor-parallel", b.exposed_tp);
+  row("  context-parallel", b.exposed_cp);
+  row("  data-parallel", b.exposed_dp);
+  row("  pipeline p2p", b.exposed_pp);
+  row("  other", b.exposed_other);
+  row("pipeline bubble", b.bubble);
+  row("optimizer", b.optimizer);
+  row("other", b.other);
+  // The five top-level parts are meant to add up to the iteration; printing the sum lets the
+  // reader see at once if they do not.
+  row("total", b.compute + b.exposed_comm + b.bubble + b.optimizer + b.other);
+  buf.push_back('\n');
+}
+
+void write_memory(Buffer& buf, const MemoryUsage& m) {
+  constexpr int kName = 24;
+  line(buf, "Memory per GPU, GiB (worst stage {})", m.worst_stage);
+  auto row = [&](const char* name, double gib) { line(buf, "  {:<{}}{:>12.2f}", name, kName, gib); };
+  row("weights", m.weights);
+  row("gradients", m.grads);
+  row("optimizer states", m.optimizer);
+  row("activations", m.activations);
+  row("other", m.other);
+  line(buf, "  {:<{}}{:>12.2f} of {:.2f}  {}", "peak", kName, m.peak, m.capacity, m.fits ? "fits" : "DOES NOT FIT");
+  buf.push_back('\n');
+}
+
+void write_comm_table(Buffer& buf, const RunResult& r) {
+  line(buf, "Collectives per iteration (critical rank)");
+  if (r.comm.empty()) {
+    line(buf, "  none");
+    buf.push_back('\n');
+    return;
+  }
+  // Column widths follow the longest entry so the table stays aligned for any names.
+  std::size_t kind_w = 4, group_w = 5;
+  for (const CommStat& c : r.comm) {
+    kind_w = std::max(kind_w, c.kind.size());
+    group_w = std::max(group_w, c.group.size());
+  }
+  line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11}  {:>11}  {}", "kind", kind_w, "group", group_w, "size",
+       "count", "bytes", "time s", "exposed s", "algorithm/protocol");
+  for (const CommStat& c : r.comm) {
+    std::string algo = c.algorithm.empty() ? "-" : c.algorithm;
+    if (!c.protocol.empty()) algo += "/" + c.protocol;
+    line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11.6f}  {:>11.6f}  {}", c.kind, kind_w, c.group, group_w,
+         c.group_size, c.count, human_bytes(c.bytes), c.time_s, c.exposed_s, algo);
+  }
+  buf.push_back('\n');
+}
+
+void write_footer(Buffer& buf, const RunResult& r) {
+  const SimulationStats& s = r.simulation;
+  line(buf, "Simulation: {:.3f} s wall, {} events, {} flows, {} simulated ranks, {} ops, network model {}", s.wall_s,
+       group_digits(s.events), group_digits(s.flows),
+       group_digits(s.simulated_ranks), group_digits(s.ops),
+       or_dash(s.network_model));
+}
+
+}  // namespace
+
+void write_text_report(std::ostream& out, const RunResult& r) {
+  Buffer buf;
+  write_header(buf, r);
+  write_headline(buf, r);
+  write_breakdown(buf, r);
+  if (r.memory) write_memory(buf, *r.memory);
+  write_comm_table(buf, r);
+  write_footer(buf, r);
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,82 @@
+// The `cluster:` block: GPUs, nodes, the scale-up fabric, NICs and the scale-out network.
+#include "scenario/sections.hpp"
+
+namespace trainsim::scenario_detail {
+
+namespace {
+
+ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_per_node) {
+  ScaleUpSpec s;
+  if (auto kind = scale_up.choice<ScaleUpKind>("kind", {{"nvswitch", ScaleUpKind::NVSwitch},
+                                                        {"nvlink-mesh", ScaleUpKind::NVLinkMesh},
+                                                        {"pcie", ScaleUpKind::PCIe},
+                                                        {"infinity-fabric", ScaleUpKind::InfinityFabric}}))
+    s.kind = *kind;
+  // Defaults: the GPU's own scale-up bandwidth, and a domain of one node.
+  s.bandwidth_GBps = gpu.scale_up_GBps;
+  scale_up.read("bandwidth_GBps", s.bandwidth_GBps, Bound::Positive);
+  if (s.bandwidth_GBps <= 0)
+    scale_up.missing("bandwidth_GBps", "GPU " + gpu.name + " has no scale-up bandwidth to default to");
+  s.domain_size = gpus_per_node;
+  scale_up.read("domain_size", s.domain_size, Bound::Positive);
+  // A domain is part of a node (two NVLink pairs in a PCIe box) or spans whole nodes (NVL72).
+  if (gpus_per_node % s.domain_size != 0 && s.domain_size % gpus_per_node != 0)
+    scale_up.fail("domain_size", "domain_size " + std::to_string(s.domain_size) + " must divide gpus_per_node " +
+                                     std::to_string(gpus_per_node) + " or be a multiple of it");
+  return s;
+}
+
+NetworkSpec read_network(const Section& network) {
+  NetworkSpec n;
+  if (auto t = network.choice<NetworkTopology>("topology", {{"rail-optimized", NetworkTopology::RailOptimized},
+                                                            {"fat-tree", NetworkTopology::FatTree},
+                                                            {"hpn", NetworkTopology::HPN},
+                                                            {"dragonfly", NetworkTopology::Dragonfly},
+                                                            {"ideal", NetworkTopology::Ideal}}))
+    n.topology = *t;
+  network.read("tiers", n.tiers, Bound::Positive);
+  if (network.has("oversubscription")) {
+    const YAML::Node node = network.get("oversubscription");
+    const std::string path = network.path_of("oversubscription");
+    n.oversubscription.clear();
+    if (node.IsSequence()) {
+      if (node.size() == 0) network.fail("oversubscription", "expected a positive number or a list of them, got an empty list");
+      for (std::size_t i = 0; i < node.size(); ++i)
+        n.oversubscription.push_back(parse_number(node[i], path + "[" + std::to_string(i) + "]", network.file(), Bound::Positive));
+    } else {
+      n.oversubscription.push_back(parse_number(node, path, network.file(), Bound::Positive));
+    }
+    if (n.oversubscription.size() > static_cast<std::size_t>(n.tiers))
+      network.fail("oversubscription", std::to_string(n.oversubscription.size()) + " values for " + std::to_string(n.tiers) +
+                                           " tiers (cluster.network.tiers); give at most one per tier");
+  }
+  network.read("pod_size", n.pod_size, Bound::Positive);
+  network.read("switch_radix", n.switch_radix, Bound::Positive);
+  if (n.switch_radix < 2) network.fail("switch_radix", "a switch needs at least 2 ports, got " + std::to_string(n.switch_radix));
+  network.read("link_latency_ns", n.link_latency_ns, Bound::NonNegative);
+  network.read("switch_latency_ns", n.switch_latency_ns, Bound::NonNegative);
+  return n;
+}
+
+}  // namespace
+
+ClusterSpec read_cluster(const Section& cluster) {
+  if (!cluster.present()) cluster.fail("", "missing required section cluster");
+  ClusterSpec c;
+  c.gpu = read_gpu(cluster);
+  c.num_gpus = cluster.require_int("num_gpus", Bound::Positive);
+  cluster.read("gpus_per_node", c.gpus_per_node, Bound::Positive);
+  if (c.num_gpus % c.gpus_per_node != 0)
+    cluster.fail("num_gpus", "num_gpus " + std::to_string(c.num_gpus) + " is not a multiple of gpus_per_node " +
+                                 std::to_string(c.gpus_per_node) + " (set cluster.gpus_per_node for smaller machines)");
+  c.scale_up = read_scale_up(cluster.child("scale_up"), c.gpu, c.gpus_per_node);
+  cluster.read("nics_per_node", c.nics_per_node, Bound::Positive);
+  cluster.read("nic_gbps", c.nic_gbps, Bound::Positive);
+  c.network = read_network(cluster.child("network"));
+  if (c.network.pod_size && c.network.pod_size.value() % c.gpus_per_node != 0)
+    cluster.fail("network.pod_size", "pod_size " + std::to_string(*c.network.pod_size) +
+                                         " GPUs is not a whole number of nodes of " + std::to_string(c.gpus_per_node));
+  return c;
+}
+
+}  // namespace trainsim::scenario_detail

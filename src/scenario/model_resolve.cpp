@@ -1,0 +1,131 @@
+// The `model:` block end to end: starting point (preset / hf_config), user keys, family defaults.
+#include "core/strings.hpp"
+#include "model/model_catalog.hpp"
+#include "scenario/key_schema.hpp"
+#include "scenario/model_section.hpp"
+
+namespace trainsim::scenario_detail {
+
+namespace {
+
+// Megatron-LM's GPT-2 BPE tokenizer (gpt2-vocab.json) has 50257 entries; it is Megatron's and
+// NeMo's GPT default, so a gpt-family scenario that does not state its vocabulary gets it.
+constexpr std::int64_t kGpt2VocabSize = 50257;
+
+template <class T>
+T value_or(const Given<T>& slot, T fallback) {
+  return slot.given ? slot.value : fallback;
+}
+
+void apply_preset(const Section& model, ModelDraft& draft) {
+  const std::string name = *model.string("preset");
+  const ModelCatalog& catalog = ModelCatalog::builtin();
+  const ModelPreset* preset = catalog.find(name);
+  if (preset == nullptr) {
+    const std::vector<std::string> known = catalog.names();
+    std::string message = "unknown preset '" + name + "'";
+    if (const std::string guess = closest_match(name, known); !guess.empty()) message += "; did you mean " + guess + "?";
+    model.fail("preset", message + "; known presets: " + (known.empty() ? "(none found)" : join(known)));
+  }
+  check_known_model_keys(preset->model, preset->file);
+  const Section layer(preset->model, "model", preset->file);
+  if (layer.has("preset") || layer.has("hf_config"))
+    throw ScenarioError(preset->file, "model", "a preset cannot itself name a preset or hf_config");
+  read_model_layer(layer, draft);
+  draft.name = preset->name;
+}
+
+}  // namespace
+
+ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
+  ModelSpec m;
+  m.name = d.name;
+  // Without a family the model is Megatron's default GPTModel: LayerNorm, learned positions, biases.
+  m.family = value_or(d.family, std::string("gpt"));
+  const bool gpt = m.family == "gpt";
+
+  if (!d.num_layers.given) model.missing("num_layers");
+  if (!d.hidden_size.given) model.missing("hidden_size");
+  if (!d.num_attention_heads.given) model.missing("num_attention_heads");
+  if (!d.seq_length.given) model.missing("seq_length", "tokens per sequence");
+  m.num_layers = d.num_layers.value;
+  m.hidden_size = d.hidden_size.value;
+  m.num_attention_heads = d.num_attention_heads.value;
+  m.seq_length = d.seq_length.value;
+
+  m.num_query_groups = value_or(d.num_query_groups, m.num_attention_heads);
+  if (m.num_attention_heads % m.num_query_groups != 0)
+    model.fail("num_query_groups", "num_attention_heads " + std::to_string(m.num_attention_heads) +
+                                       " is not divisible by num_query_groups " + std::to_string(m.num_query_groups) +
+                                       " (each KV head serves the same number of query heads)");
+  if (d.kv_channels.given) {
+    m.kv_channels = d.kv_channels.value;
+  } else {
+    // Megatron: kv_channels = hidden_size // num_attention_heads, asserting divisibility.
+    if (m.hidden_size % m.num_attention_heads != 0)
+      model.fail("hidden_size", "hidden_size " + std::to_string(m.hidden_size) + " is not divisible by num_attention_heads " +
+                                    std::to_string(m.num_attention_heads) + "; give model.kv_channels (the head dimension)");
+    m.kv_channels = m.hidden_size / m.num_attention_heads;
+  }
+
+  m.gated_mlp = value_or(d.gated_mlp, !gpt);
+  if (d.ffn_hidden_size.given) {
+    m.ffn_hidden_size = d.ffn_hidden_size.value;
+  } else if (!m.gated_mlp) {
+    m.ffn_hidden_size = 4 * m.hidden_size;  // GPT-2/3's MLP, Megatron's default without --swiglu
+  } else {
+    // Gated MLPs use model-specific widths (Llama: 8h/3 rounded to a multiple of 256, times a
+    // multiplier), so there is no safe default.
+    model.missing("ffn_hidden_size", "a " + m.family + "-family model has a gated MLP whose width must be given");
+  }
+
+  if (d.vocab_size.given) {
+    m.vocab_size = d.vocab_size.value;
+  } else if (gpt) {
+    m.vocab_size = kGpt2VocabSize;
+  } else {
+    model.missing("vocab_size", "no default for family " + m.family);
+  }
+
+  m.untie_embeddings = value_or(d.untie_embeddings, false);
+  m.parallel_block = value_or(d.parallel_block, false);
+  m.sliding_window = value_or(d.sliding_window, std::optional<std::int64_t>{});
+  m.mla = value_or(d.mla, std::optional<MlaSpec>{});
+  m.normalization = value_or(d.normalization, gpt ? Normalization::LayerNorm : Normalization::RMSNorm);
+  m.position_embedding =
+      value_or(d.position_embedding, gpt ? PositionEmbedding::LearnedAbsolute : PositionEmbedding::Rope);
+  m.add_bias_linear = value_or(d.add_bias_linear, gpt);
+
+  MoeSpec& moe = m.moe;
+  moe.num_experts = value_or(d.num_experts, 0);
+  moe.router_topk = value_or(d.router_topk, moe.router_topk);
+  // Megatron: moe_ffn_hidden_size defaults to ffn_hidden_size.
+  moe.expert_ffn_hidden_size = value_or(d.expert_ffn_hidden_size, m.ffn_hidden_size);
+  moe.shared_experts = value_or(d.shared_experts, 0);
+  moe.layer_freq = value_or(d.layer_freq, 1);
+  moe.first_dense_layers = value_or(d.first_dense_layers, 0);
+  moe.capacity_factor = value_or(d.capacity_factor, std::optional<double>{});
+  if (moe.enabled()) {
+    const Section moe_keys = model.child("moe");
+    if (moe.router_topk > moe.num_experts)
+      moe_keys.fail("router_topk", "router_topk " + std::to_string(moe.router_topk) + " exceeds num_experts " +
+                                       std::to_string(moe.num_experts));
+    if (moe.first_dense_layers >= m.num_layers)
+      moe_keys.fail("first_dense_layers", "first_dense_layers " + std::to_string(moe.first_dense_layers) +
+                                              " leaves no MoE layer among num_layers " + std::to_string(m.num_layers));
+  }
+  return m;
+}
+
+ModelSpec read_model(const Section& model) {
+  if (!model.present()) model.fail("", "missing required section model");
+  ModelDraft draft;
+  if (model.has("preset") && model.has("hf_config"))
+    model.fail("hf_config", "give model.preset or model.hf_config, not both");
+  if (model.has("preset")) apply_preset(model, draft);
+  if (auto hf = model.string("hf_config")) read_hf_config(*hf, model, draft);
+  read_model_layer(model, draft);
+  return resolve_model(draft, model);
+}
+
+}  // namespace trainsim::scenario_detail

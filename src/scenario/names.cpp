@@ -1,0 +1,43 @@
+// Names of the scenario's enums as the scenario file spells them, and NCCL setting lookup.
+#include "scenario/scenario.hpp"
+
+namespace trainsim {
+
+const char* to_string(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::AllReduce: return "all_reduce";
+    case CollectiveOp::AllGather: return "all_gather";
+    case CollectiveOp::ReduceScatter: return "reduce_scatter";
+    case CollectiveOp::Broadcast: return "broadcast";
+    case CollectiveOp::Reduce: return "reduce";
+    case CollectiveOp::AllToAll: return "alltoall";
+    case CollectiveOp::SendRecv: return "sendrecv";
+  }
+  return "?";
+}
+
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::Megatron: return "megatron";
+    case Framework::DeepSpeed: return "deepspeed";
+    case Framework::FSDP: return "fsdp";
+  }
+  return "?";
+}
+
+const char* to_string(RecomputeGranularity r) {
+  switch (r) {
+    case RecomputeGranularity::None: return "none";
+    case RecomputeGranularity::Selective: return "selective";
+    case RecomputeGranularity::Full: return "full";
+  }
+  return "?";
+}
+
+std::optional<std::string> NcclSpec::get(const std::string& name) const {
+  const auto it = env.find(name);
+  if (it == env.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace trainsim

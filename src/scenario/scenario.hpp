@@ -1,0 +1,127 @@
+#pragma once
+// A scenario: one training job (or one collective benchmark) on one cluster.
+// The input contract is ../shared/spec/scenario.md; every key there maps to a field here.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hardware/cluster_spec.hpp"
+#include "model/flops.hpp"
+#include "model/model_spec.hpp"
+
+namespace trainsim {
+
+enum class Optimizer { Adam, Lamb, SGD };
+enum class PipelineSchedule { OneFOneB, GPipe };
+enum class Framework { Megatron, DeepSpeed, FSDP };
+enum class NetworkModel { Analytical, Flow, Packet };
+
+struct TrainingSpec {
+  std::int64_t global_batch_size = 0;  // sequences per iteration
+  int micro_batch_size = 1;
+  Precision precision = Precision::BF16;
+  RecomputeGranularity recompute = RecomputeGranularity::None;
+  // With full recompute: layers recomputed per pipeline stage. Empty = all layers of each stage;
+  // one value = the same for every stage; otherwise one value per stage.
+  std::vector<int> recompute_num_layers;
+  bool flash_attention = true;
+  Optimizer optimizer = Optimizer::Adam;
+  int iterations = 1;
+};
+
+struct ParallelSpec {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 0;  // resolved: num_gpus / (tensor * pipeline * context) when not given
+  int context = 1;
+  int expert = 1;
+  int virtual_pipeline = 1;
+  std::optional<int> first_stage_layers;
+  std::optional<int> last_stage_layers;
+  bool sequence_parallel = true;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  Framework framework = Framework::Megatron;
+  int zero_stage = 1;  // megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
+  bool tp_comm_overlap = false;
+  // DP gradient bucket in MiB; nullopt = Megatron's rule, max(40M, 1M x dp) elements.
+  std::optional<double> grad_bucket_mb;
+};
+
+// NCCL environment variables exactly as NCCL names them (NCCL_ALGO, NCCL_PROTO, ...); values as strings.
+struct NcclSpec {
+  std::map<std::string, std::string> env;
+  std::optional<std::string> get(const std::string& name) const;
+};
+
+struct SimulationSpec {
+  NetworkModel network_model = NetworkModel::Analytical;
+  std::uint64_t seed = 0;
+  int threads = 0;         // 0 = all cores
+  bool per_rank = false;   // simulate every rank instead of one representative per symmetric class
+};
+
+enum class FaultKind { LinkDown, LinkDegraded, NicDown, GpuSlow, NodeDown };
+struct FaultSpec {
+  FaultKind kind = FaultKind::GpuSlow;
+  std::optional<double> at_s;  // nullopt = always
+  std::string link;            // link_down / link_degraded
+  int node = -1, nic = -1, rank = -1;
+  double factor = 1.0;
+};
+
+struct OutputSpec {
+  std::optional<std::string> trace;
+  std::optional<std::string> csv;
+};
+
+enum class FlopsConvention { Model, Hardware };
+struct ReferenceSpec {
+  std::string source;
+  std::string confidence;  // high | medium | low
+  std::optional<double> iteration_time_s, tflops_per_gpu, mfu, hfu, tokens_per_s_per_gpu, busbw_GBps;
+  FlopsConvention flops_convention = FlopsConvention::Model;
+  std::string notes;
+};
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+struct CollectivePoint {
+  std::optional<std::int64_t> size;  // bytes, nccl-tests' size column; nullopt = not stated
+  double busbw_GBps = 0;
+  std::optional<double> algbw_GBps;
+  std::optional<std::string> nccl_algo;
+};
+struct CollectiveSpec {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::string tool, library;
+  std::vector<CollectivePoint> points;
+};
+
+struct Scenario {
+  std::string file;  // path it was read from ("<string>" for text)
+  std::string name;  // file stem
+  bool has_training_job = true;  // false for collective-only cases
+  ModelSpec model;
+  TrainingSpec training;
+  ParallelSpec parallelism;
+  ClusterSpec cluster;
+  NcclSpec nccl;
+  SimulationSpec simulation;
+  std::vector<FaultSpec> faults;
+  OutputSpec output;
+  std::optional<ReferenceSpec> reference;
+  std::optional<CollectiveSpec> collective;
+
+  int micro_batches_per_iteration() const {  // m = B / (b * D)
+    return static_cast<int>(training.global_batch_size / (training.micro_batch_size * parallelism.data));
+  }
+};
+
+const char* to_string(CollectiveOp op);
+const char* to_string(Framework f);
+const char* to_string(RecomputeGranularity r);
+
+}  // namespace trainsim

@@ -1,0 +1,85 @@
+// Reading a scenario: YAML text -> `--set` overrides -> known-key check -> blocks -> validation.
+#include "scenario/scenario_loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "scenario/key_schema.hpp"
+#include "scenario/model_section.hpp"
+#include "scenario/overrides.hpp"
+#include "scenario/sections.hpp"
+#include "scenario/validation.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using namespace scenario_detail;
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(file, "", "YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+Scenario build(const YAML::Node& root, const std::string& file) {
+  check_known_keys(root, file);
+  const Section top(root, "", file);
+  if (!top.present())
+    throw ScenarioError(file, "", "empty scenario: expected model, training, parallelism and cluster sections");
+
+  Scenario s;
+  s.file = file;
+  s.name = std::filesystem::path(file).stem().string();
+  const bool job_blocks = top.has("model") || top.has("training") || top.has("parallelism");
+  if (!job_blocks && !top.has("collective"))
+    throw ScenarioError(file, "model", "missing required section model (or a collective block for a collective benchmark)");
+  // A collective benchmark (validation README, "Extensions") has no job: only cluster, nccl and collective.
+  s.has_training_job = job_blocks;
+
+  s.cluster = read_cluster(top.child("cluster"));
+  s.nccl = read_nccl(top.child("nccl"));
+  s.simulation = read_simulation(top.child("simulation"));
+  s.output = read_output(top.child("output"));
+  s.faults = read_faults(top.get("faults"), file);
+  s.reference = read_reference(top.child("reference"));
+  s.collective = read_collective(top.child("collective"));
+  if (s.has_training_job) {
+    s.model = read_model(top.child("model"));
+    s.training = read_training(top.child("training"));
+    s.parallelism = read_parallelism(top.child("parallelism"));
+    validate_job(s);
+  }
+  validate_faults(s);
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file_label,
+                        const std::vector<std::string>& overrides) {
+  try {
+    const YAML::Node root = apply_overrides(parse_yaml(yaml_text, file_label), overrides);
+    return build(root, file_label);
+  } catch (const YAML::Exception& e) {
+    // Every read goes through the typed getters, so this is a safety net for yaml-cpp surprises:
+    // still the user's input, reported as such rather than as a crash.
+    throw ScenarioError(file_label, "", "malformed YAML: " + e.msg);
+  }
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path))
+    throw ScenarioError(path, "", "cannot read scenario file (no such file, or not readable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path, overrides);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,28 @@
+#pragma once
+// Readers for the scenario's blocks other than `model:` (model_section.hpp). Each reads one block's
+// keys with their types and ranges, applies the block's defaults and leaves checks that need other
+// blocks to validation.hpp.
+#include <optional>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "scenario/yaml_reader.hpp"
+
+namespace trainsim::scenario_detail {
+
+TrainingSpec read_training(const Section& training);    // training_section.cpp
+ParallelSpec read_parallelism(const Section& parallel);  // parallelism_section.cpp
+ClusterSpec read_cluster(const Section& cluster);        // cluster_section.cpp (GPU: gpu_section.cpp)
+GpuSpec read_gpu(const Section& cluster);                // gpu_section.cpp
+NcclSpec read_nccl(const Section& nccl);                 // nccl_section.cpp
+SimulationSpec read_simulation(const Section& simulation);  // run_sections.cpp
+OutputSpec read_output(const Section& output);              // run_sections.cpp
+std::vector<FaultSpec> read_faults(const YAML::Node& faults, const std::string& file);  // faults_section.cpp
+std::optional<ReferenceSpec> read_reference(const Section& reference);      // reference_section.cpp
+std::optional<CollectiveSpec> read_collective(const Section& collective);   // collective_section.cpp
+
+// "64K" -> 65536: a message size as nccl-tests writes it, K/M/G/T = powers of 1024, optional B.
+// Returns nullopt when `text` is not such a size.
+std::optional<std::int64_t> parse_byte_size(const std::string& text);
+
+}  // namespace trainsim::scenario_detail

@@ -1,0 +1,171 @@
+// Cross-block checks of a training job. The rules are Megatron-LM's own assertions
+// (megatron/training/arguments.py, megatron/core/parallel_state.py; ../shared/reference/megatron.md)
+// unless a comment says otherwise, so a scenario that passes here is one Megatron would start.
+#include "core/error.hpp"
+#include "scenario/validation.hpp"
+
+namespace trainsim::scenario_detail {
+
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+struct Checker {
+  const Scenario& s;
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    throw ScenarioError(s.file, key, message);
+  }
+};
+
+// World size = tensor x pipeline x context x data (experts are carved out of data x context).
+void resolve_data_parallel(Scenario& s, const Checker& c) {
+  ParallelSpec& p = s.parallelism;
+  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
+  const std::string product = "tensor " + str(p.tensor) + " x pipeline " + str(p.pipeline) + " x context " + str(p.context);
+  if (p.data > 0) {
+    if (model_parallel * p.data != s.cluster.num_gpus)
+      c.fail("parallelism.data", "num_gpus " + str(s.cluster.num_gpus) + " is not " + product + " x data " + str(p.data) +
+                                     " = " + str(model_parallel * p.data));
+    return;
+  }
+  if (s.cluster.num_gpus % model_parallel != 0)
+    c.fail("cluster.num_gpus", "num_gpus " + str(s.cluster.num_gpus) + " is not divisible by " + product + " = " +
+                                   str(model_parallel));
+  p.data = static_cast<int>(s.cluster.num_gpus / model_parallel);
+}
+
+// Sequence parallelism and TP communication overlap act on the tensor-parallel group; with
+// tensor 1 there is nothing to act on. Megatron then turns sequence_parallel off ("Disabling
+// sequence parallelism because tensor model parallelism is disabled"); tp_comm_overlap is turned
+// off too rather than rejected, so a sweep over tensor sizes can keep both flags on.
+void normalise_flags(Scenario& s) {
+  if (s.parallelism.tensor == 1) {
+    s.parallelism.sequence_parallel = false;
+    s.parallelism.tp_comm_overlap = false;
+  }
+}
+
+void check_tensor_split(const Scenario& s, const Checker& c) {
+  const ModelSpec& m = s.model;
+  const int t = s.parallelism.tensor;
+  const auto divisible = [&](std::int64_t value, const std::string& what) {
+    if (value % t != 0)
+      c.fail("parallelism.tensor", what + " " + str(value) + " is not divisible by parallelism.tensor " + str(t));
+  };
+  divisible(m.num_attention_heads, "model.num_attention_heads");
+  divisible(m.num_query_groups, "model.num_query_groups");
+  // Column-parallel linears split their output columns over the TP ranks (megatron/core/utils.py divide()).
+  divisible(m.ffn_hidden_size, "model.ffn_hidden_size");
+  if (m.moe.enabled()) divisible(m.moe.expert_ffn_hidden_size, "model.moe.expert_ffn_hidden_size");
+}
+
+void check_sequence_split(const Scenario& s, const Checker& c) {
+  const ParallelSpec& p = s.parallelism;
+  const std::int64_t seq = s.model.seq_length;
+  if (p.context > 1) {
+    // Megatron's context parallelism balances causal attention by cutting the sequence into
+    // 2 x context chunks (zig-zag) and giving each rank one from each end.
+    if (seq % (2 * static_cast<std::int64_t>(p.context)) != 0)
+      c.fail("parallelism.context", "model.seq_length " + str(seq) + " is not divisible by 2 x context " + str(p.context) +
+                                        " (load-balanced context parallelism cuts the sequence into 2 x context chunks)");
+  }
+  if (p.sequence_parallel) {
+    const std::int64_t per_rank = seq / p.context;  // sequence each context rank holds
+    if (per_rank % p.tensor != 0)
+      c.fail("parallelism.sequence_parallel", "sequence parallelism splits the " + str(per_rank) +
+                                                  " tokens of each context rank over tensor " + str(p.tensor) +
+                                                  ", which does not divide them");
+  }
+  if (p.tp_comm_overlap && !p.sequence_parallel)
+    c.fail("parallelism.tp_comm_overlap", "tp_comm_overlap needs parallelism.sequence_parallel: true");
+}
+
+void check_experts(const Scenario& s, const Checker& c) {
+  const ParallelSpec& p = s.parallelism;
+  const MoeSpec& moe = s.model.moe;
+  if (p.expert == 1) return;
+  if (!moe.enabled())
+    c.fail("parallelism.expert", "expert " + str(p.expert) + " needs an MoE model (model.moe.num_experts > 0)");
+  if (moe.num_experts % p.expert != 0)
+    c.fail("parallelism.expert", "model.moe.num_experts " + str(moe.num_experts) + " is not divisible by expert " + str(p.expert));
+  // Expert-parallel groups are formed inside data x context (parallel_state.py).
+  const std::int64_t dp_cp = static_cast<std::int64_t>(p.data) * p.context;
+  if (dp_cp % p.expert != 0)
+    c.fail("parallelism.expert", "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " +
+                                     str(p.context) + " = " + str(dp_cp));
+}
+
+void check_batch(const Scenario& s, const Checker& c) {
+  const std::int64_t per_step = static_cast<std::int64_t>(s.training.micro_batch_size) * s.parallelism.data;
+  if (s.training.global_batch_size % per_step != 0)
+    c.fail("training.global_batch_size", "global_batch_size " + str(s.training.global_batch_size) +
+                                             " is not divisible by micro_batch_size " + str(s.training.micro_batch_size) +
+                                             " x data " + str(s.parallelism.data) + " = " + str(per_step));
+}
+
+void check_precision(const Scenario& s, const Checker& c) {
+  const GpuSpec& gpu = s.cluster.gpu;
+  const Precision want = s.training.precision;
+  if (gpu.supports(want)) return;
+  std::vector<std::string> supported;
+  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8, Precision::TF32, Precision::FP32})
+    if (gpu.supports(p)) supported.emplace_back(to_string(p));
+  std::string message = gpu.name + " does not support " + to_string(want);
+  if (!supported.empty()) {
+    message += "; it supports ";
+    for (std::size_t i = 0; i < supported.size(); ++i) message += (i ? ", " : "") + supported[i];
+  }
+  // Pre-Ampere GPUs (V100) train in fp16 with loss scaling instead of bf16.
+  if (want == Precision::BF16 && gpu.supports(Precision::FP16)) message += "; use training.precision: fp16";
+  c.fail("training.precision", message);
+}
+
+void check_sharding(const Scenario& s, const Checker& c) {
+  const ParallelSpec& p = s.parallelism;
+  if (p.pipeline == 1) return;
+  // DeepSpeed's PipelineEngine asserts "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism".
+  if (p.framework == Framework::DeepSpeed && p.zero_stage >= 2)
+    c.fail("parallelism.zero_stage", "zero_stage " + str(p.zero_stage) +
+                                         " is incompatible with pipeline parallelism in DeepSpeed (pipeline " +
+                                         str(p.pipeline) + "); use zero_stage 0 or 1");
+  // FULL_SHARD would re-gather every parameter for each micro-batch of each stage; torchtitan's
+  // parallelize step therefore applies FSDP with reshard_after_forward=False (SHARD_GRAD_OP)
+  // whenever pipeline parallelism is on, and trainsim rejects the combination rather than guess.
+  if (p.framework == Framework::FSDP && p.zero_stage == 3)
+    c.fail("parallelism.zero_stage", "zero_stage 3 (FULL_SHARD) with pipeline " + str(p.pipeline) +
+                                         " is not supported for fsdp; use zero_stage 2 (SHARD_GRAD_OP)");
+}
+
+}  // namespace
+
+void validate_job(Scenario& s) {
+  const Checker c{s};
+  resolve_data_parallel(s, c);
+  normalise_flags(s);
+  check_tensor_split(s, c);
+  check_sequence_split(s, c);
+  check_experts(s, c);
+  check_batch(s, c);
+  check_precision(s, c);
+  check_sharding(s, c);
+  validate_recompute_layers(s, validate_pipeline_split(s));
+}
+
+void validate_faults(const Scenario& s) {
+  const ClusterSpec& cl = s.cluster;
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    const FaultSpec& f = s.faults[i];
+    const std::string at = "faults[" + str(static_cast<std::int64_t>(i)) + "].";
+    if (f.node >= cl.num_nodes())
+      throw ScenarioError(s.file, at + "node", "node " + str(f.node) + " does not exist; the cluster has " +
+                                                   str(cl.num_nodes()) + " nodes (0.." + str(cl.num_nodes() - 1) + ")");
+    if (f.nic >= cl.nics_per_node)
+      throw ScenarioError(s.file, at + "nic", "nic " + str(f.nic) + " does not exist; nodes have " +
+                                                  str(cl.nics_per_node) + " NICs");
+    if (f.rank >= cl.num_gpus)
+      throw ScenarioError(s.file, at + "rank", "rank " + str(f.rank) + " does not exist; the cluster has " +
+                                                   str(cl.num_gpus) + " GPUs");
+  }
+}
+
+}  // namespace trainsim::scenario_detail

@@ -1,0 +1,22 @@
+#pragma once
+// Checks that need more than one block (spec/scenario.md: "A configuration that cannot run ...
+// gives a clear error"). Each error names the key to change and the numbers that disagree.
+#include <string>
+
+#include "scenario/scenario.hpp"
+
+namespace trainsim::scenario_detail {
+
+// Resolves parallelism.data and normalises flags that have no effect, then checks the training
+// job against the model and cluster (validation.cpp).
+void validate_job(Scenario& s);
+
+// How the model's layers fall on the pipeline stages, and full-recompute layer counts
+// (pipeline_validation.cpp). Returns the number of layers of each pipeline stage.
+std::vector<int> validate_pipeline_split(const Scenario& s);
+void validate_recompute_layers(const Scenario& s, const std::vector<int>& stage_layers);
+
+// Fault events refer to nodes, NICs and ranks that exist (validation.cpp).
+void validate_faults(const Scenario& s);
+
+}  // namespace trainsim::scenario_detail

@@ -1,0 +1,433 @@
+#include "workload/generator.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "workload/grad_buckets.hpp"
+#include "workload/kernels_factory.hpp"
+#include "workload/layer_ops.hpp"
+#include "workload/pipeline_schedule.hpp"
+#include "workload/program_builder.hpp"
+#include "workload/stage_layout.hpp"
+
+namespace trainsim {
+
+namespace {
+
+bool sharded_dp(const Scenario& s) {  // FSDP / DeepSpeed ZeRO-3 style: parameters sharded over DP
+  return s.parallelism.framework != Framework::Megatron && s.parallelism.zero_stage == 3;
+}
+
+// Bytes per element of gradients in the DP reduction: Megatron accumulates and reduces in fp32 with
+// bf16 (grad_reduce_in_fp32, §5.1); fp16 recipes reduce in fp16; FSDP/DeepSpeed reduce in the
+// training dtype.
+double grad_bytes(const Scenario& s) {
+  if (s.parallelism.framework != Framework::Megatron) return activation_bytes(s.training.precision);
+  return s.training.precision == Precision::FP16 ? 2.0 : 4.0;
+}
+
+// Fused Adam and its surrounding passes, bytes per local shard element (§5.4): grad-norm read 4,
+// clip scale 8, Adam read p,g,m,v + write p,m,v 28, fp32 -> bf16 copy 6.
+constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
+constexpr double kGradNormBytesPerElement = 4.0;
+
+ScheduleKind schedule_kind(const Scenario& s) {
+  if (s.parallelism.pipeline == 1) return ScheduleKind::NoPipelining;
+  if (s.parallelism.virtual_pipeline > 1) return ScheduleKind::Interleaved;
+  return s.parallelism.schedule == PipelineSchedule::GPipe ? ScheduleKind::GPipe : ScheduleKind::OneFOneB;
+}
+
+class RankGenerator {
+ public:
+  RankGenerator(const Scenario& s, const ParallelPlan& plan, const StageLayout& layout, const LayerDims& dims,
+                WorkloadBuilder& wb, std::size_t index, int rank)
+      : s_(s), plan_(plan), layout_(layout), d_(dims), wb_(wb), rb_(wb.rank_builder(index)), rank_(rank),
+        coord_(plan.coord_of(rank)), stage_(coord_.pp), p_(plan.pipeline()), v_(layout.chunks()),
+        m_(s.micro_batches_per_iteration()) {
+    groups_.tp = wb_.group(GroupKind::TP, plan.group_members(GroupKind::TP, rank));
+    groups_.cp = wb_.group(GroupKind::CP, plan.group_members(GroupKind::CP, rank));
+    dp_ = wb_.group(GroupKind::DP, plan.group_members(GroupKind::DP, rank));
+    world_ = wb_.group(GroupKind::World, plan.group_members(GroupKind::World, rank));
+    mp_ = wb_.group(GroupKind::ModelParallel, plan.group_members(GroupKind::ModelParallel, rank));
+    const auto pp = plan.group_members(GroupKind::PP, rank);
+    if (stage_ > 0) prev_ = wb_.group(GroupKind::PP, {pp[static_cast<std::size_t>(stage_ - 1)], rank});
+    if (stage_ < p_ - 1) next_ = wb_.group(GroupKind::PP, {rank, pp[static_cast<std::size_t>(stage_ + 1)]});
+    if (p_ > 1 && !s.model.untie_embeddings && (stage_ == 0 || stage_ == p_ - 1))
+      embedding_ = wb_.group(GroupKind::Embedding, plan.group_members(GroupKind::Embedding, rank));
+    p2p_bytes_ = static_cast<std::int64_t>(static_cast<double>(d_.s * d_.b * d_.h) * activation_bytes(s.training.precision) /
+                                           static_cast<double>(d_.c * (d_.sp ? d_.t : 1)));
+    build_param_items();
+  }
+
+  void generate() {
+    LayerEmitter le(rb_, d_, groups_, s_.parallelism.tp_comm_overlap);
+    emitter_ = &le;
+    zero_grad_buffers();
+    const auto steps = pipeline_schedule(schedule_kind(s_), p_, stage_, m_, v_);
+    for (const auto& st : steps) run_step(st);
+    finish_grad_sync();
+    optimizer_step();
+    emitter_ = nullptr;
+  }
+
+ private:
+  // ---- parameters and buckets ----
+  bool has_embedding(int chunk) const { return stage_ == 0 && chunk == 0; }
+  bool has_lm_head(int chunk) const { return stage_ == p_ - 1 && chunk == v_ - 1; }
+  bool owns_lm_head_weight() const { return s_.model.untie_embeddings || p_ > 1; }
+
+  void build_param_items() {
+    // Backprop order per chunk, last chunk first.
+    items_by_chunk_.assign(static_cast<std::size_t>(v_), {});
+    for (int c = v_ - 1; c >= 0; --c) {
+      auto& items = items_by_chunk_[static_cast<std::size_t>(c)];
+      if (has_lm_head(c)) {
+        if (owns_lm_head_weight()) items.push_back({-1, d_.lm_head_params()});
+        items.push_back({-1, d_.final_norm_params()});
+      }
+      const auto& ls = layout_.layers(stage_, c);
+      for (auto it = ls.rbegin(); it != ls.rend(); ++it) items.push_back({*it, d_.layer_params()});
+      if (has_embedding(c)) items.push_back({-1, d_.embedding_params()});
+      for (const auto& i : items) local_params_ += i.params;
+    }
+    const bool split = s_.parallelism.overlap_grad_reduce && stage_ == 0;
+    double bucket = 0;
+    if (split) {
+      const double dp_cp = static_cast<double>(plan_.data() * plan_.context());
+      bucket = s_.parallelism.grad_bucket_mb ? *s_.parallelism.grad_bucket_mb * 1024.0 * 1024.0 / grad_bytes(s_)
+                                            : std::max(40e6, 1e6 * dp_cp);
+    }
+    buckets_by_chunk_.assign(static_cast<std::size_t>(v_), {});
+    for (int c = 0; c < v_; ++c)
+      buckets_by_chunk_[static_cast<std::size_t>(c)] =
+          make_buckets(items_by_chunk_[static_cast<std::size_t>(c)], c == 0 ? bucket : 0);
+  }
+
+  bool distributed_optimizer() const {
+    return s_.parallelism.framework == Framework::Megatron && s_.parallelism.zero_stage >= 1;
+  }
+
+  // ---- iteration pieces ----
+  void zero_grad_buffers() {
+    rb_.compute({Phase::Optimizer, -1, -1}, "zero_grad_buffer",
+                memory_kernel(KernelKind::Memset, local_params_ * grad_bytes(s_), 0, s_.training.precision));
+  }
+
+  void run_step(const PipelineStep& st) {
+    const OpContext pctx{Phase::Other, -1, st.micro_batch};
+    switch (st.action) {
+      case PipelineAction::Forward: forward_step(st.micro_batch, st.chunk); break;
+      case PipelineAction::Backward: backward_step(st.micro_batch, st.chunk); break;
+      // Non-interleaved p2p: one batch_isend_irecv per helper, then cuda.synchronize (§4.3):
+      // a blocking rendezvous with the neighbour.
+      case PipelineAction::RecvForward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_);
+        break;
+      case PipelineAction::SendBackwardRecvForward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward_recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_);
+        break;
+      case PipelineAction::SendBackward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward", CollKind::SendRecv, *prev_, p2p_bytes_);
+        break;
+      case PipelineAction::SendForward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_forward", CollKind::SendRecv, *next_, p2p_bytes_);
+        break;
+      case PipelineAction::SendForwardRecvBackward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_forward_recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
+        break;
+      case PipelineAction::RecvBackward:
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
+        break;
+    }
+  }
+
+  void forward_step(int mb, int chunk) {
+    const bool gather_params = distributed_optimizer() && s_.parallelism.overlap_param_gather &&
+                               !first_forward_done_[chunk];
+    if (sharded_dp(s_)) {
+      sharded_forward(mb, chunk);
+      return;
+    }
+    const auto& items = items_by_chunk_[static_cast<std::size_t>(chunk)];
+    const auto& buckets = buckets_by_chunk_[static_cast<std::size_t>(chunk)];
+    // Forward pre-hooks (§5.3 step 6): the param all-gather of bucket k is waited for by the first
+    // module owning one of its params; the next bucket's all-gather is dispatched right after.
+    int next_bucket = static_cast<int>(buckets.size()) - 1;  // forward order = reverse bucket order
+    std::optional<std::uint32_t> inflight;
+    auto dispatch = [&](int b) {
+      const OpContext ctx{Phase::GradSync, -1, mb};
+      inflight = rb_.collective(ctx, Stream::DpComm, "dp.param_allgather", CollKind::AllGather, dp_,
+                                param_gather_bytes(buckets[static_cast<std::size_t>(b)].params));
+    };
+    auto before_item = [&](int item_index) {
+      if (!gather_params) return;
+      while (next_bucket >= 0 && buckets[static_cast<std::size_t>(next_bucket)].last_item >= item_index) {
+        if (!inflight) dispatch(next_bucket);
+        rb_.wait(*inflight);
+        inflight.reset();
+        --next_bucket;
+        if (next_bucket >= 0) dispatch(next_bucket);
+      }
+    };
+    // Items are in backprop order; walk them in forward order.
+    const int n = static_cast<int>(items.size());
+    int idx = n - 1;
+    if (has_embedding(chunk)) {
+      before_item(idx--);
+      data_broadcast(mb);
+      emitter_->embedding_forward(mb);
+    }
+    for (int layer : layout_.layers(stage_, chunk)) {
+      before_item(idx--);
+      emitter_->forward(layer, mb, Phase::Forward);
+    }
+    if (has_lm_head(chunk)) {
+      while (idx >= 0) before_item(idx--);
+      if (stage_ != 0) data_broadcast(mb);
+      emitter_->lm_head_forward(mb);
+    }
+    if (gather_params) first_forward_done_[chunk] = true;
+  }
+
+  // TP-rank 0 loads the batch and broadcasts it over TP (§9 step 2): tokens and position ids on the
+  // first stage, labels and loss mask on the last (int64/fp32, 8 B per token each).
+  void data_broadcast(int mb) {
+    if (d_.t == 1) return;
+    rb_.sync_collective({Phase::Forward, -1, mb}, Stream::TpComm, "tp.broadcast_batch", CollKind::Broadcast, groups_.tp,
+                        16 * d_.s * d_.b);
+  }
+
+  int recompute_layers_on_stage() const {
+    const auto& r = s_.training.recompute_num_layers;
+    if (r.empty()) return layout_.layers_on_stage(stage_);
+    if (r.size() == 1) return r[0];
+    return r[static_cast<std::size_t>(stage_)];
+  }
+
+  void backward_step(int mb, int chunk) {
+    if (sharded_dp(s_)) {
+      sharded_backward(mb, chunk);
+      return;
+    }
+    const auto& items = items_by_chunk_[static_cast<std::size_t>(chunk)];
+    const auto& buckets = buckets_by_chunk_[static_cast<std::size_t>(chunk)];
+    // Gradient reduction overlapped with the last micro-batch's backward: a bucket fires right
+    // after the backward of its last parameter in backprop order (§5.2).
+    const bool sync_now = s_.parallelism.overlap_grad_reduce && mb == m_ - 1;
+    std::size_t next_bucket = 0;
+    auto after_item = [&](int item_index) {
+      if (!sync_now) return;
+      while (next_bucket < buckets.size() && buckets[next_bucket].last_item <= item_index)
+        reduce_bucket(buckets[next_bucket++].params, mb);
+    };
+    int idx = 0;
+    if (has_lm_head(chunk)) {
+      emitter_->lm_head_backward(mb);
+      idx += owns_lm_head_weight() ? 2 : 1;
+      after_item(idx - 1);
+    }
+    const auto& ls = layout_.layers(stage_, chunk);
+    const bool full = s_.training.recompute == RecomputeGranularity::Full;
+    const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
+    const int recompute_n = full ? recompute_layers_on_stage() : 0;
+    // Full recompute covers the first `recompute_n` layers of the stage (Megatron's block method;
+    // uniform with the default of all layers recomputes all of them).
+    for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
+      const int local = static_cast<int>(it.base() - ls.begin()) - 1 + chunk_layer_offset(chunk);
+      if (full && local < recompute_n) emitter_->forward(*it, mb, Phase::Recompute);
+      emitter_->backward(*it, mb, selective);
+      after_item(idx++);
+    }
+    if (has_embedding(chunk)) {
+      emitter_->embedding_backward(mb);
+      after_item(idx++);
+    }
+    (void)items;
+    if (sync_now) chunk_reduced_[chunk] = true;
+  }
+
+  int chunk_layer_offset(int chunk) const {
+    int off = 0;
+    for (int c = 0; c < chunk; ++c) off += static_cast<int>(layout_.layers(stage_, c).size());
+    return off;
+  }
+
+  std::int64_t param_gather_bytes(double params) const {
+    // The all-gather output is the whole bucket's bf16 parameters (2 B/param; fp32 models 4).
+    return static_cast<std::int64_t>(params * activation_bytes(s_.training.precision));
+  }
+
+  void reduce_bucket(double params, int mb) {
+    const OpContext ctx{Phase::GradSync, -1, mb};
+    // start_grad_sync: NaN-check norm over the bucket and the 1/dp scaling (memory-bound), then an
+    // async reduce-scatter (distributed optimizer) or all-reduce (plain DDP) over dp x cp.
+    rb_.compute(ctx, "dp.bucket_norm_scale",
+                memory_kernel(KernelKind::Elementwise, params * grad_bytes(s_) * 3.0, params * 2.0, s_.training.precision));
+    const auto bytes = static_cast<std::int64_t>(params * grad_bytes(s_));
+    const bool rs = distributed_optimizer();
+    pending_dp_.push_back(rb_.collective(ctx, Stream::DpComm, rs ? "dp.grad_reduce_scatter" : "dp.grad_all_reduce",
+                                         rs ? CollKind::ReduceScatter : CollKind::AllReduce, dp_, bytes));
+  }
+
+  void finish_grad_sync() {
+    if (!sharded_dp(s_)) {
+      for (int c = 0; c < v_; ++c)
+        if (!chunk_reduced_[c])
+          for (const auto& b : buckets_by_chunk_[static_cast<std::size_t>(c)]) reduce_bucket(b.params, -1);
+    }
+    // finalize_model_grads: wait every DP handle, then the TP all-reduce of SP-tagged grads and the
+    // tied-embedding all-reduce between the first and last stage (§5.2, §3.4).
+    for (auto id : pending_dp_) rb_.wait(id);
+    const OpContext ctx{Phase::GradSync, -1, -1};
+    if (d_.sp && d_.t > 1) {
+      const double sp_params = d_.layer_sp_params() * layout_.layers_on_stage(stage_);
+      rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.sequence_parallel_grads", CollKind::AllReduce, groups_.tp,
+                          static_cast<std::int64_t>(sp_params * 4.0));
+    }
+    if (embedding_)
+      rb_.sync_collective(ctx, Stream::DpComm, "embedding.grad_all_reduce", CollKind::AllReduce, *embedding_,
+                          static_cast<std::int64_t>(d_.lm_head_params() * grad_bytes(s_)));
+  }
+
+  void optimizer_step() {
+    const OpContext ctx{Phase::Optimizer, -1, -1};
+    const Precision p = s_.training.precision;
+    const double dp_cp = static_cast<double>(plan_.data() * plan_.context());
+    const bool shard = distributed_optimizer() || sharded_dp(s_) ||
+                       (s_.parallelism.framework != Framework::Megatron && s_.parallelism.zero_stage >= 1);
+    const double shard_params = shard ? local_params_ / dp_cp : local_params_;
+    if (s_.parallelism.framework == Framework::Megatron)  // rerun state machine: world all-reduce of one int
+      rb_.sync_collective(ctx, Stream::DpComm, "world.rerun_check", CollKind::AllReduce, world_, 4);
+    rb_.compute(ctx, "optimizer.grad_norm",
+                memory_kernel(KernelKind::OptimizerStep, shard_params * kGradNormBytesPerElement, shard_params * 2, p));
+    rb_.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
+                        shard ? world_ : mp_, 4);
+    rb_.compute(ctx, "optimizer.adam",
+                memory_kernel(KernelKind::OptimizerStep, shard_params * kAdamBytesPerElement, shard_params * 12, p));
+    if (distributed_optimizer() && !s_.parallelism.overlap_param_gather) {
+      for (int c = 0; c < v_; ++c)
+        for (const auto& b : buckets_by_chunk_[static_cast<std::size_t>(c)])
+          rb_.sync_collective(ctx, Stream::DpComm, "dp.param_allgather", CollKind::AllGather, dp_,
+                              param_gather_bytes(b.params));
+    }
+    if (s_.parallelism.framework == Framework::Megatron && (d_.t > 1 || p_ > 1))
+      rb_.sync_collective(ctx, Stream::TpComm, "model_parallel.update_ok_grad_norm", CollKind::AllReduce, mp_, 8);
+  }
+
+  // ---- FSDP / ZeRO-3: per-layer parameter all-gather (forward and backward) and gradient
+  // reduce-scatter, each prefetched one layer ahead so it overlaps the neighbouring layer's compute.
+  std::int64_t layer_gather_bytes(double params) const {
+    return static_cast<std::int64_t>(params * activation_bytes(s_.training.precision));
+  }
+
+  void sharded_forward(int mb, int chunk) {
+    const OpContext ctx{Phase::Forward, -1, mb};
+    const auto& ls = layout_.layers(stage_, chunk);
+    // The root unit (embedding, final norm, LM head) is gathered first and kept for the step.
+    const double root = d_.embedding_params() + d_.final_norm_params() + (owns_lm_head_weight() ? d_.lm_head_params() : 0);
+    auto root_ag = rb_.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp_,
+                                  layer_gather_bytes(root));
+    rb_.wait(root_ag);
+    std::optional<std::uint32_t> next;
+    if (!ls.empty())
+      next = rb_.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather, dp_,
+                            layer_gather_bytes(d_.layer_params()));
+    if (has_embedding(chunk)) emitter_->embedding_forward(mb);
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      rb_.wait(*next);
+      if (i + 1 < ls.size())
+        next = rb_.collective({Phase::Forward, ls[i + 1], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather,
+                              dp_, layer_gather_bytes(d_.layer_params()));
+      emitter_->forward(ls[i], mb, Phase::Forward);
+    }
+    if (has_lm_head(chunk)) emitter_->lm_head_forward(mb);
+  }
+
+  void sharded_backward(int mb, int chunk) {
+    const auto& ls = layout_.layers(stage_, chunk);
+    const bool full = s_.training.recompute == RecomputeGranularity::Full;
+    const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
+    const int recompute_n = full ? recompute_layers_on_stage() : 0;
+    if (has_lm_head(chunk)) emitter_->lm_head_backward(mb);
+    const auto gather = [&](int layer) {
+      return rb_.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather, dp_,
+                            layer_gather_bytes(d_.layer_params()));
+    };
+    std::optional<std::uint32_t> next;
+    if (!ls.empty()) next = gather(ls.back());
+    const auto grad = static_cast<std::int64_t>(d_.layer_params() * grad_bytes(s_));
+    for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
+      const int layer = ls[static_cast<std::size_t>(i)];
+      rb_.wait(*next);
+      if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
+      if (full && i < recompute_n) emitter_->forward(layer, mb, Phase::Recompute);
+      emitter_->backward(layer, mb, selective);
+      pending_dp_.push_back(rb_.collective({Phase::GradSync, layer, mb}, Stream::DpComm, "fsdp.reduce_scatter",
+                                           CollKind::ReduceScatter, dp_, grad));
+    }
+    if (has_embedding(chunk)) emitter_->embedding_backward(mb);
+    if (mb == m_ - 1) {
+      const double root = d_.embedding_params() + d_.final_norm_params() + (owns_lm_head_weight() ? d_.lm_head_params() : 0);
+      pending_dp_.push_back(rb_.collective({Phase::GradSync, -1, mb}, Stream::DpComm, "fsdp.reduce_scatter.root",
+                                           CollKind::ReduceScatter, dp_, static_cast<std::int64_t>(root * grad_bytes(s_))));
+    }
+  }
+
+  const Scenario& s_;
+  const ParallelPlan& plan_;
+  const StageLayout& layout_;
+  const LayerDims& d_;
+  WorkloadBuilder& wb_;
+  RankBuilder rb_;
+  int rank_;
+  RankCoord coord_;
+  int stage_, p_, v_, m_;
+  LayerGroups groups_;
+  std::uint32_t dp_ = 0, world_ = 0, mp_ = 0;
+  std::optional<std::uint32_t> prev_, next_, embedding_;
+  std::int64_t p2p_bytes_ = 0;
+  double local_params_ = 0;
+  std::vector<std::vector<ParamItem>> items_by_chunk_;
+  std::vector<std::vector<GradBucket>> buckets_by_chunk_;
+  std::map<int, bool> first_forward_done_, chunk_reduced_;
+  std::vector<std::uint32_t> pending_dp_;
+  LayerEmitter* emitter_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<int> simulated_ranks(const Scenario& s, const WorkloadOptions& o) {
+  const auto& p = s.parallelism;
+  ParallelPlan plan(p.tensor, p.context, p.data, p.pipeline);
+  std::vector<int> out;
+  if (o.per_rank) {
+    for (int r = 0; r < plan.world_size(); ++r) out.push_back(r);
+  } else {
+    for (int stage = 0; stage < p.pipeline; ++stage) out.push_back(plan.rank_of({0, 0, 0, stage}));
+  }
+  return out;
+}
+
+Workload generate_workload(const Scenario& s, const WorkloadOptions& o) {
+  if (!s.has_training_job) throw Error(s.file + ": no training job to simulate (this is a collective benchmark)");
+  if (s.model.moe.enabled()) throw Error(s.file + ": model.moe: mixture-of-experts layers are not simulated yet");
+  if (s.parallelism.virtual_pipeline > 1)
+    throw Error(s.file + ": parallelism.virtual_pipeline: the interleaved 1F1B schedule is not simulated yet");
+  const auto& p = s.parallelism;
+  ParallelPlan plan(p.tensor, p.context, p.data, p.pipeline);
+  StageLayout layout(s);
+  const LayerDims dims = LayerDims::of(s);
+  const auto ranks = simulated_ranks(s, o);
+  WorkloadBuilder wb(plan.world_size(), ranks);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    RankGenerator g(s, plan, layout, dims, wb, i, ranks[i]);
+    g.generate();
+  }
+  Workload wl = wb.finish();
+  const std::int64_t per_timeline = o.per_rank ? 1 : static_cast<std::int64_t>(p.tensor) * p.context * p.data;
+  for (auto& r : wl.ranks) r.represents = per_timeline;
+  return wl;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,39 @@
+#pragma once
+// What a compute op asks of the GPU: a kernel kind and its shape. The workload layer fills these in
+// from model shapes; the compute layer prices them. No times live here.
+#include <cstdint>
+
+#include "hardware/gpu_spec.hpp"
+
+namespace trainsim {
+
+enum class KernelKind : std::uint8_t {
+  Gemm,               // m x n x k matmul, `batch` independent ones (FLOPs 2*m*n*k*batch)
+  FlashAttnFwd,       // fused causal/non-causal attention forward
+  FlashAttnBwd,       // fused attention backward (about 2.5x the forward FLOPs)
+  AttnScoreGemm,      // unfused: Q*K^T / P*V batched matmuls
+  Softmax,            // unfused attention softmax (+mask, scale); memory-bound
+  LayerNorm,          // LayerNorm / RMSNorm forward or backward; memory-bound
+  Elementwise,        // bias/dropout/residual adds, activations, RoPE, casts; memory-bound
+  CrossEntropy,       // vocab-parallel cross-entropy passes over logits; memory-bound
+  Embedding,          // embedding gather / gradient index-add; memory-bound
+  OptimizerStep,      // Adam/LAMB/SGD over a parameter shard; memory-bound
+  Memset,             // zeroing grad buffers; memory-bound
+};
+
+struct KernelDesc {
+  KernelKind kind = KernelKind::Gemm;
+  Precision dtype = Precision::BF16;
+  // GEMM: output m x n, reduction k, `batch` of them. Attention: batch = b * heads, m = query
+  // length, n = key length, k = head dim, `causal` set. Others: leave 0.
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool causal = false;
+  double flops = 0;  // total floating-point operations of the kernel
+  double bytes = 0;  // HBM bytes read + written (lower bound, ideal caching)
+
+  bool operator==(const KernelDesc&) const = default;
+};
+
+const char* to_string(KernelKind k);
+
+}  // namespace trainsim

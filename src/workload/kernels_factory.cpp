@@ -1,0 +1,70 @@
+#include "workload/kernels_factory.hpp"
+
+namespace trainsim {
+
+double activation_bytes(Precision p) {
+  switch (p) {
+    case Precision::FP32:
+    case Precision::TF32: return 4;
+    default: return 2;
+  }
+}
+
+double gemm_operand_bytes(Precision p) { return p == Precision::FP8 ? 1 : activation_bytes(p); }
+
+KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch) {
+  KernelDesc d;
+  d.kind = KernelKind::Gemm;
+  d.dtype = p;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.batch = batch;
+  const double bm = static_cast<double>(m), bn = static_cast<double>(n), bk = static_cast<double>(k);
+  const double b = static_cast<double>(batch);
+  d.flops = 2.0 * bm * bn * bk * b;
+  // Operands read once, output written once in the activation dtype (ideal caching).
+  d.bytes = b * ((bm * bk + bk * bn) * gemm_operand_bytes(p) + bm * bn * activation_bytes(p));
+  return d;
+}
+
+namespace {
+KernelDesc attention(KernelKind kind, std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
+                     bool causal, Precision p, double flop_factor, double io_tensors) {
+  KernelDesc d;
+  d.kind = kind;
+  d.dtype = p == Precision::FP8 ? Precision::BF16 : p;  // attention runs in bf16 under FP8 recipes
+  d.batch = batch;
+  d.m = s_q;
+  d.n = s_kv;
+  d.k = head_dim;
+  d.causal = causal;
+  const double dense = 4.0 * static_cast<double>(batch) * static_cast<double>(s_q) * static_cast<double>(s_kv) *
+                       static_cast<double>(head_dim);
+  d.flops = flop_factor * (causal ? dense / 2.0 : dense);
+  d.bytes = io_tensors * static_cast<double>(batch) * static_cast<double>(s_q) * static_cast<double>(head_dim) *
+            activation_bytes(d.dtype);
+  return d;
+}
+}  // namespace
+
+KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
+                               bool causal, Precision p) {
+  return attention(KernelKind::FlashAttnFwd, batch, s_q, s_kv, head_dim, causal, p, 1.0, 4.0);  // q,k,v in; o out
+}
+
+KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
+                               bool causal, Precision p) {
+  return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5, 8.0);  // q,k,v,o,do in; dq,dk,dv out
+}
+
+KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p) {
+  KernelDesc d;
+  d.kind = kind;
+  d.dtype = p;
+  d.bytes = bytes;
+  d.flops = flops;
+  return d;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,28 @@
+#pragma once
+// KernelDesc constructors: FLOPs and HBM bytes of each kernel kind, in one place.
+#include <cstdint>
+
+#include "workload/kernel.hpp"
+
+namespace trainsim {
+
+// Bytes per element of activations/weights for a training precision. FP8 training (Transformer
+// Engine) keeps activations and weights in bf16 outside the GEMMs; GEMM operands are cast to fp8.
+double activation_bytes(Precision p);
+double gemm_operand_bytes(Precision p);
+
+// C[m x n] = A[m x k] * B[k x n]; FLOPs 2mnk per matmul (x batch).
+KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch = 1);
+
+// Fused (flash / cuDNN) attention over `batch` = micro-batch x local heads. Forward FLOPs
+// 4 * s_q * s_kv * d per head (QK^T and PV), halved when causal (the kernel skips the masked half);
+// backward 2.5x the forward (kernels.md §3, FA papers' convention).
+KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
+                               bool causal, Precision p);
+KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
+                               bool causal, Precision p);
+
+// A memory-bound kernel that moves `bytes` through HBM and does `flops` arithmetic.
+KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p);
+
+}  // namespace trainsim

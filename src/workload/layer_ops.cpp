@@ -1,0 +1,258 @@
+#include "workload/layer_ops.hpp"
+
+#include "workload/kernels_factory.hpp"
+
+namespace trainsim {
+
+namespace {
+double D(std::int64_t v) { return static_cast<double>(v); }
+}  // namespace
+
+std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
+                                    std::int64_t k) {
+  return rb_.compute(ctx, name, gemm(m, n, k, d_.precision));
+}
+
+void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
+  // Forward reads x and writes y (+ mean/rstd); backward reads x, dy and writes dx (§2.1 #1, #10).
+  const double ab = activation_bytes(d_.precision);
+  const double elems = D(d_.rows * d_.h);
+  const double bytes = elems * ab * (backward ? 3.0 : 2.0);
+  rb_.compute(ctx, name, memory_kernel(KernelKind::LayerNorm, bytes, elems * (backward ? 10.0 : 6.0), d_.precision));
+}
+
+void LayerEmitter::elementwise(const OpContext& ctx, const char* name, double bytes) {
+  rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, bytes, bytes / 2.0, d_.precision));
+}
+
+std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync) {
+  const auto id = rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, d_.act_bytes);
+  if (sync) rb_.wait(id);
+  return id;
+}
+
+std::uint32_t LayerEmitter::cp_exchange(const OpContext& ctx, bool backward) {
+  // Ring attention (TE p2p, §6.1): c-1 KV exchanges forward (c in backward, KV + dKV) overlapped with
+  // the attention tiles. Priced here as one all-gather of the K and V blocks over the CP group,
+  // concurrent with the attention kernel; the next op waits for it.
+  const double kv = 2.0 * D(d_.T) * D(static_cast<std::int64_t>(d_.g) * d_.d / d_.t) * activation_bytes(d_.precision);
+  const auto bytes = static_cast<std::int64_t>(kv * static_cast<double>(d_.c) * (backward ? 2.0 : 1.0));
+  return rb_.collective(ctx, Stream::CpComm, backward ? "cp.kv_dkv_exchange" : "cp.kv_exchange", CollKind::AllGather,
+                        g_.cp, bytes);
+}
+
+void LayerEmitter::attention_forward(const OpContext& ctx) {
+  const std::int64_t heads = d_.a / d_.t;
+  const std::int64_t s_local = d_.s / d_.c;
+  const bool use_cp = d_.c > 1;
+  const std::uint32_t cp = use_cp ? cp_exchange(ctx, false) : 0;
+  if (d_.flash) {
+    // Causal work of a CP rank is 1/c of the full sequence's (zig-zag balanced): queries s/c
+    // against keys s, causal halving applied over the full square.
+    KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, d_.d, true, d_.precision);
+    rb_.compute(ctx, "core_attn.fwd", k);
+  } else {
+    // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (§2.1 #6); no causal skipping.
+    rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, d_.d, d_.precision, d_.b * heads));
+    const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
+    rb_.compute(ctx, "attn.softmax",
+                memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 2.0, scores * 5.0,
+                              d_.precision));
+    elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
+    rb_.compute(ctx, "attn.pv", gemm(s_local, d_.d, d_.s, d_.precision, d_.b * heads));
+  }
+  if (use_cp) rb_.wait(cp);
+}
+
+void LayerEmitter::attention_backward(const OpContext& ctx) {
+  const std::int64_t heads = d_.a / d_.t;
+  const std::int64_t s_local = d_.s / d_.c;
+  const bool use_cp = d_.c > 1;
+  const std::uint32_t cp = use_cp ? cp_exchange(ctx, true) : 0;
+  if (d_.flash) {
+    rb_.compute(ctx, "core_attn.bwd", flash_attention_bwd(d_.b * heads, s_local, d_.s, d_.d, true, d_.precision));
+  } else {
+    const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
+    rb_.compute(ctx, "attn.pv.dgrad", gemm(s_local, d_.s, d_.d, d_.precision, d_.b * heads));  // dP = dO V^T
+    rb_.compute(ctx, "attn.pv.wgrad", gemm(d_.s, d_.d, s_local, d_.precision, d_.b * heads));  // dV = P^T dO
+    elementwise(ctx, "attn.dropout.bwd", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
+    rb_.compute(ctx, "attn.softmax.bwd",
+                memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 3.0, scores * 4.0,
+                              d_.precision));
+    rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, d_.d, d_.s, d_.precision, d_.b * heads));  // dQ = dS K
+    rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, d_.d, s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
+  }
+  if (use_cp) rb_.wait(cp);
+}
+
+void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, std::int64_t k, const char* rs_name,
+                                        const char* ar_name) {
+  if (d_.t == 1) {
+    gemm_op(ctx, name, d_.T, d_.h, k);
+    return;
+  }
+  if (tp_overlap_) {
+    // Userbuffers "pipeline" overlap (§8): the GEMM is split in chunks whose reduce-scatter runs
+    // while the next chunk computes; priced as the RS running concurrently with the whole GEMM.
+    const auto rs = rb_.collective(ctx, Stream::TpComm, rs_name, CollKind::ReduceScatter, g_.tp, d_.act_bytes);
+    gemm_op(ctx, name, d_.T, d_.h, k);
+    rb_.wait(rs);
+    return;
+  }
+  gemm_op(ctx, name, d_.T, d_.h, k);
+  // No SP: all-reduce of the output; SP: reduce-scatter to the sequence shard. Synchronous (§2.1 #8).
+  tp_collective(ctx, d_.sp ? rs_name : ar_name, d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, true);
+}
+
+void LayerEmitter::row_parallel_dgrad(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {
+  if (d_.t > 1 && d_.sp) {
+    // SP: all-gather dY along the sequence first (sync); with userbuffers a ring exchange overlapped
+    // with the dgrad GEMM.
+    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_);
+    gemm_op(ctx, name, d_.T, n, d_.h);
+    if (tp_overlap_) rb_.wait(ag);
+    return;
+  }
+  gemm_op(ctx, name, d_.T, n, d_.h);
+}
+
+void LayerEmitter::forward(int layer, int mb, Phase phase) {
+  const OpContext ctx{phase, layer, mb};
+  const bool tp = d_.t > 1;
+  const double ab = activation_bytes(d_.precision);
+  const double res = D(d_.rows * d_.h) * ab;  // one residual-stream tensor on this rank
+
+  // --- attention block (§2.1 #1-9) ---
+  norm(ctx, "input_norm", false);
+  std::uint32_t pending = 0;
+  bool has_pending = false;
+  if (tp && d_.sp) {
+    pending = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, !tp_overlap_);
+    has_pending = tp_overlap_;
+  }
+  gemm_op(ctx, "qkv", d_.T, d_.qkv_out, d_.h);
+  if (has_pending) rb_.wait(pending), has_pending = false;
+  if (d_.rope) elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+  attention_forward(ctx);
+  row_parallel_forward(ctx, "proj", d_.attn_local, "tp.rs.proj", "tp.ar.proj");
+  elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
+
+  // --- MLP block (§2.1 #10-16) ---
+  norm(ctx, "pre_mlp_norm", false);
+  if (tp && d_.sp) {
+    pending = tp_collective(ctx, "tp.ag.fc1_input", CollKind::AllGather, !tp_overlap_);
+    has_pending = tp_overlap_;
+  }
+  gemm_op(ctx, "fc1", d_.T, d_.G * d_.ffn_local, d_.h);
+  if (has_pending) rb_.wait(pending), has_pending = false;
+  elementwise(ctx, d_.G == 2 ? "swiglu" : "gelu", D(d_.T) * D(d_.ffn_local) * ab * (d_.G + 1.0));
+  row_parallel_forward(ctx, "fc2", d_.ffn_local, "tp.rs.fc2", "tp.ar.fc2");
+  elementwise(ctx, "mlp.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
+}
+
+void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
+  const OpContext ctx{Phase::Backward, layer, mb};
+  const bool tp = d_.t > 1;
+  const double ab = activation_bytes(d_.precision);
+  const double res = D(d_.rows * d_.h) * ab;
+
+  // --- MLP backward (§2.2 B1-B11) ---
+  elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
+  row_parallel_dgrad(ctx, "fc2.dgrad", d_.ffn_local, "tp.ag.fc2_dy");  // B2-B3
+  gemm_op(ctx, "fc2.wgrad", d_.h, d_.ffn_local, d_.T);                                  // B4
+  elementwise(ctx, d_.G == 2 ? "swiglu.bwd" : "gelu.bwd", D(d_.T) * D(d_.ffn_local) * ab * (2.0 * d_.G + 1.0));
+  std::uint32_t ag = 0;
+  if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.fc1_input", CollKind::AllGather, false);  // B6, async
+  gemm_op(ctx, "fc1.dgrad", d_.T, d_.h, d_.G * d_.ffn_local);                                  // B7
+  std::uint32_t red = 0;
+  if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
+    red = tp_collective(ctx, d_.sp ? "tp.rs.fc1_dgrad" : "tp.ar.fc1_dgrad",
+                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
+  if (tp && d_.sp) rb_.wait(ag);
+  gemm_op(ctx, "fc1.wgrad", d_.G * d_.ffn_local, d_.h, d_.T);  // B9
+  if (tp) rb_.wait(red);
+  norm(ctx, "pre_mlp_norm.bwd", true);                           // B10
+  elementwise(ctx, "residual_grad_add", res * 3.0);              // B11
+
+  // --- attention backward (§2.2 B12-B22) ---
+  elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
+  row_parallel_dgrad(ctx, "proj.dgrad", d_.attn_local, "tp.ag.proj_dy");  // B13-B14
+  gemm_op(ctx, "proj.wgrad", d_.h, d_.attn_local, d_.T);                              // B15
+  if (recompute_attention) attention_forward(OpContext{Phase::Recompute, layer, mb});
+  attention_backward(ctx);  // B16
+  if (d_.rope) elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+  if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false);  // B18
+  gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
+  if (tp)
+    red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
+                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);  // B20
+  if (tp && d_.sp) rb_.wait(ag);
+  gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
+  if (tp) rb_.wait(red);
+  norm(ctx, "input_norm.bwd", true);  // B22
+  elementwise(ctx, "residual_grad_add", res * 3.0);
+}
+
+void LayerEmitter::embedding_forward(int mb) {
+  const OpContext ctx{Phase::Forward, -1, mb};
+  const double ab = activation_bytes(d_.precision);
+  // Gather rows of the vocab-sharded table: read + write T x h.
+  rb_.compute(ctx, "embedding", memory_kernel(KernelKind::Embedding, D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
+  if (d_.t > 1) {
+    // SP with RoPE: reduce-scatter to the sequence shard; otherwise all-reduce (§3.1).
+    const bool rs = d_.sp && d_.rope;
+    tp_collective(ctx, rs ? "tp.rs.embedding" : "tp.ar.embedding", rs ? CollKind::ReduceScatter : CollKind::AllReduce,
+                  true);
+  }
+  if (!d_.rope) elementwise(ctx, "position_embedding_add", D(d_.T * d_.h) * ab * 3.0);
+  elementwise(ctx, "embedding_dropout", D(d_.rows * d_.h) * (ab * 2.0 + 1.0));
+}
+
+void LayerEmitter::embedding_backward(int mb) {
+  const OpContext ctx{Phase::Backward, -1, mb};
+  const double ab = activation_bytes(d_.precision);
+  if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.embedding_grad", CollKind::AllGather, true);
+  // Dense embedding backward (index-add into a [V/t, h] bf16 gradient) and the DDP hook adding it
+  // into the fp32 main_grad: a memory-bound pass over V*h/t elements every micro-batch (§3.1).
+  const double table = D(d_.vocab_padded / d_.t * d_.h);
+  rb_.compute(ctx, "embedding.bwd",
+              memory_kernel(KernelKind::Embedding, table * ab + D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
+  rb_.compute(ctx, "embedding.main_grad_add", memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
+}
+
+void LayerEmitter::lm_head_forward(int mb) {
+  const OpContext ctx{Phase::Forward, -1, mb};
+  const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
+  norm(ctx, "final_norm", false);
+  if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.lm_head_input", CollKind::AllGather, true);
+  gemm_op(ctx, "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
+  // Vocab-parallel cross-entropy (§3.3): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
+  // softmax kept for backward. About 22 bytes per logit over the passes.
+  rb_.compute(ctx, "cross_entropy.max", memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits, d_.precision));
+  if (d_.t > 1) rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_max", CollKind::AllReduce, g_.tp, 4 * d_.T);
+  rb_.compute(ctx, "cross_entropy.exp_sum", memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits * 3.0, d_.precision));
+  if (d_.t > 1) {
+    rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_predicted", CollKind::AllReduce, g_.tp, 4 * d_.T);
+    rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_sum_exp", CollKind::AllReduce, g_.tp, 4 * d_.T);
+  }
+  rb_.compute(ctx, "cross_entropy.softmax", memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits, d_.precision));
+}
+
+void LayerEmitter::lm_head_backward(int mb) {
+  const OpContext ctx{Phase::Backward, -1, mb};
+  const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
+  rb_.compute(ctx, "cross_entropy.bwd", memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
+  std::uint32_t ag = 0, red = 0;
+  if (d_.t > 1 && d_.sp) ag = tp_collective(ctx, "tp.ag.lm_head_input", CollKind::AllGather, false);
+  gemm_op(ctx, "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
+  if (d_.t > 1) {
+    if (d_.sp) rb_.wait(ag);
+    red = tp_collective(ctx, d_.sp ? "tp.rs.lm_head_dgrad" : "tp.ar.lm_head_dgrad",
+                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
+  }
+  gemm_op(ctx, "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
+  if (d_.t > 1) rb_.wait(red);
+  norm(ctx, "final_norm.bwd", true);
+}
+
+}  // namespace trainsim

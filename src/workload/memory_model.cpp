@@ -1,0 +1,318 @@
+// Per-rank memory of every pipeline stage. The model and its sources are explained in docs/memory-model.md;
+// each formula below names where it comes from. All counts are bytes until the final conversion to GiB.
+//
+//   weights + grads + optimizer   parameters on the rank x bytes per parameter of each state, divided by the
+//                                 data-parallel degree where the framework shards that state
+//                                 (ZeRO paper, Rajbhandari et al. 2020 §5; ../shared/reference/zero-fsdp.md §4.2;
+//                                 Megatron distributed optimizer: ../shared/reference/megatron.md §5.1, §5.3)
+//   activations                   per layer per micro-batch after Korthikanti et al. 2022 ("Reducing Activation
+//                                 Recomputation in Large Transformer Models", §4), generalised to GQA/gated MLPs/MoE,
+//                                 times the micro-batches the pipeline schedule keeps in flight (megatron.md §4.5/4.6)
+//   other                         fixed allowance (CUDA context, NCCL buffers, workspaces) + fragmentation: judgment
+#include "workload/memory_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/units.hpp"
+#include "model/layer_shapes.hpp"
+#include "workload/stage_layout.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Model states: bytes per parameter and which of them the data-parallel group shards.
+struct StateBytes {
+  double weight = 2, grad = 4, optimizer = 12;
+  bool shard_weight = false, shard_grad = false, shard_optimizer = false;
+};
+
+// Adam and LAMB keep two fp32 moments (8 B); SGD with momentum one (4 B). Mixed precision adds an fp32 master
+// copy (4 B) unless the sharded parameter itself is fp32 (FSDP).
+double moment_bytes(Optimizer o) { return o == Optimizer::SGD ? 4 : 8; }
+
+StateBytes state_bytes(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  const bool fp32 = s.training.precision == Precision::FP32;
+  const double moments = moment_bytes(s.training.optimizer);
+  StateBytes b;
+  switch (par.framework) {
+    case Framework::Megatron:
+      // bf16/fp16 params (2 B); fp32 main-grad buffer (4 B: --bf16 turns on accumulate_allreduce_grads_in_fp32,
+      // megatron.md §5.1); optimizer fp32 master + moments. zero_stage 1 = distributed optimizer (shards only the
+      // optimizer over dp x cp, megatron.md §5.3); 2 and 3 additionally shard grads / weights (Megatron-FSDP).
+      b.weight = fp32 ? 4 : 2;
+      b.grad = 4;
+      b.optimizer = fp32 ? moments : 4 + moments;
+      break;
+    case Framework::DeepSpeed:
+      // ZeRO paper: 2 B lp params + 2 B lp grads + K = 12 B (fp32 master, m, v) (zero-fsdp.md §4.1).
+      b.weight = fp32 ? 4 : 2;
+      b.grad = fp32 ? 4 : 2;
+      b.optimizer = fp32 ? moments : 4 + moments;
+      break;
+    case Framework::FSDP:
+      // FSDP keeps the sharded parameter in fp32 (no separate master) and fp32 grads: 4 + 4 + 8 (zero-fsdp.md §4.2).
+      b.weight = 4;
+      b.grad = 4;
+      b.optimizer = moments;
+      break;
+  }
+  const int z = par.zero_stage;
+  if (par.framework == Framework::FSDP) {
+    // FULL_SHARD (3) and SHARD_GRAD_OP (2) both keep only shards between iterations; 0/1 = NO_SHARD.
+    b.shard_weight = b.shard_grad = b.shard_optimizer = z >= 2;
+  } else {
+    b.shard_optimizer = z >= 1;
+    b.shard_grad = z >= 2;
+    b.shard_weight = z >= 3;
+  }
+  return b;
+}
+
+// Parameters held by one rank of a stage: dense (sharded over dp x cp by ZeRO) and routed-expert (sharded over the
+// expert-data-parallel group). TP divides linear weights and the vocabulary; norms, row-parallel biases, the
+// router and learned position embeddings are replicated (Megatron tensor_parallel/layers.py).
+struct RankParams {
+  double dense = 0, expert = 0;
+  double largest_unit = 0;  // largest FSDP/ZeRO-3 gather unit on this rank (a layer or the embedding)
+};
+
+RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers) {
+  const ModelSpec& m = s.model;
+  const int t = std::max(1, s.parallelism.tensor);
+  const int e = std::max(1, s.parallelism.expert);
+  const int p = std::max(1, s.parallelism.pipeline);
+  RankParams r;
+  for (int layer : layers) {
+    const LayerParams lp = layer_params(m, layer);
+    const double dense = lp.tp_sharded / t + lp.replicated;
+    const double expert = lp.expert / (static_cast<double>(e) * t);  // expert-TP = TP (Megatron default)
+    r.dense += dense;
+    r.expert += expert;
+    r.largest_unit = std::max(r.largest_unit, dense + expert);
+  }
+  const double vocab = word_embedding_params(m, t) / t;
+  if (stage == 0) {
+    r.dense += vocab + position_embedding_params(m);
+    r.largest_unit = std::max(r.largest_unit, vocab);
+  }
+  if (stage == p - 1) {
+    r.dense += final_norm_params(m);
+    // Untied: the LM head is its own weight. Tied with p > 1: the last stage keeps a copy (megatron.md §3.4).
+    if (m.untie_embeddings || p > 1) {
+      r.dense += vocab;
+      r.largest_unit = std::max(r.largest_unit, vocab);
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Activations of one layer for one micro-batch, bytes per token held by this rank's sequence slice.
+// Korthikanti et al. 2022 §4.1 (bf16, per layer, no parallelism): attention 11sbh + 5as^2b, MLP 19sbh, norms 4sbh:
+//   replicated under TP without SP (10sbh): both norm inputs (2+2), QKV input (2), fc1 input (2), 2 dropout masks (1+1)
+//   TP-sharded (24sbh for MHA, 4h GELU MLP): Q, K (2+2), V (2), projection input (2), GELU input (8), output (8)
+//   softmax (5as^2b): scores (2) + dropout mask (1) + dropout output (2)
+// Generalised here: Q is 2q and K, V are 2kv each (GQA); the MLP activation input is 2*F (4*F when gated) and its
+// output 2F; dropout masks exist only for the `gpt` family (Llama/Mixtral/DeepSeek recipes train without dropout),
+// so without dropout the softmax keeps only its 2 bytes.
+struct LayerActivation {
+  double replicated = 0;  // divided by TP only with sequence parallelism
+  double sharded = 0;     // divided by TP
+  double softmax = 0;     // divided by TP; absent with flash attention or selective recompute
+};
+
+LayerActivation layer_activation(const Scenario& s, int layer) {
+  const ModelSpec& m = s.model;
+  const double h = static_cast<double>(m.hidden_size);
+  const double a = m.num_attention_heads;
+  const double seq = static_cast<double>(m.seq_length);
+  const bool dropout = m.family == "gpt";
+  const double mask = dropout ? 1 : 0;
+  LayerActivation act;
+  // Attention block: norm input + QKV input + dropout mask after the projection.
+  act.replicated += 2 * h + 2 * h + mask * h;
+  if (m.mla) {
+    const MlaSpec& x = *m.mla;
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim), v = static_cast<double>(x.v_head_dim);
+    // Compressed latents come from the (replicated) down-projections: q latent, kv latent + shared rope key.
+    act.replicated += 2 * static_cast<double>(x.q_lora_rank) + 2 * static_cast<double>(x.kv_lora_rank + x.qk_rope_head_dim);
+    act.sharded += 2 * a * qk * 2 + 2 * a * v + 2 * a * v;  // Q, K, V, projection input
+  } else {
+    const double q = a * static_cast<double>(head_dim(m));
+    const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
+    act.sharded += 2 * q + 2 * kv + 2 * kv + 2 * q;  // Q, K, V, projection input
+  }
+  act.softmax = (dropout ? 5 : 2) * a * seq;  // per query token: one row of a x s scores (Korthikanti 5as/h term)
+  // MLP block: norm input + fc1 input + dropout mask after fc2.
+  act.replicated += 2 * h + 2 * h + mask * h;
+  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + 2 * f; };  // activation input + output
+  if (!is_moe_layer(m, layer)) {
+    act.sharded += mlp_inner(static_cast<double>(m.ffn_hidden_size));
+  } else {
+    // MoE (approximation, docs/memory-model.md): each token is routed to k experts; the permuted fc1 input (2h per
+    // copy) is gathered over expert-TP so it is not divided by TP (we book it as replicated); expert activations are
+    // TP-sharded. A capacity factor pads every expert to capacity. Shared experts act like a dense MLP.
+    const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
+    const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+    act.replicated += k * 2 * h;
+    act.sharded += k * mlp_inner(fe) + mlp_inner(fe * m.moe.shared_experts);
+  }
+  return act;
+}
+
+// Bytes of one layer's activations for one micro-batch on one rank.
+double layer_bytes(const Scenario& s, int layer, double tokens) {
+  const int t = std::max(1, s.parallelism.tensor);
+  const bool sp = s.parallelism.sequence_parallel && t > 1;
+  const LayerActivation a = layer_activation(s, layer);
+  const bool keep_softmax = !s.training.flash_attention && s.training.recompute == RecomputeGranularity::None;
+  return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0));
+}
+
+// Full recompute keeps only each checkpointed layer's input, 2sbh (sharded by TP under SP) — Korthikanti §5.
+double checkpoint_bytes(const Scenario& s, double tokens) {
+  const int t = std::max(1, s.parallelism.tensor);
+  const bool sp = s.parallelism.sequence_parallel && t > 1;
+  return tokens * 2 * static_cast<double>(s.model.hidden_size) / (sp ? t : 1);
+}
+
+int recomputed_layers_on_stage(const Scenario& s, int stage, int layers_on_stage) {
+  if (s.training.recompute != RecomputeGranularity::Full) return 0;
+  const auto& n = s.training.recompute_num_layers;
+  int r = layers_on_stage;  // default: every layer of the stage
+  if (n.size() == 1) r = n[0];
+  if (n.size() > 1 && stage < static_cast<int>(n.size())) r = n[stage];
+  return std::clamp(r, 0, layers_on_stage);
+}
+
+// Micro-batches whose activations a stage holds at its peak (megatron.md §4.4-4.6).
+//   no pipeline: 1 (forward then backward per micro-batch)
+//   GPipe: all m (every forward before any backward)
+//   1F1B: warm-up (p - stage - 1) + 1 = p - stage, at most m
+//   interleaved 1F1B (v chunks): Megatron's warm-up (p - stage - 1)*2 + (v - 1)*p model-chunk micro-batches + 1,
+//   at most m*v; returned in chunk units (each chunk holds 1/v of the stage's layers).
+int chunks_in_flight(const Scenario& s, int stage, int micro_batches) {
+  const int p = std::max(1, s.parallelism.pipeline);
+  const int v = std::max(1, s.parallelism.virtual_pipeline);
+  const int m = std::max(1, micro_batches);
+  if (p == 1) return 1;
+  if (s.parallelism.schedule == PipelineSchedule::GPipe) return m * v;
+  if (v == 1) return std::min(p - stage, m);
+  return std::min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
+}
+
+// Fixed allowance (judgment, see docs/memory-model.md): CUDA context and kernel images ~1 GiB, cuBLAS/cuDNN/TE
+// workspaces ~0.5 GiB, and NCCL FIFOs per communicator: per channel Simple 4 MiB + LL128 4,915,200 B + LL 512 KiB
+// (nccl.md, NCCL_BUFFSIZE table) x 16 channels. Fragmentation of the caching allocator: 10% of activations.
+constexpr double kContextGiB = 1.0;
+constexpr double kWorkspaceGiB = 0.5;
+constexpr double kNcclChannels = 16;
+constexpr double kNcclBytesPerChannel = 4194304.0 + 4915200.0 + 524288.0;
+constexpr double kFragmentation = 0.10;
+
+int communicators(const ParallelSpec& par, int data) {
+  int n = 0;
+  for (int size : {par.tensor, par.pipeline, data * par.context, par.context, par.expert}) n += size > 1 ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+std::vector<StageMemory> estimate_memory(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const ParallelSpec& par = s.parallelism;
+  const int t = std::max(1, par.tensor);
+  const int p = std::max(1, par.pipeline);
+  const int c = std::max(1, par.context);
+  const int e = std::max(1, par.expert);
+  const int v = std::max(1, par.virtual_pipeline);
+  int data = par.data;
+  if (data <= 0) data = s.cluster.num_gpus > 0 ? std::max(1, s.cluster.num_gpus / (t * p * c)) : 1;
+  const std::int64_t denom = static_cast<std::int64_t>(s.training.micro_batch_size) * data;
+  const int micro_batches =
+      denom > 0 ? static_cast<int>(std::max<std::int64_t>(1, s.training.global_batch_size / denom)) : 1;
+
+  const StateBytes sb = state_bytes(s);
+  const double dp_dense = static_cast<double>(data) * c;             // Megatron shards over dp x cp
+  const double dp_expert = std::max(1.0, dp_dense / e);              // expert-DP = world / (t_e * e * p)
+  const double tokens = static_cast<double>(m.seq_length) / c * s.training.micro_batch_size;
+  const double h = static_cast<double>(m.hidden_size);
+  const double vocab_local = static_cast<double>(padded_vocab_size(m.vocab_size, t)) / t;
+  const bool sp = par.sequence_parallel && t > 1;
+  const bool dropout = m.family == "gpt";
+
+  // Layer placement is the workload's (Megatron's layer offsets, uneven first/last stages; megatron.md §4.2).
+  const StageLayout layout(s);
+  std::vector<StageMemory> out;
+  out.reserve(p);
+  for (int stage = 0; stage < p; ++stage) {
+    std::vector<int> layers;
+    for (int chunk = 0; chunk < layout.chunks(); ++chunk) {
+      const auto& l = layout.layers(stage, chunk);
+      layers.insert(layers.end(), l.begin(), l.end());
+    }
+    StageMemory mem;
+    mem.stage = stage;
+
+    // --- model states ---------------------------------------------------------------------------------------
+    const RankParams rp = params_on_stage(s, stage, layers);
+    auto sharded = [&](double bytes_per_param, bool shard) {
+      return rp.dense * bytes_per_param / (shard ? dp_dense : 1) + rp.expert * bytes_per_param / (shard ? dp_expert : 1);
+    };
+    double weights = sharded(sb.weight, sb.shard_weight);
+    const double grads = sharded(sb.grad, sb.shard_grad);
+    const double optimizer = sharded(sb.optimizer, sb.shard_optimizer);
+    // Transient full-precision-width copies the sharding frameworks materialise (zero-fsdp.md §2.9, §4.2, §4.3):
+    //   DeepSpeed ZeRO-3 / FSDP FULL_SHARD: about two gather units live at once, 2 B each -> 4 B x largest unit;
+    //   FSDP SHARD_GRAD_OP: every unit's bf16 params stay gathered from forward to backward -> 2 B x all;
+    //   FSDP NO_SHARD with bf16 compute: a bf16 copy of the fp32 params -> 2 B x all.
+    const bool low_precision = s.training.precision != Precision::FP32;
+    if (par.framework == Framework::FSDP) {
+      if (par.zero_stage >= 3) weights += 4 * rp.largest_unit;
+      else if (low_precision) weights += 2 * (rp.dense + rp.expert);
+    } else if (par.zero_stage >= 3) {
+      weights += 4 * rp.largest_unit;
+    }
+
+    // --- activations ----------------------------------------------------------------------------------------
+    const int n_layers = static_cast<int>(layers.size());
+    const int recomputed = recomputed_layers_on_stage(s, stage, n_layers);
+    double per_micro_batch = 0, largest_layer = 0;
+    for (int i = 0; i < n_layers; ++i) {
+      const double full = layer_bytes(s, layers[i], tokens);
+      largest_layer = std::max(largest_layer, full);
+      // Megatron's block method checkpoints the first `recomputed` layers of the stage (megatron.md §7).
+      per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
+    }
+    const int chunks = chunks_in_flight(s, stage, micro_batches);
+    double activations = per_micro_batch * chunks / v;
+    mem.in_flight_micro_batches = (chunks + v - 1) / v;
+    // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
+    if (recomputed > 0) activations += largest_layer;
+    // First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
+    if (stage == 0 && dropout) activations += mem.in_flight_micro_batches * tokens * h / (sp ? t : 1);
+    if (stage == p - 1) {
+      // Last stage (Korthikanti §4.3, megatron.md §3.3): final-norm input and LM-head input (2 B each, sharded
+      // under SP) and the fp32 softmax the vocab-parallel cross-entropy keeps for backward (4 B x V/t); the bf16
+      // logits (2 B x V/t) exist transiently for the micro-batch being evaluated.
+      const int held = mem.in_flight_micro_batches;
+      activations += held * tokens * (4 * h / (sp ? t : 1) + 4 * vocab_local) + tokens * 2 * vocab_local;
+    }
+
+    // --- allowance ------------------------------------------------------------------------------------------
+    const double nccl = communicators(par, data) * kNcclChannels * kNcclBytesPerChannel;
+    mem.weights_gib = weights / kGiB;
+    mem.grads_gib = grads / kGiB;
+    mem.optimizer_gib = optimizer / kGiB;
+    mem.activations_gib = activations / kGiB;
+    mem.other_gib = kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * mem.activations_gib;
+    out.push_back(mem);
+  }
+  return out;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,80 @@
+#include "workload/kernel.hpp"
+#include "workload/parallel_plan.hpp"
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+const char* to_string(KernelKind k) {
+  switch (k) {
+    case KernelKind::Gemm: return "gemm";
+    case KernelKind::FlashAttnFwd: return "flash_attn_fwd";
+    case KernelKind::FlashAttnBwd: return "flash_attn_bwd";
+    case KernelKind::AttnScoreGemm: return "attention_unfused";
+    case KernelKind::Softmax: return "softmax";
+    case KernelKind::LayerNorm: return "layernorm";
+    case KernelKind::Elementwise: return "elementwise";
+    case KernelKind::CrossEntropy: return "cross_entropy";
+    case KernelKind::Embedding: return "embedding";
+    case KernelKind::OptimizerStep: return "optimizer_step";
+    case KernelKind::Memset: return "memset";
+  }
+  return "?";
+}
+
+const char* to_string(GroupKind k) {
+  switch (k) {
+    case GroupKind::TP: return "tp";
+    case GroupKind::CP: return "cp";
+    case GroupKind::DP: return "dp";
+    case GroupKind::PP: return "pp";
+    case GroupKind::Embedding: return "embedding";
+    case GroupKind::ModelParallel: return "tp-pp";
+    case GroupKind::World: return "world";
+  }
+  return "?";
+}
+
+const char* to_string(Stream s) {
+  switch (s) {
+    case Stream::Compute: return "compute";
+    case Stream::TpComm: return "tp-comm";
+    case Stream::CpComm: return "cp-comm";
+    case Stream::DpComm: return "dp-comm";
+    case Stream::PpComm: return "pp-comm";
+    case Stream::kCount: break;
+  }
+  return "?";
+}
+
+const char* to_string(CollKind k) {
+  switch (k) {
+    case CollKind::AllReduce: return "all_reduce";
+    case CollKind::AllGather: return "all_gather";
+    case CollKind::ReduceScatter: return "reduce_scatter";
+    case CollKind::Broadcast: return "broadcast";
+    case CollKind::Reduce: return "reduce";
+    case CollKind::AllToAll: return "alltoall";
+    case CollKind::SendRecv: return "send_recv";
+  }
+  return "?";
+}
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::Forward: return "forward";
+    case Phase::Backward: return "backward";
+    case Phase::Recompute: return "recompute";
+    case Phase::GradSync: return "grad-sync";
+    case Phase::Optimizer: return "optimizer";
+    case Phase::Other: return "other";
+  }
+  return "?";
+}
+
+std::size_t Workload::op_count() const {
+  std::size_t n = 0;
+  for (const auto& r : ranks) n += r.ops.size();
+  return n;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,137 @@
+#include "workload/program_builder.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+// Field-wise keys (not raw struct bytes: padding is indeterminate) for deduplication.
+template <class T>
+void put(std::string& k, const T& v) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, &v, sizeof(T));
+  k.append(buf, sizeof(T));
+}
+std::string key_of(const KernelDesc& d) {
+  std::string k;
+  put(k, d.kind);
+  put(k, d.dtype);
+  put(k, d.m);
+  put(k, d.n);
+  put(k, d.k);
+  put(k, d.batch);
+  put(k, d.causal);
+  put(k, d.flops);
+  put(k, d.bytes);
+  return k;
+}
+std::string key_of(const CollectiveDesc& d) {
+  std::string k;
+  put(k, d.kind);
+  put(k, d.group);
+  put(k, d.bytes);
+  return k;
+}
+}  // namespace
+
+std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps) {
+  if (deps.size() > std::numeric_limits<std::uint16_t>::max()) throw Error("too many dependencies on one op");
+  op.first_dep = static_cast<std::uint32_t>(prog_.deps.size());
+  op.num_deps = static_cast<std::uint16_t>(deps.size());
+  prog_.deps.insert(prog_.deps.end(), deps.begin(), deps.end());
+  prog_.ops.push_back(op);
+  return static_cast<std::uint32_t>(prog_.ops.size() - 1);
+}
+
+std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name, const KernelDesc& k) {
+  Op op;
+  op.type = Op::Type::Compute;
+  op.stream = Stream::Compute;
+  op.phase = ctx.phase;
+  op.name = wb_.name(name);
+  op.desc = wb_.kernel(k);
+  op.layer = static_cast<std::int16_t>(ctx.layer);
+  op.micro_batch = ctx.micro_batch;
+  std::sort(frontier_.begin(), frontier_.end());
+  frontier_.erase(std::unique(frontier_.begin(), frontier_.end()), frontier_.end());
+  const auto id = append(op, frontier_);
+  frontier_.clear();
+  last_compute_ = id;
+  return id;
+}
+
+std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+                                      std::uint32_t group, std::int64_t bytes) {
+  Op op;
+  op.type = Op::Type::Collective;
+  op.stream = stream;
+  op.phase = ctx.phase;
+  op.name = wb_.name(name);
+  op.desc = wb_.collective(CollectiveDesc{kind, group, bytes});
+  op.layer = static_cast<std::int16_t>(ctx.layer);
+  op.micro_batch = ctx.micro_batch;
+  op.coll_seq = seq_per_group_[group]++;
+  // The communicator stream waits for the compute stream's current position, which includes the
+  // last kernel and every wait recorded since.
+  std::vector<std::uint32_t> deps = frontier_;
+  if (last_compute_ >= 0) deps.push_back(static_cast<std::uint32_t>(last_compute_));
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return append(op, deps);
+}
+
+WorkloadBuilder::WorkloadBuilder(int world_size, std::vector<int> simulated_ranks) {
+  wl_.world_size = world_size;
+  simulated_.assign(static_cast<std::size_t>(world_size), 0);
+  std::sort(simulated_ranks.begin(), simulated_ranks.end());
+  for (int r : simulated_ranks) {
+    simulated_[static_cast<std::size_t>(r)] = 1;
+    RankProgram p;
+    p.rank = r;
+    wl_.ranks.push_back(std::move(p));
+  }
+}
+
+bool WorkloadBuilder::is_simulated(int rank) const { return simulated_[static_cast<std::size_t>(rank)] != 0; }
+
+std::uint32_t WorkloadBuilder::group(GroupKind kind, const std::vector<int>& members) {
+  auto key = std::make_pair(kind, members);
+  if (auto it = group_ids_.find(key); it != group_ids_.end()) return it->second;
+  CommGroup g;
+  g.kind = kind;
+  g.ranks = members;
+  for (int r : members) g.simulated_members += is_simulated(r) ? 1 : 0;
+  const auto id = static_cast<std::uint32_t>(wl_.groups.size());
+  wl_.groups.push_back(std::move(g));
+  group_ids_.emplace(std::move(key), id);
+  return id;
+}
+
+std::uint32_t WorkloadBuilder::kernel(const KernelDesc& k) {
+  auto [it, inserted] = kernel_ids_.try_emplace(key_of(k), static_cast<std::uint32_t>(wl_.kernels.size()));
+  if (inserted) wl_.kernels.push_back(k);
+  return it->second;
+}
+
+std::uint32_t WorkloadBuilder::collective(const CollectiveDesc& c) {
+  auto [it, inserted] = coll_ids_.try_emplace(key_of(c), static_cast<std::uint32_t>(wl_.collectives.size()));
+  if (inserted) wl_.collectives.push_back(c);
+  return it->second;
+}
+
+std::uint16_t WorkloadBuilder::name(const std::string& n) {
+  auto [it, inserted] = name_ids_.try_emplace(n, static_cast<std::uint16_t>(wl_.names.size()));
+  if (inserted) {
+    if (wl_.names.size() >= std::numeric_limits<std::uint16_t>::max()) throw Error("too many distinct op names");
+    wl_.names.push_back(n);
+  }
+  return it->second;
+}
+
+Workload WorkloadBuilder::finish() { return std::move(wl_); }
+
+}  // namespace trainsim

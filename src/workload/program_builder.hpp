@@ -1,0 +1,79 @@
+#pragma once
+// Builds RankPrograms with PyTorch/NCCL stream semantics, so the generator reads like the
+// framework code it mirrors:
+//  - compute kernels run in issue order on the compute stream;
+//  - a collective launched on a communicator stream first waits for everything issued on the
+//    compute stream so far (PyTorch makes the NCCL stream wait on the current stream) and queues
+//    FIFO behind earlier collectives on the same stream;
+//  - `wait(op)` is handle.wait(): the compute stream waits for `op` before its next kernel.
+// Kernels and collectives are deduplicated into the Workload's tables.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+class WorkloadBuilder;
+
+struct OpContext {
+  Phase phase = Phase::Other;
+  int layer = -1;
+  int micro_batch = -1;
+};
+
+class RankBuilder {
+ public:
+  RankBuilder(WorkloadBuilder& wb, RankProgram& program) : wb_(wb), prog_(program) {}
+
+  std::uint32_t compute(const OpContext& ctx, const std::string& name, const KernelDesc& k);
+  std::uint32_t collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+                           std::uint32_t group, std::int64_t bytes);
+  void wait(std::uint32_t op) { frontier_.push_back(op); }
+  // A collective the compute stream waits for right away (synchronous NCCL call).
+  std::uint32_t sync_collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+                                std::uint32_t group, std::int64_t bytes) {
+    const auto id = collective(ctx, stream, name, kind, group, bytes);
+    wait(id);
+    return id;
+  }
+  int rank() const { return prog_.rank; }
+
+ private:
+  std::uint32_t append(Op op, const std::vector<std::uint32_t>& deps);
+
+  WorkloadBuilder& wb_;
+  RankProgram& prog_;
+  std::vector<std::uint32_t> frontier_;  // ops the compute stream waits for before its next kernel
+  std::int64_t last_compute_ = -1;
+  std::unordered_map<std::uint32_t, std::uint32_t> seq_per_group_;
+};
+
+class WorkloadBuilder {
+ public:
+  WorkloadBuilder(int world_size, std::vector<int> simulated_ranks);
+
+  // Group id for these members (deduplicated); `members` must be sorted.
+  std::uint32_t group(GroupKind kind, const std::vector<int>& members);
+  std::uint32_t kernel(const KernelDesc& k);
+  std::uint32_t collective(const CollectiveDesc& c);
+  std::uint16_t name(const std::string& n);
+  bool is_simulated(int rank) const;
+
+  // Program of the i-th simulated rank.
+  RankBuilder rank_builder(std::size_t i) { return RankBuilder(*this, wl_.ranks[i]); }
+  Workload finish();
+
+ private:
+  Workload wl_;
+  std::vector<char> simulated_;  // by global rank
+  std::map<std::pair<GroupKind, std::vector<int>>, std::uint32_t> group_ids_;
+  std::unordered_map<std::string, std::uint32_t> kernel_ids_;
+  std::unordered_map<std::string, std::uint32_t> coll_ids_;
+  std::unordered_map<std::string, std::uint16_t> name_ids_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,75 @@
+#pragma once
+// The workload IR: for each simulated rank, the ops Megatron would issue in one iteration, on
+// CUDA-like streams, with explicit cross-stream dependencies. Ops on one stream run in issue
+// order; a collective starts when every simulated member of its group has reached it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workload/kernel.hpp"
+#include "workload/parallel_plan.hpp"
+
+namespace trainsim {
+
+enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, kCount };
+inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
+const char* to_string(Stream s);
+
+enum class CollKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+const char* to_string(CollKind k);
+
+// A communicator: its members (global ranks) and kind. `simulated_members` is how many of them
+// have a simulated timeline (the rendezvous count).
+struct CommGroup {
+  GroupKind kind = GroupKind::World;
+  std::vector<int> ranks;  // global ranks, sorted
+  int simulated_members = 0;
+};
+
+struct CollectiveDesc {
+  CollKind kind = CollKind::AllReduce;
+  std::uint32_t group = 0;   // index into Workload::groups
+  std::int64_t bytes = 0;    // NCCL's nBytes convention: the full logical buffer (all-gather output,
+                             // reduce-scatter input, all-reduce buffer); SendRecv: bytes each way max
+  bool operator==(const CollectiveDesc&) const = default;
+};
+
+// What an op is, for the trace, the comm table and the breakdown.
+enum class Phase : std::uint8_t { Forward, Backward, Recompute, GradSync, Optimizer, Other };
+const char* to_string(Phase p);
+
+struct Op {
+  enum class Type : std::uint8_t { Compute, Collective };
+  Type type = Type::Compute;
+  Stream stream = Stream::Compute;
+  Phase phase = Phase::Other;
+  std::uint16_t name = 0;        // index into Workload::names ("qkv", "fc1.dgrad", "tp.allgather", ...)
+  std::uint32_t desc = 0;        // index into Workload::kernels or Workload::collectives
+  std::uint32_t first_dep = 0;   // index into RankProgram::deps
+  std::uint16_t num_deps = 0;
+  std::int16_t layer = -1;       // global layer index, -1 if none
+  std::int32_t micro_batch = -1; // -1 if none
+  std::uint32_t coll_seq = 0;    // collectives: the n-th op of this rank on this group
+};
+
+// The ops one simulated rank issues, in issue order.
+struct RankProgram {
+  int rank = 0;                       // global rank
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> deps;    // op indices (into ops) this rank's ops wait for
+  // How many real ranks this timeline stands for (1 in --per-rank mode).
+  std::int64_t represents = 1;
+};
+
+struct Workload {
+  std::vector<RankProgram> ranks;       // simulated ranks
+  std::vector<KernelDesc> kernels;      // distinct kernels, deduplicated
+  std::vector<CollectiveDesc> collectives;  // distinct collectives, deduplicated
+  std::vector<CommGroup> groups;
+  std::vector<std::string> names;
+  int world_size = 0;
+
+  std::size_t op_count() const;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,198 @@
+// The GPU catalog: required ids and aliases, peaks consistent with independent derivations, and malformed
+// catalog files rejected with file and entry named.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/data_dir.hpp"
+#include "core/error.hpp"
+#include "hardware/gpu_catalog.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kRequiredIds = {"V100-SXM", "A100-SXM-40GB", "A100-SXM-80GB", "H100-SXM", "H800-SXM",
+                                               "H20",      "H200",          "B200",          "MI250X",   "MI300X"};
+
+TEST(GpuCatalog, EveryRequiredIdIsPresent) {
+  const GpuCatalog& cat = GpuCatalog::builtin();
+  for (const auto& id : kRequiredIds) {
+    const GpuSpec* g = cat.find(id);
+    ASSERT_NE(g, nullptr) << id;
+    EXPECT_EQ(g->name, id);
+  }
+  EXPECT_EQ(cat.names().size(), cat.gpus().size());
+}
+
+TEST(GpuCatalog, AliasesResolveToTheirEntry) {
+  const GpuCatalog& cat = GpuCatalog::builtin();
+  const std::vector<std::pair<std::string, std::string>> aliases = {
+      {"V100", "V100-SXM"},         {"V100-SXM2-32GB", "V100-SXM"}, {"A100-SXM4-40GB", "A100-SXM-40GB"},
+      {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"A100", "A100-SXM-80GB"}, {"H100", "H100-SXM"},
+      {"H100-SXM5-80GB", "H100-SXM"}, {"H200-SXM", "H200"},         {"h100-sxm", "H100-SXM"}};
+  for (const auto& [alias, id] : aliases) {
+    const GpuSpec* g = cat.find(alias);
+    ASSERT_NE(g, nullptr) << alias;
+    EXPECT_EQ(g->name, id) << alias;
+  }
+  EXPECT_EQ(cat.find("H100-PCIe"), nullptr);
+  EXPECT_EQ(cat.find(""), nullptr);
+}
+
+TEST(GpuCatalog, FieldsAreSaneForEveryEntry) {
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
+    SCOPED_TRACE(g.name);
+    for (Precision p : {Precision::FP32, Precision::TF32, Precision::BF16, Precision::FP16, Precision::FP8}) {
+      if (g.supports(p)) {
+        EXPECT_GT(g.peak_tflops(p), 0);
+      }
+    }
+    EXPECT_TRUE(g.supports(Precision::FP32));
+    EXPECT_TRUE(g.supports(Precision::FP16));
+    EXPECT_GT(g.hbm_GBps, 0);
+    EXPECT_GT(g.memory_gib, 0);
+    EXPECT_GT(g.scale_up_GBps, 0);
+    EXPECT_GT(g.sm_count, 0);
+    EXPECT_EQ(g.sm_version == 0, g.vendor == "AMD");
+    // Tensor-core peaks are ordered fp32 < tf32 <= bf16 <= fp8 wherever present.
+    if (g.supports(Precision::TF32)) {
+      EXPECT_LT(g.peak_tflops(Precision::FP32), g.peak_tflops(Precision::TF32));
+    }
+    if (g.supports(Precision::FP8)) {
+      EXPECT_NEAR(g.peak_tflops(Precision::FP8), 2 * g.peak_tflops(Precision::FP16), 1.0);
+    }
+  }
+}
+
+// Dense tensor peaks from SM count x dense FLOP/clk/SM x tensor clock (AMD "Measuring Max-Achievable FLOPs" part 1
+// table 2: V100 1024, A100 2048, H100 4096 FP16 FLOP/SM/clk; ROCm mi300.md: 2048 BF16 FLOP/clk/CU) — an independent
+// check that the catalog's SM counts and peaks belong together.
+TEST(GpuCatalog, PeaksAgreeWithSmCountTimesPerSmRate) {
+  const GpuCatalog& cat = GpuCatalog::builtin();
+  auto derived = [&](const std::string& id, double flop_per_sm_clk, double ghz) {
+    return cat.find(id)->sm_count * flop_per_sm_clk * ghz / 1e3;
+  };
+  EXPECT_NEAR(cat.find("V100-SXM")->peak_tflops(Precision::FP16), derived("V100-SXM", 1024, 1.53), 1.0);
+  EXPECT_NEAR(cat.find("A100-SXM-80GB")->peak_tflops(Precision::BF16), derived("A100-SXM-80GB", 2048, 1.41), 1.0);
+  EXPECT_NEAR(cat.find("H100-SXM")->peak_tflops(Precision::BF16), derived("H100-SXM", 4096, 1.83), 1.0);
+  EXPECT_NEAR(cat.find("MI300X")->peak_tflops(Precision::BF16), derived("MI300X", 2048, 2.1), 1.0);
+  // MI250X is one GCD: half the 383 TFLOPS package.
+  EXPECT_NEAR(cat.find("MI250X")->peak_tflops(Precision::BF16), 383.0 / 2, 0.5);
+}
+
+TEST(GpuCatalog, V100HasNoBf16) {
+  const GpuSpec* v100 = GpuCatalog::builtin().find("V100");
+  ASSERT_NE(v100, nullptr);
+  EXPECT_FALSE(v100->supports(Precision::BF16));
+  EXPECT_FALSE(v100->supports(Precision::FP8));
+  EXPECT_DOUBLE_EQ(v100->peak_tflops(Precision::FP16), 125);
+  try {
+    (void)v100->peak_tflops(Precision::BF16);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("V100-SXM"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+  }
+}
+
+// memory_gib is the driver-reported capacity: at least the strict conversion of the vendor GB figure and at most
+// the vendor figure read as GiB (HBM stacks come in powers of two; the driver reserves a little).
+TEST(GpuCatalog, MemoryLiesBetweenStrictConversionAndVendorFigureAsGiB) {
+  const YAML::Node root = YAML::LoadFile(data_dir() + "/gpus.yaml");
+  for (const auto& e : root["gpus"]) {
+    const std::string id = e["id"].as<std::string>();
+    const double gb = e["memory_gb"].as<double>();
+    const double gib = GpuCatalog::builtin().find(id)->memory_gib;
+    EXPECT_GE(gib, gb * 1e9 / (1024.0 * 1024 * 1024)) << id;
+    EXPECT_LE(gib, gb + 0.01) << id;
+  }
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text)
+      : path_(fs::temp_directory_path() / ("trainsim-gpus-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml")) {
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { fs::remove(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+const std::string kEntry = R"(
+  - id: TOY
+    aliases: [TOY-1]
+    vendor: NVIDIA
+    architecture: hopper
+    sm_version: 90
+    sm_count: 10
+    peak_tflops: {fp32: 1, tf32: 2, bf16: 4, fp16: 4, fp8: null}
+    hbm_GBps: 100
+    memory_gib: 8
+    scale_up_GBps: 50
+)";
+
+void expect_error(const std::string& text, const std::vector<std::string>& fragments) {
+  TempFile f(text);
+  try {
+    GpuCatalog::load(f.str());
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(f.str()), std::string::npos) << msg;
+    for (const auto& frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << msg << " lacks " << frag;
+  }
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(GpuCatalogLoad, WellFormedToyCatalog) {
+  TempFile f("gpus:" + kEntry);
+  const GpuCatalog cat = GpuCatalog::load(f.str());
+  ASSERT_NE(cat.find("toy-1"), nullptr);
+  EXPECT_FALSE(cat.find("TOY")->supports(Precision::FP8));
+  EXPECT_DOUBLE_EQ(cat.find("TOY")->peak_tflops(Precision::BF16), 4);
+}
+
+TEST(GpuCatalogLoad, MissingPeakKeyNamesEntryAndKey) {
+  expect_error("gpus:" + replaced(kEntry, ", fp8: null", ""), {"TOY", "peak_tflops.fp8", "missing"});
+}
+
+TEST(GpuCatalogLoad, UnknownKeySuggestsTheRightOne) {
+  expect_error("gpus:" + replaced(kEntry, "hbm_GBps", "hbm_GBs"), {"TOY", "hbm_GBs", "did you mean hbm_GBps"});
+}
+
+TEST(GpuCatalogLoad, NonNumberAndNonPositiveValuesAreRejected) {
+  expect_error("gpus:" + replaced(kEntry, "memory_gib: 8", "memory_gib: lots"), {"TOY", "memory_gib", "lots"});
+  expect_error("gpus:" + replaced(kEntry, "bf16: 4", "bf16: 0"), {"TOY", "peak_tflops.bf16"});
+}
+
+TEST(GpuCatalogLoad, UnknownArchitectureIsRejected) {
+  expect_error("gpus:" + replaced(kEntry, "architecture: hopper", "architecture: kepler"), {"TOY", "kepler"});
+}
+
+TEST(GpuCatalogLoad, DuplicateNamesAcrossEntriesAreRejected) {
+  expect_error("gpus:" + kEntry + replaced(replaced(kEntry, "id: TOY", "id: TOY2"), "[TOY-1]", "[toy]"),
+               {"TOY2", "used twice"});
+}
+
+TEST(GpuCatalogLoad, BadYamlAndWrongShape) {
+  expect_error("gpus: [unclosed", {"malformed YAML"});
+  expect_error("gpu:" + kEntry, {"gpus"});
+}
+
+}  // namespace
+}  // namespace trainsim
