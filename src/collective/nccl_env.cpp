@@ -222,12 +222,14 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
     return it->second;
   };
 
-  // NCCL_ALGO: once set, every function named by it starts from "nothing enabled" (NCCL zero-fills
-  // algoEnable when NCCL_ALGO is non-empty), then parse_list fills in what each entry lists.
+  // NCCL_PROTO: protocols start all enabled; each entry replaces its functions' list.
   if (auto v = get("NCCL_PROTO")) {
     out.proto_string = *v;
     parse_list("NCCL_PROTO", *v, protocol_names(), out.proto_mask, out.forced);
   }
+  // NCCL_ALGO: once set, algorithms start from "nothing enabled" (NCCL zero-fills algoEnable when
+  // NCCL_ALGO is non-empty) and parse_list fills in what each entry lists. Functions no entry names
+  // stay unforced and keep every algorithm.
   if (auto v = get("NCCL_ALGO")) {
     out.algo_string = *v;
     out.algo_mask.fill(0);

@@ -41,14 +41,19 @@ double ladder_step_down(const std::vector<double>& ladder, double speed) {
 }
 
 int tuning_sm(const GpuSpec& gpu) {
-  // AMD GPUs (sm_version 0) have no NCCL tables of their own (RCCL tunes separately); we use the
-  // Hopper rows, the closest generation to MI300-class parts.
+  // sm_version 0 = AMD or a custom gpu_spec. AMD GPUs have no NCCL tables of their own (RCCL tunes
+  // separately); we use the Hopper rows, the closest generation to MI300-class parts, and the same
+  // for custom specs (most are Hopper/Blackwell-class parts described by their datasheet numbers).
   return gpu.sm_version > 0 ? gpu.sm_version : 90;
 }
 
 int cc_index_of(int sm) { return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3; }
 
-bool is_amd(const GpuSpec& gpu) { return gpu.sm_version == 0 || gpu.vendor == "AMD"; }
+// AMD parts (RCCL has no NVLS). A custom `gpu_spec` also has sm_version 0 but no vendor: it is tuned
+// as Hopper (tuning_sm) and keeps NVLS when it sits on an NVSwitch.
+bool is_amd(const ClusterSpec& c) {
+  return c.gpu.vendor == "AMD" || c.gpu.vendor == "amd" || c.scale_up.kind == ScaleUpKind::InfinityFabric;
+}
 
 // ncclTopoDupChannels (§6.5): rings/trees with fast channels are split into twice as many at half the
 // speed, except on SM>80 with 25 <= bw < 50 and more than 4 channels.
@@ -173,7 +178,7 @@ NcclTopology derive_nccl_topology(const ClusterSpec& cluster, const GroupPlaceme
 
   // NVLS (§3.3, §3.4, §6.5): Hopper+ NVSwitch systems with multicast; one head per local GPU.
   const int heads = std::min(t.max_per_node, nccl::kMaxNvlsArity);
-  t.nvls_supported = env.nvls_enable != 0 && t.sm >= 90 && !is_amd(cluster.gpu) &&
+  t.nvls_supported = env.nvls_enable != 0 && t.sm >= 90 && !is_amd(cluster) &&
                      cluster.scale_up.kind == ScaleUpKind::NVSwitch && !pcie_intra && heads >= 2;
   if (t.nvls_supported) {
     const auto& intra = intra_ladder(t.sm);

@@ -58,9 +58,10 @@ inline constexpr double kPlateauNvidiaFp32 = 0.97;
 // x0 = 192 elements, with the quadratic roll-off: chosen once on a coarse grid (x0 in 0..320,
 // exponent 1/1.5/2, three tile sets) minimising the log-TFLOPS error against the XLA sm_90 and
 // sm_100 shape tables and the A100/B200 cuBLAS sweeps (kernels.md §2.2a-d), t0 fixed at 5 us.
-// Residual log-RMS: 8% on the sm_90 table (14 shapes), 12% on sm_100 + B200 cuBLAS (14), A100
-// sweep >= 1792^3 within -8%..+17%; the A100 plot's 512^3..1280^3 points are overestimated up to
-// 1.8x (not fitted). It reproduces the sm_90 reading that K = 256 at M = N = 4096 halves throughput
+// Residual log-RMS: 7% on the sm_90 table (14 shapes, all within +-20%); 14% on the sm_100 table
+// (model up to 25% high at 2048-4096) but 7% on B200 cuBLAS (5 shapes, +3..+14%); A100 sweep
+// >= 1792^3 within -8%..+18%; the A100 plot's 512^3..1280^3 points are overestimated up to 1.8x
+// (not fitted). It reproduces the sm_90 reading that K = 256 at M = N = 4096 halves throughput
 // (model 381 vs measured 392 TF) and M or N = 256 with the other dims 4096 reaches ~40% (model 391
 // vs 376/412 TF). g(x) is 0.5 at x = 192, 0.8 at 384, 0.97 at 1024, 0.998 at 4096. No table
 // has dims below 256; under x0 the model switches to x / (x + x0) (a thin slice of a tile does

@@ -1,7 +1,7 @@
 #include "compute/roofline_model.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 

@@ -48,6 +48,18 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   if (!d.hidden_size.given) model.missing("hidden_size");
   if (!d.num_attention_heads.given) model.missing("num_attention_heads");
   if (!d.seq_length.given) model.missing("seq_length", "tokens per sequence");
+  // Far beyond any model (the largest are ~2^17 wide), and small enough that the FLOP and memory
+  // formulas downstream cannot overflow 64-bit integers when they multiply a few of these.
+  constexpr std::int64_t kMaxDimension = std::int64_t{1} << 32;
+  const struct {
+    const char* key;
+    const Given<std::int64_t>& value;
+  } dimensions[] = {{"hidden_size", d.hidden_size},         {"seq_length", d.seq_length},
+                    {"kv_channels", d.kv_channels},         {"ffn_hidden_size", d.ffn_hidden_size},
+                    {"vocab_size", d.vocab_size},           {"moe.expert_ffn_hidden_size", d.expert_ffn_hidden_size}};
+  for (const auto& dim : dimensions)
+    if (dim.value.given && dim.value.value > kMaxDimension)
+      model.fail(dim.key, std::string(dim.key) + " " + std::to_string(dim.value.value) + " exceeds 2^32; not a plausible model");
   m.num_layers = d.num_layers.value;
   m.hidden_size = d.hidden_size.value;
   m.num_attention_heads = d.num_attention_heads.value;

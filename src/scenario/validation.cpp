@@ -20,8 +20,12 @@ struct Checker {
 // World size = tensor x pipeline x context x data (experts are carved out of data x context).
 void resolve_data_parallel(Scenario& s, const Checker& c) {
   ParallelSpec& p = s.parallelism;
-  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
   const std::string product = "tensor " + str(p.tensor) + " x pipeline " + str(p.pipeline) + " x context " + str(p.context);
+  // Each factor is below 2^31, so the product of three can overflow 64 bits; compare it in floating
+  // point first, after which the integer product is known to be at most num_gpus.
+  if (static_cast<double>(p.tensor) * p.pipeline * p.context > s.cluster.num_gpus)
+    c.fail("cluster.num_gpus", "num_gpus " + str(s.cluster.num_gpus) + " is fewer than " + product);
+  const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
   if (p.data > 0) {
     if (model_parallel * p.data != s.cluster.num_gpus)
       c.fail("parallelism.data", "num_gpus " + str(s.cluster.num_gpus) + " is not " + product + " x data " + str(p.data) +

@@ -112,6 +112,15 @@ class RankGenerator {
   void zero_grad_buffers() {
     rb_.compute({Phase::Optimizer, -1, -1}, "zero_grad_buffer",
                 memory_kernel(KernelKind::Memset, local_params_ * grad_bytes(s_), 0, s_.training.precision));
+    // With overlap_param_gather the distributed optimizer launches the all-gather of the first
+    // bucket accessed in forward here, before forward compute starts; the forward pre-hooks chain
+    // the rest (Megatron distrib_optimizer zero_grad / DDP forward pre-hook).
+    if (distributed_optimizer() && s_.parallelism.overlap_param_gather && !buckets_by_chunk_.empty() &&
+        !buckets_by_chunk_[0].empty()) {
+      param_gather_inflight_ = rb_.collective({Phase::GradSync, -1, -1}, Stream::DpComm, "dp.param_allgather",
+                                              CollKind::AllGather, dp_,
+                                              param_gather_bytes(buckets_by_chunk_[0].back().params));
+    }
   }
 
   void run_step(const PipelineStep& st) {
@@ -154,7 +163,7 @@ class RankGenerator {
     // Forward pre-hooks (§5.3 step 6): the param all-gather of bucket k is waited for by the first
     // module owning one of its params; the next bucket's all-gather is dispatched right after.
     int next_bucket = static_cast<int>(buckets.size()) - 1;  // forward order = reverse bucket order
-    std::optional<std::uint32_t> inflight;
+    std::optional<std::uint32_t>& inflight = param_gather_inflight_;
     auto dispatch = [&](int b) {
       const OpContext ctx{Phase::GradSync, -1, mb};
       inflight = rb_.collective(ctx, Stream::DpComm, "dp.param_allgather", CollKind::AllGather, dp_,
@@ -392,6 +401,7 @@ class RankGenerator {
   std::vector<std::vector<GradBucket>> buckets_by_chunk_;
   std::map<int, bool> first_forward_done_, chunk_reduced_;
   std::vector<std::uint32_t> pending_dp_;
+  std::optional<std::uint32_t> param_gather_inflight_;
   LayerEmitter* emitter_ = nullptr;
 };
 

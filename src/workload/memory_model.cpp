@@ -117,8 +117,15 @@ RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>&
 //   TP-sharded (24sbh for MHA, 4h GELU MLP): Q, K (2+2), V (2), projection input (2), GELU input (8), output (8)
 //   softmax (5as^2b): scores (2) + dropout mask (1) + dropout output (2)
 // Generalised here: Q is 2q and K, V are 2kv each (GQA); the MLP activation input is 2*F (4*F when gated) and its
-// output 2F; dropout masks exist only for the `gpt` family (Llama/Mixtral/DeepSeek recipes train without dropout),
+// output 2F; dropout masks exist only when the model trains with dropout (trains_with_dropout below),
 // so without dropout the softmax keeps only its 2 bytes.
+// Dropout (and so its 1-byte masks) is on for GPT models trained with Megatron or Megatron-DeepSpeed, whose default
+// hidden/attention dropout is 0.1 (megatron.md §0.3, Korthikanti's setup). Llama-family recipes set it to 0, and the
+// FSDP stacks we model (llm-foundry MPT: MPTConfig's attn/resid/emb pdrop default 0.0) train without it.
+bool trains_with_dropout(const Scenario& s) {
+  return s.model.family == "gpt" && s.parallelism.framework != Framework::FSDP;
+}
+
 struct LayerActivation {
   double replicated = 0;  // divided by TP only with sequence parallelism
   double sharded = 0;     // divided by TP
@@ -130,7 +137,7 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   const double h = static_cast<double>(m.hidden_size);
   const double a = m.num_attention_heads;
   const double seq = static_cast<double>(m.seq_length);
-  const bool dropout = m.family == "gpt";
+  const bool dropout = trains_with_dropout(s);
   const double mask = dropout ? 1 : 0;
   LayerActivation act;
   // Attention block: norm input + QKV input + dropout mask after the projection.
@@ -243,7 +250,10 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
   const double h = static_cast<double>(m.hidden_size);
   const double vocab_local = static_cast<double>(padded_vocab_size(m.vocab_size, t)) / t;
   const bool sp = par.sequence_parallel && t > 1;
-  const bool dropout = m.family == "gpt";
+  const bool dropout = trains_with_dropout(s);
+  // Cross-entropy storage per logit, kept for backward + transient (see the last-stage term below).
+  const bool megatron_ce = par.framework != Framework::FSDP;
+  const double ce_kept = megatron_ce ? 4 : 2, ce_transient = 2;
 
   // Layer placement is the workload's (Megatron's layer offsets, uneven first/last stages; megatron.md §4.2).
   const StageLayout layout(s);
@@ -296,11 +306,14 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     // First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
     if (stage == 0 && dropout) activations += mem.in_flight_micro_batches * tokens * h / (sp ? t : 1);
     if (stage == p - 1) {
-      // Last stage (Korthikanti §4.3, megatron.md §3.3): final-norm input and LM-head input (2 B each, sharded
-      // under SP) and the fp32 softmax the vocab-parallel cross-entropy keeps for backward (4 B x V/t); the bf16
-      // logits (2 B x V/t) exist transiently for the micro-batch being evaluated.
+      // Last stage (Korthikanti §4.3): final-norm input and LM-head input (2 B each, sharded under SP), and what the
+      // loss keeps per logit for backward plus a transient copy for the micro-batch being evaluated:
+      //   Megatron / DeepSpeed: the vocab-parallel cross-entropy keeps an fp32 softmax (4 B x V/t) and the bf16
+      //     logits exist while they are upcast (2 B) (megatron.md §3.3);
+      //   FSDP (llm-foundry): flash-attn's fused cross-entropy (ComposerMPTCausalLM's default loss_fn
+      //     'fused_crossentropy') keeps only the bf16 logits (2 B) and allocates a bf16 gradient in backward (2 B).
       const int held = mem.in_flight_micro_batches;
-      activations += held * tokens * (4 * h / (sp ? t : 1) + 4 * vocab_local) + tokens * 2 * vocab_local;
+      activations += held * tokens * (4 * h / (sp ? t : 1) + ce_kept * vocab_local) + tokens * ce_transient * vocab_local;
     }
 
     // --- allowance ------------------------------------------------------------------------------------------

@@ -188,6 +188,23 @@ TEST(GemmModel, BatchingAmortisesTheFixedCost) {
   EXPECT_GT(four, 4 * one * 0.95);
 }
 
+// Unfused attention products on A100 (EleutherAI cookbook, kernels.md §3.5: h=4096, 16 heads,
+// b=4, s=2048, fp16): QK^T (m=n=2048, k=256, 64 of them) took 1.1 ms and PV (m=2048, n=256,
+// k=2048) 0.6 ms. The batched-GEMM curve must get their sum, 1.7 ms, within 10%; the
+// AttnScoreGemm kind is priced exactly like a Gemm of the same shape.
+TEST(GemmModel, UnfusedAttentionProductsMatchEleutherAi) {
+  GpuSpec a100_40 = test::a100_80gb();
+  a100_40.hbm_GBps = 1555;
+  const auto model = make_roofline_model(a100_40);
+  KernelDesc qk = test::gemm(2048, 2048, 256, Precision::FP16, 64);
+  const KernelDesc pv = test::gemm(2048, 256, 2048, Precision::FP16, 64);
+  const double total_ms = (seconds(*model, qk) + seconds(*model, pv)) * 1e3;
+  EXPECT_NEAR(total_ms, 1.7, 0.17);
+  const double as_gemm = seconds(*model, qk);
+  qk.kind = KernelKind::AttnScoreGemm;
+  EXPECT_DOUBLE_EQ(seconds(*model, qk), as_gemm);
+}
+
 // The plateau table is per generation and precision (kernels.md §2.1).
 TEST(GemmModel, PlateauTable) {
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Ampere, Precision::BF16), 0.86);

@@ -1,0 +1,116 @@
+// Cross-block checks: configurations Megatron would refuse to start are errors naming the key.
+#include "scenario_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+using test::edit;
+using test::kValidScenario;
+
+TEST(JobValidation, DataMustMatchTheWorld) {
+  // The spec's example message: 8 x 8 x 1 x 8 = 512 GPUs, not 1024.
+  std::string yaml = edit(kValidScenario, "cluster.num_gpus", "1024");
+  yaml = edit(yaml, "parallelism", "{tensor: 8, pipeline: 8, data: 8}");
+  yaml = edit(yaml, "training.global_batch_size", "1024");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.data", "num_gpus 1024 is not tensor 8 x pipeline 8 x context 1 x data 8 = 512");
+  // data 16 makes it 1024.
+  EXPECT_EQ(parse_scenario(edit(yaml, "parallelism.data", "16"), "test.yaml").parallelism.data, 16);
+}
+
+TEST(JobValidation, WorldNotDivisibleByModelParallel) {
+  // 16 GPUs cannot be split in tensor 2 x pipeline 2 x context 3 = 12.
+  std::string yaml = edit(kValidScenario, "parallelism.context", "3");
+  yaml = edit(yaml, "model.seq_length", "2400");
+  EXPECT_SCENARIO_ERROR(yaml, "cluster.num_gpus", "num_gpus 16 is not divisible by", "= 12");
+}
+
+TEST(JobValidation, HeadsDivisibleByTensor) {
+  std::string yaml = edit(kValidScenario, "model.num_attention_heads", "12");  // 2048 / 12 is not whole
+  yaml = edit(yaml, "model.kv_channels", "128");
+  yaml = edit(yaml, "parallelism.tensor", "8");
+  yaml = edit(yaml, "parallelism.pipeline", "1");
+  yaml = edit(yaml, "cluster.num_gpus", "16");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor", "model.num_attention_heads 12 is not divisible by parallelism.tensor 8");
+}
+
+TEST(JobValidation, QueryGroupsDivisibleByTensor) {
+  std::string yaml = edit(kValidScenario, "model.num_query_groups", "2");
+  yaml = edit(yaml, "parallelism.tensor", "4");
+  yaml = edit(yaml, "parallelism.pipeline", "1");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor", "model.num_query_groups 2 is not divisible by parallelism.tensor 4");
+}
+
+TEST(JobValidation, GlobalBatchDivisible) {
+  // micro 2 x data 4 = 8 does not divide 60.
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.global_batch_size", "60"), "training.global_batch_size",
+                        "global_batch_size 60 is not divisible by micro_batch_size 2 x data 4 = 8");
+}
+
+TEST(JobValidation, ContextDividesSequence) {
+  // context 2 on 16 GPUs: tensor 2 x pipeline 2 x context 2 x data 2. Zig-zag needs seq % 4 == 0.
+  std::string yaml = edit(kValidScenario, "parallelism.context", "2");
+  yaml = edit(yaml, "training.global_batch_size", "64");
+  EXPECT_NO_THROW(parse_scenario(yaml, "test.yaml"));
+  EXPECT_SCENARIO_ERROR(edit(yaml, "model.seq_length", "2050"), "parallelism.context",
+                        "model.seq_length 2050 is not divisible by 2 x context 2");
+}
+
+TEST(JobValidation, SequenceParallelNeedsSequenceDivisibleByTensor) {
+  // 2049 tokens cannot be split over 2 tensor ranks; without sequence parallelism it is fine.
+  const std::string yaml = edit(kValidScenario, "model.seq_length", "2049");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.sequence_parallel", "does not divide");
+  EXPECT_NO_THROW(parse_scenario(edit(yaml, "parallelism.sequence_parallel", "false"), "test.yaml"));
+}
+
+TEST(JobValidation, ExpertParallel) {
+  std::string moe = edit(kValidScenario, "model.moe", "{num_experts: 8}");
+  moe = edit(moe, "parallelism.expert", "4");
+  const Scenario s = parse_scenario(moe, "test.yaml");  // data 4 x context 1 holds 4 expert ranks
+  EXPECT_EQ(s.parallelism.expert, 4);
+  EXPECT_SCENARIO_ERROR(edit(moe, "model.moe.num_experts", "6"), "parallelism.expert",
+                        "model.moe.num_experts 6 is not divisible by expert 4");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "parallelism.expert", "2"), "parallelism.expert", "needs an MoE model");
+  std::string big = edit(moe, "parallelism.expert", "8");  // 8 experts over data 4: no
+  EXPECT_SCENARIO_ERROR(big, "parallelism.expert", "expert 8 does not divide data 4 x context 1 = 4");
+}
+
+TEST(JobValidation, TpCommOverlapNeedsSequenceParallel) {
+  std::string yaml = edit(kValidScenario, "parallelism.tp_comm_overlap", "true");
+  EXPECT_NO_THROW(parse_scenario(yaml, "test.yaml"));
+  EXPECT_SCENARIO_ERROR(edit(yaml, "parallelism.sequence_parallel", "false"), "parallelism.tp_comm_overlap",
+                        "needs parallelism.sequence_parallel: true");
+}
+
+TEST(JobValidation, SequenceParallelWithoutTensorHasNoEffect) {
+  // Megatron disables sequence parallelism when tensor parallelism is off; so does trainsim.
+  std::string yaml = edit(kValidScenario, "parallelism.tensor", "1");
+  yaml = edit(yaml, "parallelism.sequence_parallel", "true");
+  yaml = edit(yaml, "parallelism.tp_comm_overlap", "true");
+  const Scenario s = parse_scenario(yaml, "test.yaml");
+  EXPECT_FALSE(s.parallelism.sequence_parallel);
+  EXPECT_FALSE(s.parallelism.tp_comm_overlap);
+}
+
+TEST(JobValidation, ZeroStage3WithPipelineRejectedForShardingFrameworks) {
+  const std::string yaml = edit(kValidScenario, "parallelism.zero_stage", "3");
+  EXPECT_NO_THROW(parse_scenario(yaml, "test.yaml"));  // megatron: allowed
+  EXPECT_SCENARIO_ERROR(edit(yaml, "parallelism.framework", "deepspeed"), "parallelism.zero_stage",
+                        "incompatible with pipeline parallelism");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "parallelism.framework", "fsdp"), "parallelism.zero_stage", "FULL_SHARD");
+  // Without pipeline parallelism ZeRO-3 / FULL_SHARD is the usual setup.
+  std::string flat = edit(edit(yaml, "parallelism.framework", "fsdp"), "parallelism.pipeline", "1");
+  EXPECT_NO_THROW(parse_scenario(flat, "test.yaml"));
+}
+
+TEST(JobValidation, FaultsReferToExistingHardware) {
+  // 16 GPUs in 2 nodes of 8, 8 NICs each.
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: node_down, node: 2, at_s: 1}]"), "faults[0].node",
+                        "node 2 does not exist", "2 nodes");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: nic_down, node: 1, nic: 8, always: true}]"),
+                        "faults[0].nic", "nic 8 does not exist");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: gpu_slow, rank: 16, factor: 2, always: true}]"),
+                        "faults[0].rank", "rank 16 does not exist");
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,38 @@
+// Every published-measurement scenario in ../shared/validation/cases must load: they are the
+// contract's largest body of real inputs (training jobs and collective benchmarks).
+#include <filesystem>
+
+#include "scenario_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+TEST(ValidationCases, EveryCaseParses) {
+  const std::filesystem::path dir = std::filesystem::path(TRAINSIM_SOURCE_DIR) / ".." / "shared" / "validation" / "cases";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no validation cases at " << dir;
+  int training = 0, collective = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    try {
+      const Scenario s = load_scenario(entry.path().string());
+      (s.has_training_job ? training : collective)++;
+      if (s.has_training_job) {
+        // The world size must factor exactly (what validation.cpp resolves data from).
+        EXPECT_EQ(static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context *
+                      s.parallelism.data,
+                  s.cluster.num_gpus)
+            << entry.path();
+      } else {
+        EXPECT_TRUE(s.collective.has_value()) << entry.path();
+      }
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  // The README counts 182 training runs and 8 collective benchmarks; at least some of each must be there.
+  EXPECT_GT(training, 0);
+  EXPECT_GT(collective, 0);
+}
+
+}  // namespace
+}  // namespace trainsim
