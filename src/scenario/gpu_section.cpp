@@ -14,8 +14,8 @@ const GpuSpec& catalog_gpu(const Section& cluster, const std::string& name) {
   const std::vector<std::string> known = catalog.names();
   std::string message = "unknown GPU '" + name + "'";
   if (const std::string guess = closest_match(name, known); !guess.empty()) message += "; did you mean " + guess + "?";
-  cluster.fail("gpu", message + "; known GPUs: " + (known.empty() ? "(none found)" : join(known)) +
-                          " (or describe it with cluster.gpu_spec)");
+  cluster.fail("gpu", message + " (known GPUs: " + (known.empty() ? "none found" : join(known)) +
+                          "; or describe it with cluster.gpu_spec)");
 }
 
 // Overrides from gpu_spec; `standalone` = no catalog entry underneath, so the essentials are required.

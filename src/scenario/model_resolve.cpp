@@ -25,7 +25,7 @@ void apply_preset(const Section& model, ModelDraft& draft) {
     const std::vector<std::string> known = catalog.names();
     std::string message = "unknown preset '" + name + "'";
     if (const std::string guess = closest_match(name, known); !guess.empty()) message += "; did you mean " + guess + "?";
-    model.fail("preset", message + "; known presets: " + (known.empty() ? "(none found)" : join(known)));
+    model.fail("preset", message + " (known presets: " + (known.empty() ? "none found" : join(known)) + ")");
   }
   check_known_model_keys(preset->model, preset->file);
   const Section layer(preset->model, "model", preset->file);

@@ -17,9 +17,19 @@ TEST(ValueTypes, FractionForAnInteger) {
                         "expected a positive integer, got '2.5'");
 }
 
+// Replaces the first `from` in the base scenario (the YAML emitter behind edit() drops quotes).
+std::string replaced(const std::string& from, const std::string& to) {
+  std::string yaml = kValidScenario;
+  const auto at = yaml.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return yaml.replace(at, from.size(), to);
+}
+
 TEST(ValueTypes, QuotedNumberIsAString) {
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "parallelism.tensor", "\"2\""), "parallelism.tensor",
+  EXPECT_SCENARIO_ERROR(replaced("tensor: 2", "tensor: \"2\""), "parallelism.tensor",
                         "expected a positive integer, got the string '2'");
+  EXPECT_SCENARIO_ERROR(replaced("nic_gbps: 400", "nic_gbps: '400'"), "cluster.nic_gbps",
+                        "expected a positive number, got the string '400'");
 }
 
 TEST(ValueTypes, ListForAScalar) {
@@ -39,8 +49,8 @@ TEST(ValueTypes, IntegerOverflow) {
 TEST(ValueTypes, Booleans) {
   // YAML's own booleans (yaml-cpp also reads YAML 1.1's yes/no) are accepted; a quoted one or a word is not.
   EXPECT_NO_THROW(parse_scenario(edit(kValidScenario, "training.flash_attention", "yes"), "test.yaml"));
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.flash_attention", "\"true\""), "training.flash_attention",
-                        "expected true or false");
+  EXPECT_SCENARIO_ERROR(replaced("precision: bf16", "precision: bf16\n  flash_attention: \"true\""),
+                        "training.flash_attention", "expected true or false, got the string 'true'");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.flash_attention", "maybe"), "training.flash_attention",
                         "expected true or false, got 'maybe'");
 }

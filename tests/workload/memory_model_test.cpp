@@ -181,6 +181,16 @@ TEST(MemoryModel, LogitsOnLastStage) {
   EXPECT_NEAR(estimate_memory(s)[0].activations_gib, gib(layer + embedding_mask + sq * (4 * h + 6 * V)), 1e-9);
 }
 
+// FSDP (llm-foundry) trains without dropout and its fused cross-entropy keeps only the bf16 logits (2 B) plus a bf16
+// gradient in backward (2 B): per token 32h per layer (34h minus the two masks), no embedding mask, and s*(4h + 4V).
+TEST(MemoryModel, FsdpStackHasNoDropoutAndFusedCrossEntropy) {
+  Scenario s = scenario(gpt(1, 1024, 16, 2048), 1, 1, 1, 1, 1);
+  s.parallelism.framework = Framework::FSDP;
+  s.parallelism.zero_stage = 3;
+  const double sq = 2048, h = 1024, V = 51200;
+  EXPECT_NEAR(estimate_memory(s)[0].activations_gib, gib(sq * h * 32 + sq * (4 * h + 4 * V)), 1e-9);
+}
+
 // DeepSpeed ZeRO (Rajbhandari et al. 2020, §5): 2 + 2 + 12/N (stage 1), 2 + 14/N (stage 2), 16/N (stage 3) bytes
 // per parameter, plus ZeRO-3's transient 4 B x largest layer. N = 8 here.
 TEST(MemoryModel, DeepSpeedZeroStagesShardAsThePaperSays) {

@@ -1,0 +1,200 @@
+// The engine's semantics, checked on small hand-built workloads with fixed kernel and collective
+// times so every expected time is simple arithmetic.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "engine/engine.hpp"
+#include "workload/program_builder.hpp"
+
+using namespace trainsim;
+
+namespace {
+
+// Every kernel takes `flops` picoseconds... expressed in microseconds: kernel time = flops us.
+class FixedCompute : public ComputeModel {
+ public:
+  KernelTiming time(const KernelDesc& k) const override { return KernelTiming{from_microseconds(k.flops)}; }
+  std::string describe() const override { return "fixed"; }
+};
+
+// Every collective takes `bytes` microseconds.
+class FixedCollectives : public CollectiveModel {
+ public:
+  CollectiveEstimate estimate(CollKind, std::int64_t bytes, const GroupPlacement&) const override {
+    CollectiveEstimate e;
+    e.time = from_microseconds(static_cast<double>(bytes));
+    return e;
+  }
+};
+
+KernelDesc kernel_us(double us) {
+  KernelDesc k;
+  k.kind = KernelKind::Elementwise;
+  k.flops = us;
+  return k;
+}
+
+ClusterSpec cluster(int gpus) {
+  ClusterSpec c;
+  c.num_gpus = gpus;
+  c.gpus_per_node = 8;
+  return c;
+}
+
+double us(SimTime t) { return to_microseconds(t); }
+
+SimulationOutput run(const Workload& wl) {
+  FixedCompute compute;
+  FixedCollectives coll;
+  return simulate(wl, compute, coll, cluster(wl.world_size));
+}
+
+}  // namespace
+
+// compute 10, synchronous collective 5, compute 10: strictly serial -> 25 us.
+TEST(Engine, SynchronousCollectiveSerializesWithCompute) {
+  WorkloadBuilder wb(1, {0});
+  auto rb = wb.rank_builder(0);
+  const auto g = wb.group(GroupKind::TP, {0});
+  rb.compute({}, "a", kernel_us(10));
+  rb.sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 5);
+  rb.compute({}, "b", kernel_us(10));
+  const Workload wl = wb.finish();
+  // A group of one rank costs nothing (NCCL returns at once), so the result is 20 us.
+  EXPECT_DOUBLE_EQ(us(run(wl).makespan), 20.0);
+}
+
+// Two ranks: A(10) then async AR(8) launched after A, B(10) overlaps it, C waits for the AR:
+// C starts at max(20, 10 + 8) = 20 and ends at 30. With AR = 15, C starts at 25 and ends at 35.
+TEST(Engine, AsyncCollectiveOverlapsComputeUntilWaited) {
+  for (auto [ar, expected] : {std::pair{8, 30.0}, std::pair{15, 35.0}}) {
+    WorkloadBuilder wb(2, {0, 1});
+    const auto g = wb.group(GroupKind::TP, {0, 1});
+    for (std::size_t r = 0; r < 2; ++r) {
+      auto rb = wb.rank_builder(r);
+      rb.compute({}, "A", kernel_us(10));
+      const auto h = rb.collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, ar);
+      rb.compute({}, "B", kernel_us(10));
+      rb.wait(h);
+      rb.compute({}, "C", kernel_us(10));
+    }
+    EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), expected) << "ar=" << ar;
+  }
+}
+
+// A collective starts when the last member arrives: rank 0 reaches it at 10, rank 1 at 30, so it
+// runs 30..35 on both and rank 0's next kernel ends at 45.
+TEST(Engine, CollectiveStartsWhenLastMemberArrives) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::DP, {0, 1});
+  auto r0 = wb.rank_builder(0);
+  r0.compute({}, "short", kernel_us(10));
+  r0.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 5);
+  r0.compute({}, "after", kernel_us(10));
+  auto r1 = wb.rank_builder(1);
+  r1.compute({}, "long", kernel_us(30));
+  r1.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 5);
+  const Workload wl = wb.finish();
+  const auto out = run(wl);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[1]), 30.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[1].start[1]), 30.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].end[2]), 45.0);
+  EXPECT_DOUBLE_EQ(us(out.makespan), 45.0);
+}
+
+// Collectives on one stream run FIFO even when independent of compute: 3 back-to-back async
+// collectives of 4 us each finish at 4, 8, 12.
+TEST(Engine, CollectivesOnOneStreamRunInIssueOrder) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::DP, {0, 1});
+  for (std::size_t r = 0; r < 2; ++r) {
+    auto rb = wb.rank_builder(r);
+    for (int i = 0; i < 3; ++i) rb.collective({}, Stream::DpComm, "rs", CollKind::ReduceScatter, g, 4);
+  }
+  const auto out = run(wb.finish());
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].end[0]), 4.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].end[1]), 8.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].end[2]), 12.0);
+}
+
+// Rank 0 calls X then Y, rank 1 calls Y then X: each waits for the other forever. The engine must
+// stop with an error naming the ranks, the ops and the groups.
+TEST(Engine, MismatchedCollectiveOrderIsReportedAsDeadlock) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto x = wb.group(GroupKind::TP, {0, 1});
+  const auto y = wb.group(GroupKind::DP, {0, 1});
+  auto r0 = wb.rank_builder(0);
+  r0.sync_collective({}, Stream::TpComm, "first_x", CollKind::AllReduce, x, 1);
+  r0.compute({}, "k", kernel_us(1));
+  r0.sync_collective({}, Stream::DpComm, "then_y", CollKind::AllReduce, y, 1);
+  auto r1 = wb.rank_builder(1);
+  r1.sync_collective({}, Stream::DpComm, "first_y", CollKind::AllReduce, y, 1);
+  r1.compute({}, "k", kernel_us(1));
+  r1.sync_collective({}, Stream::TpComm, "then_x", CollKind::AllReduce, x, 1);
+  const Workload wl = wb.finish();
+  try {
+    run(wl);
+    FAIL() << "expected a deadlock";
+  } catch (const DeadlockError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rank 0"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("rank 1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("first_x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("first_y"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("tp group [0,1]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("waiting for 1 more member"), std::string::npos) << msg;
+  }
+}
+
+// Members disagreeing on the size of the same call is a workload bug, reported with both sizes.
+TEST(Engine, MismatchedCollectiveSizeIsAnError) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::TP, {0, 1});
+  wb.rank_builder(0).sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 100);
+  wb.rank_builder(1).sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 200);
+  const Workload wl = wb.finish();
+  try {
+    run(wl);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("100"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("200"), std::string::npos) << msg;
+  }
+}
+
+// A group with members that are not simulated (represented by a simulated peer) rendezvous only
+// among the simulated ones: rank 0 alone in a 4-rank group does not wait.
+TEST(Engine, RepresentedMembersDoNotBlock) {
+  WorkloadBuilder wb(4, {0});
+  const auto g = wb.group(GroupKind::DP, {0, 1, 2, 3});
+  auto rb = wb.rank_builder(0);
+  rb.compute({}, "a", kernel_us(3));
+  rb.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 7);
+  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 10.0);
+}
+
+// Same workload twice: identical timelines, event counts and makespan.
+TEST(Engine, Deterministic) {
+  auto build = [] {
+    WorkloadBuilder wb(3, {0, 1, 2});
+    const auto g = wb.group(GroupKind::DP, {0, 1, 2});
+    for (std::size_t r = 0; r < 3; ++r) {
+      auto rb = wb.rank_builder(r);
+      for (int i = 0; i < 50; ++i) {
+        rb.compute({}, "k", kernel_us(1.0 + static_cast<double>((r * 7 + static_cast<std::size_t>(i)) % 5)));
+        const auto h = rb.collective({}, Stream::DpComm, "c", CollKind::AllReduce, g, 2 + i % 3);
+        if (i % 4 == 0) rb.wait(h);
+      }
+    }
+    return wb.finish();
+  };
+  const Workload a = build(), b = build();
+  const auto oa = run(a), ob = run(b);
+  EXPECT_EQ(oa.makespan, ob.makespan);
+  EXPECT_EQ(oa.events, ob.events);
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(oa.timelines[r].start, ob.timelines[r].start);
+    EXPECT_EQ(oa.timelines[r].end, ob.timelines[r].end);
+  }
+}
