@@ -34,5 +34,19 @@ TEST(ValidationCases, EveryCaseParses) {
   EXPECT_GT(collective, 0);
 }
 
+TEST(ValidationCases, EveryExampleParses) {
+  // The shipped examples/ are what users copy first; they must load as written.
+  const std::filesystem::path dir = std::filesystem::path(TRAINSIM_SOURCE_DIR) / "examples";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no examples at " << dir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    try {
+      load_scenario(entry.path().string());
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trainsim

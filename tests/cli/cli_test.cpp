@@ -1,0 +1,169 @@
+// End-to-end: the trainsim binary on the examples and on bad input, as a user runs it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <set>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(TRAINSIM_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("trainsim_cli_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+// Every example runs, and its JSON obeys the spec's identities: tokens/s = B*s/T, the breakdown
+// sums to the iteration time, MFU within (0, 1), HFU >= MFU.
+TEST(Cli, ExamplesRunAndSatisfyResultIdentities) {
+  const std::pair<const char*, double> cases[] = {{"tiny-8-h100.yaml", 32.0 * 2048},
+                                                  {"gpt3-13b-128-a100.yaml", 1024.0 * 2048},
+                                                  {"gpt3-175b-1024-h100.yaml", 1536.0 * 2048},
+                                                  {"llama3-70b-512-h100.yaml", 512.0 * 8192},
+                                                  {"llama3-405b-16384-h100.yaml", 2048.0 * 8192}};
+  for (const auto& [file, tokens] : cases) {
+    const Result r = run("run " + example(file) + " --json --no-timing");
+    ASSERT_EQ(r.status, 0) << file << "\n" << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const double t = j["iteration_time_s"];
+    EXPECT_GT(t, 0.0) << file;
+    EXPECT_NEAR(j["tokens_per_s"].get<double>(), tokens / t, 1e-6 * tokens / t) << file;
+    const auto& b = j["breakdown"];
+    const double sum = b["compute"].get<double>() + b["exposed_comm"].get<double>() + b["bubble"].get<double>() +
+                       b["optimizer"].get<double>() + b["other"].get<double>();
+    EXPECT_NEAR(sum, t, 1e-6 * t) << file;
+    EXPECT_GT(j["mfu"].get<double>(), 0.0) << file;
+    EXPECT_LT(j["mfu"].get<double>(), 1.0) << file;
+    EXPECT_GE(j["hfu"].get<double>(), j["mfu"].get<double>()) << file;
+    EXPECT_TRUE(j["memory"]["fits"].get<bool>()) << file;
+    EXPECT_FALSE(j["comm"].empty()) << file;
+  }
+}
+
+// Same scenario twice: byte-identical JSON (wall time zeroed by --no-timing).
+TEST(Cli, JsonIsByteIdenticalAcrossRuns) {
+  const Result a = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing");
+  const Result b = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_EQ(a.out, b.out);
+}
+
+// --set changes the simulated job: halving the NIC speed cannot make the 1,024-GPU job faster,
+// and TP 4 changes the data-parallel size the report shows.
+TEST(Cli, SetOverridesChangeTheResult) {
+  const Result base = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing");
+  const Result slow = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing --set cluster.nic_gbps=100");
+  ASSERT_EQ(base.status, 0);
+  ASSERT_EQ(slow.status, 0) << slow.out;
+  EXPECT_GT(nlohmann::json::parse(slow.out)["iteration_time_s"].get<double>(),
+            nlohmann::json::parse(base.out)["iteration_time_s"].get<double>());
+  const Result tp4 = run("run " + example("tiny-8-h100.yaml") + " --set parallelism.tensor=4");
+  ASSERT_EQ(tp4.status, 0) << tp4.out;
+  EXPECT_NE(tp4.out.find("TP 4"), std::string::npos) << tp4.out;
+  EXPECT_NE(tp4.out.find("DP 2"), std::string::npos) << tp4.out;
+}
+
+// The trace is valid Chrome-trace JSON with a process per simulated rank.
+TEST(Cli, TraceIsValidChromeTraceJson) {
+  const auto path = (std::filesystem::temp_directory_path() / "trainsim_cli_trace.json").string();
+  const Result r = run("run " + example("llama3-70b-512-h100.yaml") + " --trace " + path + " --trace-ranks 0,128");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream f(path);
+  const auto j = nlohmann::json::parse(f);
+  std::set<int> pids;
+  std::size_t spans = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") {
+      pids.insert(e["pid"].get<int>());
+      ++spans;
+    }
+  EXPECT_EQ(pids, (std::set<int>{0, 128}));
+  EXPECT_GT(spans, 1000u);
+}
+
+TEST(Cli, BadInputExitsNonZeroWithTheKey) {
+  const auto unknown = temp_file("unknown.yaml", "model: {preset: gpt3-1.3b}\nparallelism: {tensor_parallel: 2}\n"
+                                                 "training: {global_batch_size: 8}\ncluster: {gpu: H100-SXM, num_gpus: 8}\n");
+  Result r = run("run " + unknown);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("parallelism.tensor_parallel"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("parallelism.tensor"), std::string::npos) << r.out;
+
+  r = run("run " + example("tiny-8-h100.yaml") + " --set parallelism.tensor=3");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("tensor 3"), std::string::npos) << r.out;
+
+  r = run("run /nonexistent/scenario.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("/nonexistent/scenario.yaml"), std::string::npos) << r.out;
+
+  r = run("run " + example("tiny-8-h100.yaml") + " --set simulation.network_model=flow");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("simulation.network_model"), std::string::npos) << r.out;
+}
+
+// A job that cannot fit is an error with the numbers, unless --allow-oom.
+TEST(Cli, OutOfMemoryIsAnErrorUnlessAllowed) {
+  const std::string args = "run " + example("gpt3-175b-1024-h100.yaml") +
+                           " --set training.recompute=none --set training.micro_batch_size=8";
+  Result r = run(args);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GiB"), std::string::npos) << r.out;
+  r = run(args + " --allow-oom --json");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["memory"]["fits"].get<bool>());
+}
+
+TEST(Cli, PresetsListsModelsAndGpus) {
+  const Result r = run("presets");
+  ASSERT_EQ(r.status, 0);
+  for (const char* name : {"gpt3-175b", "llama3-405b", "H100-SXM", "MI300X", "B200"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+// validate on a directory prints a row per case with a reference and the summary.
+TEST(Cli, ValidateReportsErrorsAgainstReferences) {
+  const auto dir = std::filesystem::temp_directory_path() / "trainsim_cli_validate";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(example("tiny-8-h100.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir / "case-a.yaml") << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
+  const Result r = run("validate " + dir.string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["name"], "case-a");
+  const auto& f = j["cases"][0]["fields"][0];
+  EXPECT_EQ(f["field"], "iteration_time_s");
+  EXPECT_NEAR(f["error"].get<double>(), (f["simulated"].get<double>() - 0.2) / 0.2, 1e-9);
+}
