@@ -219,7 +219,6 @@ class RankGenerator {
       sharded_backward(mb, chunk);
       return;
     }
-    const auto& items = items_by_chunk_[static_cast<std::size_t>(chunk)];
     const auto& buckets = buckets_by_chunk_[static_cast<std::size_t>(chunk)];
     // Gradient reduction overlapped with the last micro-batch's backward: a bucket fires right
     // after the backward of its last parameter in backprop order (§5.2).
@@ -252,7 +251,6 @@ class RankGenerator {
       emitter_->embedding_backward(mb);
       after_item(idx++);
     }
-    (void)items;
     if (sync_now) chunk_reduced_[chunk] = true;
   }
 

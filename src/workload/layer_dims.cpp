@@ -36,10 +36,12 @@ LayerDims LayerDims::of(const Scenario& sc) {
 
 double LayerDims::layer_params() const {
   const double H = static_cast<double>(h);
+  // TP-sharded weights (and the column-parallel biases, sharded with them) ...
   double w = H * static_cast<double>(qkv_out) + static_cast<double>(attn_local) * H +
              H * static_cast<double>(G * ffn_local) + static_cast<double>(ffn_local) * H;
-  if (bias) w += static_cast<double>(qkv_out) + H + static_cast<double>(G * ffn_local) + H;
-  return w + layer_sp_params() - (bias ? 2 * H : 0);  // row-parallel biases are counted in layer_sp_params
+  if (bias) w += static_cast<double>(qkv_out) + static_cast<double>(G * ffn_local);
+  // ... plus the parameters replicated across TP: norms and the row-parallel biases.
+  return w + layer_sp_params();
 }
 
 double LayerDims::layer_sp_params() const {
