@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api/run_statistics.hpp"
 #include "collective/collective_model.hpp"
@@ -11,6 +12,7 @@
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
+#include "workload/recompute.hpp"
 
 namespace trainsim {
 
@@ -67,6 +69,26 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   }
   WorkloadOptions wo;
   wo.per_rank = options.per_rank || s.simulation.per_rank;
+  // Every rank's program is held in memory; beyond this the per-rank check would exhaust it
+  // (about 40 bytes per op, tens of thousands of ops per rank).
+  constexpr int kMaxPerRankWorld = 4096;
+  if (wo.per_rank && s.cluster.num_gpus > kMaxPerRankWorld)
+    throw ScenarioError(s.file, "simulation.per_rank",
+                        fmt::format("simulating every rank is limited to {} GPUs (this job has {}); the default "
+                                    "simulates one rank per pipeline stage, which is exact on a symmetric fabric",
+                                    kMaxPerRankWorld, s.cluster.num_gpus));
+  if (options.want_trace && !options.trace_ranks.empty()) {
+    const auto sim = simulated_ranks(s, wo);
+    for (int wanted : options.trace_ranks) {
+      if (!std::binary_search(sim.begin(), sim.end(), wanted)) {
+        std::vector<std::string> names;
+        for (int x : sim) names.push_back(std::to_string(x));
+        throw Error(fmt::format("--trace-ranks: rank {} is not simulated; simulated ranks: {}{}", wanted,
+                                fmt::join(names.begin(), names.begin() + std::min<std::size_t>(names.size(), 32), ","),
+                                names.size() > 32 ? ",... (use --per-rank to simulate every rank)" : ""));
+      }
+    }
+  }
   const Workload wl = generate_workload(s, wo);
   const auto compute = make_roofline_model(s.cluster.gpu);
   const auto coll = make_nccl_analytical_model(s.cluster, s.nccl.env);
@@ -75,18 +97,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const std::size_t ci = critical_rank_index(wl, sim);
   const double t = to_seconds(sim.makespan);
   const auto& p = s.parallelism;
-  const int recomputed_layers =
-      s.training.recompute == RecomputeGranularity::Full
-          ? (s.training.recompute_num_layers.empty()
-                 ? s.model.num_layers
-                 : [&] {
-                     int n = 0;
-                     const auto& v = s.training.recompute_num_layers;
-                     if (v.size() == 1) return v[0] * p.pipeline;
-                     for (int x : v) n += x;
-                     return n;
-                   }())
-          : 0;
   r.scenario = s.name;
   r.model_name = s.model.name;
   r.gpu_name = s.cluster.gpu.name;
@@ -99,7 +109,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.micro_batches = s.micro_batches_per_iteration();
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
-                                                                s.training.recompute, recomputed_layers);
+                                                                s.training.recompute, recomputed_layers_total(s));
   r.peak_tflops = s.cluster.gpu.peak_tflops(s.training.precision);
   r.iteration_time_s = t;
   const double tokens = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);

@@ -9,6 +9,7 @@
 #include "workload/layer_ops.hpp"
 #include "workload/pipeline_schedule.hpp"
 #include "workload/program_builder.hpp"
+#include "workload/recompute.hpp"
 #include "workload/stage_layout.hpp"
 
 namespace trainsim {
@@ -83,12 +84,12 @@ class RankGenerator {
     for (int c = v_ - 1; c >= 0; --c) {
       auto& items = items_by_chunk_[static_cast<std::size_t>(c)];
       if (has_lm_head(c)) {
-        if (owns_lm_head_weight()) items.push_back({-1, d_.lm_head_params()});
-        items.push_back({-1, d_.final_norm_params()});
+        if (owns_lm_head_weight()) items.push_back({-1, d_.lm_head_params});
+        items.push_back({-1, d_.final_norm_params});
       }
       const auto& ls = layout_.layers(stage_, c);
-      for (auto it = ls.rbegin(); it != ls.rend(); ++it) items.push_back({*it, d_.layer_params()});
-      if (has_embedding(c)) items.push_back({-1, d_.embedding_params()});
+      for (auto it = ls.rbegin(); it != ls.rend(); ++it) items.push_back({*it, d_.layer_params});
+      if (has_embedding(c)) items.push_back({-1, d_.embedding_params});
       for (const auto& i : items) local_params_ += i.params;
     }
     const bool split = s_.parallelism.overlap_grad_reduce && stage_ == 0;
@@ -207,13 +208,6 @@ class RankGenerator {
                         16 * d_.s * d_.b);
   }
 
-  int recompute_layers_on_stage() const {
-    const auto& r = s_.training.recompute_num_layers;
-    if (r.empty()) return layout_.layers_on_stage(stage_);
-    if (r.size() == 1) return r[0];
-    return r[static_cast<std::size_t>(stage_)];
-  }
-
   void backward_step(int mb, int chunk) {
     if (sharded_dp(s_)) {
       sharded_backward(mb, chunk);
@@ -238,7 +232,7 @@ class RankGenerator {
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
     const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
-    const int recompute_n = full ? recompute_layers_on_stage() : 0;
+    const int recompute_n = full ? recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_)) : 0;
     // Full recompute covers the first `recompute_n` layers of the stage (Megatron's block method;
     // uniform with the default of all layers recomputes all of them).
     for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
@@ -288,13 +282,13 @@ class RankGenerator {
     for (auto id : pending_dp_) rb_.wait(id);
     const OpContext ctx{Phase::GradSync, -1, -1};
     if (d_.sp && d_.t > 1) {
-      const double sp_params = d_.layer_sp_params() * layout_.layers_on_stage(stage_);
+      const double sp_params = d_.layer_sp_params * layout_.layers_on_stage(stage_);
       rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.sequence_parallel_grads", CollKind::AllReduce, groups_.tp,
                           static_cast<std::int64_t>(sp_params * 4.0));
     }
     if (embedding_)
       rb_.sync_collective(ctx, Stream::DpComm, "embedding.grad_all_reduce", CollKind::AllReduce, *embedding_,
-                          static_cast<std::int64_t>(d_.lm_head_params() * grad_bytes(s_)));
+                          static_cast<std::int64_t>(d_.lm_head_params * grad_bytes(s_)));
   }
 
   void optimizer_step() {
@@ -332,20 +326,20 @@ class RankGenerator {
     const OpContext ctx{Phase::Forward, -1, mb};
     const auto& ls = layout_.layers(stage_, chunk);
     // The root unit (embedding, final norm, LM head) is gathered first and kept for the step.
-    const double root = d_.embedding_params() + d_.final_norm_params() + (owns_lm_head_weight() ? d_.lm_head_params() : 0);
+    const double root = d_.embedding_params + d_.final_norm_params + (owns_lm_head_weight() ? d_.lm_head_params : 0);
     auto root_ag = rb_.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp_,
                                   layer_gather_bytes(root));
     rb_.wait(root_ag);
     std::optional<std::uint32_t> next;
     if (!ls.empty())
       next = rb_.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather, dp_,
-                            layer_gather_bytes(d_.layer_params()));
+                            layer_gather_bytes(d_.layer_params));
     if (has_embedding(chunk)) emitter_->embedding_forward(mb);
     for (std::size_t i = 0; i < ls.size(); ++i) {
       rb_.wait(*next);
       if (i + 1 < ls.size())
         next = rb_.collective({Phase::Forward, ls[i + 1], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather,
-                              dp_, layer_gather_bytes(d_.layer_params()));
+                              dp_, layer_gather_bytes(d_.layer_params));
       emitter_->forward(ls[i], mb, Phase::Forward);
     }
     if (has_lm_head(chunk)) emitter_->lm_head_forward(mb);
@@ -355,15 +349,15 @@ class RankGenerator {
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
     const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
-    const int recompute_n = full ? recompute_layers_on_stage() : 0;
+    const int recompute_n = full ? recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_)) : 0;
     if (has_lm_head(chunk)) emitter_->lm_head_backward(mb);
     const auto gather = [&](int layer) {
       return rb_.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather, dp_,
-                            layer_gather_bytes(d_.layer_params()));
+                            layer_gather_bytes(d_.layer_params));
     };
     std::optional<std::uint32_t> next;
     if (!ls.empty()) next = gather(ls.back());
-    const auto grad = static_cast<std::int64_t>(d_.layer_params() * grad_bytes(s_));
+    const auto grad = static_cast<std::int64_t>(d_.layer_params * grad_bytes(s_));
     for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
       const int layer = ls[static_cast<std::size_t>(i)];
       rb_.wait(*next);
@@ -375,7 +369,7 @@ class RankGenerator {
     }
     if (has_embedding(chunk)) emitter_->embedding_backward(mb);
     if (mb == m_ - 1) {
-      const double root = d_.embedding_params() + d_.final_norm_params() + (owns_lm_head_weight() ? d_.lm_head_params() : 0);
+      const double root = d_.embedding_params + d_.final_norm_params + (owns_lm_head_weight() ? d_.lm_head_params : 0);
       pending_dp_.push_back(rb_.collective({Phase::GradSync, -1, mb}, Stream::DpComm, "fsdp.reduce_scatter.root",
                                            CollKind::ReduceScatter, dp_, static_cast<std::int64_t>(root * grad_bytes(s_))));
     }

@@ -1,5 +1,6 @@
 #include "workload/layer_dims.hpp"
 
+#include "model/layer_shapes.hpp"
 #include "workload/kernels_factory.hpp"
 
 namespace trainsim {
@@ -31,33 +32,14 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.attn_local = static_cast<std::int64_t>(d.a) * d.d / d.t;
   d.ffn_local = d.ffn / d.t;
   d.act_bytes = static_cast<std::int64_t>(static_cast<double>(d.T * d.h) * activation_bytes(d.precision));
+  const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
+  const double t_ranks = static_cast<double>(d.t);
+  d.layer_params = lp.tp_sharded / t_ranks + lp.replicated;
+  d.layer_sp_params = lp.replicated;
+  d.lm_head_params = word_embedding_params(m, d.t) / t_ranks;
+  d.embedding_params = d.lm_head_params + position_embedding_params(m);
+  d.final_norm_params = trainsim::final_norm_params(m);
   return d;
 }
-
-double LayerDims::layer_params() const {
-  const double H = static_cast<double>(h);
-  // TP-sharded weights (and the column-parallel biases, sharded with them) ...
-  double w = H * static_cast<double>(qkv_out) + static_cast<double>(attn_local) * H +
-             H * static_cast<double>(G * ffn_local) + static_cast<double>(ffn_local) * H;
-  if (bias) w += static_cast<double>(qkv_out) + static_cast<double>(G * ffn_local);
-  // ... plus the parameters replicated across TP: norms and the row-parallel biases.
-  return w + layer_sp_params();
-}
-
-double LayerDims::layer_sp_params() const {
-  const double H = static_cast<double>(h);
-  const double norms = 2 * H * (layernorm ? 2 : 1);  // two norms; LayerNorm has gamma and beta
-  return norms + (bias ? 2 * H : 0);                 // proj and fc2 biases are replicated across TP
-}
-
-double LayerDims::embedding_params() const {
-  double p = static_cast<double>(vocab_padded) / t * static_cast<double>(h);
-  if (!rope) p += static_cast<double>(s) * static_cast<double>(h);  // learned absolute positions
-  return p;
-}
-
-double LayerDims::lm_head_params() const { return static_cast<double>(vocab_padded) / t * static_cast<double>(h); }
-
-double LayerDims::final_norm_params() const { return static_cast<double>(h) * (layernorm ? 2 : 1); }
 
 }  // namespace trainsim

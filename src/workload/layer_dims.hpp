@@ -27,14 +27,15 @@ struct LayerDims {
 
   static LayerDims of(const Scenario& s);
 
-  // Parameters per TP rank of one layer, of the embedding table (incl. learned positions), of the
-  // LM head and of the final norm.
-  double layer_params() const;
-  double embedding_params() const;
-  double lm_head_params() const;
-  double final_norm_params() const;
-  // Parameters flagged sequence_parallel (norms, row-parallel biases): all-reduced over TP when SP is on.
-  double layer_sp_params() const;
+  // Parameters per TP rank, from model/layer_shapes (the same counts the FLOP and memory formulas use):
+  // one dense layer, the word + position embedding, the LM head and the final norm.
+  double layer_params = 0;
+  double embedding_params = 0;
+  double lm_head_params = 0;
+  double final_norm_params = 0;
+  // Parameters of one layer replicated across TP (norms, row-parallel biases): Megatron flags them
+  // sequence_parallel and all-reduces their grads over TP when SP is on.
+  double layer_sp_params = 0;
 };
 
 }  // namespace trainsim

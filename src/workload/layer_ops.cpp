@@ -85,6 +85,19 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
   if (use_cp) rb_.wait(cp);
 }
 
+void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {
+  if (d_.t > 1 && d_.sp) {
+    // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1, §2.1 #2/#11;
+    // dY before the row-parallel dgrads, §2.2 B2/B13); with userbuffers a ring exchange overlapped with
+    // the GEMM (§8).
+    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_);
+    gemm_op(ctx, name, d_.T, n, d_.h);
+    if (tp_overlap_) rb_.wait(ag);
+    return;
+  }
+  gemm_op(ctx, name, d_.T, n, d_.h);
+}
+
 void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, std::int64_t k, const char* rs_name,
                                         const char* ar_name) {
   if (d_.t == 1) {
@@ -104,34 +117,14 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
   tp_collective(ctx, d_.sp ? rs_name : ar_name, d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, true);
 }
 
-void LayerEmitter::row_parallel_dgrad(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {
-  if (d_.t > 1 && d_.sp) {
-    // SP: all-gather dY along the sequence first (sync); with userbuffers a ring exchange overlapped
-    // with the dgrad GEMM.
-    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_);
-    gemm_op(ctx, name, d_.T, n, d_.h);
-    if (tp_overlap_) rb_.wait(ag);
-    return;
-  }
-  gemm_op(ctx, name, d_.T, n, d_.h);
-}
-
 void LayerEmitter::forward(int layer, int mb, Phase phase) {
   const OpContext ctx{phase, layer, mb};
-  const bool tp = d_.t > 1;
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;  // one residual-stream tensor on this rank
 
   // --- attention block (§2.1 #1-9) ---
   norm(ctx, "input_norm", false);
-  std::uint32_t pending = 0;
-  bool has_pending = false;
-  if (tp && d_.sp) {
-    pending = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, !tp_overlap_);
-    has_pending = tp_overlap_;
-  }
-  gemm_op(ctx, "qkv", d_.T, d_.qkv_out, d_.h);
-  if (has_pending) rb_.wait(pending), has_pending = false;
+  gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
   if (d_.rope) elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
   attention_forward(ctx);
   row_parallel_forward(ctx, "proj", d_.attn_local, "tp.rs.proj", "tp.ar.proj");
@@ -139,12 +132,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
 
   // --- MLP block (§2.1 #10-16) ---
   norm(ctx, "pre_mlp_norm", false);
-  if (tp && d_.sp) {
-    pending = tp_collective(ctx, "tp.ag.fc1_input", CollKind::AllGather, !tp_overlap_);
-    has_pending = tp_overlap_;
-  }
-  gemm_op(ctx, "fc1", d_.T, d_.G * d_.ffn_local, d_.h);
-  if (has_pending) rb_.wait(pending), has_pending = false;
+  gathered_gemm(ctx, "fc1", d_.G * d_.ffn_local, "tp.ag.fc1_input");
   elementwise(ctx, d_.G == 2 ? "swiglu" : "gelu", D(d_.T) * D(d_.ffn_local) * ab * (d_.G + 1.0));
   row_parallel_forward(ctx, "fc2", d_.ffn_local, "tp.rs.fc2", "tp.ar.fc2");
   elementwise(ctx, "mlp.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
@@ -158,7 +146,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
 
   // --- MLP backward (§2.2 B1-B11) ---
   elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
-  row_parallel_dgrad(ctx, "fc2.dgrad", d_.ffn_local, "tp.ag.fc2_dy");  // B2-B3
+  gathered_gemm(ctx, "fc2.dgrad", d_.ffn_local, "tp.ag.fc2_dy");  // B2-B3
   gemm_op(ctx, "fc2.wgrad", d_.h, d_.ffn_local, d_.T);                                  // B4
   elementwise(ctx, d_.G == 2 ? "swiglu.bwd" : "gelu.bwd", D(d_.T) * D(d_.ffn_local) * ab * (2.0 * d_.G + 1.0));
   std::uint32_t ag = 0;
@@ -176,7 +164,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
 
   // --- attention backward (§2.2 B12-B22) ---
   elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
-  row_parallel_dgrad(ctx, "proj.dgrad", d_.attn_local, "tp.ag.proj_dy");  // B13-B14
+  gathered_gemm(ctx, "proj.dgrad", d_.attn_local, "tp.ag.proj_dy");  // B13-B14
   gemm_op(ctx, "proj.wgrad", d_.h, d_.attn_local, d_.T);                              // B15
   if (recompute_attention) attention_forward(OpContext{Phase::Recompute, layer, mb});
   attention_backward(ctx);  // B16

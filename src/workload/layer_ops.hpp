@@ -38,11 +38,12 @@ class LayerEmitter {
   // the GEMM issued right after (returned op must then be waited for after that GEMM).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync);
   std::uint32_t cp_exchange(const OpContext& ctx, bool backward);
+  // A (T x n x h) GEMM whose input is sequence-sharded under SP: the TP all-gather, then the GEMM.
+  // Column-parallel forwards (QKV, fc1) and row-parallel dgrads (proj, fc2) both have this shape.
+  void gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name);
   // Row-parallel linear (proj, fc2): GEMM then its TP reduction.
   void row_parallel_forward(const OpContext& ctx, const char* name, std::int64_t k, const char* rs_name,
                             const char* ar_name);
-  // Row-parallel dgrad, preceded by the SP all-gather of dY.
-  void row_parallel_dgrad(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name);
   std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k);
 
   RankBuilder& rb_;

@@ -16,6 +16,7 @@
 
 #include "core/units.hpp"
 #include "model/layer_shapes.hpp"
+#include "workload/recompute.hpp"
 #include "workload/stage_layout.hpp"
 
 namespace trainsim {
@@ -185,15 +186,6 @@ double checkpoint_bytes(const Scenario& s, double tokens) {
   const int t = std::max(1, s.parallelism.tensor);
   const bool sp = s.parallelism.sequence_parallel && t > 1;
   return tokens * 2 * static_cast<double>(s.model.hidden_size) / (sp ? t : 1);
-}
-
-int recomputed_layers_on_stage(const Scenario& s, int stage, int layers_on_stage) {
-  if (s.training.recompute != RecomputeGranularity::Full) return 0;
-  const auto& n = s.training.recompute_num_layers;
-  int r = layers_on_stage;  // default: every layer of the stage
-  if (n.size() == 1) r = n[0];
-  if (n.size() > 1 && stage < static_cast<int>(n.size())) r = n[stage];
-  return std::clamp(r, 0, layers_on_stage);
 }
 
 // Micro-batches whose activations a stage holds at its peak (megatron.md §4.4-4.6).

@@ -126,6 +126,14 @@ TEST(Cli, BadInputExitsNonZeroWithTheKey) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("/nonexistent/scenario.yaml"), std::string::npos) << r.out;
 
+  r = run("run " + example("llama3-70b-512-h100.yaml") + " --trace /tmp/trainsim_cli_t.json --trace-ranks 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("--trace-ranks: rank 5 is not simulated"), std::string::npos) << r.out;
+
+  r = run("run " + example("llama3-405b-16384-h100.yaml") + " --per-rank");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("simulation.per_rank"), std::string::npos) << r.out;
+
   r = run("run " + example("tiny-8-h100.yaml") + " --set simulation.network_model=flow");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("simulation.network_model"), std::string::npos) << r.out;

@@ -51,17 +51,28 @@ SimulationOutput run(const Workload& wl) {
 
 }  // namespace
 
-// compute 10, synchronous collective 5, compute 10: strictly serial -> 25 us.
+// compute 10, synchronous collective 5, compute 10 on both ranks: strictly serial -> 25 us.
 TEST(Engine, SynchronousCollectiveSerializesWithCompute) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::TP, {0, 1});
+  for (std::size_t r = 0; r < 2; ++r) {
+    auto rb = wb.rank_builder(r);
+    rb.compute({}, "a", kernel_us(10));
+    rb.sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 5);
+    rb.compute({}, "b", kernel_us(10));
+  }
+  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 25.0);
+}
+
+// A group of one rank costs nothing (NCCL returns at once): compute 10 + 10 = 20 us.
+TEST(Engine, SingleRankGroupIsFree) {
   WorkloadBuilder wb(1, {0});
   auto rb = wb.rank_builder(0);
   const auto g = wb.group(GroupKind::TP, {0});
   rb.compute({}, "a", kernel_us(10));
   rb.sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 5);
   rb.compute({}, "b", kernel_us(10));
-  const Workload wl = wb.finish();
-  // A group of one rank costs nothing (NCCL returns at once), so the result is 20 us.
-  EXPECT_DOUBLE_EQ(us(run(wl).makespan), 20.0);
+  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 20.0);
 }
 
 // Two ranks: A(10) then async AR(8) launched after A, B(10) overlaps it, C waits for the AR:
