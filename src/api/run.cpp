@@ -161,16 +161,7 @@ std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
   std::vector<int> ranks(static_cast<std::size_t>(s.cluster.num_gpus));
   for (int i = 0; i < s.cluster.num_gpus; ++i) ranks[static_cast<std::size_t>(i)] = i;
   const auto where = GroupPlacement::of(ranks, s.cluster);
-  CollKind kind = CollKind::AllReduce;
-  switch (s.collective->op) {
-    case CollectiveOp::AllReduce: kind = CollKind::AllReduce; break;
-    case CollectiveOp::AllGather: kind = CollKind::AllGather; break;
-    case CollectiveOp::ReduceScatter: kind = CollKind::ReduceScatter; break;
-    case CollectiveOp::Broadcast: kind = CollKind::Broadcast; break;
-    case CollectiveOp::Reduce: kind = CollKind::Reduce; break;
-    case CollectiveOp::AllToAll: kind = CollKind::AllToAll; break;
-    case CollectiveOp::SendRecv: kind = CollKind::SendRecv; break;
-  }
+  const CollKind kind = s.collective->op;
   std::vector<CollectivePointResult> out;
   for (const auto& pt : s.collective->points) {
     // A point whose size the source does not state is evaluated at 1 GiB, the large-message regime

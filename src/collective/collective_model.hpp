@@ -15,7 +15,11 @@
 
 namespace trainsim {
 
-enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, P2P };
+// NCCL's algorithms in NCCL's order, then P2P (the point-to-point engine) and the algorithms
+// trainsim adds (custom_algorithms.hpp), so that every estimate names what moved the bytes.
+enum class NcclAlgorithm : std::uint8_t {
+  Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, P2P, HalvingDoubling, Hierarchical, ReductionServer
+};
 enum class NcclProtocol : std::uint8_t { LL, LL128, Simple };
 const char* to_string(NcclAlgorithm a);
 const char* to_string(NcclProtocol p);

@@ -13,6 +13,9 @@ const char* to_string(NcclAlgorithm a) {
     case NcclAlgorithm::NVLSTree: return "NVLSTree";
     case NcclAlgorithm::PAT: return "PAT";
     case NcclAlgorithm::P2P: return "P2P";
+    case NcclAlgorithm::HalvingDoubling: return "HalvingDoubling";
+    case NcclAlgorithm::Hierarchical: return "Hierarchical";
+    case NcclAlgorithm::ReductionServer: return "ReductionServer";
   }
   return "?";
 }

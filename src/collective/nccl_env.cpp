@@ -132,6 +132,15 @@ int parse_int(const std::string& var, const std::string& value, int min_value, i
   return out;
 }
 
+int parse_multiple(const std::string& var, const std::string& value, int min_value, int max_value, int multiple) {
+  const int out = parse_int(var, value, min_value, max_value);
+  if (out % multiple != 0)
+    reject(var, "'" + value + "' is not a multiple of " + std::to_string(multiple) + " (valid: " +
+                    std::to_string(min_value) + ".." + std::to_string(max_value) + " in steps of " +
+                    std::to_string(multiple) + ")");
+  return out;
+}
+
 double parse_nonnegative(const std::string& var, const std::string& value) {
   const std::string v = trim(value);
   char* end = nullptr;
@@ -157,25 +166,29 @@ std::optional<NcclProtocol> parse_nccl_protocol(const std::string& name) {
 }
 
 const std::vector<std::string>& known_nccl_variables() {
-  // Honoured: ALGO, PROTO, MIN/MAX_NCHANNELS (+ legacy NRINGS), NVLS_ENABLE, NET_OVERHEAD.
+  // Honoured: ALGO, PROTO, MIN/MAX_NCHANNELS (+ legacy NRINGS), NVLS_ENABLE, NET_OVERHEAD, NTHREADS,
+  // LL128_NTHREADS, BUFFSIZE, P2P_PXN_LEVEL, PXN_DISABLE, CROSS_NIC, COLLNET_ENABLE,
+  // NCHANNELS_PER_NET_PEER, P2P_NET_CHUNKSIZE, NVLS_NCHANNELS, PAT_ENABLE, TOPO_FILE.
   // The rest are NCCL 2.30 variables (nccl.md §12 and NCCL's env documentation) accepted and ignored
   // by this version of the model.
   static const std::vector<std::string> names{
       "NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS",
-      "NCCL_NVLS_ENABLE", "NCCL_NET_OVERHEAD",
+      "NCCL_NVLS_ENABLE", "NCCL_NET_OVERHEAD", "NCCL_NTHREADS", "NCCL_LL128_NTHREADS", "NCCL_BUFFSIZE",
+      "NCCL_P2P_PXN_LEVEL", "NCCL_PXN_DISABLE", "NCCL_CROSS_NIC", "NCCL_COLLNET_ENABLE", "NCCL_NCHANNELS_PER_NET_PEER",
+      "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NVLS_NCHANNELS", "NCCL_PAT_ENABLE", "NCCL_TOPO_FILE",
       // accepted, ignored
-      "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_NTHREADS", "NCCL_LL128_NTHREADS", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
-      "NCCL_LL128_BUFFSIZE", "NCCL_THREAD_THRESHOLDS", "NCCL_CROSS_NIC", "NCCL_P2P_PXN_LEVEL", "NCCL_PXN_DISABLE",
+      "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_LL_BUFFSIZE",
+      "NCCL_LL128_BUFFSIZE", "NCCL_THREAD_THRESHOLDS",
       "NCCL_PXN_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_NET_GDR_C2C", "NCCL_P2P_LEVEL",
-      "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_DISABLE_INTRA", "NCCL_NVLS_NCHANNELS", "NCCL_NVLS_CHUNKSIZE",
-      "NCCL_NVLSTREE_MAX_CHUNKSIZE", "NCCL_COLLNET_ENABLE", "NCCL_COLLNET_NODE_THRESHOLD", "NCCL_PAT_ENABLE",
+      "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_DISABLE_INTRA", "NCCL_NVLS_CHUNKSIZE",
+      "NCCL_NVLSTREE_MAX_CHUNKSIZE", "NCCL_COLLNET_NODE_THRESHOLD",
       "NCCL_LL128_C2C", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_HCA", "NCCL_IB_TC",
       "NCCL_IB_SL", "NCCL_IB_AR_THRESHOLD", "NCCL_IB_MERGE_NICS", "NCCL_IB_GID_INDEX", "NCCL_IB_TIMEOUT",
       "NCCL_IB_RETRY_CNT", "NCCL_IB_DISABLE", "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ADAPTIVE_ROUTING",
-      "NCCL_NETDEVS_POLICY", "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_MIN_P2P_NCHANNELS", "NCCL_MAX_P2P_NCHANNELS",
-      "NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_LL_THRESHOLD",
+      "NCCL_NETDEVS_POLICY", "NCCL_MIN_P2P_NCHANNELS", "NCCL_MAX_P2P_NCHANNELS",
+      "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_LL_THRESHOLD",
       "NCCL_P2P_SCHEDULE_GROUP_SIZE", "NCCL_P2P_MAX_PEERS", "NCCL_CHUNK_SIZE", "NCCL_ALLOC_P2P_NET_LL_BUFFERS",
-      "NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_MNNVL_ENABLE",
+      "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_MNNVL_ENABLE",
       "NCCL_ALLGATHERV_ENABLE", "NCCL_TUNER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_NET", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
       "NCCL_DEBUG_FILE", "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_LAUNCH_MODE",
       "NCCL_CUMEM_ENABLE", "NCCL_SYM_KERNEL", "NCCL_CTA_POLICY", "NCCL_IGNORE_CPU_AFFINITY", "NCCL_NVB_DISABLE",
@@ -242,6 +255,23 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
   if (auto v = get("NCCL_MIN_NCHANNELS")) out.min_nchannels = parse_int("NCCL_MIN_NCHANNELS", *v, 0, nccl::kMaxChannels);
   if (auto v = get("NCCL_NVLS_ENABLE")) out.nvls_enable = parse_int("NCCL_NVLS_ENABLE", *v, 0, 2);
   if (auto v = get("NCCL_NET_OVERHEAD")) out.net_overhead_us = parse_nonnegative("NCCL_NET_OVERHEAD", *v) / 1000.0;
+  // Thread counts: NCCL takes multiples of 32 in these ranges (enqueue.cc / init.cc) and falls back
+  // to the default otherwise; a scenario asking for an impossible count is a mistake, so we refuse it.
+  if (auto v = get("NCCL_NTHREADS")) out.nthreads = parse_multiple("NCCL_NTHREADS", *v, 64, 512, 32);
+  if (auto v = get("NCCL_LL128_NTHREADS")) out.ll128_nthreads = parse_multiple("NCCL_LL128_NTHREADS", *v, 160, 640, 32);
+  // FIFO and chunk sizes: powers of two are what NCCL is tested with; any multiple of the grain works.
+  if (auto v = get("NCCL_BUFFSIZE")) out.buffsize = parse_multiple("NCCL_BUFFSIZE", *v, 64 << 10, 1 << 30, 4096);
+  if (auto v = get("NCCL_P2P_NET_CHUNKSIZE"))
+    out.p2p_net_chunksize = parse_multiple("NCCL_P2P_NET_CHUNKSIZE", *v, 4096, 64 << 20, 4096);
+  if (auto v = get("NCCL_P2P_PXN_LEVEL")) out.p2p_pxn_level = parse_int("NCCL_P2P_PXN_LEVEL", *v, 0, 2);
+  if (auto v = get("NCCL_PXN_DISABLE")) out.pxn_disable = parse_int("NCCL_PXN_DISABLE", *v, 0, 1) == 1;
+  if (auto v = get("NCCL_CROSS_NIC")) out.cross_nic = parse_int("NCCL_CROSS_NIC", *v, 0, 2);
+  if (auto v = get("NCCL_COLLNET_ENABLE")) out.collnet_enable = parse_int("NCCL_COLLNET_ENABLE", *v, 0, 1) == 1;
+  if (auto v = get("NCCL_NCHANNELS_PER_NET_PEER"))
+    out.nchannels_per_net_peer = parse_int("NCCL_NCHANNELS_PER_NET_PEER", *v, 1, nccl::kMaxChannels);
+  if (auto v = get("NCCL_NVLS_NCHANNELS")) out.nvls_nchannels = parse_int("NCCL_NVLS_NCHANNELS", *v, 1, nccl::kMaxChannels);
+  if (auto v = get("NCCL_PAT_ENABLE")) out.pat_enable = parse_int("NCCL_PAT_ENABLE", *v, 0, 2);
+  if (auto v = get("NCCL_TOPO_FILE")) out.topo_file = trim(*v);
   return out;
 }
 

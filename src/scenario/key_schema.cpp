@@ -21,7 +21,9 @@ namespace {
 //   cluster.gpu_spec.{name, vendor, architecture, sm_version, sm_count, scale_up_GBps}: optional
 //     details of a GPU given by its datasheet (the compute model picks curves by architecture);
 //   training.iterations (already in the spec's example), simulation.per_rank (bool: simulate every
-//     rank instead of one per symmetric class).
+//     rank instead of one per symmetric class);
+//   algorithms.{all_reduce, all_gather, reduce_scatter} (nccl | halving_doubling | hierarchical |
+//     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us}.
 constexpr std::string_view kKnownKeys[] = {
     "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
     "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
@@ -57,6 +59,10 @@ constexpr std::string_view kKnownKeys[] = {
     "cluster.network.switch_latency_ns",
 
     "nccl.*",
+
+    "algorithms.all_reduce", "algorithms.all_gather", "algorithms.reduce_scatter",
+    "algorithms.reduction_server.servers", "algorithms.reduction_server.nic_gbps",
+    "algorithms.reduction_server.latency_us",
 
     "simulation.network_model", "simulation.seed", "simulation.threads", "simulation.per_rank",
 

@@ -3,6 +3,16 @@
 
 namespace trainsim {
 
+const char* to_string(AlgorithmChoice a) {
+  switch (a) {
+    case AlgorithmChoice::Nccl: return "nccl";
+    case AlgorithmChoice::HalvingDoubling: return "halving_doubling";
+    case AlgorithmChoice::Hierarchical: return "hierarchical";
+    case AlgorithmChoice::ReductionServer: return "reduction_server";
+  }
+  return "?";
+}
+
 const char* to_string(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::AllReduce: return "all_reduce";

@@ -1,5 +1,7 @@
 // The `nccl:` block: NCCL environment variables, kept as the strings NCCL would read from the
 // environment. key_schema.cpp has already rejected keys without the NCCL_ prefix.
+#include <filesystem>
+
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -15,6 +17,13 @@ NcclSpec read_nccl(const Section& nccl) {
       nccl.fail(key, "expected a value as NCCL reads it from the environment (a number or a word), got " +
                          describe_node(it->second));
     spec.env[key] = it->second.Scalar();
+  }
+  // A relative NCCL_TOPO_FILE names a file next to the scenario, so a scenario and its topology
+  // travel together; the file itself is read (and its errors reported) by the collective layer.
+  if (auto it = spec.env.find("NCCL_TOPO_FILE"); it != spec.env.end()) {
+    const std::filesystem::path topo(it->second);
+    if (topo.is_relative() && !nccl.file().empty() && nccl.file() != "<string>")
+      it->second = (std::filesystem::path(nccl.file()).parent_path() / topo).lexically_normal().string();
   }
   return spec;
 }

@@ -87,7 +87,7 @@ struct ReferenceSpec {
   std::string notes;
 };
 
-enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class CollectiveOp : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 struct CollectivePoint {
   std::optional<std::int64_t> size;  // bytes, nccl-tests' size column; nullopt = not stated
   double busbw_GBps = 0;
@@ -100,6 +100,21 @@ struct CollectiveSpec {
   std::vector<CollectivePoint> points;
 };
 
+// The `algorithms:` block (an addition to spec/scenario.md): which algorithm runs each collective.
+// "nccl" = NCCL's own choice (the default); the others are trainsim's (collective/custom_algorithms.hpp).
+enum class AlgorithmChoice { Nccl, HalvingDoubling, Hierarchical, ReductionServer };
+struct ReductionServerConfig {
+  int servers = 0;          // CPU reducer nodes; 0 = one per worker node
+  double nic_gbps = 100;    // per reducer, per direction
+  double latency_us = 10;   // fixed cost of one worker -> reducer -> worker round trip
+};
+struct AlgorithmsSpec {
+  AlgorithmChoice all_reduce = AlgorithmChoice::Nccl;
+  AlgorithmChoice all_gather = AlgorithmChoice::Nccl;
+  AlgorithmChoice reduce_scatter = AlgorithmChoice::Nccl;
+  ReductionServerConfig reduction_server;
+};
+
 struct Scenario {
   std::string file;  // path it was read from ("<string>" for text)
   std::string name;  // file stem
@@ -109,6 +124,7 @@ struct Scenario {
   ParallelSpec parallelism;
   ClusterSpec cluster;
   NcclSpec nccl;
+  AlgorithmsSpec algorithms;
   SimulationSpec simulation;
   std::vector<FaultSpec> faults;
   OutputSpec output;
@@ -121,6 +137,7 @@ struct Scenario {
 };
 
 const char* to_string(CollectiveOp op);
+const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
 const char* to_string(RecomputeGranularity r);
 

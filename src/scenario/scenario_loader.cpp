@@ -44,6 +44,7 @@ Scenario build(const YAML::Node& root, const std::string& file) {
 
   s.cluster = read_cluster(top.child("cluster"));
   s.nccl = read_nccl(top.child("nccl"));
+  s.algorithms = read_algorithms(top.child("algorithms"));
   s.simulation = read_simulation(top.child("simulation"));
   s.output = read_output(top.child("output"));
   s.faults = read_faults(top.get("faults"), file);

@@ -15,6 +15,7 @@ ParallelSpec read_parallelism(const Section& parallel);  // parallelism_section.
 ClusterSpec read_cluster(const Section& cluster);        // cluster_section.cpp (GPU: gpu_section.cpp)
 GpuSpec read_gpu(const Section& cluster);                // gpu_section.cpp
 NcclSpec read_nccl(const Section& nccl);                 // nccl_section.cpp
+AlgorithmsSpec read_algorithms(const Section& algorithms);  // algorithms_section.cpp
 SimulationSpec read_simulation(const Section& simulation);  // run_sections.cpp
 OutputSpec read_output(const Section& output);              // run_sections.cpp
 std::vector<FaultSpec> read_faults(const YAML::Node& faults, const std::string& file);  // faults_section.cpp

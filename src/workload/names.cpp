@@ -46,19 +46,6 @@ const char* to_string(Stream s) {
   return "?";
 }
 
-const char* to_string(CollKind k) {
-  switch (k) {
-    case CollKind::AllReduce: return "all_reduce";
-    case CollKind::AllGather: return "all_gather";
-    case CollKind::ReduceScatter: return "reduce_scatter";
-    case CollKind::Broadcast: return "broadcast";
-    case CollKind::Reduce: return "reduce";
-    case CollKind::AllToAll: return "alltoall";
-    case CollKind::SendRecv: return "send_recv";
-  }
-  return "?";
-}
-
 const char* to_string(Phase p) {
   switch (p) {
     case Phase::Forward: return "forward";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workload/kernel.hpp"
+#include "scenario/scenario.hpp"
 #include "workload/parallel_plan.hpp"
 
 namespace trainsim {
@@ -15,8 +16,8 @@ enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, kCou
 inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
 const char* to_string(Stream s);
 
-enum class CollKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
-const char* to_string(CollKind k);
+// The collective kinds are the scenario's (`collective.op`): one enum from the YAML to the engine.
+using CollKind = CollectiveOp;
 
 // A communicator: its members (global ranks) and kind. `simulated_members` is how many of them
 // have a simulated timeline (the rendezvous count).
