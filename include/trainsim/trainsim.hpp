@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "report/nccl_test_result.hpp"
 #include "report/result.hpp"
 #include "scenario/scenario.hpp"
 
@@ -35,5 +36,21 @@ struct CollectivePointResult {
   std::string algorithm, protocol;
 };
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s);
+
+// `trainsim nccl-test`: what nccl-tests would print for the scenario's cluster, predicted.
+struct NcclTestOptions {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::int64_t min_bytes = 8, max_bytes = 8;  // -b / -e
+  double factor = 2;                          // -f: multiply the size by this between rows
+  std::int64_t increment = 0;                 // -i: add this instead (nccl-tests: -i wins when > 0)
+  std::string dtype = "float";                // -d: nccl-tests' type names
+  std::string redop = "sum";                  // -o
+  int root = 0;                               // -r (broadcast, reduce)
+  std::optional<int> gpus;                    // --gpus: ranks in the test (default: the cluster's)
+};
+// Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse.
+NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options);
+// Bytes per element of an nccl-tests type name; nullopt for unknown names.
+std::optional<int> nccl_dtype_size(const std::string& dtype);
 
 }  // namespace trainsim

@@ -4,7 +4,7 @@
 
 #include "scenario/sections.hpp"
 
-namespace trainsim::scenario_detail {
+namespace trainsim {
 
 std::optional<std::int64_t> parse_byte_size(const std::string& text) {
   std::size_t i = 0;
@@ -29,6 +29,16 @@ std::optional<std::int64_t> parse_byte_size(const std::string& text) {
   if (value > (INT64_MAX >> shift)) return std::nullopt;
   return value << shift;
 }
+
+std::optional<CollectiveOp> parse_collective_op(const std::string& name) {
+  for (auto op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::Broadcast,
+                  CollectiveOp::Reduce, CollectiveOp::AllToAll, CollectiveOp::SendRecv})
+    if (name == to_string(op)) return op;
+  return std::nullopt;
+}
+
+namespace scenario_detail {
+
 
 namespace {
 
@@ -76,4 +86,5 @@ std::optional<CollectiveSpec> read_collective(const Section& collective) {
   return c;
 }
 
-}  // namespace trainsim::scenario_detail
+}  // namespace scenario_detail
+}  // namespace trainsim

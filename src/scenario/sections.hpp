@@ -24,6 +24,5 @@ std::optional<CollectiveSpec> read_collective(const Section& collective);   // c
 
 // "64K" -> 65536: a message size as nccl-tests writes it, K/M/G/T = powers of 1024, optional B.
 // Returns nullopt when `text` is not such a size.
-std::optional<std::int64_t> parse_byte_size(const std::string& text);
 
 }  // namespace trainsim::scenario_detail

@@ -12,35 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
+#include "cli_support.hpp"
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(TRAINSIM_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("trainsim_cli_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-}  // namespace
+using namespace trainsim_cli_test;
 
 // Every example runs, and its JSON obeys the spec's identities: tokens/s = B*s/T, the breakdown
 // sums to the iteration time, MFU within (0, 1), HFU >= MFU.

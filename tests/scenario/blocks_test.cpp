@@ -132,7 +132,7 @@ TEST(Blocks, CollectiveErrors) {
 }
 
 TEST(Blocks, ByteSizes) {
-  using scenario_detail::parse_byte_size;
+  using trainsim::parse_byte_size;
   EXPECT_EQ(parse_byte_size("8"), 8);
   EXPECT_EQ(parse_byte_size("64k"), 65536);
   EXPECT_EQ(parse_byte_size("1MB"), 1048576);

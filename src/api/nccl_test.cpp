@@ -1,0 +1,111 @@
+// `trainsim nccl-test`: the rows nccl-tests prints, predicted by the collective model for the
+// scenario's cluster. Sizes, counts and bus bandwidth follow nccl-tests (src/common.cu and the
+// per-collective *GetCollByteCount / *GetBw functions) so the table can be compared line by line.
+#include <cmath>
+
+#include "collective/collective_model.hpp"
+#include "collective/nccl_analytical_model.hpp"
+#include "core/error.hpp"
+#include "trainsim/trainsim.hpp"
+
+namespace trainsim {
+
+namespace {
+
+bool rooted(CollectiveOp op) { return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce; }
+bool reduces(CollectiveOp op) {
+  return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce;
+}
+// Collectives whose call argument is a per-rank count of a buffer split nranks ways.
+bool per_rank_count(CollectiveOp op) {
+  return op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll;
+}
+
+[[noreturn]] void reject(const std::string& flag, const std::string& message) { throw ScenarioError("", flag, message); }
+
+// nccl-tests' count for a size: size / eltSize, and for the split collectives the per-rank count
+// rounded down to 16 bytes' worth of elements (`(count/nranks) & -(16/eltSize)`).
+std::int64_t call_count(CollectiveOp op, std::int64_t size, int elt, int nranks) {
+  const std::int64_t count = size / elt;
+  if (!per_rank_count(op)) return count;
+  const std::int64_t align = std::max<std::int64_t>(1, 16 / elt);
+  return (count / nranks) / align * align;
+}
+
+}  // namespace
+
+std::optional<int> nccl_dtype_size(const std::string& dtype) {
+  // nccl-tests' -d names (ncclDataType_t): int8 uint8 int32 uint32 int64 uint64 half float double
+  // bfloat16 f8e4m3 f8e5m2.
+  static const std::pair<const char*, int> kTypes[] = {
+      {"int8", 1},   {"uint8", 1},  {"int32", 4},    {"uint32", 4}, {"int64", 8},  {"uint64", 8},
+      {"half", 2},   {"float", 4},  {"double", 8},   {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+  for (const auto& [name, size] : kTypes)
+    if (dtype == name) return size;
+  return std::nullopt;
+}
+
+NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) {
+  const auto elt = nccl_dtype_size(o.dtype);
+  if (!elt)
+    reject("-d", "unknown type '" + o.dtype +
+                     "'; valid: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2");
+  static const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
+  bool known_op = false;
+  for (const char* k : kOps) known_op = known_op || o.redop == k;
+  if (!known_op) reject("-o", "unknown reduction '" + o.redop + "'; valid: sum, prod, max, min, avg");
+  if (o.min_bytes < 0) reject("-b", "the minimum size must be >= 0");
+  if (o.max_bytes < o.min_bytes) reject("-e", "the maximum size must be >= the minimum size (-b)");
+  if (o.increment <= 0 && !(o.factor > 1)) reject("-f", "the step factor must be > 1 (or give -i)");
+
+  ClusterSpec cluster = scenario.cluster;
+  int n = cluster.num_gpus;
+  if (o.gpus) {
+    n = *o.gpus;
+    if (n < 1) reject("--gpus", "needs at least 1 GPU");
+    // Whole nodes, or part of one node: a test spreads over nodes the way mpirun fills them.
+    if (n > cluster.gpus_per_node && n % cluster.gpus_per_node != 0)
+      reject("--gpus", std::to_string(n) + " GPUs do not fill whole nodes of " + std::to_string(cluster.gpus_per_node) +
+                           " (cluster.gpus_per_node); use a multiple of it or at most one node");
+    cluster.num_gpus = std::max(n, cluster.gpus_per_node);
+  }
+  if (rooted(o.op) && (o.root < 0 || o.root >= n))
+    reject("-r", "root " + std::to_string(o.root) + " is not a rank of the " + std::to_string(n) + " GPUs");
+
+  const auto model = make_nccl_analytical_model(cluster, scenario.nccl.env);
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  const GroupPlacement where = GroupPlacement::of(ranks, cluster);
+
+  NcclTestTable table;
+  table.op = to_string(o.op);
+  table.gpus = n;
+  table.nodes = where.nodes;
+  table.gpus_per_node = where.max_per_node;
+  table.gpu = cluster.gpu.name;
+  for (std::int64_t size = o.min_bytes; size <= o.max_bytes;) {
+    NcclTestRow row;
+    row.count = call_count(o.op, size, *elt, n);
+    // The size column is the larger buffer: count × elt, × nranks for the split collectives.
+    row.size_bytes = row.count * *elt * (per_rank_count(o.op) ? n : 1);
+    row.dtype = o.dtype;
+    row.redop = reduces(o.op) ? o.redop : "none";
+    row.root = rooted(o.op) ? o.root : -1;
+    const CollectiveEstimate est = model->estimate(o.op, row.size_bytes, where);
+    row.time_us = to_microseconds(est.time);
+    row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.size_bytes) / (1000.0 * row.time_us) : 0;
+    row.busbw_GBps = row.algbw_GBps * busbw_factor(o.op, n);
+    row.algorithm = to_string(est.algorithm);
+    row.protocol = to_string(est.protocol);
+    row.channels = est.channels;
+    table.rows.push_back(row);
+    // nccl-tests: -i adds, otherwise -f multiplies; stop before overflowing.
+    const std::int64_t next = o.increment > 0 ? size + o.increment
+                                              : static_cast<std::int64_t>(std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor));
+    if (next <= size) break;
+    size = next;
+  }
+  return table;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,35 @@
+#pragma once
+// The table `trainsim nccl-test` prints: one row per message size, as nccl-tests prints them, plus
+// the algorithm, protocol and channels NCCL would pick.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trainsim {
+
+struct NcclTestRow {
+  std::int64_t size_bytes = 0;  // nccl-tests' size column (the larger of send and receive buffers)
+  std::int64_t count = 0;       // elements per rank's call argument
+  std::string dtype, redop;
+  int root = -1;                // -1 for collectives without a root
+  double time_us = 0, algbw_GBps = 0, busbw_GBps = 0;
+  std::string algorithm, protocol;
+  int channels = 0;
+};
+struct NcclTestTable {
+  std::string op;               // "all_reduce", ...
+  int gpus = 0, nodes = 0, gpus_per_node = 0;
+  std::string gpu;              // GPU name
+  std::vector<NcclTestRow> rows;
+};
+
+// nccl-tests' text layout (out-of-place columns only), with a header naming the cluster.
+void write_nccl_test_table(std::ostream& out, const NcclTestTable& table);
+// {"op", "gpus", "nodes", "gpu", "rows": [{size_bytes, count, dtype, redop, root, time_us,
+// algbw_GBps, busbw_GBps, algorithm, protocol, channels}]}
+nlohmann::json to_json(const NcclTestTable& table);
+
+}  // namespace trainsim

@@ -1,0 +1,101 @@
+// `trainsim nccl-test` end to end: the table's rows, nccl-tests' size/count/busbw conventions, the
+// NCCL choices of the reference's 2 x 8 H100 worked example, --set / --gpus / --json, bad flags.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace trainsim_cli_test;
+
+namespace {
+
+// nccl.md §9: 2 nodes × 8 H100 (NVSwitch), 8 × 400 Gb/s NICs per node.
+std::string two_node_h100() {
+  return temp_file("nccl_test_2x8.yaml",
+                   "cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
+                   "collective: {op: all_reduce}\n");
+}
+
+nlohmann::json rows(const std::string& args) {
+  const Result r = run("nccl-test " + args + " --json");
+  EXPECT_EQ(r.status, 0) << r.out;
+  return nlohmann::json::parse(r.out)["rows"];
+}
+
+}  // namespace
+
+TEST(NcclTestCli, SizesStepByTheFactorAndRowsCarryEveryColumn) {
+  const auto j = rows(two_node_h100() + " --op all_reduce -b 8 -e 8G -f 2");
+  ASSERT_EQ(j.size(), 31u);  // 8 B, 16 B, ..., 8 GiB
+  EXPECT_EQ(j.front()["size_bytes"], 8);
+  EXPECT_EQ(j.back()["size_bytes"], std::int64_t{8} << 30);
+  for (const auto& row : j) {
+    for (const char* key : {"size_bytes", "count", "dtype", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
+                            "protocol", "channels"})
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row["count"], row["size_bytes"].get<std::int64_t>() / 4);  // float
+    // nccl-tests: algbw = size / time, busbw = algbw * 2(n-1)/n for all-reduce.
+    const double algbw = row["size_bytes"].get<double>() / (1000.0 * row["time_us"].get<double>());
+    EXPECT_NEAR(row["algbw_GBps"].get<double>(), algbw, 1e-9 * algbw + 1e-12);
+    EXPECT_NEAR(row["busbw_GBps"].get<double>(), algbw * 30.0 / 16.0, 1e-9 * algbw + 1e-12);
+  }
+}
+
+// The worked example's choices and predicted times (nccl.md §9.4-9.6).
+TEST(NcclTestCli, ReproducesTheWorkedExample) {
+  const std::string sc = two_node_h100();
+  auto j = rows(sc + " --op all_reduce -d bfloat16 -b 1G -e 1G");
+  EXPECT_EQ(j[0]["algorithm"], "NVLSTree");
+  EXPECT_EQ(j[0]["channels"], 16);
+  EXPECT_NEAR(j[0]["time_us"].get<double>(), 4428.0, 2.0);
+
+  j = rows(sc + " --op all_reduce -d bfloat16 -b 1G -e 1G --set nccl.NCCL_NVLS_ENABLE=0");
+  EXPECT_EQ(j[0]["algorithm"], "Ring");
+  EXPECT_EQ(j[0]["protocol"], "Simple");
+  EXPECT_EQ(j[0]["channels"], 16);
+  EXPECT_NEAR(j[0]["time_us"].get<double>(), 5427.0, 2.0);
+
+  j = rows(sc + " --op all_gather -d bfloat16 -b 64M -e 64M");
+  EXPECT_EQ(j[0]["size_bytes"], std::int64_t{64} << 20);
+  EXPECT_EQ(j[0]["count"], (std::int64_t{4} << 20) / 2);  // per-rank count
+  EXPECT_EQ(j[0]["algorithm"], "Ring");
+  EXPECT_NEAR(j[0]["time_us"].get<double>(), 233.8, 0.1);
+  EXPECT_NEAR(j[0]["busbw_GBps"].get<double>(), j[0]["algbw_GBps"].get<double>() * 15.0 / 16.0, 1e-9);
+
+  j = rows(sc + " --op all_reduce -d bfloat16 -b 8K -e 8K");
+  EXPECT_EQ(j[0]["algorithm"], "Tree");
+  EXPECT_EQ(j[0]["protocol"], "LL");
+  EXPECT_EQ(j[0]["channels"], 2);
+  EXPECT_NEAR(j[0]["time_us"].get<double>(), 25.9, 0.05);
+}
+
+TEST(NcclTestCli, SetGpusAndTextTable) {
+  const std::string sc = two_node_h100();
+  auto j = rows(sc + " -b 256M -e 256M --set nccl.NCCL_ALGO=Ring");
+  EXPECT_EQ(j[0]["algorithm"], "Ring");
+  j = rows(sc + " -b 256M -e 256M --gpus 8");  // one node: NVLS, no network
+  EXPECT_EQ(j[0]["algorithm"], "NVLS");
+  j = rows(sc + " --op broadcast -r 3 -b 1M -e 1M");
+  EXPECT_EQ(j[0]["root"], 3);
+  EXPECT_EQ(j[0]["busbw_GBps"], j[0]["algbw_GBps"]);
+
+  const Result r = run("nccl-test " + sc + " -b 8 -e 1M -f 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("#       size         count"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Avg bus bandwidth"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16 x H100"), std::string::npos) << r.out;
+}
+
+TEST(NcclTestCli, BadFlagsNameTheFlag) {
+  const std::string sc = two_node_h100();
+  const std::pair<std::string, std::string> cases[] = {
+      {"--op allreduce", "--op"},       {"-d float17", "-d"},         {"-o xor", "-o"},
+      {"-b 1X", "-b"},                  {"-b 1M -e 1K", "-e"},        {"-f 1", "-f"},
+      {"--gpus 12", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"}};
+  for (const auto& [args, key] : cases) {
+    const Result r = run("nccl-test " + sc + " " + args);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(key), std::string::npos) << args << "\n" << r.out;
+  }
+}
