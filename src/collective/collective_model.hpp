@@ -30,6 +30,10 @@ struct GroupPlacement {
   int nodes = 0;            // distinct nodes (scale-up domains when domains span nodes)
   int max_per_node = 0;     // ranks of the group on its fullest node
   bool uniform = true;      // same count on every node
+  // Local indices (GPU position within its node or scale-up domain) of the ranks on the group's
+  // first node, ascending: which GPUs - and so which NICs - NCCL's search sees. Groups are taken as
+  // symmetric: every node holds the same local indices.
+  std::vector<int> local_ranks;
   static GroupPlacement of(const std::vector<int>& ranks, const ClusterSpec& cluster);
 };
 

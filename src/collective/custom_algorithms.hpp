@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "collective/flow_dag.hpp"
 #include "collective/nccl_communicator.hpp"
@@ -40,6 +41,11 @@ struct CustomAlgoContext {
 // (any n; non-powers of two fold the extra ranks first), hierarchical for AllReduce/ReduceScatter/
 // AllGather on several nodes, reduction server for AllReduce.
 bool custom_algorithm_supports(CollectiveAlgorithm a, CollKind kind);
+// Why `a` cannot run `kind` on a group of `nranks` ranks over `nnodes` nodes (empty when it can):
+// the collective is not supported, or hierarchical on a single node / uneven nodes (ppn = ranks per
+// node, 0 when unknown). Lets callers fall back or report before estimating; estimate_custom and
+// custom_flows throw trainsim::Error with this message.
+std::string custom_algorithm_unsupported_reason(CollectiveAlgorithm a, CollKind kind, int nranks, int nnodes, int ppn);
 
 CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx);
 

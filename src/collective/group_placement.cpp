@@ -22,6 +22,13 @@ GroupPlacement GroupPlacement::of(const std::vector<int>& ranks, const ClusterSp
     ++per_node[domain_is_node ? cluster.domain_of(r) : cluster.node_of(r)];
   }
   GroupPlacement g;
+  if (!ranks.empty()) {
+    const int unit = domain_is_node ? cluster.scale_up.domain_size : cluster.gpus_per_node;
+    const int first = *std::min_element(ranks.begin(), ranks.end()) / unit;
+    for (int r : ranks)
+      if (r / unit == first) g.local_ranks.push_back(r % unit);
+    std::sort(g.local_ranks.begin(), g.local_ranks.end());
+  }
   g.size = static_cast<int>(ranks.size());
   g.nodes = static_cast<int>(per_node.size());
   for (const auto& [node, count] : per_node) {

@@ -1,0 +1,158 @@
+#include "collective/nccl_comm_builder.hpp"
+
+#include <algorithm>
+
+#include "collective/nccl_constants.hpp"
+#include "core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+int tuning_sm(int sm) {
+  // sm 0 = AMD or a custom gpu_spec: NCCL has no tables of its own for them (RCCL tunes
+  // separately); the Hopper rows are the closest generation to MI300-class and datasheet parts.
+  return sm > 0 ? sm : 90;
+}
+int cc_index_of(int sm) { return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3; }
+
+bool is_amd(const ClusterSpec& c) {
+  return c.gpu.vendor == "AMD" || c.gpu.vendor == "amd" || c.scale_up.kind == ScaleUpKind::InfinityFabric;
+}
+
+NcclGraph tuning_graph(const SearchGraph& g) {
+  NcclGraph out;
+  out.channels = g.nchannels;
+  out.bw_intra = g.bw_intra;
+  out.bw_inter = g.bw_inter;
+  // intraHw = NVLINK iff typeIntra == PATH_NVL (§5); one GPU per node (LOC) uses the PCI row.
+  out.nvlink_intra = g.type_intra == PathType::Nvl;
+  out.same_channels = g.same_channels;
+  return out;
+}
+
+}  // namespace
+
+ClusterSpec nccl_node_view(const ClusterSpec& cluster) {
+  ClusterSpec c = cluster;
+  if (cluster.scale_up.domain_size > cluster.gpus_per_node && cluster.gpus_per_node > 0) {
+    const int hosts = cluster.scale_up.domain_size / cluster.gpus_per_node;
+    c.gpus_per_node = cluster.scale_up.domain_size;
+    c.nics_per_node = cluster.nics_per_node * std::max(1, hosts);
+  }
+  return c;
+}
+
+NcclCommBuilder::NcclCommBuilder(const ClusterSpec& cluster, const NcclEnv& env)
+    : cluster_(nccl_node_view(cluster)), env_(env) {
+  const std::string key = "nccl.NCCL_TOPO_FILE";
+  if (!env.topo_file.empty()) {
+    NodeTopology node = load_nccl_topology_file(env.topo_file, key);
+    if (static_cast<int>(node.gpus.size()) != cluster_.gpus_per_node)
+      throw ScenarioError("", key, env.topo_file + " describes " + std::to_string(node.gpus.size()) +
+                                       " GPUs with a rank, but the cluster has " +
+                                       std::to_string(cluster_.gpus_per_node) + " GPUs per node (cluster.gpus_per_node)");
+    node_ = std::make_shared<const NodeTopology>(std::move(node));
+  } else {
+    node_ = std::make_shared<const NodeTopology>(generate_node_topology(cluster_));
+  }
+}
+
+std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const GroupPlacement& where) const {
+  const int nodes = std::max(1, where.nodes);
+  const int per_node = std::max(1, where.max_per_node);
+  std::vector<int> local = where.local_ranks;
+  if (static_cast<int>(local.size()) != per_node) {  // placements built by hand: the first GPUs
+    local.resize(static_cast<std::size_t>(per_node));
+    for (int i = 0; i < per_node; ++i) local[static_cast<std::size_t>(i)] = i;
+  }
+  for (int l : local)
+    if (l < 0 || l >= static_cast<int>(node_->gpus.size()))
+      throw Error("collective: local GPU " + std::to_string(l) + " is outside the node's " +
+                  std::to_string(node_->gpus.size()) + " GPUs");
+  const Key key{nodes, per_node, local};
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+
+  const bool multi = nodes > 1;
+  auto sit = searches_.find({local, multi});
+  if (sit == searches_.end()) {
+    NodeTopology restricted = restrict_to_gpus(*node_, local);
+    PathOptions paths;
+    paths.pxn_disable = env_.pxn_disable;
+    compute_paths(restricted, paths);
+    SearchOptions search;
+    search.cross_nic = env_.cross_nic;
+    search.multi_node = multi;
+    const bool nvls = env_.nvls_enable != 0 && tuning_sm(restricted.sm) >= 90 && !is_amd(cluster_) &&
+                      restricted.nvswitch >= 0 && per_node >= 2;
+    LocalSearch ls;
+    ls.graphs = search_node_graphs(restricted, search, nvls);
+    ls.topology = std::make_shared<const NodeTopology>(std::move(restricted));
+    sit = searches_.emplace(std::make_pair(local, multi), std::move(ls)).first;
+  }
+  CommOptions options;
+  options.cross_nic = env_.cross_nic;
+  options.min_channels = env_.min_nchannels.value_or(0);
+  options.max_channels = env_.max_nchannels.value_or(nccl::kMaxChannels);
+  options.nvls_channels = env_.nvls_nchannels.value_or(0);
+  options.nchannels_per_net_peer = env_.nchannels_per_net_peer.value_or(0);
+  options.p2p_pxn_level = env_.pxn_disable ? 0 : env_.p2p_pxn_level;
+  options.collnet = env_.collnet_enable;
+  const std::vector<std::shared_ptr<const NodeTopology>> tops(static_cast<std::size_t>(nodes), sit->second.topology);
+  const std::vector<NodeGraphs> graphs(static_cast<std::size_t>(nodes), sit->second.graphs);
+  auto comm = std::make_shared<const NcclCommunicator>(build_communicator(tops, graphs, options));
+  return cache_.emplace(key, std::move(comm)).first->second;
+}
+
+NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env) {
+  NcclTopology t;
+  t.nranks = comm.nranks;
+  t.nnodes = std::max(1, comm.nnodes);
+  t.ppn = static_cast<double>(comm.nranks) / t.nnodes;
+  for (const auto& ranks : comm.node_ranks) t.max_per_node = std::max(t.max_per_node, static_cast<int>(ranks.size()));
+  t.sm = tuning_sm(comm.sm);
+  t.cc_index = cc_index_of(t.sm);
+  t.net_overhead_us = env.net_overhead_us.value_or(comm.vendor == CpuVendor::Amd ? 2.0 : nccl::kNetOverheadIntel);
+  t.ring = tuning_graph(comm.ring_graph);
+  t.tree = tuning_graph(comm.tree_graph);
+  t.nvls = tuning_graph(comm.nvls_graph);
+  t.tree_pattern_tree = comm.max_tree_pattern == static_cast<int>(GraphPattern::Tree);
+  t.nvls_supported = env.nvls_enable != 0 && comm.nvls_graph.nchannels > 0 && comm.nvls_heads >= 2;
+  // isLL128Enabled (§2): SM >= 70; Hopper+ up to NVB inside a node and PXN across nodes, older GPUs
+  // only up to PXB.
+  const PathType intra_limit = t.sm >= 90 ? PathType::Nvb : PathType::Pxb;
+  const PathType inter_limit = t.sm >= 90 ? PathType::Pxn : PathType::Pxb;
+  t.ll128_supported = t.sm >= 70 && (t.max_per_node <= 1 || comm.ring_graph.type_intra <= intra_limit) &&
+                      (t.nnodes <= 1 || comm.ring_graph.type_inter <= inter_limit);
+  t.pat_supported = env.pat_enable != 0 && t.nnodes > 1 && t.nnodes == t.nranks;
+  t.comm_channels = std::max(1, comm.nchannels);
+  t.nvls_channels = comm.nvls_channels;
+  // Channels NCCL would use without the user's NCCL_MIN/MAX_NCHANNELS (§6.7), to scale Ring/Tree
+  // bandwidth when the user caps them (NCCL 2.18's time formula did the same, nccl.md §11).
+  int default_channels = std::min(2 * std::min(t.ring.channels, t.tree.channels), nccl::kMaxChannels);
+  if (t.sm >= 90 && t.nnodes > 1 && t.ring.bw_intra > 45 && 2 * default_channels <= 16) default_channels *= 2;
+  t.channel_bw_scale = default_channels > 0 ? std::min(1.0, static_cast<double>(t.comm_channels) / default_channels) : 1.0;
+  t.ring_simple_threads = t.ring.bw_intra * t.ring.channels <= nccl::kPciBw ? nccl::kSimplePcieThreads
+                                                                             : nccl::kMaxThreadsSimple;
+  // Per-GPU bandwidths for the p2p estimate: the GPU's best NVLink/PCIe bandwidth, and its local
+  // NIC path (PCIe-capped) times its share of the node's NICs.
+  if (!comm.node_topology.empty() && comm.node_topology.front()) {
+    const NodeTopology& node = *comm.node_topology.front();
+    t.intra_bw_per_gpu = node.total_bw();
+    if (!node.nets.empty() && !node.gpus.empty()) {
+      const auto local = node.local_nets(0);
+      const double path = local.empty() ? 0 : node.gpu_to_net(0, local.front()).bw;
+      const double share = cluster.gpus_per_node > 0
+                               ? std::min(1.0, static_cast<double>(cluster.nics_per_node) / cluster.gpus_per_node)
+                               : 1.0;
+      t.net_bw_per_gpu = path * share;
+    }
+  }
+  if (t.nnodes > 1 && t.net_bw_per_gpu <= 0)
+    throw Error("collective: a group spans " + std::to_string(t.nnodes) +
+                " nodes but the cluster has no NICs (cluster.nics_per_node / cluster.nic_gbps)");
+  return t;
+}
+
+}  // namespace trainsim
