@@ -30,16 +30,17 @@ double busbw_factor(CollKind kind, int n) {
 }
 
 NcclAnalyticalModel::NcclAnalyticalModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env)
-    : cluster_(cluster), env_(NcclEnv::parse(env)) {}
+    : cluster_(cluster), env_(NcclEnv::parse(env)), builder_(cluster, env_) {}
 
 std::shared_ptr<const NcclTuningModel> NcclAnalyticalModel::tuning(const GroupPlacement& where) const {
-  // Everything the topology derivation reads from a placement is (size, nodes, max_per_node).
-  const auto key = std::make_tuple(where.size, where.nodes, where.max_per_node);
+  // A communicator is determined by (nodes, ranks per node, which local GPUs) - the builder's key.
+  const auto key = std::make_tuple(where.nodes, where.max_per_node, where.local_ranks);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   }
-  auto model = std::make_shared<const NcclTuningModel>(derive_nccl_topology(cluster_, where, env_), env_);
+  const auto comm = builder_.communicator(where);
+  auto model = std::make_shared<const NcclTuningModel>(tuning_inputs(*comm, cluster_, env_), env_);
   std::lock_guard<std::mutex> lock(mutex_);
   return cache_.emplace(key, std::move(model)).first->second;
 }

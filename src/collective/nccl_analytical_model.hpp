@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "collective/collective_model.hpp"
+#include "collective/nccl_comm_builder.hpp"
 #include "collective/nccl_env.hpp"
 #include "collective/nccl_tuning.hpp"
 
@@ -23,13 +24,18 @@ class NcclAnalyticalModel final : public CollectiveModel {
 
   // The communicator-level tables for a placement (cached; safe to call from several threads).
   std::shared_ptr<const NcclTuningModel> tuning(const GroupPlacement& where) const;
+  // The communicator NCCL would build for a placement (rings, trees, NICs), cached.
+  std::shared_ptr<const NcclCommunicator> communicator(const GroupPlacement& where) const {
+    return builder_.communicator(where);
+  }
   const NcclEnv& env() const { return env_; }
 
  private:
   ClusterSpec cluster_;
   NcclEnv env_;
+  NcclCommBuilder builder_;
   mutable std::mutex mutex_;
-  mutable std::map<std::tuple<int, int, int>, std::shared_ptr<const NcclTuningModel>> cache_;
+  mutable std::map<std::tuple<int, int, std::vector<int>>, std::shared_ptr<const NcclTuningModel>> cache_;
 };
 
 // nccl-tests' bus-bandwidth factor (busbw = algbw × factor) for a collective over n ranks.

@@ -31,6 +31,34 @@ NcclGraph tuning_graph(const SearchGraph& g) {
   return out;
 }
 
+// NCCL prices a communicator as if it were alone on its NICs. In training every GPU of a node runs
+// its own copy of a group (the DP groups of local GPUs 0..7 all reduce at once), so a group whose
+// rings leave through NICs that other GPUs' groups also use gets only its share of them: with N
+// NICs and G GPUs per node, a group with k GPUs per node can count on N·k/G NICs' worth of
+// bandwidth. When its rings use more distinct NICs than that (4 NICs for 8 GPUs: a one-GPU-per-node
+// DP group uses one whole NIC but shares it with the DP group of the GPU next to it), the
+// inter-node bandwidth shrinks accordingly. The flow-level backend models this sharing directly.
+void apply_nic_sharing(NcclTopology& t, const NcclCommunicator& comm, const ClusterSpec& cluster) {
+  if (t.nnodes <= 1 || comm.node_topology.empty() || !comm.node_topology.front()) return;
+  const NodeTopology& node = *comm.node_topology.front();
+  std::vector<int> used;
+  for (const auto* list : {&comm.ring_graph.net_in, &comm.ring_graph.net_out})
+    for (int n : *list)
+      if (n >= 0 && std::find(used.begin(), used.end(), n) == used.end()) used.push_back(n);
+  const int gpus = nccl_node_view(cluster).gpus_per_node;
+  if (used.empty() || gpus <= 0) return;
+  const double available = static_cast<double>(node.nets.size()) * t.max_per_node / gpus;
+  const double share = std::min(1.0, available / static_cast<double>(used.size()));
+  if (share >= 1.0) return;
+  // Ring and tree channels run at one speed end to end (bwIntra = bwInter for multi-node rings);
+  // NVLS heads keep their NVLink bandwidth and lose only the network part.
+  for (NcclGraph* g : {&t.ring, &t.tree}) {
+    g->bw_inter *= share;
+    g->bw_intra = std::min(g->bw_intra, g->bw_inter);
+  }
+  t.nvls.bw_inter *= share;
+}
+
 }  // namespace
 
 ClusterSpec nccl_node_view(const ClusterSpec& cluster) {
@@ -117,6 +145,7 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.ring = tuning_graph(comm.ring_graph);
   t.tree = tuning_graph(comm.tree_graph);
   t.nvls = tuning_graph(comm.nvls_graph);
+  apply_nic_sharing(t, comm, cluster);
   t.tree_pattern_tree = comm.max_tree_pattern == static_cast<int>(GraphPattern::Tree);
   t.nvls_supported = env.nvls_enable != 0 && comm.nvls_graph.nchannels > 0 && comm.nvls_heads >= 2;
   // isLL128Enabled (§2): SM >= 70; Hopper+ up to NVB inside a node and PXN across nodes, older GPUs

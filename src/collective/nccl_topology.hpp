@@ -1,11 +1,8 @@
 #pragma once
-// A simplified stand-in for NCCL's topology detection and graph search (../shared/reference/nccl.md
-// §6): from the cluster description and where a group's ranks sit, derive what NCCL's cost model
-// reads from its search results — per-channel bwIntra/bwInter and channel counts of the ring, tree
-// and NVLS graphs, the final communicator channel count (§6.7), and which algorithms the hardware
-// supports. The real search (DFS over the node's PCIe/NVLink graph) is a later issue; everything
-// the cost model needs goes through NcclTopology so that the search can replace derive_nccl_topology
-// without touching the tuning code. Each approximation is documented here and in docs/collectives.md.
+// What NCCL's cost model reads from a communicator (../shared/reference/nccl.md §5): per-channel
+// bwIntra/bwInter and channel counts of the ring, tree and NVLS graphs, the final communicator
+// channel count (§6.7), and which algorithms and protocols the hardware supports. Filled from a
+// built communicator by tuning_inputs (nccl_comm_builder.hpp).
 #include "collective/collective_model.hpp"
 #include "collective/nccl_env.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -44,17 +41,5 @@ struct NcclTopology {
   double intra_bw_per_gpu = 0;     // NVLink/PCIe as NCCL counts it
   double net_bw_per_gpu = 0;       // this GPU's share of its node's NICs, capped by PCIe
 };
-
-// NVLink bandwidth per GPU as NCCL counts it: NCCL multiplies a per-link constant by the link count;
-// the scenario gives the nominal per-GPU bandwidth, so we scale it by (NCCL per-link / nominal
-// per-link): SM70/SM80 20/25, SM90 20.6/25 (450 -> 370.8), SM100 40.1/50 (900 -> 721.8); other or
-// non-NVIDIA GPUs use the SM90 ratio. PCIe scale-up: NCCL counts width × 120/80 per Gen4 lane
-// (24 GB/s for a nominal 32), so 0.75.
-double nccl_intra_bw_per_gpu(const ClusterSpec& cluster);
-// GPU -> NIC bandwidth of one NIC: the NIC rate capped by the GPU's PCIe link (§6.1, §9.2: Gen3 12,
-// Gen4 24 on SM80 systems, Gen5 48 on SM90+/AMD MI300 systems).
-double nccl_nic_bw(const ClusterSpec& cluster);
-
-NcclTopology derive_nccl_topology(const ClusterSpec& cluster, const GroupPlacement& where, const NcclEnv& env);
 
 }  // namespace trainsim

@@ -1,36 +1,43 @@
-// The simplified graph derivation (nccl_topology): per-GPU bandwidths as NCCL counts them and the
-// ring/NVLS search results NCCL reports (nccl.md §6.2, §6.5, §6.7, §9.2).
+// What the tuning model reads from a communicator built by NCCL's init path (generated node,
+// paths, search, stitching): the ring/NVLS search results NCCL reports (nccl.md §6.2, §6.5, §6.7,
+// §9.2) for the shapes groups take in training.
 #include <gtest/gtest.h>
 
+#include "collective/nccl_comm_builder.hpp"
 #include "collective/nccl_env.hpp"
-#include "collective/nccl_topology.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
 NcclTopology topo_of(const ClusterSpec& c, const std::vector<int>& ranks, const NcclEnv& env = NcclEnv{}) {
-  return derive_nccl_topology(c, GroupPlacement::of(ranks, c), env);
+  const NcclCommBuilder builder(c, env);
+  return tuning_inputs(*builder.communicator(GroupPlacement::of(ranks, c)), c, env);
 }
 
-// NCCL: 18 NVLinks × 20.6 = 370.8 (H100), 12 × 20 = 240 (A100), 18 × 40.1 = 721.8 (B200) (§6.2);
-// our scaling of the nominal 450 / 300 / 900 GB/s must give the same.
+// NCCL: 18 NVLinks × 20.6 = 370.8 (H100), 12 × 20 = 240 (A100), 18 × 40.1 = 721.8 (B200) (§6.2):
+// the generated node's GPU -> NVSwitch bandwidth as NCCL sums its links.
 TEST(NcclTopology, NvlinkBandwidthAsNcclCountsIt) {
-  EXPECT_NEAR(nccl_intra_bw_per_gpu(testing::h100_cluster(1)), 370.8, 1e-9);
-  EXPECT_NEAR(nccl_intra_bw_per_gpu(testing::a100_cluster(1)), 240.0, 1e-9);
+  EXPECT_NEAR(generate_node_topology(testing::h100_cluster(1)).total_bw(), 370.8, 1e-9);
+  EXPECT_NEAR(generate_node_topology(testing::a100_cluster(1)).total_bw(), 240.0, 1e-9);
   ClusterSpec b = testing::h100_cluster(1);
   b.gpu = testing::b200_gpu();
   b.scale_up.bandwidth_GBps = 900;
-  EXPECT_NEAR(nccl_intra_bw_per_gpu(b), 721.8, 1e-9);
+  EXPECT_NEAR(generate_node_topology(b).total_bw(), 721.8, 1e-9);
 }
 
 // GPU->NIC: 400G NIC = 50 GB/s behind PCIe Gen5 48 -> 48 (§9.2); A100 200G = 25 behind Gen4 24 -> 24.
 TEST(NcclTopology, NicBandwidthCappedByPcie) {
-  EXPECT_DOUBLE_EQ(nccl_nic_bw(testing::h100_cluster(2)), 48.0);
-  EXPECT_DOUBLE_EQ(nccl_nic_bw(testing::a100_cluster(2)), 24.0);
+  auto nic_bw = [](const ClusterSpec& c) {
+    NodeTopology node = generate_node_topology(c);
+    compute_paths(node, PathOptions{});
+    return node.gpu_to_net(0, node.local_nets(0).front()).bw;
+  };
+  EXPECT_DOUBLE_EQ(nic_bw(testing::h100_cluster(2)), 48.0);
+  EXPECT_DOUBLE_EQ(nic_bw(testing::a100_cluster(2)), 24.0);
   ClusterSpec slow = testing::h100_cluster(2);
   slow.nic_gbps = 200;
-  EXPECT_DOUBLE_EQ(nccl_nic_bw(slow), 25.0);
+  EXPECT_DOUBLE_EQ(nic_bw(slow), 25.0);
 }
 
 // §9.2 "single node for reference: ring 12 × 30 GB/s (found 6 × 60, then duplicated), comm->nChannels = 24".
