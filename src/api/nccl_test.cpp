@@ -72,7 +72,7 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
   if (rooted(o.op) && (o.root < 0 || o.root >= n))
     reject("-r", "root " + std::to_string(o.root) + " is not a rank of the " + std::to_string(n) + " GPUs");
 
-  const auto model = make_nccl_analytical_model(cluster, scenario.nccl.env);
+  const auto model = make_collective_model(cluster, scenario.nccl.env, scenario.algorithms);
   std::vector<int> ranks(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
   const GroupPlacement where = GroupPlacement::of(ranks, cluster);

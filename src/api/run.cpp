@@ -91,7 +91,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   }
   const Workload wl = generate_workload(s, wo);
   const auto compute = make_roofline_model(s.cluster.gpu);
-  const auto coll = make_nccl_analytical_model(s.cluster, s.nccl.env);
+  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   const SimulationOutput sim = simulate(wl, *compute, *coll, s.cluster);
 
   const std::size_t ci = critical_rank_index(wl, sim);
@@ -157,7 +157,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
   if (!s.collective) throw Error(s.file + ": no collective block");
-  const auto coll = make_nccl_analytical_model(s.cluster, s.nccl.env);
+  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   std::vector<int> ranks(static_cast<std::size_t>(s.cluster.num_gpus));
   for (int i = 0; i < s.cluster.num_gpus; ++i) ranks[static_cast<std::size_t>(i)] = i;
   const auto where = GroupPlacement::of(ranks, s.cluster);

@@ -46,16 +46,29 @@ struct CollectiveEstimate {
   double busbw_GBps = 0;  // nccl-tests' bus bandwidth convention
 };
 
+struct FlowDag;  // flow_dag.hpp
+enum class FlowGranularity : std::uint8_t;
+
+// The two ways to use the collective layer: the predicted time of a call (what the analytical
+// network backend uses), and the call as a DAG of point-to-point flows over the group's
+// communicator ranks 0..n-1, numbered node by node (what flow- and packet-level backends execute).
 class CollectiveModel {
  public:
   virtual ~CollectiveModel() = default;
   // `bytes` follows NCCL's nBytes convention (CollectiveDesc::bytes).
   virtual CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const = 0;
+  virtual FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity granularity) const = 0;
 };
 
-// Honours NCCL_ALGO / NCCL_PROTO / NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS from the scenario's
-// nccl block (`env`), throwing ScenarioError("nccl.NCCL_ALGO", ...) on values NCCL would reject.
+// Honours the scenario's nccl block (`env`, nccl_env.hpp), throwing ScenarioError("nccl.NCCL_ALGO",
+// ...) on values NCCL would reject.
 std::unique_ptr<CollectiveModel> make_nccl_analytical_model(const ClusterSpec& cluster,
                                                             const std::map<std::string, std::string>& env);
+// The same, with the scenario's `algorithms:` block: all_reduce / all_gather / reduce_scatter run
+// with the chosen algorithm where it applies to the group (hierarchical needs several nodes),
+// NCCL's choice elsewhere.
+std::unique_ptr<CollectiveModel> make_collective_model(const ClusterSpec& cluster,
+                                                       const std::map<std::string, std::string>& env,
+                                                       const AlgorithmsSpec& algorithms);
 
 }  // namespace trainsim

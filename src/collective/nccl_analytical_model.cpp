@@ -1,5 +1,7 @@
 #include "collective/nccl_analytical_model.hpp"
 
+#include "collective/flow_dag.hpp"
+#include "collective/nccl_flows.hpp"
 #include "collective/p2p_model.hpp"
 
 namespace trainsim {
@@ -61,6 +63,29 @@ CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t byt
   est.algbw_GBps = nbytes / (1000.0 * choice.time_us);
   est.busbw_GBps = est.algbw_GBps * busbw_factor(kind, where.size);
   return est;
+}
+
+FlowDag NcclAnalyticalModel::flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
+                                   FlowGranularity granularity) const {
+  FlowDag dag;
+  if (where.size <= 1 || bytes <= 0) return dag;
+  const auto comm = builder_.communicator(where);
+  FlowOptions options;
+  options.granularity = granularity;
+  options.buffsize = env_.buffsize;
+  options.p2p_net_chunksize = env_.p2p_net_chunksize;
+  options.p2p_pxn_level = env_.pxn_disable ? 0 : env_.p2p_pxn_level;
+  if (kind == CollKind::AllToAll || kind == CollKind::SendRecv) {
+    const CollectiveEstimate est = estimate(kind, bytes, where);
+    dag = generate_collective_flows(*comm, kind, bytes, CallPlan{NcclAlgorithm::P2P, est.protocol, est.channels}, options);
+    return dag;
+  }
+  const auto model = tuning(where);
+  const NcclFunction f = function_of(kind);
+  const NcclChoice choice = model->choose(f, static_cast<double>(bytes));
+  dag = generate_collective_flows(*comm, kind, bytes, CallPlan{choice.algorithm, choice.protocol, choice.channels}, options);
+  dag.latency_us = model->entry(f, choice.algorithm, choice.protocol).latency_us;
+  return dag;
 }
 
 std::unique_ptr<CollectiveModel> make_nccl_analytical_model(const ClusterSpec& cluster,

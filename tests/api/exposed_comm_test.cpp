@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "api/run_statistics.hpp"
+#include "collective/flow_dag.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 
@@ -31,6 +32,7 @@ class FixedCollectives : public CollectiveModel {
     e.time = from_microseconds(10);
     return e;
   }
+  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
 };
 
 const char* kScenario = R"(

@@ -12,7 +12,9 @@ namespace {
 
 // nccl.md §9: 2 nodes × 8 H100 (NVSwitch), 8 × 400 Gb/s NICs per node.
 std::string two_node_h100() {
-  return temp_file("nccl_test_2x8.yaml",
+  // One file per test: ctest runs the tests of this file as concurrent processes.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return temp_file("nccl_test_2x8_" + test + ".yaml",
                    "cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
                    "collective: {op: all_reduce}\n");
 }

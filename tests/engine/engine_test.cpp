@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "collective/flow_dag.hpp"
 #include "engine/engine.hpp"
 #include "workload/program_builder.hpp"
 
@@ -25,6 +26,7 @@ class FixedCollectives : public CollectiveModel {
     e.time = from_microseconds(static_cast<double>(bytes));
     return e;
   }
+  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
 };
 
 KernelDesc kernel_us(double us) {

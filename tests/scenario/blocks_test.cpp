@@ -154,3 +154,41 @@ TEST(Blocks, TrainingJobPlusCollective) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(Blocks, AlgorithmsChooseWhatRunsEachCollective) {
+  using test::edit;
+  using test::kValidScenario;
+  Scenario s = parse_scenario(kValidScenario, "test.yaml");
+  EXPECT_EQ(s.algorithms.all_reduce, AlgorithmChoice::Nccl);  // NCCL's own choice unless asked
+  s = parse_scenario(edit(kValidScenario, "algorithms", "{all_reduce: reduction_server, all_gather: hierarchical, "
+                                                        "reduce_scatter: halving_doubling, "
+                                                        "reduction_server: {servers: 8, nic_gbps: 200, latency_us: 5}}"),
+                     "test.yaml");
+  EXPECT_EQ(s.algorithms.all_reduce, AlgorithmChoice::ReductionServer);
+  EXPECT_EQ(s.algorithms.all_gather, AlgorithmChoice::Hierarchical);
+  EXPECT_EQ(s.algorithms.reduce_scatter, AlgorithmChoice::HalvingDoubling);
+  EXPECT_EQ(s.algorithms.reduction_server.servers, 8);
+  EXPECT_DOUBLE_EQ(s.algorithms.reduction_server.nic_gbps, 200);
+  EXPECT_DOUBLE_EQ(s.algorithms.reduction_server.latency_us, 5);
+
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "algorithms", "{all_reduce: butterfly}"), "algorithms.all_reduce",
+                        "halving_doubling");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "algorithms", "{all_gather: reduction_server}"), "algorithms.all_gather",
+                        "only runs all_reduce");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "algorithms", "{reduction_server: {nic_gbps: 0}}"),
+                        "algorithms.reduction_server.nic_gbps", "");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "algorithms", "{alltoall: nccl}"), "algorithms.alltoall", "");
+}
+
+// A relative NCCL_TOPO_FILE is found next to the scenario.
+TEST(Blocks, RelativeTopologyFileIsNextToTheScenario) {
+  const Scenario s =
+      parse_scenario(test::edit(test::kValidScenario, "nccl", "{NCCL_TOPO_FILE: topo/node.xml}"), "/data/run/job.yaml");
+  EXPECT_EQ(s.nccl.get("NCCL_TOPO_FILE"), "/data/run/topo/node.xml");
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,100 @@
+// The scenario's `algorithms:` block in front of NCCL: all_reduce / all_gather / reduce_scatter run
+// with the algorithm the user chose where it can run on the group (hierarchical needs several
+// nodes with the same number of ranks each), and with NCCL's own choice everywhere else - a TP
+// group inside one node keeps NCCL even when the DP all-reduce is hierarchical.
+#include <memory>
+
+#include "collective/custom_algorithms.hpp"
+#include "collective/custom_step_latency.hpp"
+#include "collective/flow_dag.hpp"
+#include "collective/nccl_analytical_model.hpp"
+
+namespace trainsim {
+
+namespace {
+
+CollectiveAlgorithm algorithm_of(AlgorithmChoice c) {
+  switch (c) {
+    case AlgorithmChoice::HalvingDoubling: return CollectiveAlgorithm::HalvingDoubling;
+    case AlgorithmChoice::Hierarchical: return CollectiveAlgorithm::Hierarchical;
+    case AlgorithmChoice::ReductionServer: return CollectiveAlgorithm::ReductionServer;
+    case AlgorithmChoice::Nccl: break;
+  }
+  return CollectiveAlgorithm::Nccl;
+}
+
+class SelectingModel final : public CollectiveModel {
+ public:
+  SelectingModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env, const AlgorithmsSpec& spec)
+      : nccl_(cluster, env), spec_(spec) {
+    rs_.servers = spec.reduction_server.servers;
+    rs_.nic_gbps = spec.reduction_server.nic_gbps;
+    rs_.latency_us = spec.reduction_server.latency_us;
+  }
+
+  CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const override {
+    const CollectiveAlgorithm a = chosen(kind, where);
+    if (a == CollectiveAlgorithm::Nccl || where.size <= 1 || bytes <= 0) return nccl_.estimate(kind, bytes, where);
+    return estimate_custom(a, kind, bytes, context(where));
+  }
+
+  FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity g) const override {
+    const CollectiveAlgorithm a = chosen(kind, where);
+    if (a == CollectiveAlgorithm::Nccl || where.size <= 1 || bytes <= 0) return nccl_.flows(kind, bytes, where, g);
+    return custom_flows(a, kind, bytes, *nccl_.communicator(where), rs_);
+  }
+
+ private:
+  NcclAnalyticalModel nccl_;
+  AlgorithmsSpec spec_;
+  ReductionServerSpec rs_;
+
+  CollectiveAlgorithm chosen(CollKind kind, const GroupPlacement& where) const {
+    AlgorithmChoice c = AlgorithmChoice::Nccl;
+    if (kind == CollKind::AllReduce) c = spec_.all_reduce;
+    if (kind == CollKind::AllGather) c = spec_.all_gather;
+    if (kind == CollKind::ReduceScatter) c = spec_.reduce_scatter;
+    const CollectiveAlgorithm a = algorithm_of(c);
+    if (a == CollectiveAlgorithm::Nccl) return a;
+    const int ppn = where.uniform ? where.max_per_node : 0;
+    return custom_algorithm_unsupported_reason(a, kind, where.size, where.nodes, ppn).empty() ? a
+                                                                                               : CollectiveAlgorithm::Nccl;
+  }
+
+  // Bandwidths as NCCL's topology reports them for this group; per-message latencies from NCCL's
+  // per-hop Simple latencies (custom_step_latency.hpp); sub-collectives priced by NCCL on the same
+  // local GPUs (one GPU per node for the inter-node phase).
+  CustomAlgoContext context(const GroupPlacement& where) const {
+    const auto tuning = nccl_.tuning(where);
+    const NcclTopology& t = tuning->topology();
+    CustomAlgoContext ctx;
+    ctx.nranks = where.size;
+    ctx.nnodes = where.nodes;
+    ctx.ppn = where.max_per_node;
+    ctx.intra_bw_GBps = t.intra_bw_per_gpu;
+    ctx.net_bw_GBps = t.net_bw_per_gpu;
+    ctx.intra_lat_us = custom_step_latency_us(t.ring.nvlink_intra ? LinkClass::NVLink : LinkClass::PCIe);
+    ctx.net_lat_us = custom_step_latency_us(LinkClass::Network);
+    ctx.reduction_server = rs_;
+    const std::vector<int> locals = where.local_ranks;
+    ctx.nccl = [this, locals](CollKind k, std::int64_t b, int ppn, int nnodes) {
+      GroupPlacement sub;
+      sub.size = ppn * nnodes;
+      sub.nodes = nnodes;
+      sub.max_per_node = ppn;
+      sub.local_ranks.assign(locals.begin(), locals.begin() + std::min<std::ptrdiff_t>(ppn, static_cast<std::ptrdiff_t>(locals.size())));
+      return nccl_.estimate(k, b, sub);
+    };
+    return ctx;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CollectiveModel> make_collective_model(const ClusterSpec& cluster,
+                                                       const std::map<std::string, std::string>& env,
+                                                       const AlgorithmsSpec& algorithms) {
+  return std::make_unique<SelectingModel>(cluster, env, algorithms);
+}
+
+}  // namespace trainsim
