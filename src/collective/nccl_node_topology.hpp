@@ -93,6 +93,9 @@ struct NodeTopology {
   std::vector<int> local_nets(int gpu) const;
   // NIC a GPU uses on channel c (ncclTopoGetLocalNet, §6.4), index into `nets`.
   int net_for_channel(int gpu, int channel) const;
+  // The GPU local to a NET (ncclTopoGetLocalGpu, §6.3 last rule): the first of the NET's closest GPUs
+  // (channels c = 0, 1, ...) whose channel-c NIC is this NET; local rank, or -1.
+  int local_gpu_of_net(int net) const;
   // Highest GPU->NET path bandwidth (multi-node) or GPU->GPU (single node): the search's maxBw;
   // and the highest NVLink/PCI bandwidth out of a GPU: the search's totalBw (§6.5).
   double max_bw(bool multi_node) const;
@@ -108,6 +111,9 @@ NodeTopology load_nccl_topology_file(const std::string& path, const std::string&
 // (DGX/HGX-like: two CPU sockets, a PCIe switch per GPU with its NIC(s), NVSwitch or NVLink/PCIe
 // scale-up). Documented in docs/collectives.md.
 NodeTopology generate_node_topology(const ClusterSpec& cluster);
+// The same node as an NCCL_TOPO_FILE document (generate_node_topology parses exactly this text), so a
+// generated node can be dumped, inspected and edited by users.
+std::string generate_node_topology_xml(const ClusterSpec& cluster);
 
 // Keeps only the GPUs whose local ranks are listed (a communicator's ranks on this node, in the
 // given order, renumbered 0..k-1); NICs, CPUs, switches stay (NCCL keeps every NIC the plugin reports).

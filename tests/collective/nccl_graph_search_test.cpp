@@ -1,0 +1,293 @@
+// NCCL's graph search (nccl.md §6.5, §6.7 channel duplication) against the §9.2 results, which
+// NCCL 2.30.7's own code computed for the DGX-H100 node; and sanity on other node shapes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "collective/nccl_graph_search.hpp"
+#include "core/error.hpp"
+#include "test_clusters.hpp"
+
+namespace trainsim {
+namespace {
+
+NodeTopology with_paths(NodeTopology t) {
+  compute_paths(t, {});
+  return t;
+}
+
+NodeTopology dgx() {
+  return with_paths(
+      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "nccl.NCCL_TOPO_FILE"));
+}
+
+SearchOptions multi(int cross_nic = 2) { return SearchOptions{.cross_nic = cross_nic, .multi_node = true}; }
+
+std::vector<int> rotation(int start, int step, int n = 8) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) out.push_back(((start + step * i) % n + n) % n);
+  return out;
+}
+
+// §9.2 ring, crossNic 2: 8 × 48, NVL/PIX; odd channels enter where the previous one left.
+TEST(NcclGraphSearch, DgxRingMultiNodeCrossNic2) {
+  const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, multi(2));
+  EXPECT_EQ(g.pattern, GraphPattern::Ring);
+  ASSERT_EQ(g.nchannels, 8);  // 8 × 48 < 50 with SM90 and > 4 channels: not duplicated
+  EXPECT_DOUBLE_EQ(g.bw_intra, 48.0);
+  EXPECT_DOUBLE_EQ(g.bw_inter, 48.0);
+  EXPECT_EQ(g.type_intra, PathType::Nvl);
+  EXPECT_EQ(g.type_inter, PathType::Pix);
+  EXPECT_EQ(g.cross_nic, 2);
+  const std::vector<std::vector<int>> chains{
+      {0, 7, 6, 5, 4, 3, 2, 1}, {1, 2, 3, 4, 5, 6, 7, 0}, {2, 1, 0, 7, 6, 5, 4, 3}, {3, 4, 5, 6, 7, 0, 1, 2},
+      {4, 3, 2, 1, 0, 7, 6, 5}, {5, 6, 7, 0, 1, 2, 3, 4}, {6, 5, 4, 3, 2, 1, 0, 7}, {7, 0, 1, 2, 3, 4, 5, 6}};
+  const std::vector<int> in{0, 1, 2, 3, 4, 5, 6, 7}, out{1, 0, 3, 2, 5, 4, 7, 6};
+  EXPECT_EQ(g.intra, chains);
+  EXPECT_EQ(g.net_in, in);
+  EXPECT_EQ(g.net_out, out);
+}
+
+// §9.2 comparisons: NCCL_CROSS_NIC=0 -> 8 × 45 leaving over PXN on the entry NIC; =1 -> NET c to c+1.
+TEST(NcclGraphSearch, DgxRingMultiNodeOtherCrossNicSettings) {
+  const NodeTopology t = dgx();
+  const SearchGraph g0 = search_graph(t, GraphPattern::Ring, multi(0));
+  ASSERT_EQ(g0.nchannels, 8);
+  EXPECT_DOUBLE_EQ(g0.bw_intra, 45.0);
+  EXPECT_DOUBLE_EQ(g0.bw_inter, 45.0);
+  EXPECT_EQ(g0.type_inter, PathType::Pxn);
+  EXPECT_EQ(g0.cross_nic, 0);
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_EQ(g0.intra[static_cast<std::size_t>(c)], rotation(c, -1)) << c;
+    EXPECT_EQ(g0.net_in[static_cast<std::size_t>(c)], c);
+    EXPECT_EQ(g0.net_out[static_cast<std::size_t>(c)], c);
+  }
+  const SearchGraph g1 = search_graph(t, GraphPattern::Ring, multi(1));
+  ASSERT_EQ(g1.nchannels, 8);
+  EXPECT_DOUBLE_EQ(g1.bw_inter, 48.0);
+  EXPECT_EQ(g1.type_inter, PathType::Pix);
+  EXPECT_EQ(g1.cross_nic, 1);
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_EQ(g1.net_in[static_cast<std::size_t>(c)], c);
+    EXPECT_EQ(g1.net_out[static_cast<std::size_t>(c)], (c + 1) % 8);
+  }
+}
+
+// §9.2 single node: 6 × 60 found, then duplicated to 12 × 30 (bwIntra 60 >= 50).
+TEST(NcclGraphSearch, DgxRingSingleNodeIsDuplicated) {
+  const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, SearchOptions{.multi_node = false});
+  ASSERT_EQ(g.nchannels, 12);
+  EXPECT_DOUBLE_EQ(g.bw_intra, 30.0);
+  EXPECT_EQ(g.type_intra, PathType::Nvl);
+  for (int c = 0; c < 6; ++c) EXPECT_EQ(g.intra[static_cast<std::size_t>(c + 6)], g.intra[static_cast<std::size_t>(c)]);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(g.net_in[static_cast<std::size_t>(c)], -1);
+}
+
+// §9.2 tree: BALANCED_TREE does not reach 8 × 48, SM90 falls back to TREE: chain c, c+1, ..., NIC c.
+TEST(NcclGraphSearch, DgxTreeMultiNodeFallsBackToTree) {
+  const NodeGraphs graphs = search_node_graphs(dgx(), multi(2), true);
+  const SearchGraph& t = graphs.tree;
+  EXPECT_EQ(t.pattern, GraphPattern::Tree);
+  ASSERT_EQ(t.nchannels, 8);
+  EXPECT_DOUBLE_EQ(t.bw_intra, 48.0);
+  EXPECT_DOUBLE_EQ(t.bw_inter, 48.0);
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.intra[static_cast<std::size_t>(c)], rotation(c, 1)) << c;
+    EXPECT_EQ(t.net_in[static_cast<std::size_t>(c)], c);
+    EXPECT_EQ(t.net_out[static_cast<std::size_t>(c)], c);
+  }
+  // The ring of the same call is the §9.2 ring.
+  EXPECT_EQ(graphs.ring.nchannels, 8);
+  EXPECT_EQ(graphs.ring.net_out[0], 1);
+}
+
+// §9.2 NVLS: one head per GPU, head h on NIC h; bwIntra 40, bwInter 48 (pass 2 raises bwInter).
+TEST(NcclGraphSearch, DgxNvlsMultiNode) {
+  const SearchGraph n = search_node_graphs(dgx(), multi(2), true).nvls;
+  EXPECT_EQ(n.pattern, GraphPattern::Nvls);
+  ASSERT_EQ(n.nchannels, 8);
+  EXPECT_DOUBLE_EQ(n.bw_intra, 40.0);
+  EXPECT_DOUBLE_EQ(n.bw_inter, 48.0);
+  for (int h = 0; h < 8; ++h) {
+    EXPECT_EQ(n.intra[static_cast<std::size_t>(h)], std::vector<int>{h});
+    EXPECT_EQ(n.net_in[static_cast<std::size_t>(h)], h);
+    EXPECT_EQ(n.net_out[static_cast<std::size_t>(h)], h);
+  }
+  EXPECT_EQ(search_node_graphs(dgx(), multi(2), false).nvls.nchannels, 0);
+}
+
+void expect_same(const SearchGraph& a, const SearchGraph& b) {
+  EXPECT_EQ(a.pattern, b.pattern);
+  EXPECT_EQ(a.nchannels, b.nchannels);
+  EXPECT_DOUBLE_EQ(a.bw_intra, b.bw_intra);
+  EXPECT_DOUBLE_EQ(a.bw_inter, b.bw_inter);
+  EXPECT_EQ(a.type_intra, b.type_intra);
+  EXPECT_EQ(a.type_inter, b.type_inter);
+  EXPECT_EQ(a.intra, b.intra);
+  EXPECT_EQ(a.net_in, b.net_in);
+  EXPECT_EQ(a.net_out, b.net_out);
+}
+
+TEST(NcclGraphSearch, GeneratedH100NodeSearchesLikeTheXml) {
+  const NodeTopology x = dgx();
+  const NodeTopology g = with_paths(generate_node_topology(testing::h100_cluster(2)));
+  for (bool multi_node : {true, false}) {
+    const SearchOptions o{.cross_nic = 2, .multi_node = multi_node};
+    const NodeGraphs a = search_node_graphs(x, o, true), b = search_node_graphs(g, o, true);
+    expect_same(a.ring, b.ring);
+    expect_same(a.tree, b.tree);
+    expect_same(a.nvls, b.nvls);
+  }
+}
+
+// Every channel of a non-NVLS graph visits each local GPU once; NETs are real devices.
+void expect_sane(const NodeTopology& t, const SearchGraph& g, bool multi_node) {
+  ASSERT_GE(g.nchannels, 1);
+  EXPECT_LE(g.nchannels, 64);
+  EXPECT_GT(g.bw_intra, 0);
+  ASSERT_EQ(g.intra.size(), static_cast<std::size_t>(g.nchannels));
+  std::vector<int> all(t.gpus.size());
+  std::iota(all.begin(), all.end(), 0);
+  for (int c = 0; c < g.nchannels; ++c) {
+    std::vector<int> chain = g.intra[static_cast<std::size_t>(c)];
+    std::sort(chain.begin(), chain.end());
+    EXPECT_EQ(chain, all) << "channel " << c;
+    const int in = g.net_in[static_cast<std::size_t>(c)], out = g.net_out[static_cast<std::size_t>(c)];
+    if (multi_node && !t.nets.empty()) {
+      EXPECT_GE(in, 0);
+      EXPECT_LT(in, static_cast<int>(t.nets.size()));
+      EXPECT_GE(out, 0);
+      EXPECT_LT(out, static_cast<int>(t.nets.size()));
+    } else if (!multi_node) {
+      EXPECT_EQ(in, -1);
+      EXPECT_EQ(out, -1);
+    }
+  }
+}
+
+void expect_sane_all(const NodeTopology& t) {
+  for (bool multi_node : {true, false}) {
+    const NodeGraphs g = search_node_graphs(t, SearchOptions{.cross_nic = 2, .multi_node = multi_node}, true);
+    expect_sane(t, g.ring, multi_node);
+    expect_sane(t, g.tree, multi_node);
+    // Ring and tree end up with the same channel count unless the tree had to fall back.
+    EXPECT_TRUE(g.tree.nchannels == g.ring.nchannels || g.tree.nchannels == 1);
+  }
+}
+
+TEST(NcclGraphSearch, A100Node) {
+  const NodeTopology t = with_paths(generate_node_topology(testing::a100_cluster(2)));
+  expect_sane_all(t);
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  EXPECT_DOUBLE_EQ(g.ring.bw_inter, 24.0);  // Gen4 x16 caps the 200G NIC's 25 GB/s
+  EXPECT_EQ(g.ring.nchannels, 8);
+  EXPECT_EQ(g.nvls.nchannels, 0);  // NVLS needs SM90+
+  const SearchGraph s = search_graph(t, GraphPattern::Ring, SearchOptions{.multi_node = false});
+  EXPECT_EQ(s.nchannels, 12);  // 6 × 40 on 240 GB/s, duplicated
+  EXPECT_DOUBLE_EQ(s.bw_intra, 20.0);
+}
+
+TEST(NcclGraphSearch, H100WithOneNicPerTwoGpus) {
+  ClusterSpec c = testing::h100_cluster(2);
+  c.nics_per_node = 4;
+  const NodeTopology t = with_paths(generate_node_topology(c));
+  expect_sane_all(t);
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  EXPECT_GE(g.ring.nchannels * g.ring.bw_inter, 4 * 24.0);
+  // NVLS heads are the NICs' local GPUs.
+  ASSERT_EQ(g.nvls.nchannels, 4);
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(g.nvls.intra[static_cast<std::size_t>(h)], std::vector<int>{2 * h});
+}
+
+// A communicator with one GPU on this node: the ring enters and leaves on that GPU's own NIC.
+TEST(NcclGraphSearch, OneGpuOfTheNode) {
+  const NodeTopology t = with_paths(restrict_to_gpus(dgx(), {3}));
+  const SearchGraph g = search_graph(t, GraphPattern::Ring, multi(2));
+  ASSERT_GE(g.nchannels, 1);
+  for (int c = 0; c < g.nchannels; ++c) {
+    EXPECT_EQ(g.intra[static_cast<std::size_t>(c)], std::vector<int>{0});
+    EXPECT_EQ(g.net_in[static_cast<std::size_t>(c)], 3);
+    EXPECT_EQ(g.net_out[static_cast<std::size_t>(c)], 3);
+  }
+  EXPECT_DOUBLE_EQ(g.nchannels * g.bw_inter, 48.0);  // the GPU's PCIe Gen5 link
+  expect_sane_all(t);
+}
+
+TEST(NcclGraphSearch, TwoGpusOfTheNode) {
+  const NodeTopology t = with_paths(restrict_to_gpus(dgx(), {0, 1}));
+  expect_sane_all(t);
+  const SearchGraph g = search_graph(t, GraphPattern::Ring, multi(2));
+  for (int c = 0; c < g.nchannels; ++c) {
+    EXPECT_TRUE(g.net_in[static_cast<std::size_t>(c)] == 0 || g.net_in[static_cast<std::size_t>(c)] == 1);
+  }
+  EXPECT_DOUBLE_EQ(g.nchannels * g.bw_inter, 96.0);  // both GPUs' NICs, 48 each
+}
+
+TEST(NcclGraphSearch, PcieOnlyNode) {
+  ClusterSpec c = testing::h100_cluster(2);
+  c.scale_up.kind = ScaleUpKind::PCIe;
+  const NodeTopology t = with_paths(generate_node_topology(c));
+  expect_sane_all(t);
+  const SearchGraph g = search_graph(t, GraphPattern::Ring, SearchOptions{.multi_node = false});
+  EXPECT_LE(g.bw_intra * g.nchannels, 48.0);  // bounded by one PCIe Gen5 link
+  EXPECT_GE(g.type_intra, PathType::Phb);
+  EXPECT_EQ(search_node_graphs(t, multi(2), true).nvls.nchannels, 0);
+}
+
+TEST(NcclGraphSearch, B200Node) {
+  ClusterSpec c = testing::h100_cluster(2);
+  c.gpu = testing::b200_gpu();
+  c.scale_up.bandwidth_GBps = 900;
+  const NodeTopology t = with_paths(generate_node_topology(c));
+  expect_sane_all(t);
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  EXPECT_EQ(g.ring.nchannels, 8);
+  EXPECT_DOUBLE_EQ(g.ring.bw_inter, 48.0);
+  EXPECT_EQ(g.nvls.nchannels, 8);
+  // Single node: SM100 ladder from 90; 721.8 GB/s of NVLink fits 8 × 90, halved by duplication.
+  const SearchGraph s = search_graph(t, GraphPattern::Ring, SearchOptions{.multi_node = false});
+  EXPECT_GE(s.nchannels * s.bw_intra, 700.0);
+}
+
+// A 72-GPU NVLink domain searched as one node (MNNVL): must terminate fast with a sane result.
+TEST(NcclGraphSearch, Nvl72DomainTerminates) {
+  ClusterSpec c = testing::h100_cluster(1);
+  c.gpu = testing::b200_gpu();
+  c.scale_up = {ScaleUpKind::NVSwitch, 900, 72};
+  c.gpus_per_node = 72;
+  c.num_gpus = 144;
+  c.nics_per_node = 72;
+  c.nic_gbps = 800;
+  const NodeTopology t = with_paths(generate_node_topology(c));
+  ASSERT_EQ(t.gpus.size(), 72u);
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  expect_sane(t, g.ring, true);
+  expect_sane(t, g.tree, true);
+  EXPECT_GE(g.ring.nchannels * g.ring.bw_inter, 48.0);
+  EXPECT_EQ(g.nvls.nchannels, 32);  // NCCL_MAX_NVLS_ARITY heads
+}
+
+TEST(NcclGraphSearch, NodeWithoutNicsFallsBackForMultiNode) {
+  ClusterSpec c = testing::h100_cluster(2);
+  c.nics_per_node = 0;
+  const NodeTopology t = with_paths(generate_node_topology(c));
+  const SearchGraph g = search_graph(t, GraphPattern::Ring, multi(2));
+  ASSERT_EQ(g.nchannels, 1);  // NCCL's fallback: PCI order, 0.1 GB/s, no NET
+  EXPECT_DOUBLE_EQ(g.bw_intra, 0.1);
+  EXPECT_EQ(g.type_inter, PathType::Dis);
+  EXPECT_EQ(g.net_in[0], -1);
+}
+
+TEST(NcclGraphSearch, DeterministicAndNeedsPaths) {
+  const NodeTopology t = dgx();
+  expect_same(search_graph(t, GraphPattern::Ring, multi(2)), search_graph(t, GraphPattern::Ring, multi(2)));
+  const NodeTopology raw =
+      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
+  EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), Error);
+  EXPECT_STREQ(to_string(GraphPattern::BalancedTree), "BALANCED_TREE");
+}
+
+}  // namespace
+}  // namespace trainsim
