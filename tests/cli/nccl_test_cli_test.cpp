@@ -101,3 +101,26 @@ TEST(NcclTestCli, BadFlagsNameTheFlag) {
     EXPECT_NE(r.out.find(key), std::string::npos) << args << "\n" << r.out;
   }
 }
+
+// NCCL_TOPO_FILE: the DGX-H100 node of nccl.md §9.1 read from XML gives the worked example's
+// choices; a file that does not match the cluster, or is not a topology, is an error naming the key.
+TEST(NcclTestCli, TopologyFileFromTheScenario) {
+  const std::string xml = std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml";
+  const std::string sc = temp_file("nccl_test_topo.yaml",
+                                   "cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
+                                   "collective: {op: all_reduce}\nnccl: {NCCL_TOPO_FILE: " + xml + "}\n");
+  auto j = rows(sc + " -d bfloat16 -b 1G -e 1G --set nccl.NCCL_NVLS_ENABLE=0");
+  EXPECT_EQ(j[0]["algorithm"], "Ring");
+  EXPECT_NEAR(j[0]["time_us"].get<double>(), 5427.0, 2.0);
+
+  Result r = run("nccl-test " + sc + " --set cluster.gpus_per_node=4 --set cluster.num_gpus=16");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("nccl.NCCL_TOPO_FILE"), std::string::npos) << r.out;
+  const std::string junk = temp_file("nccl_test_junk.xml", "<system version=\"1\"><cpu><pci busid=\"zz\"/></cpu>");
+  r = run("nccl-test " + sc + " --set nccl.NCCL_TOPO_FILE=" + junk);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("nccl.NCCL_TOPO_FILE"), std::string::npos) << r.out;
+  r = run("nccl-test " + sc + " --set nccl.NCCL_TOPO_FILE=/nonexistent/topo.xml");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/topo.xml"), std::string::npos) << r.out;
+}
