@@ -49,6 +49,12 @@ ValidationCase validate_one(const Scenario& s) {
   const ReferenceSpec& ref = *s.reference;
   if (!s.has_training_job) {
     const auto points = run_collective_benchmark(s);
+    c.op = to_string(s.collective->op);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto& measured = s.collective->points[i];
+      c.points.push_back({points[i].size, points[i].measured_busbw_GBps, points[i].simulated_busbw_GBps,
+                          points[i].algorithm, points[i].protocol, measured.nccl_algo.value_or("")});
+    }
     if (ref.busbw_GBps && !points.empty()) {
       // Compare at the largest stated size (the reference repeats that point's busbw).
       const auto best = std::max_element(points.begin(), points.end(),

@@ -74,6 +74,25 @@ void write_validation_markdown(std::ostream& out, const std::vector<ValidationCa
   buf.push_back('\n');
 
   bool any_failed = false;
+  // Collective benchmarks point by point: `trainsim nccl-test` against what nccl-tests measured.
+  bool any_points = false;
+  for (const ValidationCase& c : cases) {
+    if (c.points.empty()) continue;
+    if (!any_points) {
+      fmt::format_to(put, "## Collective benchmarks, point by point (`trainsim nccl-test`)\n\n"
+                          "busbw in GB/s (nccl-tests' convention). A point without a stated size is evaluated at 1 GiB.\n\n"
+                          "| case | op | size (B) | measured | simulated | error | simulated choice | measured choice |\n"
+                          "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n");
+      any_points = true;
+    }
+    for (const auto& p : c.points)
+      fmt::format_to(put, "| {} | {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {}/{} | {} |\n", markdown_cell(c.name), c.op, p.size,
+                     p.measured_busbw_GBps, p.simulated_busbw_GBps,
+                     100.0 * (p.simulated_busbw_GBps - p.measured_busbw_GBps) / p.measured_busbw_GBps, p.algorithm,
+                     p.protocol, p.measured_algorithm.empty() ? "-" : markdown_cell(p.measured_algorithm));
+  }
+  if (any_points) buf.push_back('\n');
+
   for (const ValidationCase& c : cases) {
     if (c.error.empty()) continue;
     if (!any_failed) {

@@ -1,6 +1,7 @@
 #pragma once
 // `trainsim validate`: per case, measured vs simulated for each reference field present, the
 // signed relative error, then median and p90 |error| overall and by source group.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -18,6 +19,14 @@ struct ValidationField {
   double error() const { return (simulated - measured) / measured; }  // signed, relative
 };
 
+// One measured point of a collective benchmark case and what `trainsim nccl-test` predicts for it.
+struct CollectivePointComparison {
+  std::int64_t size = 0;  // bytes, nccl-tests' size column
+  double measured_busbw_GBps = 0, simulated_busbw_GBps = 0;
+  std::string algorithm, protocol;
+  std::string measured_algorithm;  // what the source says NCCL picked, if it says
+};
+
 struct ValidationCase {
   std::string name;       // file stem
   std::string group;      // id prefix before the first '-' ("megatron2021", "llmfoundry", ...)
@@ -25,6 +34,8 @@ struct ValidationCase {
   std::string confidence;
   std::vector<ValidationField> fields;
   std::string error;      // non-empty: the case could not be simulated (message)
+  std::string op;         // collective cases: the collective ("all_reduce", ...)
+  std::vector<CollectivePointComparison> points;  // collective cases: every measured point
   // The field whose error summarises the case: iteration_time_s if present, else tflops_per_gpu,
   // mfu, hfu, tokens_per_s_per_gpu, busbw_GBps.
   const ValidationField* headline() const;

@@ -18,11 +18,11 @@ using ::testing::Not;
 // llmfoundry-d:   failed.
 std::vector<ValidationCase> sample_cases() {
   ValidationCase a{"megatron2021-a", "megatron2021", "A100-SXM4-80GB", "high",
-                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}}, ""};
-  ValidationCase b{"megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, ""};
-  ValidationCase c{"llmfoundry-c", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0.45}}, ""};
+                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}}, "", "", {}};
+  ValidationCase b{"megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, "", "", {}};
+  ValidationCase c{"llmfoundry-c", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0.45}}, "", "", {}};
   ValidationCase d{"llmfoundry-d", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0}},
-                   "parallelism.tensor: 48 heads not divisible by 5"};
+                   "parallelism.tensor: 48 heads not divisible by 5", "", {}};
   return {a, b, c, d};
 }
 
@@ -64,7 +64,7 @@ TEST(ValidationMarkdown, TitleSummaryAndCases) {
 
 // A '|' in a message would split a markdown cell: it must be escaped.
 TEST(ValidationMarkdown, PipesAreEscaped) {
-  ValidationCase c{"x", "g", "gpu", "low", {}, "a | b\nc"};
+  ValidationCase c{"x", "g", "gpu", "low", {}, "a | b\nc", "", {}};
   std::ostringstream out;
   write_validation_markdown(out, {c});
   EXPECT_THAT(out.str(), HasSubstr("| x | gpu | a \\| b c |"));
@@ -98,6 +98,24 @@ TEST(ValidationJson, CasesAndSummary) {
 
 TEST(ValidationJson, Deterministic) {
   EXPECT_EQ(validation_to_json(sample_cases()).dump(), validation_to_json(sample_cases()).dump());
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// Collective cases list every measured point with the simulated busbw, the error and both choices.
+TEST(ValidationMarkdown, CollectivePointsTable) {
+  ValidationCase c{"coll-x", "coll", "H100-SXM", "high", {{"busbw_GBps", 400, 380}}, "", "all_reduce", {}};
+  c.points.push_back({1024, 10.0, 12.5, "Tree", "LL", "Tree"});
+  c.points.push_back({std::int64_t{1} << 30, 400.0, 380.0, "Ring", "Simple", ""});
+  std::ostringstream out;
+  write_validation_markdown(out, {c});
+  const std::string md = out.str();
+  EXPECT_NE(md.find("| coll-x | all_reduce | 1024 | 10.00 | 12.50 | +25.0% | Tree/LL | Tree |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| coll-x | all_reduce | 1073741824 | 400.00 | 380.00 | -5.0% | Ring/Simple | - |"), std::string::npos) << md;
 }
 
 }  // namespace
