@@ -51,6 +51,8 @@ LinkClass gpu_link(const NcclCommunicator& comm, int src, int dst);
 // NIC (index into the node's nets) a rank's traffic leaves/enters through when nothing more specific
 // is known: its closest NIC from the node topology's paths, else its local index (1 NIC per GPU).
 int local_nic(const NcclCommunicator& comm, int rank);
+// Ranks of each node by local index (from node_ranks, or rebuilt from node_of/local_of).
+std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm);
 // NIC of NVLS head `head_local` (local rank): the NVLS graph channel it heads, else local_nic.
 int nvls_head_nic(const NcclCommunicator& comm, int rank);
 

@@ -29,19 +29,6 @@ Flow sharp_flow(FlowEndpoint src, FlowEndpoint dst, std::int64_t bytes, int chan
   return f;
 }
 
-// Ranks of each node by local index (from node_ranks, or rebuilt from node_of/local_of).
-std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm) {
-  if (static_cast<int>(comm.node_ranks.size()) == comm.nnodes) return comm.node_ranks;
-  std::vector<std::vector<int>> out(static_cast<std::size_t>(comm.nnodes));
-  for (int r = 0; r < comm.nranks; ++r) {
-    auto& v = out[static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(r)])];
-    const auto l = static_cast<std::size_t>(comm.local_of[static_cast<std::size_t>(r)]);
-    if (v.size() <= l) v.resize(l + 1, -1);
-    v[l] = r;
-  }
-  return out;
-}
-
 struct NodeTreeShape {
   std::vector<int> up, child_begin, children, bfs;
 };

@@ -51,18 +51,6 @@ int schedule_group_size(const NcclCommunicator& comm) {
   return std::max(1, g);
 }
 
-// Ranks of each node by local index.
-std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm) {
-  std::vector<std::vector<int>> out(static_cast<std::size_t>(comm.nnodes));
-  for (int r = 0; r < comm.nranks; ++r) {
-    auto& v = out[static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(r)])];
-    const auto l = static_cast<std::size_t>(comm.local_of[static_cast<std::size_t>(r)]);
-    if (v.size() <= l) v.resize(l + 1, -1);
-    v[l] = r;
-  }
-  return out;
-}
-
 struct P2pParams {
   int nchannels = 1;          // p2pnChannels (power of two)
   int per_peer_max = 1;       // p2pnChannelsPerPeer

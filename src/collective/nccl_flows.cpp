@@ -20,6 +20,18 @@ const NodeTopology* topology_of(const NcclCommunicator& comm, int node) {
 
 }  // namespace
 
+std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm) {
+  if (static_cast<int>(comm.node_ranks.size()) == comm.nnodes) return comm.node_ranks;
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(comm.nnodes));
+  for (int r = 0; r < comm.nranks; ++r) {
+    auto& v = out[static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(r)])];
+    const auto l = static_cast<std::size_t>(comm.local_of[static_cast<std::size_t>(r)]);
+    if (v.size() <= l) v.resize(l + 1, -1);
+    v[l] = r;
+  }
+  return out;
+}
+
 LinkClass gpu_link(const NcclCommunicator& comm, int src, int dst) {
   const int node = comm.node_of[src];
   if (node != comm.node_of[dst]) return LinkClass::Network;
