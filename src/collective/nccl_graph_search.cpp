@@ -2,9 +2,10 @@
 // (NET -> GPU -> ... -> GPU -> NET), the same candidate order, bandwidth bookkeeping in float with
 // NCCL's 1/1000 rounding, the same per-try and global step budgets (they decide which solution a
 // timed-out search keeps, so they are part of the result), the same odometer of relaxations and the
-// same channel duplication. The only additions are a hard cap on total steps, far above what NCCL's
-// own budgets allow in practice, so no input can make the simulator spin, and the rounding of the
-// reported float bandwidths to 1e-4 GB/s.
+// same channel duplication. The only additions are a hard cap on total steps (2^25, ~10x what the
+// slowest case seen needs: NCCL's global timeout does not stop a search that has found nothing yet),
+// so no input can make the simulator spin, and the rounding of the reported float bandwidths to
+// 1e-4 GB/s.
 #include "collective/nccl_graph_search.hpp"
 
 #include <algorithm>
@@ -26,7 +27,11 @@ constexpr int kTimeout = 1 << 14;
 constexpr int kTimeoutTree = 1 << 14;
 constexpr int kTimeoutSameChannels = 1 << 8;
 constexpr int kPciOrderBudget = 1 << 10;
-constexpr std::int64_t kHardStepCap = 1LL << 20;  // trainsim's own backstop (see file comment)
+// trainsim's own backstop (see file comment). NCCL's global timeout only ends pass 1 once a solution
+// exists, so a pattern that needs many channels at a low speed walks the whole relaxation ladder first:
+// a tree for 4 of 8 DGX-H100 GPUs (8 channels demanded by the ring) takes ~3.1M steps before NCCL
+// finds it at 24 GB/s; the cap must stay well above that or the search falls back to 0.1 GB/s SYS.
+constexpr std::int64_t kHardStepCap = 1LL << 25;
 
 enum Forced { kFreeOrder = 0, kPciOrder = 1, kReplayOrder = 2 };
 

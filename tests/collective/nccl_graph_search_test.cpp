@@ -225,6 +225,94 @@ TEST(NcclGraphSearch, TwoGpusOfTheNode) {
   EXPECT_DOUBLE_EQ(g.nchannels * g.bw_inter, 96.0);  // both GPUs' NICs, 48 each
 }
 
+// Communicators that use only some GPUs of a generated DGX-H100 node (multi-node, NCCL_CROSS_NIC=2),
+// e.g. the data-parallel group of a TP=2 job (local GPUs {0,2,4,6}). NCCL's topology holds only the
+// communicator's GPUs but every NIC (§6.1), so each kept GPU has its own PIX NIC at 48 GB/s (Gen5 x16)
+// and reaches the other kept GPUs' NICs by PXN at 48; NICs whose GPU is gone are PHB/SYS.
+// Derivation from ncclTopoCompute (search.cc):
+//  Ring: at 48 with crossNic 0 the ring must leave on its entry NIC; only the entry GPU reaches it by
+//   PIX, so PIX..P2C fail; at PXN the last GPU sends through the first GPU's NIC: one channel per NIC
+//   (a 400G NIC's 50 GB/s holds one 48 channel), i.e. k channels × 48 for k kept GPUs. crossNic 2
+//   (tried next) finds the same k × 48 at PIX, but ncclTopoCompareGraphs only replaces a graph on
+//   strictly more nChannels×bwIntra (the hop tie-break needs the same crossNic), and lower speeds
+//   give no more in total. So the PXN, crossNic 0 graph stays; ncclTopoDupChannels doubles it
+//   (bwIntra 48 >= 25, k <= 4 channels): 2k × 24.
+//  Tree: searched with min = max = the ring's 2k channels. Nothing fits above 24 (each NIC and GPU
+//   PCIe link holds one 48 channel, two at 24), so pass 1 walks every relaxation down the speed
+//   ladder (millions of steps: NCCL's global timeout only stops once something was found) to 24,
+//   where TREE (the SM90 fallback of BALANCED_TREE) enters and leaves each channel on one GPU's own
+//   NIC over PIX: 2k × 24. Pass 2 then raises bwIntra to 48 (< 2 × bwInter).
+struct SubsetExpectation {
+  std::vector<int> gpus;  // local GPUs (dev) of the communicator on this node
+  int channels;           // after duplication
+};
+
+void expect_subset_graphs(const SubsetExpectation& e) {
+  const NodeTopology t = with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), e.gpus));
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  const int k = static_cast<int>(e.gpus.size());
+  SCOPED_TRACE(::testing::Message() << k << " GPUs");
+  ASSERT_EQ(g.ring.nchannels, e.channels);
+  EXPECT_DOUBLE_EQ(g.ring.bw_intra, 24.0);
+  EXPECT_DOUBLE_EQ(g.ring.bw_inter, 24.0);
+  EXPECT_EQ(g.ring.type_intra, k == 1 ? PathType::Loc : PathType::Nvl);
+  for (int c = 0; c < g.ring.nchannels; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    // Channel c enters at the NIC of the c-th kept GPU (mod k) and, crossNic 0, leaves there too.
+    const int first = g.ring.intra[i].front();
+    EXPECT_EQ(first, c % k);
+    EXPECT_EQ(g.ring.net_in[i], e.gpus[static_cast<std::size_t>(first)]);
+    EXPECT_EQ(g.ring.net_out[i], g.ring.net_in[i]);
+  }
+  expect_sane(t, g.ring, true);
+
+  EXPECT_EQ(g.tree.pattern, GraphPattern::Tree);
+  ASSERT_EQ(g.tree.nchannels, e.channels);
+  EXPECT_DOUBLE_EQ(g.tree.bw_inter, 24.0);
+  EXPECT_DOUBLE_EQ(g.tree.bw_intra, 48.0);
+  EXPECT_EQ(g.tree.type_inter, PathType::Pix);
+  for (int c = 0; c < g.tree.nchannels; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    const int head = g.tree.intra[i].front();
+    EXPECT_EQ(g.tree.net_in[i], e.gpus[static_cast<std::size_t>(head)]);  // the head GPU's own NIC
+    EXPECT_EQ(g.tree.net_out[i], g.tree.net_in[i]);
+  }
+  expect_sane(t, g.tree, true);
+}
+
+TEST(NcclGraphSearch, SubsetEveryOtherGpu) {
+  expect_subset_graphs({{0, 2, 4, 6}, 8});  // 4 × 48 PXN -> 8 × 24; tree 8 × 48/24 PIX
+  const NodeTopology t =
+      with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), {0, 2, 4, 6}));
+  const SearchGraph ring = search_graph(t, GraphPattern::Ring, multi(2));
+  EXPECT_EQ(ring.type_inter, PathType::Pxn);
+  EXPECT_EQ(ring.cross_nic, 0);
+}
+
+TEST(NcclGraphSearch, SubsetTwoGpusOnDifferentSockets) {
+  expect_subset_graphs({{0, 4}, 4});  // 2 × 48 PXN -> 4 × 24; tree 4 × 48/24 PIX on NICs 0 and 4
+}
+
+TEST(NcclGraphSearch, SubsetFirstHalfOfTheNode) {
+  expect_subset_graphs({{0, 1, 2, 3}, 8});  // NICs 0..3 only; NICs 4..7 are SYS from every kept GPU
+}
+
+// One GPU: the ring is NET 3 -> GPU -> NET 3 at 48 (its PCIe Gen5 link), 1 channel = maxChannels for
+// that speed; duplicated to 2 × 24. Tree (TREE for one GPU) gets the same 2 channels, bwIntra 48.
+TEST(NcclGraphSearch, SubsetSingleGpu) {
+  const NodeTopology t = with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), {3}));
+  const NodeGraphs g = search_node_graphs(t, multi(2), true);
+  ASSERT_EQ(g.ring.nchannels, 2);
+  EXPECT_DOUBLE_EQ(g.ring.bw_inter, 24.0);
+  EXPECT_EQ(g.ring.type_inter, PathType::Pix);
+  EXPECT_EQ(g.ring.net_in, (std::vector<int>{3, 3}));
+  EXPECT_EQ(g.ring.net_out, (std::vector<int>{3, 3}));
+  ASSERT_EQ(g.tree.nchannels, 2);
+  EXPECT_EQ(g.tree.pattern, GraphPattern::Tree);
+  EXPECT_DOUBLE_EQ(g.tree.bw_inter, 24.0);
+  EXPECT_EQ(g.tree.net_in, (std::vector<int>{3, 3}));
+}
+
 TEST(NcclGraphSearch, PcieOnlyNode) {
   ClusterSpec c = testing::h100_cluster(2);
   c.scale_up.kind = ScaleUpKind::PCIe;

@@ -154,5 +154,25 @@ TEST(NcclPaths, RestrictToGpus) {
   EXPECT_THROW(restrict_to_gpus(full, {1, 1}), Error);
 }
 
+// Paths are computed on the trimmed system (only the communicator's GPUs, every NIC, §6.1/§6.3): a NIC
+// whose local GPU is not in the communicator cannot be reached by PXN through it, so GPU dev 0 goes
+// GPU -> PCIe switch -> CPU -> PCIe switch -> NIC 1 (PHB, 48 = the Gen5 x16 links) and to NIC 5 on
+// the other socket over SYS; its only local NIC (max bw, then lowest type) stays its own PIX NIC 0,
+// and NIC 1 has no local GPU (ncclTopoGetLocalGpu -> -1).
+TEST(NcclPaths, SubsetWithoutTheNicsOwnGpu) {
+  NodeTopology t = restrict_to_gpus(generate_node_topology(testing::h100_cluster(1)), {0, 2, 4, 6});
+  compute_paths(t, {});
+  EXPECT_EQ(t.gpu_to_net(0, 0).type, PathType::Pix);
+  EXPECT_EQ(t.gpu_to_net(0, 1).type, PathType::Phb);
+  EXPECT_DOUBLE_EQ(t.gpu_to_net(0, 1).bw, 48.0);
+  EXPECT_EQ(t.gpu_to_net(0, 2).type, PathType::Pxn);  // via kept GPU dev 2
+  EXPECT_EQ(t.gpu_to_net(0, 5).type, PathType::Sys);
+  EXPECT_EQ(t.local_nets(0), std::vector<int>{0});
+  EXPECT_EQ(t.local_nets(1), std::vector<int>{2});  // GPU dev 2, renumbered 1
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(t.net_for_channel(3, c), 6);
+  EXPECT_EQ(t.local_gpu_of_net(1), -1);
+  EXPECT_EQ(t.local_gpu_of_net(4), 2);
+}
+
 }  // namespace
 }  // namespace trainsim
