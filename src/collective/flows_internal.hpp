@@ -76,9 +76,4 @@ void p2p_collective_flows(const CallContext& ctx, FlowDag& dag);
 void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes, const FlowOptions& options,
                     FlowDag& dag);
 
-// §7.2 schedule, computed from the communicator's node layout: the send peer of `rank` in every
-// round (0..nranks-1), and the round in which `src` sends to `dst`.
-std::vector<int> p2p_send_schedule(const NcclCommunicator& comm, int rank);
-int p2p_round_of(const NcclCommunicator& comm, int src, int dst);
-
 }  // namespace trainsim::flows

@@ -36,27 +36,11 @@ int reverse_bits(int v, int bits) {
   return r;
 }
 
-std::vector<int> local_counts(const NcclCommunicator& comm) {
-  std::vector<int> c(static_cast<std::size_t>(comm.nnodes), 0);
-  for (int r = 0; r < comm.nranks; ++r) ++c[static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(r)])];
-  return c;
-}
-
-int schedule_group_size(const NcclCommunicator& comm) {
-  if (comm.p2p_group_size > 0) return comm.p2p_group_size;
-  const std::vector<int> counts = local_counts(comm);
-  int g = comm.nnodes > 1 ? 8 : *std::max_element(counts.begin(), counts.end());
-  for (int c : counts)
-    if (c % g != 0 || c < g) g = std::gcd(g, c);
-  return std::max(1, g);
-}
-
 struct P2pParams {
   int nchannels = 1;          // p2pnChannels (power of two)
   int per_peer_max = 1;       // p2pnChannelsPerPeer
   int per_peer_min = 1;
   std::int64_t chunk = 0;     // comm->p2pChunkSize
-  int group_size = 1;
   bool multi_node = false;
   int pxn_level = 2;
   std::vector<std::vector<int>> nodes;
@@ -84,15 +68,14 @@ P2pParams p2p_params(const NcclCommunicator& comm, const FlowOptions& o) {
     p.chunk = all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
   }
   p.chunk = std::min(p.chunk, o.buffsize / 8);
-  p.group_size = schedule_group_size(comm);
   p.pxn_level = o.p2p_pxn_level;
   return p;
 }
 
-int channel_base(const P2pParams& p, int round) {
+int channel_base(const NcclCommunicator& comm, const P2pParams& p, int round) {
   int base = round;
   if (p.multi_node) {
-    const int g = p.group_size;
+    const int g = comm.p2p_group_size;  // rounds towards one group of GPUs share a base (§7.4)
     base = (round / g) * ((g + kP2pPerBatch - 1) / kP2pPerBatch) + (round % g) / kP2pPerBatch;
   }
   return reverse_bits(base, log2_of(p.nchannels));
@@ -120,7 +103,7 @@ void emit_send(const NcclCommunicator& comm, const P2pParams& p, const FlowOptio
     else if (bytes < 8 * p.chunk) chunk /= 2;
   }
   const std::int64_t part_bytes = ((bytes + nch - 1) / nch + 4095) / 4096 * 4096;
-  const int base = channel_base(p, round);
+  const int base = channel_base(comm, p, round);
   int relay = -1;
   if (network && p.pxn_level == 2) {
     const auto& mine = p.nodes[static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(src)])];
@@ -154,93 +137,23 @@ void emit_send(const NcclCommunicator& comm, const P2pParams& p, const FlowOptio
   }
 }
 
-// Group deltas in NCCL's quadratic order, skipping those >= nGroups.
-std::vector<int> group_deltas(int ngroups) {
-  std::vector<int> out;
-  const int pow2 = pow2_up(ngroups);
-  int delta = 0;
-  for (int round = 0; round < pow2;) {
-    if (delta < ngroups) out.push_back(delta);
-    round += 1;
-    delta = (delta + round) & (pow2 - 1);
-  }
-  return out;
-}
-
-struct Schedule {
-  int group_size = 1, ngroups = 1;
-  std::vector<int> group_node, group_local, deltas;
-};
-
-Schedule make_schedule(const NcclCommunicator& comm, const P2pParams& p) {
-  Schedule s;
-  s.group_size = p.group_size;
-  for (int node = 0; node < comm.nnodes; ++node) {
-    const int count = static_cast<int>(p.nodes[static_cast<std::size_t>(node)].size());
-    if (count % s.group_size != 0)
-      throw Error("flow generation: p2p schedule group size " + std::to_string(s.group_size) +
-                  " does not divide the ranks of node " + std::to_string(node));
-    for (int g = 0; g < count / s.group_size; ++g) {
-      s.group_node.push_back(node);
-      s.group_local.push_back(g * s.group_size);
-    }
-  }
-  s.ngroups = static_cast<int>(s.group_node.size());
-  s.deltas = group_deltas(s.ngroups);
-  return s;
-}
-
-int group_of(const NcclCommunicator& comm, const Schedule& s, int rank) {
-  const int node = comm.node_of[static_cast<std::size_t>(rank)];
-  int g = 0;
-  while (s.group_node[static_cast<std::size_t>(g)] != node) ++g;
-  return g + comm.local_of[static_cast<std::size_t>(rank)] / s.group_size;
-}
-
-std::vector<int> send_schedule(const NcclCommunicator& comm, const P2pParams& p, const Schedule& s, int rank) {
-  std::vector<int> out;
-  out.reserve(static_cast<std::size_t>(comm.nranks));
-  const int group = group_of(comm, s, rank);
-  const int local = comm.local_of[static_cast<std::size_t>(rank)] % s.group_size;
-  for (int d : s.deltas) {
-    const auto sg = static_cast<std::size_t>((group + d) % s.ngroups);
-    for (int delta = 0; delta < s.group_size; ++delta) {
-      const int l = s.group_local[sg] + (local + delta) % s.group_size;
-      out.push_back(p.nodes[static_cast<std::size_t>(s.group_node[sg])][static_cast<std::size_t>(l)]);
-    }
-  }
-  return out;
-}
-
 }  // namespace
-
-std::vector<int> p2p_send_schedule(const NcclCommunicator& comm, int rank) {
-  const P2pParams p = p2p_params(comm, FlowOptions{});
-  return send_schedule(comm, p, make_schedule(comm, p), rank);
-}
-
-int p2p_round_of(const NcclCommunicator& comm, int src, int dst) {
-  const std::vector<int> sched = p2p_send_schedule(comm, src);
-  const auto it = std::find(sched.begin(), sched.end(), dst);
-  return it == sched.end() ? 0 : static_cast<int>(it - sched.begin());
-}
 
 void p2p_collective_flows(const CallContext& ctx, FlowDag& dag) {
   const NcclCommunicator& comm = ctx.comm;
   const int n = comm.nranks;
   const P2pParams p = p2p_params(comm, ctx.options);
-  const Schedule s = make_schedule(comm, p);
   DagBuilder b(dag);
   if (ctx.kind == CollKind::AllToAll) {
     const std::int64_t per_peer = ctx.bytes / n;
     for (int r = 0; r < n; ++r) {
-      const std::vector<int> peers = send_schedule(comm, p, s, r);
+      const std::vector<int> peers = comm.p2p_send_peer(r);
       for (int round = 0; round < n; ++round) emit_send(comm, p, ctx.options, r, peers[static_cast<std::size_t>(round)], per_peer, round, b);
     }
   } else {
     for (int r = 0; r < n; ++r) {
       const int dst = (r + 1) % n;
-      const std::vector<int> peers = send_schedule(comm, p, s, r);
+      const std::vector<int> peers = comm.p2p_send_peer(r);
       const int round = static_cast<int>(std::find(peers.begin(), peers.end(), dst) - peers.begin());
       emit_send(comm, p, ctx.options, r, dst, ctx.bytes, round, b);
     }
@@ -254,8 +167,7 @@ void p2p_collective_flows(const CallContext& ctx, FlowDag& dag) {
 void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes, const FlowOptions& options,
                     FlowDag& dag) {
   const P2pParams p = p2p_params(comm, options);
-  const Schedule s = make_schedule(comm, p);
-  const std::vector<int> peers = send_schedule(comm, p, s, src);
+  const std::vector<int> peers = comm.p2p_send_peer(src);
   const int round = static_cast<int>(std::find(peers.begin(), peers.end(), dst) - peers.begin());
   DagBuilder b(dag);
   emit_send(comm, p, options, src, dst, bytes, round, b);

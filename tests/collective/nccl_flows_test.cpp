@@ -4,6 +4,8 @@
 // totals per (src, dst, link).
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include <map>
 #include <tuple>
 
@@ -44,6 +46,9 @@ void set_layout(NcclCommunicator& c, int nnodes, int ppn) {
     c.local_of.push_back(r % ppn);
     c.node_ranks[static_cast<std::size_t>(r / ppn)].push_back(r);
   }
+  // NCCL_P2P_SCHEDULE_GROUP_SIZE as build_communicator sets it (§7.2): 8 across nodes, reduced to
+  // divide the ranks per node; one node = all its ranks.
+  c.p2p_group_size = nnodes > 1 ? std::gcd(8, ppn) : ppn;
   c.sm = 90;
 }
 
