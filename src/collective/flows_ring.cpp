@@ -153,7 +153,7 @@ void ring_flows(const CallContext& ctx, FlowDag& dag) {
                  ? "Ring PerStep: one flow per (channel, loop, step, hop); each depends on the flow that delivered its "
                    "chunk to the sender in the previous step"
                  : "Ring PerChannel: one flow per (channel, ring hop) carrying all chunks of that channel over the hop; "
-                   "hops of a channel run concurrently (pipeline fill not included, latency_us = 0)";
+                   "hops of a channel run concurrently (pipeline fill not included)";
 }
 
 }  // namespace trainsim::flows

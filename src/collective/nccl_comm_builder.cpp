@@ -157,11 +157,11 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.pat_supported = env.pat_enable != 0 && t.nnodes > 1 && t.nnodes == t.nranks;
   t.comm_channels = std::max(1, comm.nchannels);
   t.nvls_channels = comm.nvls_channels;
-  // Channels NCCL would use without the user's NCCL_MIN/MAX_NCHANNELS (§6.7), to scale Ring/Tree
-  // bandwidth when the user caps them (NCCL 2.18's time formula did the same, nccl.md §11).
-  int default_channels = std::min(2 * std::min(t.ring.channels, t.tree.channels), nccl::kMaxChannels);
-  if (t.sm >= 90 && t.nnodes > 1 && t.ring.bw_intra > 45 && 2 * default_channels <= 16) default_channels *= 2;
-  t.channel_bw_scale = default_channels > 0 ? std::min(1.0, static_cast<double>(t.comm_channels) / default_channels) : 1.0;
+  // Ring/Tree bandwidth scales with the channels the user's NCCL_MIN/MAX_NCHANNELS leave (NCCL 2.18's
+  // time formula did the same, nccl.md §11).
+  t.channel_bw_scale = comm.default_nchannels > 0
+                           ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels)
+                           : 1.0;
   t.ring_simple_threads = t.ring.bw_intra * t.ring.channels <= nccl::kPciBw ? nccl::kSimplePcieThreads
                                                                              : nccl::kMaxThreadsSimple;
   // Per-GPU bandwidths for the p2p estimate: the GPU's best NVLink/PCIe bandwidth, and its local

@@ -450,6 +450,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     nch = 2 * nch;
     copy_channels(copy_of, nch);
   }
+  comm.default_nchannels = nch;
   const int max_nch = std::clamp(options.max_channels, 1, kMaxChannels);
   const int min_nch = std::clamp(options.min_channels, 0, kMaxChannels);
   nch = std::min(nch, max_nch);  // (maxCTAs defaults to MAXCHANNELS)

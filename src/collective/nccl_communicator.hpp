@@ -58,6 +58,7 @@ struct NcclCommunicator {
   int max_tree_pattern = 0;  // as GraphPattern id
 
   int nchannels = 0;       // comm->nChannels (§6.7)
+  int default_nchannels = 0;  // what nchannels would be without NCCL_MIN/MAX_NCHANNELS
   int nvls_channels = 0;   // comm->nvlsChannels
   int nvls_heads = 0;      // distinct NVLS heads per node
   int p2p_nchannels = 0;
