@@ -164,8 +164,11 @@ int NcclTuningModel::channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes
   const int ai = static_cast<int>(a), pi = static_cast<int>(p);
   if (ai == kAlgoNvls) return topo_.nnodes > 1 ? std::min(topo_.nvls_channels, topo_.comm_channels) : topo_.nvls_channels;
   if (ai == kAlgoNvlsTree) return topo_.nvls_channels;
-  int nt = pi == kProtoLL ? kMaxThreadsLL : pi == kProtoLL128 ? kMaxThreadsLL128
-           : ai == kAlgoRing ? topo_.ring_simple_threads : kMaxThreadsSimple;
+  // comm->maxThreads (init.cc): NCCL_NTHREADS replaces the LL and Simple defaults, NCCL_LL128_NTHREADS
+  // the LL128 one; fewer threads per channel mean more channels stay busy for a given size.
+  const int nt = pi == kProtoLL      ? env_.nthreads.value_or(kMaxThreadsLL)
+                 : pi == kProtoLL128 ? env_.ll128_nthreads.value_or(kMaxThreadsLL128)
+                                     : env_.nthreads.value_or(ai == kAlgoRing ? topo_.ring_simple_threads : kMaxThreadsSimple);
   double thr = pi == kProtoLL ? kThresholdLL : pi == kProtoLL128 ? kThresholdLL128 : kThresholdSimple;
   if (ai == kAlgoRing && pi == kProtoLL) thr *= topo_.nranks;
   int nc = topo_.comm_channels;

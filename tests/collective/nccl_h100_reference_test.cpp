@@ -99,6 +99,16 @@ TEST_F(H100TwoNodes, EightKiBAllReduce) {
   EXPECT_NEAR(to_microseconds(e.time), 25.9, 25.9 * 0.02);
 }
 
+// NCCL_NTHREADS lowers the threads per channel, so the §4.1 reduction keeps more channels:
+// 8192 >= nc · 64 threads · 8 B holds up to nc = 16 (LL); LL128 threads follow NCCL_LL128_NTHREADS.
+TEST_F(H100TwoNodes, ThreadCountsSetTheChannelsOfSmallCalls) {
+  const NcclAnalyticalModel few_threads{cluster, {{"NCCL_NTHREADS", "64"}}};
+  EXPECT_EQ(few_threads.estimate(CollKind::AllReduce, 8192, world).channels, 16);
+  const auto& tuning = *NcclAnalyticalModel{cluster, {{"NCCL_LL128_NTHREADS", "160"}}}.tuning(world);
+  EXPECT_EQ(tuning.channels_for(A::Tree, P::LL128, 64 * 1024), 16);  // 16 · 160 · 8 <= 64 KiB
+  EXPECT_EQ(with_nvls.tuning(world)->channels_for(A::Tree, P::LL128, 64 * 1024), 12);  // 12 · 640 · 8 <= 64 KiB
+}
+
 // §9.5: 64 MiB AllGather (total output) -> Ring/Simple, 16 channels, 70.0 + 2^26/(1000·409.6) = 233.8 µs.
 TEST_F(H100TwoNodes, SixtyFourMiBAllGather) {
   const auto e = with_nvls.estimate(CollKind::AllGather, static_cast<std::int64_t>(64 * kMiB), world);
