@@ -99,9 +99,12 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
     row.protocol = to_string(est.protocol);
     row.channels = est.channels;
     table.rows.push_back(row);
-    // nccl-tests: -i adds, otherwise -f multiplies; stop before overflowing.
-    const std::int64_t next = o.increment > 0 ? size + o.increment
-                                              : static_cast<std::int64_t>(std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor));
+    // nccl-tests: -i adds, otherwise -f multiplies; stop once the next size would pass -e (checked
+    // before computing it, so a huge -e cannot overflow).
+    const double grown = o.increment > 0 ? static_cast<double>(size) + static_cast<double>(o.increment)
+                                         : std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor);
+    if (grown > static_cast<double>(o.max_bytes)) break;
+    const auto next = static_cast<std::int64_t>(grown);
     if (next <= size) break;
     size = next;
   }

@@ -47,10 +47,10 @@ Command add_nccl_test_command(CLI::App& app) {
   cmd->add_option("-d,--datatype", a->dtype, "element type, as nccl-tests names it (float, half, bfloat16, ...)");
   cmd->add_option("-o,--op-reduce", a->redop, "reduction: sum, prod, max, min, avg");
   cmd->add_option("-r,--root", a->root, "root rank for broadcast and reduce");
-  cmd->add_option("--gpus", a->gpus, "GPUs in the test (default: the scenario's cluster.num_gpus)");
+  auto* gpus = cmd->add_option("--gpus", a->gpus, "GPUs in the test (default: the scenario's cluster.num_gpus)");
   cmd->add_option("--set", a->overrides, "override a key: --set nccl.NCCL_ALGO=Ring (repeatable)");
   cmd->add_flag("--json", a->json, "print the rows as JSON objects");
-  return {cmd, [a]() {
+  return {cmd, [a, gpus]() {
     const Scenario s = load_scenario(a->scenario, a->overrides);
     NcclTestOptions o;
     if (!a->op.empty()) {
@@ -69,7 +69,7 @@ Command add_nccl_test_command(CLI::App& app) {
     o.dtype = a->dtype;
     o.redop = a->redop;
     o.root = a->root;
-    if (a->gpus != 0) o.gpus = a->gpus;
+    if (gpus->count() > 0) o.gpus = a->gpus;  // --gpus 0 is an error, not "unset"
     const NcclTestTable table = run_nccl_test(s, o);
     if (a->json)
       std::cout << to_json(table).dump(2) << "\n";

@@ -30,6 +30,9 @@ nlohmann::json rows(const std::string& args) {
 TEST(NcclTestCli, SizesStepByTheFactorAndRowsCarryEveryColumn) {
   const auto j = rows(two_node_h100() + " --op all_reduce -b 8 -e 8G -f 2");
   ASSERT_EQ(j.size(), 31u);  // 8 B, 16 B, ..., 8 GiB
+  // -e near the int64 limit ends the table instead of overflowing; -i steps by bytes.
+  EXPECT_EQ(rows(two_node_h100() + " -b 4096T -e 8000000T -f 4").size(), 6u);
+  EXPECT_EQ(rows(two_node_h100() + " -b 1K -e 4K -i 1K").size(), 4u);
   EXPECT_EQ(j.front()["size_bytes"], 8);
   EXPECT_EQ(j.back()["size_bytes"], std::int64_t{8} << 30);
   for (const auto& row : j) {
@@ -94,7 +97,7 @@ TEST(NcclTestCli, BadFlagsNameTheFlag) {
   const std::pair<std::string, std::string> cases[] = {
       {"--op allreduce", "--op"},       {"-d float17", "-d"},         {"-o xor", "-o"},
       {"-b 1X", "-b"},                  {"-b 1M -e 1K", "-e"},        {"-f 1", "-f"},
-      {"--gpus 12", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"}};
+      {"--gpus 12", "--gpus"},          {"--gpus 0", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"}};
   for (const auto& [args, key] : cases) {
     const Result r = run("nccl-test " + sc + " " + args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
