@@ -104,8 +104,9 @@ TEST_F(H100TwoNodes, EightKiBAllReduce) {
 TEST_F(H100TwoNodes, ThreadCountsSetTheChannelsOfSmallCalls) {
   const NcclAnalyticalModel few_threads{cluster, {{"NCCL_NTHREADS", "64"}}};
   EXPECT_EQ(few_threads.estimate(CollKind::AllReduce, 8192, world).channels, 16);
-  const auto& tuning = *NcclAnalyticalModel{cluster, {{"NCCL_LL128_NTHREADS", "160"}}}.tuning(world);
-  EXPECT_EQ(tuning.channels_for(A::Tree, P::LL128, 64 * 1024), 16);  // 16 · 160 · 8 <= 64 KiB
+  const NcclAnalyticalModel ll128_threads{cluster, {{"NCCL_LL128_NTHREADS", "160"}}};
+  const auto tuning = ll128_threads.tuning(world);
+  EXPECT_EQ(tuning->channels_for(A::Tree, P::LL128, 64 * 1024), 16);  // 16 · 160 · 8 <= 64 KiB
   EXPECT_EQ(with_nvls.tuning(world)->channels_for(A::Tree, P::LL128, 64 * 1024), 12);  // 12 · 640 · 8 <= 64 KiB
 }
 
