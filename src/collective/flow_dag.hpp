@@ -22,10 +22,12 @@ enum class LinkClass : std::uint8_t { NVLink, PCIe, Network, NVLinkSharp /*GPU<-
 const char* to_string(LinkClass c);
 
 // Who is at the end of a flow: a GPU (communicator rank), a node's NVSwitch (for NVLS multicast and
-// reduction traffic), or a reduction server (CPU reducer, for the reduction-server algorithm).
+// reduction traffic), a reduction server (CPU reducer, for the reduction-server algorithm), or the
+// network fabric's in-network reduction (CollNet/SHARP: an aggregation tree the switches run; the
+// flow-level backend routes it to the top of the fabric and treats the reduction as atomic, §3.5).
 struct FlowEndpoint {
-  enum class Kind : std::uint8_t { Gpu, NvSwitch, Reducer } kind = Kind::Gpu;
-  int index = 0;  // rank, node index, or reducer index
+  enum class Kind : std::uint8_t { Gpu, NvSwitch, Reducer, InNetwork } kind = Kind::Gpu;
+  int index = 0;  // rank, node index, reducer index, or aggregation tree (channel / head)
   bool operator==(const FlowEndpoint&) const = default;
 };
 

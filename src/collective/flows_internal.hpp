@@ -71,6 +71,8 @@ void tree_flows(const CallContext& ctx, FlowDag& dag);
 void nvls_flows(const CallContext& ctx, FlowDag& dag);
 void nvls_tree_flows(const CallContext& ctx, FlowDag& dag);
 void pat_flows(const CallContext& ctx, FlowDag& dag);
+void collnet_chain_flows(const CallContext& ctx, FlowDag& dag);
+void collnet_direct_flows(const CallContext& ctx, FlowDag& dag);
 // AllToAll (bytes = one rank's send buffer) and SendRecv (each rank to rank+1).
 void p2p_collective_flows(const CallContext& ctx, FlowDag& dag);
 void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes, const FlowOptions& options,

@@ -67,7 +67,8 @@ NodeTreeShape node_tree(const NcclCommunicator& comm, int t) {
 class NvlsEmitter {
  public:
   NvlsEmitter(const CallContext& ctx, DagBuilder& b, bool with_tree)
-      : ctx_(ctx), comm_(ctx.comm), b_(b), nodes_(ranks_by_node(ctx.comm)), with_tree_(with_tree) {
+      : ctx_(ctx), comm_(ctx.comm), b_(b), nodes_(ranks_by_node(ctx.comm)), with_tree_(with_tree),
+        sharp_(!with_tree && ctx.comm.nnodes > 1) {
     nheads_ = static_cast<int>(comm_.nvls_head_local.size());
     for (int h = 0; h < nheads_; ++h) {
       const int l = comm_.nvls_head_local[static_cast<std::size_t>(h)];
@@ -148,7 +149,22 @@ class NvlsEmitter {
     return f;
   }
 
-  // Block h: switch -> head (reduced), [NVLSTree: heads' tree up and down], head -> switch (multicast).
+  // Head <-> the fabric's in-network reduction (aggregation tree h), through the head's NIC.
+  Flow fabric_flow(int head, int h, std::int64_t bytes, int step, bool to_fabric) const {
+    Flow f;
+    const FlowEndpoint g{FlowEndpoint::Kind::Gpu, head}, fab{FlowEndpoint::Kind::InNetwork, h};
+    f.src = to_fabric ? g : fab;
+    f.dst = to_fabric ? fab : g;
+    f.bytes = f.payload = bytes;
+    f.link = LinkClass::Network;
+    (to_fabric ? f.src_net : f.dst_net) = nvls_head_nic(comm_, head);
+    f.channel = channel_;
+    f.step = step;
+    return f;
+  }
+
+  // Block h: switch -> head (reduced), [NVLSTree: heads' tree up and down; multi-node NVLS: heads to
+  // and from the fabric], head -> switch (multicast).
   void head_block(int h, std::int64_t bytes, int step, bool chained) {
     if (bytes == 0) return;
     const auto nn = static_cast<std::size_t>(comm_.nnodes);
@@ -158,6 +174,17 @@ class NvlsEmitter {
       if (chained)
         for (std::uint32_t s : scatter_[node]) b_.depend_on(s);
       reduced[node] = b_.add(sharp_flow(nvswitch(static_cast<int>(node)), gpu(head_rank(static_cast<int>(node), h)), bytes, channel_, step));
+    }
+    if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet, §3.3)
+      for (std::size_t node = 0; node < nn; ++node) {
+        if (chained) b_.depend_on(reduced[node]);
+        up[node] = b_.add(fabric_flow(head_rank(static_cast<int>(node), h), h, bytes, step, true));
+      }
+      for (std::size_t node = 0; node < nn; ++node) {
+        if (chained)
+          for (std::uint32_t u : up) b_.depend_on(u);
+        down[node] = b_.add(fabric_flow(head_rank(static_cast<int>(node), h), h, bytes, step, false));
+      }
     }
     if (tree_ != nullptr) {
       const NodeTreeShape& t = *tree_;
@@ -189,6 +216,7 @@ class NvlsEmitter {
       }
     }
     for (std::size_t node = 0; node < nn; ++node) {
+      if (chained && sharp_) b_.depend_on(down[node]);
       if (chained) {
         b_.depend_on(reduced[node]);
         if (tree_ != nullptr) {
@@ -210,6 +238,7 @@ class NvlsEmitter {
   DagBuilder& b_;
   std::vector<std::vector<int>> nodes_;
   bool with_tree_;
+  bool sharp_;  // plain NVLS across nodes: the inter-node step is CollNet's in-network reduction
   int nheads_ = 0;
   int channel_ = 0;
   std::vector<NodeTreeShape> trees_;

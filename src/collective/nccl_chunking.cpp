@@ -148,6 +148,22 @@ CollChunking calc_coll_chunking(const ChunkingInput& in) {
         while (static_cast<double>(nbytes / chunk) < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
       }
       break;
+    case NcclAlgorithm::CollNetDirect: {
+      // depth = the chain length, i.e. ranks per node (§4.3); c = nChannels (1) × nHeads.
+      const std::int64_t depth = std::max<std::int64_t>(1, in.nranks / std::max(1, in.nnodes));
+      while (nbytes / (heads * chunk) < depth * 64 && chunk > 131072) chunk /= 2;
+      while (nbytes / (heads * chunk) < depth * 8 && chunk > 65536) chunk /= 2;
+      while (nbytes / (heads * chunk) < depth * 8 && chunk > 32768) chunk /= 2;
+      break;
+    }
+    case NcclAlgorithm::CollNetChain: {
+      const std::int64_t depth = std::max<std::int64_t>(1, in.nranks / std::max(1, in.nnodes));
+      chunk = std::min<std::int64_t>(262144, chunk);
+      while (nbytes / chunk < depth * 64 && chunk > 131072) chunk /= 2;
+      while (nbytes / chunk < depth * 8 && chunk > 65536) chunk /= 2;
+      while (nbytes / chunk < depth && chunk > 32768) chunk /= 2;
+      break;
+    }
     case NcclAlgorithm::PAT: {
       const std::int64_t factor = in.kind == CollKind::AllGather ? 32 : 16;
       while (chunk * factor > nbytes && chunk > 65536) chunk /= 2;
@@ -166,7 +182,8 @@ CollChunking calc_coll_chunking(const ChunkingInput& in) {
              (in.kind == CollKind::AllGather || in.kind == CollKind::ReduceScatter)) {
     out.nsteps_per_loop = in.nranks - 1;
     out.nchunks_per_loop = in.nranks;
-  } else if (in.algorithm == NcclAlgorithm::NVLS || in.algorithm == NcclAlgorithm::NVLSTree) {
+  } else if (in.algorithm == NcclAlgorithm::NVLS || in.algorithm == NcclAlgorithm::NVLSTree ||
+             in.algorithm == NcclAlgorithm::CollNetDirect) {
     out.nchunks_per_loop = static_cast<int>(heads);
   }
   out.loop_bytes = static_cast<std::int64_t>(out.nchunks_per_loop) * out.chunk_bytes;

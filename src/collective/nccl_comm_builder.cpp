@@ -57,6 +57,8 @@ void apply_nic_sharing(NcclTopology& t, const NcclCommunicator& comm, const Clus
     g->bw_intra = std::min(g->bw_intra, g->bw_inter);
   }
   t.nvls.bw_inter *= share;
+  t.collnet_chain.bw_inter *= share;
+  t.collnet_direct.bw_inter *= share;
 }
 
 }  // namespace
@@ -115,7 +117,7 @@ std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const Grou
     const bool nvls = env_.nvls_enable != 0 && tuning_sm(restricted.sm) >= 90 && !is_amd(cluster_) &&
                       restricted.nvswitch >= 0 && per_node >= 2;
     LocalSearch ls;
-    ls.graphs = search_node_graphs(restricted, search, nvls);
+    ls.graphs = search_node_graphs(restricted, search, nvls, env_.collnet_enable);
     ls.topology = std::make_shared<const NodeTopology>(std::move(restricted));
     sit = searches_.emplace(std::make_pair(local, multi), std::move(ls)).first;
   }
@@ -145,7 +147,16 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.ring = tuning_graph(comm.ring_graph);
   t.tree = tuning_graph(comm.tree_graph);
   t.nvls = tuning_graph(comm.nvls_graph);
+  t.collnet_chain = tuning_graph(comm.collnet_chain_graph);
+  t.collnet_direct = tuning_graph(comm.collnet_direct_graph);
   apply_nic_sharing(t, comm, cluster);
+  // CollNet needs the plugin (NCCL_COLLNET_ENABLE), ≥ 2 nodes (checked when the communicator was
+  // built) and at most NCCL_MAX_DIRECT_ARITY + 1 = 8 local ranks; Direct also needs NVSwitch.
+  t.collnet_supported = comm.collnet && t.max_per_node <= nccl::kMaxCollNetLocalRanks;
+  t.collnet_direct_supported = t.collnet_supported && !comm.collnet_head_local.empty() &&
+                               !comm.node_topology.empty() && comm.node_topology.front() &&
+                               comm.node_topology.front()->nvswitch >= 0;
+  t.collnet_heads = static_cast<int>(comm.collnet_head_local.size());
   t.tree_pattern_tree = comm.max_tree_pattern == static_cast<int>(GraphPattern::Tree);
   t.nvls_supported = env.nvls_enable != 0 && comm.nvls_graph.nchannels > 0 && comm.nvls_heads >= 2;
   // isLL128Enabled (§2): SM >= 70; Hopper+ up to NVB inside a node and PXN across nodes, older GPUs

@@ -20,6 +20,7 @@ constexpr int kNvlsChannelsSm90 = 16;      // NVLS_NCHANNELS_SM90
 constexpr int kNvlsChannelsSm100 = 32;     // NVLS_NCHANNELS_SM100 (multi-node)
 constexpr int kNvlsChannelsSm100Nvl = 24;  // NVLS_NCHANNELS_SM100_NVL (single node)
 constexpr double kSm90DoublingBwIntra = 45.0;
+constexpr int kCollNetNodeThreshold = 2;  // NCCL_COLLNET_NODE_THRESHOLD
 
 [[noreturn]] void fail(const std::string& what) { throw Error("nccl communicator: " + what); }
 
@@ -366,6 +367,30 @@ TreeChannel tree_channel(const NcclCommunicator& comm, const std::vector<NodeGra
   return ch;
 }
 
+// CollNetDirect heads (§3.5): the distinct first GPUs of each node's direct-graph channels; every node
+// contributes as many as the node with the fewest.
+void set_collnet_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& graphs, const std::vector<NodeLayout>& layout) {
+  std::vector<std::vector<int>> heads(idx(comm.nnodes));
+  int nheads = kMaxChannels;
+  for (int n = 0; n < comm.nnodes; ++n) {
+    const SearchGraph& g = graphs[idx(n)].collnet_direct;
+    for (int c = 0; c < g.nchannels && c < static_cast<int>(g.intra.size()); ++c) {
+      if (g.intra[idx(c)].empty()) continue;
+      const int h = g.intra[idx(c)].front();
+      if (h < 0 || h >= layout[idx(n)].ppn)
+        fail("collnet direct graph of node " + std::to_string(n) + " channel " + std::to_string(c) + " has an invalid head GPU");
+      if (std::find(heads[idx(n)].begin(), heads[idx(n)].end(), h) == heads[idx(n)].end()) heads[idx(n)].push_back(h);
+    }
+    nheads = std::min(nheads, static_cast<int>(heads[idx(n)].size()));
+  }
+  if (nheads <= 0) return;
+  comm.collnet_head_local.assign(heads[0].begin(), heads[0].begin() + nheads);
+  comm.collnet_head_rank.assign(idx(nheads), std::vector<int>(idx(comm.nnodes)));
+  for (int h = 0; h < nheads; ++h)
+    for (int n = 0; n < comm.nnodes; ++n)
+      comm.collnet_head_rank[idx(h)][idx(n)] = layout[idx(n)].first_rank + heads[idx(n)][idx(h)];
+}
+
 void validate_inputs(const std::vector<std::shared_ptr<const NodeTopology>>& topologies,
                      const std::vector<NodeGraphs>& graphs) {
   if (topologies.empty()) fail("no nodes");
@@ -423,6 +448,14 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   comm.ring_graph = reconcile(node_graphs, &NodeGraphs::ring);
   comm.tree_graph = reconcile(node_graphs, &NodeGraphs::tree);
   comm.nvls_graph = reconcile(node_graphs, &NodeGraphs::nvls);
+  comm.collnet = options.collnet && comm.nnodes >= kCollNetNodeThreshold;
+  if (comm.collnet) {
+    comm.collnet_chain_graph = reconcile(node_graphs, &NodeGraphs::collnet_chain);
+    comm.collnet_direct_graph = reconcile(node_graphs, &NodeGraphs::collnet_direct);
+    truncate_channels(comm.collnet_chain_graph);
+    truncate_channels(comm.collnet_direct_graph);
+    comm.collnet = comm.collnet_chain_graph.nchannels > 0;
+  }
   const int nc = std::min(comm.ring_graph.nchannels, comm.tree_graph.nchannels);
   comm.ring_graph.nchannels = comm.tree_graph.nchannels = nc;
   truncate_channels(comm.ring_graph);
@@ -441,7 +474,10 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   std::vector<int> copy_of(idx(std::min(kMaxChannels, 2 * nc)));
   std::iota(copy_of.begin(), copy_of.end(), 0);
   int nch = static_cast<int>(copy_of.size());
-  if (options.collnet && comm.nnodes >= 2 && comm.tree_graph.bw_intra > comm.tree_graph.bw_inter &&
+  // The +50 % compares the CollNet chain graph's bandwidths (the tree graph's when the chain was not
+  // searched, as in hand-built inputs).
+  const SearchGraph& chain = comm.collnet_chain_graph.nchannels > 0 ? comm.collnet_chain_graph : comm.tree_graph;
+  if (options.collnet && comm.nnodes >= kCollNetNodeThreshold && chain.bw_intra > chain.bw_inter &&
       comm.nranks > comm.nnodes) {
     nch = std::min(kMaxChannels, nch + nch / 2);
     copy_channels(copy_of, nch);
@@ -497,6 +533,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
         comm.nvls_head_rank[idx(h)][idx(n)] = layout[idx(n)].first_rank + heads[idx(n)][idx(h)];
     comm.nvls_channels = nvls_channel_count(comm, options);
   }
+  if (comm.collnet) set_collnet_heads(comm, node_graphs, layout);
   for (int t = 0; t < 2; ++t) {
     comm.node_tree_up[idx(t)] = dtree[idx(t)].up;
     comm.node_tree_down[idx(t)] = dtree[idx(t)].down;

@@ -73,6 +73,13 @@ struct NcclCommunicator {
   // (up/down over node indices: tree 0 on even channels, tree 1 on odd).
   std::vector<int> nvls_head_local;
   std::vector<std::vector<int>> nvls_head_rank;  // [head][node]: communicator rank of head h on node n
+  // CollNet (SHARP, §3.5), only with NCCL_COLLNET_ENABLE on ≥ NCCL_COLLNET_NODE_THRESHOLD (2) nodes:
+  // the chain graph (heads = chain[0] of each channel) and the direct graph's distinct heads, which
+  // every node contributes as many of as the node with the fewest.
+  bool collnet = false;
+  SearchGraph collnet_chain_graph, collnet_direct_graph;
+  std::vector<int> collnet_head_local;               // direct heads (local ranks), in channel order
+  std::vector<std::vector<int>> collnet_head_rank;   // [head][node]
   std::array<std::vector<int>, 2> node_tree_up;
   std::array<std::vector<std::array<int, 2>>, 2> node_tree_down;
 

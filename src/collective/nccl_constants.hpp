@@ -81,6 +81,13 @@ inline constexpr int kMaxThreadsSimple = 512, kMaxThreadsLL = 512, kMaxThreadsLL
 inline constexpr int kSimplePcieThreads = 256;  // Ring/Simple on PCIe-only systems (ring bw·nCh <= PCI_BW)
 inline constexpr double kPciBw = 12.0;          // PCI_BW, GB/s (topo.h)
 inline constexpr double kThresholdLL = 8, kThresholdLL128 = 8, kThresholdSimple = 64;
+inline constexpr double kThresholdCollNetSimple = 512;  // threadThresholds[CollNet*][Simple]
+inline constexpr int kMaxThreadsCollNet = 640;          // CollNet CTAs use NCCL_MAX_NTHREADS
+
+// CollNet (§3.5, §4.1, §5.2): ≤ NCCL_MAX_DIRECT_ARITY + 1 local ranks; CollNetDirect Simple ×0.85 on SM90+.
+inline constexpr int kMaxCollNetLocalRanks = 8;
+inline constexpr double kCollNetDirectSm90Factor = 0.85;
+inline constexpr double kCollNetDirectPerPeerLatUs = 0.4;  // per extra local rank (§5.3)
 
 inline constexpr int kMaxChannels = 64;  // MAXCHANNELS
 inline constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY: NVLS heads per node

@@ -165,7 +165,8 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
   }
   if (plan.channels < 1) throw Error("flow generation: plan needs at least one channel");
   const bool simple_only = plan.algorithm == NcclAlgorithm::NVLS || plan.algorithm == NcclAlgorithm::NVLSTree ||
-                           plan.algorithm == NcclAlgorithm::PAT;
+                           plan.algorithm == NcclAlgorithm::PAT || plan.algorithm == NcclAlgorithm::CollNetChain ||
+                           plan.algorithm == NcclAlgorithm::CollNetDirect;
   if (simple_only && plan.protocol != NcclProtocol::Simple)
     unsupported(kind, plan.algorithm, "it only runs with the Simple protocol");
   switch (plan.algorithm) {
@@ -181,7 +182,10 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
     case NcclAlgorithm::NVLS:
       if (comm.nvls_heads <= 0 || comm.nvls_head_local.empty())
         unsupported(kind, plan.algorithm, "the communicator has no NVLS heads (no NVLink SHARP)");
-      if (comm.nnodes > 1) unsupported(kind, plan.algorithm, "multi-node NVLS needs CollNet (SHARP), which is not modelled");
+      if (comm.nnodes > 1 && !comm.collnet)
+        unsupported(kind, plan.algorithm, "multi-node NVLS needs CollNet (SHARP, NCCL_COLLNET_ENABLE=1)");
+      if (comm.nnodes > 1 && kind != CollKind::AllReduce)
+        unsupported(kind, plan.algorithm, "multi-node NVLS runs AllReduce only (the CollNet plugin has no allgather)");
       if (kind != CollKind::AllReduce && kind != CollKind::AllGather && kind != CollKind::ReduceScatter)
         unsupported(kind, plan.algorithm, "NVLS runs AllReduce, AllGather and ReduceScatter only");
       flows::nvls_flows(ctx, dag);
@@ -199,8 +203,15 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
       if (comm.nnodes != comm.nranks) unsupported(kind, plan.algorithm, "PAT needs exactly one rank per node");
       flows::pat_flows(ctx, dag);
       break;
+    case NcclAlgorithm::CollNetChain:
+    case NcclAlgorithm::CollNetDirect:
+      if (!comm.collnet) unsupported(kind, plan.algorithm, "CollNet needs NCCL_COLLNET_ENABLE=1 and at least 2 nodes");
+      if (kind != CollKind::AllReduce) unsupported(kind, plan.algorithm, "CollNet runs AllReduce only");
+      if (plan.algorithm == NcclAlgorithm::CollNetChain) flows::collnet_chain_flows(ctx, dag);
+      else flows::collnet_direct_flows(ctx, dag);
+      break;
     default:
-      unsupported(kind, plan.algorithm, "no flow generator for this algorithm (CollNet needs a SHARP plugin)");
+      unsupported(kind, plan.algorithm, "no flow generator for this algorithm");
   }
   return dag;
 }

@@ -916,12 +916,24 @@ SearchGraph search_graph(const NodeTopology& node, GraphPattern pattern, const S
   return to_search_graph(searcher, searcher.compute(pattern, min_channels, max_channels));
 }
 
-NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls) {
+NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
+                              bool search_collnet) {
   NodeGraphs out;
   out.ring = search_graph(node, GraphPattern::Ring, options);
   SearchOptions tree = options;
   tree.min_channels = tree.max_channels = out.ring.nchannels;
   out.tree = search_graph(node, GraphPattern::BalancedTree, tree);
+  // init.cc order (§6.5): CollNetChain (TREE, the ring's count) and CollNetDirect (1..MAXCHANNELS,
+  // clamped to NCCL_MAX_DIRECT_ARITY + 1 heads inside the search) before NVLS.
+  out.collnet_chain.pattern = GraphPattern::Tree;
+  out.collnet_direct.pattern = GraphPattern::CollNetDirect;
+  if (search_collnet && options.multi_node) {
+    out.collnet_chain = search_graph(node, GraphPattern::Tree, tree);
+    SearchOptions direct = options;
+    direct.min_channels = 1;
+    direct.max_channels = kMaxChannels;
+    out.collnet_direct = search_graph(node, GraphPattern::CollNetDirect, direct);
+  }
   if (search_nvls) out.nvls = search_graph(node, GraphPattern::Nvls, options);
   out.nvls.pattern = GraphPattern::Nvls;
   return out;

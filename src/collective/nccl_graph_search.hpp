@@ -44,7 +44,11 @@ SearchGraph search_graph(const NodeTopology& node, GraphPattern pattern, const S
 // node min = max). `nvls` stays empty (nchannels 0) when NVLS is not searched.
 struct NodeGraphs {
   SearchGraph ring, tree, nvls;
+  // CollNet (SHARP) graphs, searched only with NCCL_COLLNET_ENABLE on multi-node communicators:
+  // the chain (TREE pattern, the ring's channel count) and the direct heads (COLLNET_DIRECT, ≤ 8).
+  SearchGraph collnet_chain, collnet_direct;
 };
-NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls);
+NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
+                              bool search_collnet = false);
 
 }  // namespace trainsim

@@ -26,10 +26,17 @@ struct NcclTopology {
   int sm = 0;                 // compute capability ×10 used for tuning (AMD: treated as 90)
   int cc_index = 0;           // 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
   NcclGraph ring, tree, nvls;
+  NcclGraph collnet_chain, collnet_direct;  // CollNet graphs (channels 0 when CollNet is off)
   bool tree_pattern_tree = false;  // comm->maxTreePattern == TREE (SM90 multi-node fallback pattern)
   bool nvls_supported = false;     // NVLS multicast usable for this group (and not disabled by env)
   bool ll128_supported = false;    // isLL128Enabled() for this topology
   bool pat_supported = false;      // PAT: one rank per node, several nodes (§3.6)
+  // CollNet (SHARP, §3.5): NCCL_COLLNET_ENABLE with a plugin, ≥ 2 nodes, ≤ 8 local ranks; Direct also
+  // needs an NVSwitch node. The plugin is taken to offer in-network all-reduce only (no
+  // iallgather/ireducescatter), so AllGather/ReduceScatter never use CollNet or multi-node NVLS.
+  bool collnet_supported = false;
+  bool collnet_direct_supported = false;
+  int collnet_heads = 0;           // CollNetDirect heads per node
   int comm_channels = 0;           // comm->nChannels after §6.7 incl. NCCL_MIN/MAX_NCHANNELS
   int nvls_channels = 0;           // comm->nvlsChannels
   int ring_simple_threads = 512;   // 256 on PCIe-only systems (§1)

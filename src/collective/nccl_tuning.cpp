@@ -48,10 +48,14 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   if (is_ag_rs(f) && !(a == kAlgoPat || a == kAlgoRing || a == kAlgoNvls || a == kAlgoCollNetDirect)) return;
   if (f == NcclFunction::AllReduce && a == kAlgoPat) return;
   if ((a == kAlgoNvls || a == kAlgoNvlsTree || a == kAlgoPat) && p != kProtoSimple) return;
-  // Hardware / configuration support (§5.4, §4.1): no CollNet plugin is modelled; NVLS needs
-  // multicast and, across nodes, CollNet; NVLSTree needs several nodes; PAT one rank per node.
-  if (a == kAlgoCollNetDirect || a == kAlgoCollNetChain) return;
-  if (a == kAlgoNvls && (!t.nvls_supported || multi)) return;
+  // Hardware / configuration support (§5.4, §4.1): CollNet needs the plugin, ≥ 2 nodes and ≤ 8 local
+  // ranks (Direct also NVSwitch), and is Simple only; the plugin offers all-reduce only (see
+  // NcclTopology), which also keeps AG/RS off multi-node NVLS. NVLS needs multicast and, across
+  // nodes, CollNet; NVLSTree needs several nodes; PAT one rank per node.
+  const bool collnet = a == kAlgoCollNetDirect || a == kAlgoCollNetChain;
+  if (collnet && (!t.collnet_supported || p != kProtoSimple || f != NcclFunction::AllReduce)) return;
+  if (a == kAlgoCollNetDirect && !t.collnet_direct_supported) return;
+  if (a == kAlgoNvls && (!t.nvls_supported || (multi && (!t.collnet_supported || f != NcclFunction::AllReduce)))) return;
   if (a == kAlgoNvlsTree && (!t.nvls_supported || !multi || f != NcclFunction::AllReduce)) return;
   if (a == kAlgoPat && !t.pat_supported) return;
   if (p == kProtoLL128 && !t.ll128_supported) return;
@@ -60,11 +64,15 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const int index2 = nnodes <= 2 ? nnodes - 1 : 2;
   const int cc = t.cc_index;
   const double ll_max_bw = kLLMaxBw[multi ? 0 : cc][index2];  // multi-node row 0: Intel CPUs assumed
-  const NcclGraph& g = (a == kAlgoRing) ? t.ring : (a == kAlgoNvls || a == kAlgoNvlsTree) ? t.nvls : t.tree;
+  const NcclGraph& g = (a == kAlgoRing)                          ? t.ring
+                       : (a == kAlgoNvls || a == kAlgoNvlsTree)      ? t.nvls
+                       : a == kAlgoCollNetChain                      ? t.collnet_chain
+                       : a == kAlgoCollNetDirect                     ? t.collnet_direct
+                                                                     : t.tree;
   if (g.channels <= 0) return;
 
   // --- bandwidth (§5.2) ---
-  double bw = nnodes <= 2 ? g.bw_intra : g.bw_inter;
+  double bw = (nnodes <= 2 || collnet) ? g.bw_intra : g.bw_inter;
   if (a == kAlgoNvls || a == kAlgoNvlsTree) {
     if (g.channels < 2) return;
     double intra_bw = g.bw_intra * kNvlsEfficiency[cc] * (g.channels - 1) / g.channels;
@@ -83,6 +91,12 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
     bus_bw = std::min(bus_bw * (nnodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode), nch * kPerChMaxTreeLL128Bw[cc][index2]);
   if (a == kAlgoTree && t.tree_pattern_tree) bus_bw *= kTreePatternTreeFactor;
   if (a == kAlgoPat) bus_bw *= kPatFactor;
+  if (a == kAlgoCollNetDirect) {  // AllReduce (AG/RS are off, see above)
+    double factor = t.ppn / nch;
+    factor -= (factor - 1) / 2;
+    bus_bw /= factor;
+    if (t.sm >= 90) bus_bw *= kCollNetDirectSm90Factor;
+  }
   // NCCL_MAX_NCHANNELS below NCCL's own count: fewer CTAs drive the rings/trees (see NcclTopology).
   if (a == kAlgoRing || a == kAlgoTree || a == kAlgoPat) bus_bw *= t.channel_bw_scale;
 
@@ -117,6 +131,10 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
     lat += intra_lat + 2 * log_nodes * inter_lat;
   } else if (a == kAlgoPat) {
     lat += log_nodes * inter_lat / 3.5 + 2.8 * n;
+  } else if (a == kAlgoCollNetDirect) {
+    lat += 2 * (std::min(1.0, t.ppn - 1) * intra_lat + (t.ppn - 1) * kCollNetDirectPerPeerLatUs) + inter_lat;
+  } else if (a == kAlgoCollNetChain) {
+    lat += 2 * (t.ppn - 1) * intra_lat + inter_lat;
   }
   e.latency_us = lat;
 
@@ -164,16 +182,37 @@ int NcclTuningModel::channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes
   const int ai = static_cast<int>(a), pi = static_cast<int>(p);
   if (ai == kAlgoNvls) return topo_.nnodes > 1 ? std::min(topo_.nvls_channels, topo_.comm_channels) : topo_.nvls_channels;
   if (ai == kAlgoNvlsTree) return topo_.nvls_channels;
+  if (ai == kAlgoCollNetDirect) return collnet_direct_channels(nbytes);
   // comm->maxThreads (init.cc): NCCL_NTHREADS replaces the LL and Simple defaults, NCCL_LL128_NTHREADS
   // the LL128 one; fewer threads per channel mean more channels stay busy for a given size.
-  const int nt = pi == kProtoLL      ? env_.nthreads.value_or(kMaxThreadsLL)
+  const bool chain = ai == kAlgoCollNetChain;
+  const int nt = chain              ? kMaxThreadsCollNet
+                 : pi == kProtoLL      ? env_.nthreads.value_or(kMaxThreadsLL)
                  : pi == kProtoLL128 ? env_.ll128_nthreads.value_or(kMaxThreadsLL128)
                                      : env_.nthreads.value_or(ai == kAlgoRing ? topo_.ring_simple_threads : kMaxThreadsSimple);
-  double thr = pi == kProtoLL ? kThresholdLL : pi == kProtoLL128 ? kThresholdLL128 : kThresholdSimple;
+  double thr = chain ? kThresholdCollNetSimple : pi == kProtoLL ? kThresholdLL : pi == kProtoLL128 ? kThresholdLL128 : kThresholdSimple;
   if (ai == kAlgoRing && pi == kProtoLL) thr *= topo_.nranks;
   int nc = topo_.comm_channels;
   while (nc >= 2 && nbytes < static_cast<double>(nc) * nt * thr) --nc;
   return nc;
+}
+
+// CollNetDirect (topoGetAlgoInfo): starting from the communicator's channels, drop channels while the
+// call is below nc·nt·nHeads·threshold, but not below the current switch point (16, 8, 4, 2, 1); the
+// threshold halves when nc passes 1.5× the switch point.
+int NcclTuningModel::collnet_direct_channels(double nbytes) const {
+  int nc = topo_.comm_channels;
+  const double nt = kMaxThreadsCollNet;
+  const double heads = std::max(1, topo_.collnet_heads);
+  double thr = kThresholdCollNetSimple;
+  bool below = true;
+  for (int sw = 16; sw >= 1 && below; sw /= 2) {
+    while ((below = nbytes < nc * nt * heads * thr) && nc > sw) {
+      if (nc == sw + sw / 2) thr /= 2;
+      --nc;
+    }
+  }
+  return std::max(1, nc);
 }
 
 NcclChoice NcclTuningModel::choose(NcclFunction f, double nbytes) const {

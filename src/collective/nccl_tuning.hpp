@@ -51,6 +51,7 @@ class NcclTuningModel {
 
   void fill(NcclFunction f, int a, int p);
   double time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes) const;
+  int collnet_direct_channels(double nbytes) const;
 };
 
 }  // namespace trainsim

@@ -66,7 +66,13 @@ SearchGraph h100_nvls_graph() {
   return g;
 }
 
-NodeGraphs h100_graphs() { return {h100_ring_graph(), h100_tree_graph(), h100_nvls_graph()}; }
+NodeGraphs h100_graphs() {
+  NodeGraphs g;
+  g.ring = h100_ring_graph();
+  g.tree = h100_tree_graph();
+  g.nvls = h100_nvls_graph();
+  return g;
+}
 
 NcclCommunicator h100_comm(int nodes, const CommOptions& options = {}) {
   const auto node = h100_node();
