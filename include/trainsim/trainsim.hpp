@@ -47,6 +47,7 @@ struct NcclTestOptions {
   std::string redop = "sum";                  // -o
   int root = 0;                               // -r (broadcast, reduce)
   std::optional<int> gpus;                    // --gpus: ranks in the test (default: the cluster's)
+  int agg_iters = 1;                          // -m: operations per NCCL group (times stay per operation)
 };
 // Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse.
 NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options);

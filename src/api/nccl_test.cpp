@@ -69,6 +69,7 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
                            " (cluster.gpus_per_node); use a multiple of it or at most one node");
     cluster.num_gpus = std::max(n, cluster.gpus_per_node);
   }
+  if (o.agg_iters < 1) reject("-m", "aggregated operations per group must be at least 1, got " + std::to_string(o.agg_iters));
   if (rooted(o.op) && (o.root < 0 || o.root >= n))
     reject("-r", "root " + std::to_string(o.root) + " is not a rank of the " + std::to_string(n) + " GPUs");
 
@@ -91,8 +92,10 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
     row.dtype = o.dtype;
     row.redop = reduces(o.op) ? o.redop : "none";
     row.root = rooted(o.op) ? o.root : -1;
-    const CollectiveEstimate est = model->estimate(o.op, row.size_bytes, where);
-    row.time_us = to_microseconds(est.time);
+    // -m N: N operations in one group (nccl-tests divides the group's time by N).
+    const CollectiveEstimate est = o.agg_iters > 1 ? model->estimate_group(o.op, row.size_bytes, o.agg_iters, where)
+                                                   : model->estimate(o.op, row.size_bytes, where);
+    row.time_us = to_microseconds(est.time) / o.agg_iters;
     row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.size_bytes) / (1000.0 * row.time_us) : 0;
     row.busbw_GBps = row.algbw_GBps * busbw_factor(o.op, n);
     row.algorithm = to_string(est.algorithm);

@@ -22,6 +22,7 @@ struct NcclTestArgs {
   std::string dtype = "float", redop = "sum";
   int root = 0;
   int gpus = 0;
+  int agg_iters = 1;
   bool json = false;
 };
 
@@ -47,6 +48,8 @@ Command add_nccl_test_command(CLI::App& app) {
   cmd->add_option("-d,--datatype", a->dtype, "element type, as nccl-tests names it (float, half, bfloat16, ...)");
   cmd->add_option("-o,--op-reduce", a->redop, "reduction: sum, prod, max, min, avg");
   cmd->add_option("-r,--root", a->root, "root rank for broadcast and reduce");
+  cmd->add_option("-m,--agg_iters", a->agg_iters,
+                  "operations aggregated in one NCCL group; times are per operation, as nccl-tests reports them");
   auto* gpus = cmd->add_option("--gpus", a->gpus, "GPUs in the test (default: the scenario's cluster.num_gpus)");
   cmd->add_option("--set", a->overrides, "override a key: --set nccl.NCCL_ALGO=Ring (repeatable)");
   cmd->add_flag("--json", a->json, "print the rows as JSON objects");
@@ -69,6 +72,7 @@ Command add_nccl_test_command(CLI::App& app) {
     o.dtype = a->dtype;
     o.redop = a->redop;
     o.root = a->root;
+    o.agg_iters = a->agg_iters;
     if (gpus->count() > 0) o.gpus = a->gpus;  // --gpus 0 is an error, not "unset"
     const NcclTestTable table = run_nccl_test(s, o);
     if (a->json)

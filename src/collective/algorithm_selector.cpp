@@ -38,6 +38,11 @@ class SelectingModel final : public CollectiveModel {
     return estimate_custom(a, kind, bytes, context(where));
   }
 
+  CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count, const GroupPlacement& where) const override {
+    if (chosen(kind, where) == CollectiveAlgorithm::Nccl) return nccl_.estimate_group(kind, bytes, count, where);
+    return CollectiveModel::estimate_group(kind, bytes, count, where);  // custom algorithms do not aggregate
+  }
+
   FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity g) const override {
     const CollectiveAlgorithm a = chosen(kind, where);
     if (a == CollectiveAlgorithm::Nccl || where.size <= 1 || bytes <= 0) return nccl_.flows(kind, bytes, where, g);

@@ -3,6 +3,7 @@
 // and protocol, ../shared/reference/nccl.md §5) over a simplified graph derived from where the
 // group's ranks sit. Later versions return a DAG of point-to-point flows for a network backend
 // through the same interface.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -58,6 +59,13 @@ class CollectiveModel {
   // `bytes` follows NCCL's nBytes convention (CollectiveDesc::bytes).
   virtual CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const = 0;
   virtual FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity granularity) const = 0;
+  // `count` equal calls issued in one NCCL group (ncclGroupStart/End, nccl-tests' -m): the whole
+  // group's time. Models without group aggregation run the calls back to back.
+  virtual CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count, const GroupPlacement& where) const {
+    CollectiveEstimate est = estimate(kind, bytes, where);
+    est.time *= std::max(1, count);
+    return est;
+  }
 };
 
 // Honours the scenario's nccl block (`env`, nccl_env.hpp), throwing ScenarioError("nccl.NCCL_ALGO",

@@ -65,6 +65,28 @@ CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t byt
   return est;
 }
 
+// §4.1: equal calls of one function fall into one size bin (within 4×); NCCL chooses on the
+// aggregate's bytes with numPipeOps = ceil(count / nChannels) and runs them as one plan, the
+// channels split over the calls by CBD, so the group costs one aggregate transfer.
+CollectiveEstimate NcclAnalyticalModel::estimate_group(CollKind kind, std::int64_t bytes, int count,
+                                                      const GroupPlacement& where) const {
+  if (count <= 1 || kind == CollKind::AllToAll || kind == CollKind::SendRecv)
+    return CollectiveModel::estimate_group(kind, bytes, count, where);
+  CollectiveEstimate est;
+  if (where.size <= 1 || bytes <= 0) return est;
+  const auto model = tuning(where);
+  const double total = static_cast<double>(bytes) * count;
+  const int channels = std::max(1, model->topology().comm_channels);
+  const NcclChoice choice = model->choose(function_of(kind), total, (count + channels - 1) / channels);
+  est.time = from_microseconds(choice.time_us);
+  est.algorithm = choice.algorithm;
+  est.protocol = choice.protocol;
+  est.channels = choice.channels;
+  est.algbw_GBps = total / (1000.0 * choice.time_us);
+  est.busbw_GBps = est.algbw_GBps * busbw_factor(kind, where.size);
+  return est;
+}
+
 FlowDag NcclAnalyticalModel::flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
                                    FlowGranularity granularity) const {
   FlowDag dag;

@@ -90,6 +90,8 @@ inline constexpr double kCollNetDirectSm90Factor = 0.85;
 inline constexpr double kCollNetDirectPerPeerLatUs = 0.4;  // per extra local rank (§5.3)
 
 inline constexpr int kMaxChannels = 64;  // MAXCHANNELS
+// NCCL_MAX_DEV_WORK_BATCH_COLLS = 1024 / sizeof(ncclDevWorkColl): aggregated non-ring ops per latency (§5.4).
+inline constexpr int kMaxDevWorkBatchColls = 8;
 inline constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY: NVLS heads per node
 
 // p2p (§1, §7): LL below 16 KiB per channel, 14 GB/s of NIC bandwidth per p2p channel.

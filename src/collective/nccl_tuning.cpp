@@ -157,7 +157,8 @@ NcclCostEntry NcclTuningModel::entry(NcclFunction f, NcclAlgorithm a, NcclProtoc
   return hardware_entry(f, a, p);
 }
 
-double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes) const {
+double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes,
+                                  int num_pipe_ops) const {
   double bw = e.algbw_GBps;
   double lat = e.latency_us;
   if (f == NcclFunction::AllReduce && nbytes >= 64) {
@@ -169,7 +170,11 @@ double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEnt
   if (a == kAlgoRing && p == kProtoSimple && f == NcclFunction::AllReduce && topo_.nnodes > 1 &&
       nbytes / (static_cast<double>(topo_.comm_channels) * topo_.nranks) >= kRingPlateauMinBytesPerChannelRank)
     lat *= topo_.sm < 80 ? kRingPlateauFactorPreAmpere : kRingPlateauFactor;
-  return lat + nbytes / (1000.0 * bw);  // one lone call: latCount = 1
+  // Aggregated calls share the tree/NVLS latency: latCount = numPipeOps for Ring, else
+  // ceil(numPipeOps / NCCL_MAX_DEV_WORK_BATCH_COLLS) (§5.4).
+  const int ops = std::max(1, num_pipe_ops);
+  const int lat_count = a == kAlgoRing ? ops : (ops + kMaxDevWorkBatchColls - 1) / kMaxDevWorkBatchColls;
+  return lat * lat_count + nbytes / (1000.0 * bw);
 }
 
 std::optional<double> NcclTuningModel::time_us(NcclFunction f, NcclAlgorithm a, NcclProtocol p, double nbytes) const {
@@ -215,13 +220,13 @@ int NcclTuningModel::collnet_direct_channels(double nbytes) const {
   return std::max(1, nc);
 }
 
-NcclChoice NcclTuningModel::choose(NcclFunction f, double nbytes) const {
+NcclChoice NcclTuningModel::choose(NcclFunction f, double nbytes, int num_pipe_ops) const {
   const auto fi = static_cast<std::size_t>(f);
   NcclChoice best;
   double best_time = std::numeric_limits<double>::infinity();
   auto consider = [&](int a, int p, const NcclCostEntry& e) {
     if (e.algbw_GBps <= 0) return;
-    const double t = time_for(f, a, p, e, nbytes);
+    const double t = time_for(f, a, p, e, nbytes, num_pipe_ops);
     if (t < best_time) {  // strict: ties keep the first in NCCL's loop order
       best_time = t;
       best.algorithm = static_cast<NcclAlgorithm>(a);

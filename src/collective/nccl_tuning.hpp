@@ -36,7 +36,11 @@ class NcclTuningModel {
   // Fastest usable combination (ties keep NCCL's loop order). If the user's lists leave nothing for
   // `f`, NCCL falls back to Ring with the protocols NCCL_PROTO still allows (NVIDIA/nccl#1304);
   // throws ScenarioError("nccl.NCCL_PROTO"/"nccl.NCCL_ALGO") when even that is empty.
-  NcclChoice choose(NcclFunction f, double nbytes) const;
+  //
+  // A group of calls aggregated for selection (§4.1: same function, sizes within 4×) is chosen on
+  // the aggregate's nBytes with `num_pipe_ops` = ceil(#calls / nChannels), which multiplies the
+  // latency term (latCount, §5.4); the result's time is then the whole aggregate's.
+  NcclChoice choose(NcclFunction f, double nbytes, int num_pipe_ops = 1) const;
   // nMaxChannels for a call (§4.1 step 3).
   int channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes) const;
 
@@ -50,7 +54,7 @@ class NcclTuningModel {
   std::array<std::array<std::array<bool, kP>, kA>, kF> enabled_{};       // after user lists
 
   void fill(NcclFunction f, int a, int p);
-  double time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes) const;
+  double time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes, int num_pipe_ops = 1) const;
   int collnet_direct_channels(double nbytes) const;
 };
 

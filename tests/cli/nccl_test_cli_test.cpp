@@ -97,12 +97,26 @@ TEST(NcclTestCli, BadFlagsNameTheFlag) {
   const std::pair<std::string, std::string> cases[] = {
       {"--op allreduce", "--op"},       {"-d float17", "-d"},         {"-o xor", "-o"},
       {"-b 1X", "-b"},                  {"-b 1M -e 1K", "-e"},        {"-f 1", "-f"},
-      {"--gpus 12", "--gpus"},          {"--gpus 0", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"}};
+      {"--gpus 12", "--gpus"},          {"--gpus 0", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"},
+      {"-m 0", "-m"}};
   for (const auto& [args, key] : cases) {
     const Result r = run("nccl-test " + sc + " " + args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
     EXPECT_NE(r.out.find(key), std::string::npos) << args << "\n" << r.out;
   }
+}
+
+// -m N (nccl-tests' aggregated iterations): N calls per NCCL group, chosen on the aggregate
+// (nccl.md §4.1); times are per operation. 16 × 8 KiB = one 128 KiB call's choice, divided by 16.
+TEST(NcclTestCli, AggregatedIterationsShareTheLatency) {
+  const std::string sc = two_node_h100();
+  const auto lone = rows(sc + " -b 8K -e 8K");
+  const auto grouped = rows(sc + " -b 8K -e 8K -m 16");
+  const auto aggregate = rows(sc + " -b 128K -e 128K");
+  EXPECT_NEAR(grouped[0]["time_us"].get<double>(), aggregate[0]["time_us"].get<double>() / 16, 1e-9);
+  EXPECT_EQ(grouped[0]["algorithm"], aggregate[0]["algorithm"]);
+  EXPECT_LT(grouped[0]["time_us"].get<double>(), lone[0]["time_us"].get<double>() / 4);
+  EXPECT_EQ(grouped[0]["size_bytes"], 8192);  // the size column stays one operation's
 }
 
 // NCCL_TOPO_FILE: the DGX-H100 node of nccl.md §9.1 read from XML gives the worked example's
