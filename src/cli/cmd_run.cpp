@@ -19,6 +19,7 @@ struct RunArgs {
   std::string trace;
   std::vector<int> trace_ranks;
   std::string csv;
+  std::string links_csv;
   bool allow_oom = false;
   bool per_rank = false;
   bool no_timing = false;
@@ -42,11 +43,15 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace-ranks", args->trace_ranks, "global ranks to include in the trace (default: all simulated)")
       ->delimiter(',');
   cmd->add_option("--csv", args->csv, "write the per-collective table as CSV");
+  cmd->add_option("--links-csv", args->links_csv,
+                  "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow)");
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate even if the configuration does not fit in GPU memory");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
   return {cmd, [args]() {
     const Scenario s = load_scenario(args->scenario, args->overrides);
+    if (!args->links_csv.empty() && s.simulation.network_model != NetworkModel::Flow)
+      throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow");
     RunOptions o;
     o.allow_oom = args->allow_oom;
     o.per_rank = args->per_rank;
@@ -58,6 +63,7 @@ Command add_run_command(CLI::App& app) {
     if (!trace.empty()) write_file(trace, [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names); });
     const std::string csv = !args->csv.empty() ? args->csv : s.output.csv.value_or("");
     if (!csv.empty()) write_file(csv, [&](std::ostream& f) { write_comm_csv(f, out.result); });
+    if (!args->links_csv.empty()) write_file(args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
     if (args->json)
       std::cout << to_json(out.result).dump(2) << "\n";
     else

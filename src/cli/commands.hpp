@@ -17,5 +17,6 @@ Command add_run_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_presets_command(CLI::App& app);
 Command add_nccl_test_command(CLI::App& app);
+Command add_topo_command(CLI::App& app);
 
 }  // namespace trainsim::cli

@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   const std::vector<trainsim::cli::Command> commands = {trainsim::cli::add_run_command(app),
                                                         trainsim::cli::add_validate_command(app),
                                                         trainsim::cli::add_presets_command(app),
-                                                        trainsim::cli::add_nccl_test_command(app)};
+                                                        trainsim::cli::add_nccl_test_command(app),
+                                                        trainsim::cli::add_topo_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -25,6 +25,11 @@ struct NetworkSpec {
   int switch_radix = 64;
   double link_latency_ns = 500;
   double switch_latency_ns = 300;
+  // Keys this implementation adds (docs/topologies.md):
+  bool dual_tor = false;     // fat-tree: each NIC's two ports go to a pair of ToRs (hpn always is)
+  double pcie_GBps = 64;     // GPU <-> NIC, per direction (PCIe Gen5 x16)
+  enum class Routing { Ecmp, Adaptive };
+  Routing routing = Routing::Ecmp;  // ecmp: hash over equal-cost paths; adaptive: least-loaded one
 };
 
 struct ClusterSpec {

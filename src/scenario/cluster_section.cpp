@@ -55,6 +55,18 @@ NetworkSpec read_network(const Section& network) {
   if (n.switch_radix < 2) network.fail("switch_radix", "a switch needs at least 2 ports, got " + std::to_string(n.switch_radix));
   network.read("link_latency_ns", n.link_latency_ns, Bound::NonNegative);
   network.read("switch_latency_ns", n.switch_latency_ns, Bound::NonNegative);
+  network.read("pcie_GBps", n.pcie_GBps, Bound::Positive);
+  if (auto r = network.choice<NetworkSpec::Routing>("routing", {{"ecmp", NetworkSpec::Routing::Ecmp},
+                                                                {"adaptive", NetworkSpec::Routing::Adaptive}}))
+    n.routing = *r;
+  network.read("dual_tor", n.dual_tor);
+  // Dual-ToR is a choice only for the fat-tree; HPN is dual-ToR by design (docs/topologies.md).
+  if (network.has("dual_tor") && n.topology != NetworkTopology::FatTree &&
+      !(n.topology == NetworkTopology::HPN && n.dual_tor))
+    network.fail("dual_tor", n.topology == NetworkTopology::HPN
+                                 ? std::string("topology hpn is always dual-ToR; dual_tor: false does not apply to it")
+                                 : std::string("dual_tor applies to topology fat-tree (hpn is always dual-ToR), not to ") +
+                                       to_string(n.topology));
   return n;
 }
 

@@ -23,7 +23,8 @@ namespace {
 //   training.iterations (already in the spec's example), simulation.per_rank (bool: simulate every
 //     rank instead of one per symmetric class);
 //   algorithms.{all_reduce, all_gather, reduce_scatter} (nccl | halving_doubling | hierarchical |
-//     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us}.
+//     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us};
+//   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md).
 constexpr std::string_view kKnownKeys[] = {
     "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
     "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
@@ -56,7 +57,8 @@ constexpr std::string_view kKnownKeys[] = {
     "cluster.nics_per_node", "cluster.nic_gbps",
     "cluster.network.topology", "cluster.network.tiers", "cluster.network.oversubscription",
     "cluster.network.pod_size", "cluster.network.switch_radix", "cluster.network.link_latency_ns",
-    "cluster.network.switch_latency_ns",
+    "cluster.network.switch_latency_ns", "cluster.network.dual_tor", "cluster.network.pcie_GBps",
+    "cluster.network.routing",
 
     "nccl.*",
 

@@ -169,6 +169,11 @@ void validate_faults(const Scenario& s) {
     if (f.rank >= cl.num_gpus)
       throw ScenarioError(s.file, at + "rank", "rank " + str(f.rank) + " does not exist; the cluster has " +
                                                    str(cl.num_gpus) + " GPUs");
+    // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed.
+    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor > 0 && f.factor <= 1))
+      throw ScenarioError(s.file, at + "factor",
+                          "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed); got " +
+                              std::to_string(f.factor));
   }
 }
 

@@ -37,7 +37,7 @@ TEST(Blocks, EveryFaultKind) {
       {kind: link_down, link: "node0/nic3-leaf3", at_s: 5},
       {kind: link_degraded, link: "leaf0-spine1", factor: 0.5, always: true},
       {kind: nic_down, node: 1, nic: 7, at_s: 0},
-      {kind: gpu_slow, rank: 15, factor: 1.3, always: true},
+      {kind: gpu_slow, rank: 15, factor: 0.7, always: true},
       {kind: node_down, node: 0, at_s: 12.5}])"),
                                     "test.yaml");
   ASSERT_EQ(s.faults.size(), 5u);

@@ -110,6 +110,11 @@ TEST(JobValidation, FaultsReferToExistingHardware) {
                         "faults[0].nic", "nic 8 does not exist");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: gpu_slow, rank: 16, factor: 2, always: true}]"),
                         "faults[0].rank", "rank 16 does not exist");
+  // factor is the fraction of speed left.
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: gpu_slow, rank: 3, factor: 2, always: true}]"),
+                        "faults[0].factor", "(0, 1]");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "faults", "[{kind: link_degraded, link: a-b, factor: 1.5, always: true}]"),
+                        "faults[0].factor", "fraction of nominal speed");
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ cluster:
 nccl: {NCCL_ALGO: Ring, NCCL_P2P_PXN_LEVEL: 2}
 simulation: {network_model: flow, seed: 7, threads: 2}
 faults:
-  - {kind: gpu_slow, rank: 3, factor: 1.2, at_s: 1.5}
+  - {kind: gpu_slow, rank: 3, factor: 0.8, at_s: 1.5}
   - {kind: link_down, link: "n0-leaf0", always: true}
 output: {trace: t.json}
 reference: {source: x, confidence: low, iteration_time_s: 1.0, mfu: 0.4}

@@ -43,7 +43,7 @@ TEST(Overrides, NullRestoresTheDefault) {
 }
 
 TEST(Overrides, WholeListOfFaults) {
-  const Scenario s = with({"faults=[{kind: gpu_slow, rank: 3, factor: 1.5, at_s: 10}]"});
+  const Scenario s = with({"faults=[{kind: gpu_slow, rank: 3, factor: 0.5, at_s: 10}]"});
   ASSERT_EQ(s.faults.size(), 1u);
   EXPECT_EQ(s.faults[0].rank, 3);
 }

@@ -1,0 +1,49 @@
+// Keys the topology layer adds under cluster.network: dual_tor, pcie_GBps, routing.
+#include "scenario_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+using test::edit;
+using test::kValidScenario;
+
+TEST(NetworkKeys, DefaultsAndValues) {
+  const Scenario d = parse_scenario(kValidScenario, "test.yaml");
+  EXPECT_FALSE(d.cluster.network.dual_tor);
+  EXPECT_DOUBLE_EQ(d.cluster.network.pcie_GBps, 64);
+  EXPECT_EQ(d.cluster.network.routing, NetworkSpec::Routing::Ecmp);
+  const Scenario s = parse_scenario(
+      edit(kValidScenario, "cluster.network", "{topology: fat-tree, dual_tor: true, pcie_GBps: 32, routing: adaptive}"),
+      "test.yaml");
+  EXPECT_TRUE(s.cluster.network.dual_tor);
+  EXPECT_DOUBLE_EQ(s.cluster.network.pcie_GBps, 32);
+  EXPECT_EQ(s.cluster.network.routing, NetworkSpec::Routing::Adaptive);
+  // hpn is dual-ToR by design; saying so is allowed.
+  EXPECT_TRUE(parse_scenario(edit(kValidScenario, "cluster.network", "{topology: hpn, dual_tor: true}"), "test.yaml")
+                  .cluster.network.dual_tor);
+}
+
+TEST(NetworkKeys, BadValuesNameTheKey) {
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network", "{topology: rail-optimized, dual_tor: true}"),
+                        "cluster.network.dual_tor", "applies to topology fat-tree", "not to rail-optimized");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network", "{topology: hpn, dual_tor: false}"),
+                        "cluster.network.dual_tor", "always dual-ToR");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.dual_tor", "maybe"), "cluster.network.dual_tor");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.pcie_GBps", "0"), "cluster.network.pcie_GBps",
+                        "expected a positive number");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.routing", "spray"), "cluster.network.routing", "ecmp",
+                        "adaptive");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.pcie_gbps", "64"), "cluster.network.pcie_gbps",
+                        "did you mean cluster.network.pcie_GBps?");
+}
+
+TEST(NetworkKeys, SetOverrides) {
+  const Scenario s = parse_scenario(kValidScenario, "test.yaml",
+                                    {"cluster.network.topology=fat-tree", "cluster.network.dual_tor=true",
+                                     "cluster.network.routing=adaptive"});
+  EXPECT_TRUE(s.cluster.network.dual_tor);
+  EXPECT_EQ(s.cluster.network.routing, NetworkSpec::Routing::Adaptive);
+}
+
+}  // namespace
+}  // namespace trainsim
