@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "workload/grad_buckets.hpp"
+#include "workload/interleaved_schedule.hpp"
 #include "workload/kernels_factory.hpp"
 #include "workload/layer_ops.hpp"
 #include "workload/pipeline_schedule.hpp"
@@ -65,8 +66,12 @@ class RankGenerator {
     LayerEmitter le(rb_, d_, groups_, s_.parallelism.tp_comm_overlap);
     emitter_ = &le;
     zero_grad_buffers();
-    const auto steps = pipeline_schedule(schedule_kind(s_), p_, stage_, m_, v_);
-    for (const auto& st : steps) run_step(st);
+    if (interleaved()) {
+      run_interleaved();
+    } else {
+      const auto steps = pipeline_schedule(schedule_kind(s_), p_, stage_, m_, v_);
+      for (const auto& st : steps) run_step(st);
+    }
     finish_grad_sync();
     optimizer_step();
     emitter_ = nullptr;
@@ -108,6 +113,11 @@ class RankGenerator {
   bool distributed_optimizer() const {
     return s_.parallelism.framework == Framework::Megatron && s_.parallelism.zero_stage >= 1;
   }
+  // Interleaved 1F1B also means Megatron's align_param_gather and align_grad_reduce: the schedule
+  // launches whole chunks' parameter all-gathers and gradient reductions (§4.6), and the forward
+  // pre-hooks only wait for the all-gathers (§5.3 step 6).
+  bool interleaved() const { return schedule_kind(s_) == ScheduleKind::Interleaved; }
+  bool overlapped_param_gather() const { return distributed_optimizer() && s_.parallelism.overlap_param_gather; }
 
   // ---- iteration pieces ----
   void zero_grad_buffers() {
@@ -116,8 +126,7 @@ class RankGenerator {
     // With overlap_param_gather the distributed optimizer launches the all-gather of the first
     // bucket accessed in forward here, before forward compute starts; the forward pre-hooks chain
     // the rest (Megatron distrib_optimizer zero_grad / DDP forward pre-hook).
-    if (distributed_optimizer() && s_.parallelism.overlap_param_gather && !buckets_by_chunk_.empty() &&
-        !buckets_by_chunk_[0].empty()) {
+    if (overlapped_param_gather() && !interleaved() && !buckets_by_chunk_.empty() && !buckets_by_chunk_[0].empty()) {
       param_gather_inflight_ = rb_.collective({Phase::GradSync, -1, -1}, Stream::DpComm, "dp.param_allgather",
                                               CollKind::AllGather, dp_,
                                               param_gather_bytes(buckets_by_chunk_[0].back().params));
@@ -152,6 +161,69 @@ class RankGenerator {
     }
   }
 
+  // ---- interleaved 1F1B (§4.6): the events interleaved_program records, as ops ----
+  void run_interleaved() {
+    std::vector<std::uint32_t> handle_ops;  // handle id -> the p2p op it names
+    chunk_param_gather_.assign(static_cast<std::size_t>(v_), {});
+    for (int c = 0; c < v_; ++c)
+      chunk_param_gather_[static_cast<std::size_t>(c)].assign(buckets_by_chunk_[static_cast<std::size_t>(c)].size(),
+                                                              std::nullopt);
+    for (const auto& e : interleaved_program(p_, stage_, m_, v_)) {
+      switch (e.kind) {
+        case InterleavedEvent::Kind::Forward: forward_step(e.micro_batch, e.chunk); break;
+        case InterleavedEvent::Kind::Backward: backward_step(e.micro_batch, e.chunk); break;
+        case InterleavedEvent::Kind::Post:
+          if (e.handle != static_cast<int>(handle_ops.size()))
+            throw Error("interleaved schedule: handles out of order");
+          handle_ops.push_back(post_p2p(e));
+          break;
+        case InterleavedEvent::Kind::Wait: rb_.wait(handle_ops.at(static_cast<std::size_t>(e.handle))); break;
+        case InterleavedEvent::Kind::GradSync: start_chunk_grad_sync(e.chunk); break;
+        case InterleavedEvent::Kind::ParamSync: start_chunk_param_sync(e.chunk); break;
+      }
+    }
+  }
+
+  // One isend or irecv: a two-member rendezvous on the pair's communicator, on the PP stream. Both
+  // sides issue the pair's transfers in the same order (interleaved_program pairs them FIFO, as
+  // NCCL matches sends and receives between two ranks), so the n-th call on the pair matches.
+  std::uint32_t post_p2p(const InterleavedEvent& e) {
+    static constexpr const char* kNames[] = {"pp.isend_next", "pp.irecv_prev", "pp.isend_prev", "pp.irecv_next"};
+    const OpContext ctx{Phase::Other, -1, e.micro_batch};
+    return rb_.collective(ctx, Stream::PpComm, kNames[static_cast<int>(e.direction)], CollKind::SendRecv,
+                          pair_group(e.peer), p2p_bytes_);
+  }
+
+  std::uint32_t pair_group(int peer_stage) {
+    if (auto it = pair_groups_.find(peer_stage); it != pair_groups_.end()) return it->second;
+    const auto pp = plan_.group_members(GroupKind::PP, rank_);
+    std::vector<int> members{rank_, pp[static_cast<std::size_t>(peer_stage)]};
+    std::sort(members.begin(), members.end());
+    const auto id = wb_.group(GroupKind::PP, members);
+    pair_groups_.emplace(peer_stage, id);
+    return id;
+  }
+
+  // start_grad_sync of one chunk (align_grad_reduce): every bucket of the chunk at once (§4.6, §5.2).
+  // Without overlap_grad_reduce nothing happens here; finish_grad_sync reduces everything.
+  void start_chunk_grad_sync(int chunk) {
+    if (!s_.parallelism.overlap_grad_reduce || chunk_reduced_[chunk]) return;
+    for (const auto& b : buckets_by_chunk_[static_cast<std::size_t>(chunk)]) reduce_bucket(b.params, -1);
+    chunk_reduced_[chunk] = true;
+  }
+
+  // start_param_sync of one chunk (align_param_gather): an async all-gather per bucket, in bucket
+  // order; the forward pre-hooks wait for them (§5.3 step 6).
+  void start_chunk_param_sync(int chunk) {
+    if (!overlapped_param_gather()) return;
+    const auto& buckets = buckets_by_chunk_[static_cast<std::size_t>(chunk)];
+    auto& handles = chunk_param_gather_[static_cast<std::size_t>(chunk)];
+    handles.assign(buckets.size(), std::nullopt);
+    for (std::size_t b = 0; b < buckets.size(); ++b)
+      handles[b] = rb_.collective({Phase::GradSync, -1, -1}, Stream::DpComm, "dp.param_allgather", CollKind::AllGather,
+                                  dp_, param_gather_bytes(buckets[b].params));
+  }
+
   void forward_step(int mb, int chunk) {
     const bool gather_params = distributed_optimizer() && s_.parallelism.overlap_param_gather &&
                                !first_forward_done_[chunk];
@@ -173,6 +245,18 @@ class RankGenerator {
     auto before_item = [&](int item_index) {
       if (!gather_params) return;
       while (next_bucket >= 0 && buckets[static_cast<std::size_t>(next_bucket)].last_item >= item_index) {
+        if (interleaved()) {  // aligned: dispatched by the schedule; dispatch now only if it was not
+          auto& h = chunk_param_gather_[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(next_bucket)];
+          if (!h) {
+            dispatch(next_bucket);
+            h = inflight;
+            inflight.reset();
+          }
+          rb_.wait(*h);
+          h.reset();
+          --next_bucket;
+          continue;
+        }
         if (!inflight) dispatch(next_bucket);
         rb_.wait(*inflight);
         inflight.reset();
@@ -215,8 +299,9 @@ class RankGenerator {
     }
     const auto& buckets = buckets_by_chunk_[static_cast<std::size_t>(chunk)];
     // Gradient reduction overlapped with the last micro-batch's backward: a bucket fires right
-    // after the backward of its last parameter in backprop order (§5.2).
-    const bool sync_now = s_.parallelism.overlap_grad_reduce && mb == m_ - 1;
+    // after the backward of its last parameter in backprop order (§5.2). The interleaved schedule
+    // launches whole chunks instead (start_chunk_grad_sync).
+    const bool sync_now = s_.parallelism.overlap_grad_reduce && mb == m_ - 1 && !interleaved();
     std::size_t next_bucket = 0;
     auto after_item = [&](int item_index) {
       if (!sync_now) return;
@@ -232,11 +317,11 @@ class RankGenerator {
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
     const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
-    const int recompute_n = full ? recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_)) : 0;
-    // Full recompute covers the first `recompute_n` layers of the stage (Megatron's block method;
+    const int recompute_n = full ? recomputed_layers_in_chunk(chunk) : 0;
+    // Full recompute covers the first `recompute_n` layers of the chunk (Megatron's block method;
     // uniform with the default of all layers recomputes all of them).
     for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
-      const int local = static_cast<int>(it.base() - ls.begin()) - 1 + chunk_layer_offset(chunk);
+      const int local = static_cast<int>(it.base() - ls.begin()) - 1;  // index within the chunk
       if (full && local < recompute_n) emitter_->forward(*it, mb, Phase::Recompute);
       emitter_->backward(*it, mb, selective);
       after_item(idx++);
@@ -248,10 +333,13 @@ class RankGenerator {
     if (sync_now) chunk_reduced_[chunk] = true;
   }
 
-  int chunk_layer_offset(int chunk) const {
-    int off = 0;
-    for (int c = 0; c < chunk; ++c) off += static_cast<int>(layout_.layers(stage_, c).size());
-    return off;
+  // The stage's recompute_num_layers (scenario.md: per stage) spread evenly over its chunks. Each
+  // model chunk is its own TransformerBlock in Megatron and the block method runs per block (§7), so
+  // Megatron recomputes the same number of layers in every chunk; without interleaving this is the
+  // stage's count.
+  int recomputed_layers_in_chunk(int chunk) const {
+    const int n = recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_));
+    return n / v_ + (chunk < n % v_ ? 1 : 0);
   }
 
   std::int64_t param_gather_bytes(double params) const {
@@ -394,8 +482,30 @@ class RankGenerator {
   std::map<int, bool> first_forward_done_, chunk_reduced_;
   std::vector<std::uint32_t> pending_dp_;
   std::optional<std::uint32_t> param_gather_inflight_;
+  std::vector<std::vector<std::optional<std::uint32_t>>> chunk_param_gather_;  // interleaved: per chunk, per bucket
+  std::map<int, std::uint32_t> pair_groups_;  // interleaved: peer stage -> pair communicator
   LayerEmitter* emitter_ = nullptr;
 };
+
+// What Megatron rejects for the interleaved schedule (schedules.py, arguments.py; §4.6).
+void check_interleaved(const Scenario& s) {
+  const auto& p = s.parallelism;
+  const std::string key = "parallelism.virtual_pipeline";
+  const std::string v = "virtual_pipeline " + std::to_string(p.virtual_pipeline);
+  if (p.framework != Framework::Megatron)
+    throw ScenarioError(s.file, key,
+                        v + " selects Megatron-LM's interleaved 1F1B schedule; framework " + to_string(p.framework) +
+                            " has no interleaved schedule (use virtual_pipeline 1)");
+  const int m = s.micro_batches_per_iteration();
+  if (const auto why = interleaved_micro_batch_problem(p.pipeline, m); !why.empty())
+    throw ScenarioError(s.file, key,
+                        v + " (interleaved 1F1B) " + why +
+                            ": micro-batches per iteration = training.global_batch_size " +
+                            std::to_string(s.training.global_batch_size) + " / (training.micro_batch_size " +
+                            std::to_string(s.training.micro_batch_size) + " x data " + std::to_string(p.data) +
+                            ") = " + std::to_string(m) + " with pipeline " + std::to_string(p.pipeline) +
+                            " (Megatron's microbatch_group_size_per_vp_stage defaults to the pipeline size)");
+}
 
 }  // namespace
 
@@ -414,9 +524,8 @@ std::vector<int> simulated_ranks(const Scenario& s, const WorkloadOptions& o) {
 Workload generate_workload(const Scenario& s, const WorkloadOptions& o) {
   if (!s.has_training_job) throw Error(s.file + ": no training job to simulate (this is a collective benchmark)");
   if (s.model.moe.enabled()) throw Error(s.file + ": model.moe: mixture-of-experts layers are not simulated yet");
-  if (s.parallelism.virtual_pipeline > 1)
-    throw Error(s.file + ": parallelism.virtual_pipeline: the interleaved 1F1B schedule is not simulated yet");
   const auto& p = s.parallelism;
+  if (p.virtual_pipeline > 1) check_interleaved(s);
   ParallelPlan plan(p.tensor, p.context, p.data, p.pipeline);
   StageLayout layout(s);
   const LayerDims dims = LayerDims::of(s);
