@@ -19,6 +19,7 @@ struct RunOptions {
 
 struct RunOutput {
   RunResult result;
+  std::vector<LinkUsageRow> links;     // flow-level runs: every link of the fabric
   std::vector<TraceSpan> trace;        // when RunOptions::want_trace
   std::vector<std::string> stream_names;
 };

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/flow_setup.hpp"
 #include "api/run_statistics.hpp"
 #include "collective/collective_model.hpp"
 #include "compute/compute_model.hpp"
@@ -45,11 +46,59 @@ std::string trace_category(const Op& op, const Workload& wl) {
 }
 
 void validate_run_options(const Scenario& s) {
-  if (s.simulation.network_model != NetworkModel::Analytical)
+  if (s.simulation.network_model == NetworkModel::Packet)
     throw ScenarioError(s.file, "simulation.network_model",
-                        "only 'analytical' is available in this version (flow and packet backends are not built yet)");
-  if (!s.faults.empty())
-    throw ScenarioError(s.file, "faults", "fault injection needs the flow-level network backend, not built yet");
+                        "'packet' is not available in this version; use 'flow' (max-min fair sharing on the fabric's "
+                        "links) or 'analytical'");
+  if (s.simulation.network_model == NetworkModel::Analytical)
+    for (std::size_t i = 0; i < s.faults.size(); ++i)
+      if (s.faults[i].kind != FaultKind::GpuSlow)
+        throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].kind",
+                            "link and NIC faults need the fabric: set simulation.network_model: flow");
+  for (std::size_t i = 0; i < s.faults.size(); ++i)
+    if (s.faults[i].kind == FaultKind::GpuSlow && s.faults[i].at_s)
+      throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].at_s",
+                          "a GPU that slows down mid-run is not modelled yet; use always: true for the slowed state");
+}
+
+struct Simulated {
+  SimulationOutput sim;
+  std::int64_t flows = 0;
+  std::vector<LinkUsageRow> links;
+};
+
+// One simulation of the workload, with or without the scenario's faults.
+Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
+                       bool per_rank, bool with_faults) {
+  Simulated out;
+  EngineOptions eo;
+  if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
+  FlowSetup flow;
+  if (s.simulation.network_model == NetworkModel::Flow) {
+    flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
+    eo.network = flow.backend.get();
+  }
+  out.sim = simulate(wl, compute, coll, s.cluster, eo);
+  if (flow.backend) {
+    out.flows = flow.backend->stats().flows;
+    const auto stats = flow.backend->link_statistics();
+    const NetworkGraph& g = *flow.graph;
+    const double t = to_seconds(out.sim.makespan);
+    out.links.reserve(stats.size());
+    for (std::size_t l = 0; l < stats.size(); ++l) {
+      const Link& link = g.link(static_cast<LinkId>(l));
+      LinkUsageRow row;
+      row.name = g.link_name(static_cast<LinkId>(l));
+      row.kind = to_string(link.kind);
+      row.capacity_GBps = link.nominal_capacity_Bps / 1e9;
+      row.bytes = stats[l].bytes_carried;
+      row.busy_s = to_seconds(stats[l].busy_time);
+      row.peak_flows = stats[l].peak_flows;
+      row.utilisation = t > 0 && link.nominal_capacity_Bps > 0 ? row.bytes / (link.nominal_capacity_Bps * t) : 0;
+      out.links.push_back(std::move(row));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,7 +141,17 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const Workload wl = generate_workload(s, wo);
   const auto compute = make_roofline_model(s.cluster.gpu);
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-  const SimulationOutput sim = simulate(wl, *compute, *coll, s.cluster);
+  Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true);
+  const SimulationOutput& sim = run.sim;
+  if (!s.faults.empty()) {
+    const Simulated clean = simulate_job(s, wl, *compute, *coll, wo.per_rank, false);
+    FaultImpact fi;
+    fi.faults = static_cast<int>(s.faults.size());
+    fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
+    fi.slowdown = clean.sim.makespan > 0 ? static_cast<double>(sim.makespan) / static_cast<double>(clean.sim.makespan) : 1;
+    r.faults = fi;
+  }
+  out.links = std::move(run.links);
 
   const std::size_t ci = critical_rank_index(wl, sim);
   const double t = to_seconds(sim.makespan);
@@ -123,8 +182,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.breakdown = compute_breakdown(wl, sim, ci, sim.makespan);
   r.comm = compute_comm_table(wl, sim, ci);
   r.simulation.events = sim.events;
-  r.simulation.flows = 0;
-  r.simulation.network_model = "analytical";
+  r.simulation.flows = run.flows;
+  r.simulation.network_model = s.simulation.network_model == NetworkModel::Flow ? "flow" : "analytical";
   r.simulation.simulated_ranks = static_cast<std::int64_t>(wl.ranks.size());
   r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
 

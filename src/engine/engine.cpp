@@ -100,7 +100,16 @@ class Simulator {
     for (std::uint32_t r = 0; r < wl_.ranks.size(); ++r)
       for (std::uint32_t i = 0; i < wl_.ranks[r].ops.size(); ++i)
         if (states_[r].pending[i] == 0) become_ready(r, i, 0);
-    while (!queue_.empty()) {
+    std::vector<std::uint64_t> completed;
+    while (true) {
+      const SimTime tq = queue_.empty() ? kNever : queue_.top().time;
+      const SimTime tn = opt_.network != nullptr ? opt_.network->next_event() : kNever;
+      if (tq == kNever && tn == kNever) break;
+      if (tn <= tq) {  // the network's events at an instant go first (deterministic either way)
+        opt_.network->advance(tn, completed);
+        for (std::uint64_t token : completed) complete_collective(token, tn);
+        continue;
+      }
       const Event e = queue_.pop();
       finish(e.rank, e.op, e.time);
     }
@@ -135,12 +144,29 @@ class Simulator {
     rv.arrived += 1;
     rv.members.emplace_back(r, i);
     if (rv.arrived < static_cast<std::uint32_t>(g.simulated_members)) return;
+    if (opt_.network != nullptr) {
+      for (auto [mr, mi] : rv.members) out_.timelines[mr].start[mi] = now;
+      const std::uint64_t token = next_token_++;
+      in_flight_.emplace(token, std::move(rv.members));
+      pending_.erase(key);
+      opt_.network->start(now, token, CollectiveCall{cd.kind, cd.bytes, cd.group});
+      return;
+    }
     const SimTime dur = out_.collective_estimates[op.desc].time;
     for (auto [mr, mi] : rv.members) {
       out_.timelines[mr].start[mi] = now;
       queue_.push(now + dur, mr, mi);
     }
     pending_.erase(key);
+  }
+
+  // A collective the network backend has finished: its members' ops end now.
+  void complete_collective(std::uint64_t token, SimTime now) {
+    const auto it = in_flight_.find(token);
+    if (it == in_flight_.end()) throw Error(fmt::format("network backend completed unknown call {}", token));
+    const auto members = std::move(it->second);
+    in_flight_.erase(it);
+    for (auto [mr, mi] : members) finish(mr, mi, now);
   }
 
   void finish(std::uint32_t r, std::uint32_t i, SimTime now) {
@@ -207,6 +233,8 @@ class Simulator {
   std::vector<RankState> states_;
   EventQueue queue_;
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
+  std::uint64_t next_token_ = 0;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "collective/collective_model.hpp"
 #include "compute/compute_model.hpp"
 #include "core/time.hpp"
+#include "network/network_backend.hpp"
 #include "workload/workload.hpp"
 
 namespace trainsim {
@@ -25,9 +26,12 @@ struct SimulationOutput {
   SimTime makespan = 0;  // when the last op of any rank finished
 };
 
-// Optional per-rank slowdown of compute kernels (a straggler); empty = none.
+// Optional per-rank slowdown of compute kernels (a straggler); empty = none. `network`: an
+// event-driven backend that times collectives once every member has arrived (flow-level); null =
+// the collective model's estimate (analytical).
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
+  NetworkBackend* network = nullptr;
 };
 
 // Throws DeadlockError naming the waiting ranks, ops and groups if the workload cannot finish, and

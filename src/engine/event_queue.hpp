@@ -23,6 +23,7 @@ class EventQueue {
     std::push_heap(heap_.begin(), heap_.end(), later);
   }
   bool empty() const { return heap_.empty(); }
+  const Event& top() const { return heap_.front(); }  // the next event; the queue must not be empty
   Event pop() {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     Event e = heap_.back();

@@ -21,4 +21,14 @@ void write_comm_csv(std::ostream& out, const RunResult& r) {
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) {
+  using report_format::csv_field;
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation\n");
+  for (const LinkUsageRow& l : links)
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{}\n", csv_field(l.name), csv_field(l.kind), l.capacity_GBps,
+                   l.bytes, l.busy_s, l.peak_flows, l.utilisation);
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
 }  // namespace trainsim

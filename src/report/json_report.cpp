@@ -82,6 +82,13 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   j["memory"] = r.memory ? memory_json(*r.memory) : nlohmann::ordered_json(nullptr);
   j["comm"] = comm_json(r.comm);
   j["simulation"] = simulation_json(r.simulation);
+  if (r.faults) {
+    nlohmann::ordered_json f;
+    f["count"] = r.faults->faults;
+    f["fault_free_iteration_time_s"] = r.faults->fault_free_iteration_time_s;
+    f["slowdown"] = r.faults->slowdown;
+    j["faults"] = std::move(f);
+  }
   j["critical_rank"] = r.critical_rank;
   return j;
 }

@@ -23,4 +23,8 @@ void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
 // The per-collective table as CSV: a header row, then one row per CommStat, in the given order.
 void write_comm_csv(std::ostream& out, const RunResult& r);
 
+// Flow-level runs: one row per directed link (name, kind, capacity, bytes, busy time, peak flows,
+// utilisation over the iteration), in link order.
+void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links);
+
 }  // namespace trainsim

@@ -43,9 +43,27 @@ struct SimulationStats {
   double wall_s = 0;
   std::int64_t events = 0;
   std::int64_t flows = 0;
-  std::string network_model;  // "analytical"
+  std::string network_model;  // "analytical" | "flow"
   std::int64_t simulated_ranks = 0;
   std::int64_t ops = 0;
+};
+
+// With faults: the same job on the fault-free cluster, for the slowdown.
+struct FaultImpact {
+  int faults = 0;
+  double fault_free_iteration_time_s = 0;
+  double slowdown = 1;  // iteration_time_s / fault_free_iteration_time_s
+};
+
+// One directed link of the network graph after a flow-level run (`--links-csv`).
+struct LinkUsageRow {
+  std::string name;   // "node3.nic2>leaf5"
+  std::string kind;   // "nic-leaf", "leaf-spine", ...
+  double capacity_GBps = 0;
+  double bytes = 0;
+  double busy_s = 0;
+  int peak_flows = 0;
+  double utilisation = 0;  // bytes / (capacity × iteration time)
 };
 
 struct RunResult {
@@ -59,6 +77,7 @@ struct RunResult {
   std::optional<MemoryUsage> memory;
   std::vector<CommStat> comm;
   SimulationStats simulation;
+  std::optional<FaultImpact> faults;
   int critical_rank = 0;
   // Context for the text report.
   std::string model_name, gpu_name, precision;

@@ -114,6 +114,12 @@ void write_comm_table(Buffer& buf, const RunResult& r) {
   buf.push_back('\n');
 }
 
+void write_faults(Buffer& buf, const FaultImpact& f) {
+  line(buf, "Faults: {} injected; fault-free iteration {:.4f} s; this run is {:.1f}% slower ({:.1f}% of fault-free throughput)",
+       f.faults, f.fault_free_iteration_time_s, (f.slowdown - 1) * 100, f.slowdown > 0 ? 100 / f.slowdown : 0.0);
+  buf.push_back('\n');
+}
+
 void write_footer(Buffer& buf, const RunResult& r) {
   const SimulationStats& s = r.simulation;
   line(buf, "Simulation: {:.3f} s wall, {} events, {} flows, {} simulated ranks, {} ops, network model {}", s.wall_s,
@@ -131,6 +137,7 @@ void write_text_report(std::ostream& out, const RunResult& r) {
   write_breakdown(buf, r);
   if (r.memory) write_memory(buf, *r.memory);
   write_comm_table(buf, r);
+  if (r.faults) write_faults(buf, *r.faults);
   write_footer(buf, r);
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }

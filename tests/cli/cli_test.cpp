@@ -108,7 +108,7 @@ TEST(Cli, BadInputExitsNonZeroWithTheKey) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("simulation.per_rank"), std::string::npos) << r.out;
 
-  r = run("run " + example("tiny-8-h100.yaml") + " --set simulation.network_model=flow");
+  r = run("run " + example("tiny-8-h100.yaml") + " --set simulation.network_model=packet");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("simulation.network_model"), std::string::npos) << r.out;
 }

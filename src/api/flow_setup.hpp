@@ -1,0 +1,32 @@
+#pragma once
+// What `simulation.network_model: flow` needs for one run (docs/network-model.md): the cluster's
+// network graph with the scenario's faults applied, the copies of each communicator that run every
+// collective together (workload/group_replicas.hpp), and the flow-level backend over them.
+#include <memory>
+#include <vector>
+
+#include "collective/collective_model.hpp"
+#include "network/flow_backend.hpp"
+#include "scenario/scenario.hpp"
+#include "topology/network_graph.hpp"
+#include "workload/workload.hpp"
+
+namespace trainsim {
+
+struct FlowSetup {
+  std::unique_ptr<NetworkGraph> graph;
+  std::unique_ptr<FlowBackend> backend;
+};
+
+// `with_faults` false builds the fault-free fabric (the baseline the report compares against).
+// Throws ScenarioError naming faults[i].<key> for faults the fabric does not have (unknown link
+// names) or cannot model.
+FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const CollectiveModel& collectives, bool per_rank,
+                          bool with_faults);
+
+// gpu_slow faults as per-simulated-rank compute slowdowns (time × 1/factor). A straggler that is not
+// simulated slows the simulated rank of its pipeline stage: every collective of the stage waits
+// for it, so the stage runs at its speed. Empty when there is no gpu_slow fault.
+std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl);
+
+}  // namespace trainsim

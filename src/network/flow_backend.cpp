@@ -1,0 +1,231 @@
+#include "network/flow_backend.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: flow keys for the ECMP hash
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::vector<double> capacities(const NetworkGraph& g) {
+  std::vector<double> c;
+  c.reserve(g.links().size());
+  for (const Link& l : g.links()) c.push_back(l.capacity_Bps);
+  return c;
+}
+
+std::vector<SimTime> latencies(const NetworkGraph& g) {
+  std::vector<SimTime> v;
+  v.reserve(g.links().size());
+  for (const Link& l : g.links()) v.push_back(from_seconds(l.latency_ns * 1e-9));
+  return v;
+}
+
+}  // namespace
+
+FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, const NetworkGraph& graph,
+                         std::vector<std::vector<std::vector<int>>> replicas, const FlowBackendOptions& options,
+                         std::vector<ScheduledCapacity> capacity_changes)
+    : cluster_(cluster),
+      collectives_(collectives),
+      graph_(graph),
+      replicas_(std::move(replicas)),
+      options_(options),
+      capacity_changes_(std::move(capacity_changes)),
+      router_(graph, options.seed),
+      paths_(cluster, router_, options.adaptive_routing),
+      network_(capacities(graph), latencies(graph)),
+      link_load_(graph.links().size(), 0.0) {
+  for (std::size_t i = 0; i < capacity_changes_.size(); ++i) {
+    const ScheduledCapacity& c = capacity_changes_[i];
+    if (c.link < 0 || c.link >= graph.link_count()) throw Error("network: capacity change on an unknown link");
+    push_timer(c.at, TimerKind::Capacity, static_cast<std::uint32_t>(i), 0);
+  }
+}
+
+FlowBackend::~FlowBackend() = default;
+
+void FlowBackend::push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b) {
+  timers_.push_back(Timer{at, timer_seq_++, kind, a, b});
+  std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+}
+
+bool FlowBackend::inside_one_domain(const std::vector<int>& members) const {
+  if (members.empty()) return true;
+  const int d = cluster_.domain_of(members.front());
+  return std::all_of(members.begin(), members.end(), [&](int r) { return cluster_.domain_of(r) == d; });
+}
+
+std::shared_ptr<const FlowDag> FlowBackend::dag_for(const CollectiveCall& call, const std::vector<int>& members) {
+  const GroupPlacement where = GroupPlacement::of(members, cluster_);
+  auto key = std::make_tuple(static_cast<int>(call.kind), call.bytes, where.nodes, where.max_per_node, where.local_ranks);
+  if (auto it = dags_.find(key); it != dags_.end()) return it->second;
+  auto dag = std::make_shared<const FlowDag>(collectives_.flows(call.kind, call.bytes, where, FlowGranularity::PerChannel));
+  return dags_.emplace(std::move(key), std::move(dag)).first->second;
+}
+
+std::uint32_t FlowBackend::new_call() {
+  if (!free_calls_.empty()) {
+    const std::uint32_t c = free_calls_.back();
+    free_calls_.pop_back();
+    return c;
+  }
+  calls_.emplace_back();
+  return static_cast<std::uint32_t>(calls_.size() - 1);
+}
+
+void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base) {
+  Call& call = calls_[ci];
+  const auto base = static_cast<std::uint32_t>(call.transfers.size());
+  for (std::size_t i = 0; i < dag.flows.size(); ++i) {
+    const Flow& f = dag.flows[i];
+    Transfer t;
+    t.call = ci;
+    t.bytes = f.bytes;
+    t.path_begin = static_cast<std::uint32_t>(call.paths.size());
+    paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, call.paths);
+    t.path_end = static_cast<std::uint32_t>(call.paths.size());
+    t.latency = network_.path_latency(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
+    t.pending = f.dep_end - f.dep_begin;
+    call.transfers.push_back(t);
+  }
+  // Dependents in CSR, per copy (dependencies never cross copies).
+  const auto n = static_cast<std::uint32_t>(dag.flows.size());
+  std::vector<std::uint32_t> count(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t d = dag.flows[i].dep_begin; d < dag.flows[i].dep_end; ++d) ++count[dag.dep_index[d] + 1];
+  for (std::uint32_t i = 0; i < n; ++i) count[i + 1] += count[i];
+  const auto offset = static_cast<std::uint32_t>(call.dependents.size());
+  call.dependents.resize(offset + count[n]);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    call.transfers[base + i].next_begin = offset + count[i];
+    call.transfers[base + i].next_end = offset + count[i];
+  }
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t d = dag.flows[i].dep_begin; d < dag.flows[i].dep_end; ++d) {
+      Transfer& parent = call.transfers[base + dag.dep_index[d]];
+      call.dependents[parent.next_end++] = base + i;
+    }
+}
+
+void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& call) {
+  if (call.group >= replicas_.size()) throw Error("network: collective on unknown group " + std::to_string(call.group));
+  const auto& copies = replicas_[call.group];
+  if (copies.empty()) throw Error("network: group " + std::to_string(call.group) + " has no members");
+  ++stats_.calls;
+  const std::uint64_t seq = calls_started_++;
+  const std::uint32_t ci = new_call();
+  Call& c = calls_[ci];
+  c.token = token;
+  c.live = true;
+  c.transfers.clear();
+  c.paths.clear();
+  c.dependents.clear();
+  c.tail_latency = 0;
+  const bool local = std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); });
+  if (local || call.bytes <= 0 || copies.front().size() <= 1) {
+    // Inside one scale-up domain (or nothing to move): the collective model's time.
+    const GroupPlacement where = GroupPlacement::of(copies.front(), cluster_);
+    const CollectiveEstimate est = collectives_.estimate(call.kind, call.bytes, where);
+    c.remaining = 0;
+    push_timer(now + est.time, TimerKind::CallDone, ci, 0);
+    return;
+  }
+  ++stats_.flow_calls;
+  for (std::size_t k = 0; k < copies.size(); ++k) {
+    const auto dag = dag_for(call, copies[k]);
+    calls_[ci].tail_latency = std::max(calls_[ci].tail_latency, from_microseconds(dag->latency_us));
+    add_copy(ci, *dag, copies[k], mix(options_.seed ^ mix(seq * 1315423911ULL + k)));
+  }
+  Call& filled = calls_[ci];
+  filled.remaining = static_cast<std::uint32_t>(filled.transfers.size());
+  stats_.flows += static_cast<std::int64_t>(filled.transfers.size());
+  if (filled.remaining == 0) {
+    push_timer(now + filled.tail_latency, TimerKind::CallDone, ci, 0);
+    return;
+  }
+  for (std::uint32_t x = 0; x < filled.transfers.size(); ++x)
+    if (filled.transfers[x].pending == 0) push_timer(now + filled.transfers[x].latency, TimerKind::TransferReady, ci, x);
+}
+
+void FlowBackend::transfer_ready(SimTime now, std::uint32_t ci, std::uint32_t x) {
+  Call& c = calls_[ci];
+  const Transfer& t = c.transfers[x];
+  const std::span<const LinkId> path = std::span<const LinkId>(c.paths).subspan(t.path_begin, t.path_end - t.path_begin);
+  if (t.bytes <= 0 || path.empty()) {
+    transfer_done(now, ci, x);
+    return;
+  }
+  const FlowId f = network_.start(now, path, t.bytes);
+  if (static_cast<std::size_t>(f) >= flow_owner_.size()) flow_owner_.resize(static_cast<std::size_t>(f) + 1);
+  flow_owner_[static_cast<std::size_t>(f)] = {ci, x};
+  for (LinkId l : path) link_load_[static_cast<std::size_t>(l)] += 1.0;
+}
+
+void FlowBackend::transfer_done(SimTime now, std::uint32_t ci, std::uint32_t x) {
+  Call& c = calls_[ci];
+  const Transfer& t = c.transfers[x];
+  if (t.bytes > 0)
+    for (std::uint32_t p = t.path_begin; p < t.path_end; ++p) link_load_[static_cast<std::size_t>(c.paths[p])] -= 1.0;
+  for (std::uint32_t k = t.next_begin; k < t.next_end; ++k) {
+    const std::uint32_t d = c.dependents[k];
+    if (--c.transfers[d].pending == 0) push_timer(now + c.transfers[d].latency, TimerKind::TransferReady, ci, d);
+  }
+  if (--c.remaining == 0) push_timer(now + c.tail_latency, TimerKind::CallDone, ci, 0);
+}
+
+SimTime FlowBackend::next_event() {
+  const SimTime tn = network_.next_completion();
+  const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
+  return std::min(tn, tt);
+}
+
+void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
+  completed.clear();
+  while (true) {
+    const SimTime tn = network_.next_completion();
+    const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
+    const SimTime te = std::min(tn, tt);
+    if (te == kNever || te > t) break;
+    if (tn <= tt) {  // transfers finishing at an instant go before what starts then
+      network_.advance(tn, finished_);
+      for (FlowId f : finished_) {
+        const auto [ci, x] = flow_owner_[static_cast<std::size_t>(f)];
+        transfer_done(tn, ci, x);
+      }
+      continue;
+    }
+    std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
+    const Timer e = timers_.back();
+    timers_.pop_back();
+    switch (e.kind) {
+      case TimerKind::TransferReady: transfer_ready(e.at, e.a, e.b); break;
+      case TimerKind::Capacity: {
+        const ScheduledCapacity& c = capacity_changes_[e.a];
+        network_.set_capacity(c.link, c.capacity_Bps, e.at);
+        break;
+      }
+      case TimerKind::CallDone: {
+        Call& c = calls_[e.a];
+        completed.push_back(c.token);
+        c.live = false;
+        c.transfers.clear();
+        c.paths.clear();
+        c.dependents.clear();
+        free_calls_.push_back(e.a);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace trainsim

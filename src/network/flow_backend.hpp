@@ -1,0 +1,120 @@
+#pragma once
+// The flow-level network backend (docs/network-model.md): every collective call that crosses a
+// scale-up domain becomes the collective layer's flow DAG on each copy of its group (the simulated
+// group and the identical groups it stands for, workload/group_replicas.hpp), routed over the
+// cluster's network graph and executed on a FlowNetwork shared by every call in flight, so calls
+// compete for links max-min fairly. A call completes when its last flow has finished, plus the
+// NCCL latency term of its algorithm (FlowDag::latency_us). Calls inside one scale-up domain are
+// priced by the collective model, as design.md allows: NVLink traffic rarely decides the answer,
+// and simulating every TP call of a large job flow by flow would cost millions of flows.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "collective/collective_model.hpp"
+#include "collective/flow_dag.hpp"
+#include "network/flow_network.hpp"
+#include "network/flow_paths.hpp"
+#include "network/network_backend.hpp"
+#include "topology/network_graph.hpp"
+#include "topology/router.hpp"
+
+namespace trainsim {
+
+struct FlowBackendOptions {
+  bool adaptive_routing = false;  // least-loaded equal-cost path instead of the ECMP hash
+  std::uint64_t seed = 0;         // simulation.seed: the ECMP hash
+};
+
+// A link's capacity changes at a time (a fault that starts mid-run).
+struct ScheduledCapacity {
+  SimTime at = 0;
+  LinkId link = 0;
+  double capacity_Bps = 0;
+};
+
+// Per-call statistics, for reports.
+struct FlowBackendStats {
+  std::int64_t calls = 0, flow_calls = 0, flows = 0;
+};
+
+class FlowBackend final : public NetworkBackend {
+ public:
+  // `graph` (faults already applied for those present from the start) must outlive the backend;
+  // `replicas[g]` lists the copies of communicator g, each its global ranks sorted.
+  FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, const NetworkGraph& graph,
+              std::vector<std::vector<std::vector<int>>> replicas, const FlowBackendOptions& options,
+              std::vector<ScheduledCapacity> capacity_changes = {});
+  ~FlowBackend() override;
+
+  void start(SimTime now, std::uint64_t token, const CollectiveCall& call) override;
+  SimTime next_event() override;
+  void advance(SimTime t, std::vector<std::uint64_t>& completed) override;
+
+  const FlowBackendStats& stats() const { return stats_; }
+  // Per link (by LinkId of the graph), up to the last event processed.
+  std::vector<LinkStats> link_statistics() const { return network_.link_statistics(); }
+  const NetworkGraph& graph() const { return graph_; }
+
+ private:
+  struct Transfer {  // one flow of one copy of a call
+    std::uint32_t call = 0;
+    std::uint32_t path_begin = 0, path_end = 0;
+    std::int64_t bytes = 0;
+    SimTime latency = 0;
+    std::uint32_t pending = 0;             // unfinished dependencies
+    std::uint32_t next_begin = 0, next_end = 0;  // dependents (CSR into Call::dependents)
+  };
+  struct Call {
+    std::uint64_t token = 0;
+    std::uint32_t remaining = 0;  // transfers not finished
+    SimTime tail_latency = 0;     // NCCL's latency term, added after the last transfer
+    std::vector<Transfer> transfers;
+    std::vector<LinkId> paths;
+    std::vector<std::uint32_t> dependents;
+    bool live = false;
+  };
+  enum class TimerKind : std::uint8_t { CallDone, TransferReady, Capacity };
+  struct Timer {
+    SimTime at;
+    std::uint64_t seq;
+    TimerKind kind;
+    std::uint32_t a, b;  // call and transfer, or capacity change index
+    bool operator>(const Timer& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+
+  std::shared_ptr<const FlowDag> dag_for(const CollectiveCall& call, const std::vector<int>& members);
+  bool inside_one_domain(const std::vector<int>& members) const;
+  void add_copy(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  void push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b);
+  void transfer_ready(SimTime now, std::uint32_t call, std::uint32_t transfer);
+  void transfer_done(SimTime now, std::uint32_t call, std::uint32_t transfer);
+  std::uint32_t new_call();
+
+  ClusterSpec cluster_;
+  const CollectiveModel& collectives_;
+  const NetworkGraph& graph_;
+  std::vector<std::vector<std::vector<int>>> replicas_;
+  FlowBackendOptions options_;
+  std::vector<ScheduledCapacity> capacity_changes_;
+  Router router_;
+  FlowPaths paths_;
+  FlowNetwork network_;
+  std::vector<double> link_load_;  // active transfers per link (adaptive routing)
+
+  std::vector<Call> calls_;
+  std::vector<std::uint32_t> free_calls_;
+  std::vector<Timer> timers_;  // min-heap
+  std::uint64_t timer_seq_ = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> flow_owner_;  // by FlowId: (call, transfer)
+  std::vector<FlowId> finished_;
+  std::uint64_t calls_started_ = 0;
+  FlowBackendStats stats_;
+  // Flow DAGs by (kind, bytes, nodes, ranks per node, local GPUs): copies on other nodes reuse them.
+  std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>>, std::shared_ptr<const FlowDag>> dags_;
+  std::vector<LinkId> path_scratch_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,322 @@
+#include "network/flow_network.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// Quotients this close (relative) to a whole picosecond are float noise around an exact answer
+// (e.g. 1 GB at 5 GB/s): take the whole picosecond instead of rounding up past it. Far above the
+// ~1e-16 error of one double operation, far below anything a flow could send in the difference.
+constexpr double kWholePicosecondTolerance = 1e-14;
+
+// Picoseconds a flow needs to send `remaining` bytes at `rate`: the first whole picosecond at
+// which it has sent them all; kNever when it cannot move or would outlast SimTime.
+SimTime transmit_time(double remaining, double rate) {
+  if (!(remaining > 0)) return 0;
+  if (!(rate > 0)) return kNever;
+  const double ps = remaining * static_cast<double>(kPicosPerSecond) / rate;
+  if (!(ps < 9.0e18)) return kNever;
+  const double whole = std::nearbyint(ps);
+  if (std::abs(ps - whole) <= ps * kWholePicosecondTolerance) return static_cast<SimTime>(whole);
+  return static_cast<SimTime>(std::ceil(ps));
+}
+
+}  // namespace
+
+FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start)
+    : capacity_(std::move(capacity_Bps)),
+      latency_(std::move(latency)),
+      graph_(capacity_.size()),
+      link_dirty_(capacity_.size(), 0),
+      path_seen_(capacity_.size(), 0),
+      start_(start),
+      now_(start) {
+  if (latency_.size() != capacity_.size()) {
+    throw Error(fmt::format("flow network: {} link capacities but {} link latencies; one of each per link",
+                            capacity_.size(), latency_.size()));
+  }
+  if (capacity_.size() > static_cast<std::size_t>(INT32_MAX)) throw Error("flow network: more links than LinkId can index");
+  usage_.reserve(capacity_.size());
+  for (std::size_t l = 0; l < capacity_.size(); ++l) {
+    if (!std::isfinite(capacity_[l]) || capacity_[l] < 0) {
+      throw Error(fmt::format("flow network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
+    }
+    if (latency_[l] < 0) {
+      throw Error(fmt::format("flow network: link {} latency {} ps is negative", l, latency_[l]));
+    }
+    usage_.emplace_back(capacity_[l], start);
+  }
+}
+
+void FlowNetwork::check_link(LinkId link, const char* what) const {
+  if (link < 0 || static_cast<std::size_t>(link) >= capacity_.size()) {
+    throw Error(fmt::format("flow network: {}: unknown link id {} (the network has links 0..{})", what, link,
+                            static_cast<std::int64_t>(capacity_.size()) - 1));
+  }
+}
+
+const FlowNetwork::FlowState& FlowNetwork::checked_flow(FlowId flow, const char* what) const {
+  if (flow < 0 || static_cast<std::size_t>(flow) >= flows_.size() || !flows_[static_cast<std::size_t>(flow)].active) {
+    throw Error(fmt::format("flow network: {}: flow {} is not active", what, flow));
+  }
+  return flows_[static_cast<std::size_t>(flow)];
+}
+
+double FlowNetwork::capacity(LinkId link) const {
+  check_link(link, "capacity");
+  return capacity_[static_cast<std::size_t>(link)];
+}
+
+SimTime FlowNetwork::latency(LinkId link) const {
+  check_link(link, "latency");
+  return latency_[static_cast<std::size_t>(link)];
+}
+
+SimTime FlowNetwork::path_latency(std::span<const LinkId> path) const {
+  SimTime total = 0;
+  for (LinkId link : path) {
+    check_link(link, "path_latency");
+    total += latency_[static_cast<std::size_t>(link)];
+  }
+  return total;
+}
+
+FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
+  // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
+  if (bytes < 0) throw Error(fmt::format("flow network: start: flow bytes {} is negative", bytes));
+  if (path.empty()) throw Error("flow network: start: empty path (a flow crosses at least one link)");
+  if (!(rate_cap_Bps > 0)) {
+    throw Error(fmt::format("flow network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
+                            rate_cap_Bps));
+  }
+  if (now < now_) {
+    throw Error(fmt::format("flow network: start at {} ps is before the current time {} ps", now, now_));
+  }
+  if (++path_epoch_ == 0) {
+    std::fill(path_seen_.begin(), path_seen_.end(), 0);
+    path_epoch_ = 1;
+  }
+  for (LinkId link : path) {
+    check_link(link, "start");
+    std::uint32_t& seen = path_seen_[static_cast<std::size_t>(link)];
+    if (seen == path_epoch_) throw Error(fmt::format("flow network: start: path crosses link {} twice", link));
+    seen = path_epoch_;
+  }
+  move_to(now, "start");
+
+  FlowId flow;
+  if (!free_slots_.empty()) {
+    flow = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    if (flows_.size() >= static_cast<std::size_t>(INT32_MAX)) throw Error("flow network: too many active flows");
+    flow = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+    rate_.push_back(0);
+    rate_cap_.push_back(0);
+    completions_.reserve_ids(flows_.size());
+  }
+  const auto f = static_cast<std::size_t>(flow);
+  flows_[f] = FlowState{bytes, static_cast<double>(bytes), now_, now_, true};
+  rate_[f] = kNotYetSolved;
+  rate_cap_[f] = rate_cap_Bps;
+  graph_.add(flow, path);
+  for (LinkId link : path) usage_[static_cast<std::size_t>(link)].flow_added(now_);
+  pending_starts_.push_back(flow);
+  ++active_;
+  return flow;
+}
+
+void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) {
+  check_link(link, "set_capacity");
+  if (!std::isfinite(capacity_Bps) || capacity_Bps < 0) {
+    throw Error(fmt::format("flow network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0",
+                            link, capacity_Bps));
+  }
+  if (now < now_) {
+    throw Error(fmt::format("flow network: set_capacity at {} ps is before the current time {} ps", now, now_));
+  }
+  move_to(now, "set_capacity");
+  const auto l = static_cast<std::size_t>(link);
+  if (capacity_[l] == capacity_Bps) return;
+  usage_[l].capacity_changed(capacity_Bps, now_);
+  capacity_[l] = capacity_Bps;
+  mark_dirty(link);
+  lower_floor(0);  // any flow of the component may change
+}
+
+SimTime FlowNetwork::next_completion() {
+  settle();
+  return completions_.empty() ? kNever : completions_.top_key();
+}
+
+void FlowNetwork::advance(SimTime t, std::vector<FlowId>& finished) {
+  if (t < now_) throw Error(fmt::format("flow network: advance to {} ps is before the current time {} ps", t, now_));
+  finished.clear();
+  finished.insert(finished.end(), unreported_.begin(), unreported_.end());
+  unreported_.clear();
+  run_until(t, finished);
+  // Reported now, so the slots can serve new flows (LIFO: deterministic reuse).
+  free_slots_.insert(free_slots_.end(), finished.begin(), finished.end());
+}
+
+void FlowNetwork::move_to(SimTime now, const char* what) {
+  if (now < now_) {
+    throw Error(fmt::format("flow network: {} at {} ps is before the current time {} ps", what, now, now_));
+  }
+  if (now > now_) run_until(now, unreported_);
+}
+
+void FlowNetwork::run_until(SimTime t, std::vector<FlowId>& finished) {
+  for (;;) {
+    settle();
+    if (completions_.empty() || completions_.top_key() > t) break;
+    now_ = completions_.top_key();
+    // Every flow finishing at this instant goes before any rate is re-solved: they all free
+    // bandwidth at once, and the survivors get one solve.
+    while (!completions_.empty() && completions_.top_key() == now_) {
+      const FlowId flow = completions_.top_id();
+      completions_.pop();
+      finish(flow, finished);
+    }
+    // Reached t: leave the re-solve to the next call, so the flows the caller starts now (the
+    // usual reaction to a completion) are solved together with the ones that just ended. A
+    // survivor can only complete at t itself if float noise left it no bytes, and then the next
+    // next_completion() says t.
+    if (now_ == t) return;
+  }
+  now_ = t;
+}
+
+void FlowNetwork::mark_dirty(LinkId link) {
+  char& dirty = link_dirty_[static_cast<std::size_t>(link)];
+  if (dirty) return;
+  dirty = 1;
+  dirty_links_.push_back(link);
+}
+
+void FlowNetwork::finish(FlowId flow, std::vector<FlowId>& finished) {
+  const auto f = static_cast<std::size_t>(flow);
+  FlowState& s = flows_[f];
+  bool frees_others = false;
+  for (const PathHop& hop : graph_.path(flow)) {
+    usage_[static_cast<std::size_t>(hop.link)].flow_removed(now_, s.bytes);
+    if (departure_frees_others(hop.link)) {
+      mark_dirty(hop.link);
+      frees_others = true;
+    }
+  }
+  if (frees_others) lower_floor(rate_[f]);  // flows slower than it keep their rates
+  graph_.remove(flow);
+  s.active = false;
+  s.remaining = 0;
+  s.last_update = now_;
+  rate_[f] = 0;
+  --active_;
+  finished.push_back(flow);
+}
+
+// Re-solves the components of the links changed since the last solve: the only rates that can
+// differ (max-min allocations of disjoint components are independent).
+void FlowNetwork::settle() {
+  // New flows first: most can be placed without disturbing anyone (flow_network_local.cpp); the
+  // rest mark their links for the component solve below.
+  for (FlowId flow : pending_starts_) {
+    if (place_without_solve(flow)) {
+      ++counters_.placed_directly;
+      continue;
+    }
+    lower_floor(guaranteed_rate(flow));
+    for (const PathHop& hop : graph_.path(flow)) mark_dirty(hop.link);
+  }
+  pending_starts_.clear();
+  if (dirty_links_.empty()) return;
+  component_links_.clear();
+  component_flows_.clear();
+  graph_.collect_components(dirty_links_, rate_, solve_floor_, component_links_, component_flows_);
+  for (LinkId link : dirty_links_) link_dirty_[static_cast<std::size_t>(link)] = 0;
+  dirty_links_.clear();
+  solve_floor_ = kUnlimitedRate;
+  if (component_flows_.empty()) return;
+  ++counters_.solves;
+  counters_.links += static_cast<std::int64_t>(component_links_.size());
+  counters_.flows += static_cast<std::int64_t>(component_flows_.size());
+  solver_.solve(graph_, capacity_, rate_cap_, rate_, component_links_, component_flows_, solved_rate_);
+  for (std::size_t i = 0; i < component_flows_.size(); ++i) set_rate(component_flows_[i], solved_rate_[i]);
+}
+
+double FlowNetwork::remaining_at_now(FlowId flow) const {
+  const auto f = static_cast<std::size_t>(flow);
+  const FlowState& s = flows_[f];
+  // A flow not yet solved has not moved (it started at now_).
+  if (now_ == s.last_update || rate_[f] == 0) return s.remaining;
+  const double sent = rate_[f] * static_cast<double>(now_ - s.last_update) / static_cast<double>(kPicosPerSecond);
+  // The completion time is rounded up, so up to the moment of completion this stays ≥ 0 but for
+  // float noise.
+  return std::max(0.0, s.remaining - sent);
+}
+
+void FlowNetwork::set_rate(FlowId flow, double rate) {
+  const auto f = static_cast<std::size_t>(flow);
+  // An unchanged rate keeps its completion time as computed: no drift from repeated updates.
+  if (rate == rate_[f]) return;
+  FlowState& s = flows_[f];
+  s.remaining = remaining_at_now(flow);
+  s.last_update = now_;
+  rate_[f] = rate;
+  const SimTime dt = transmit_time(s.remaining, rate);
+  if (dt == kNever || dt > kNever - now_) {
+    completions_.erase(flow);
+  } else {
+    completions_.set(flow, now_ + dt);
+  }
+}
+
+bool FlowNetwork::is_active(FlowId flow) const {
+  return flow >= 0 && static_cast<std::size_t>(flow) < flows_.size() && flows_[static_cast<std::size_t>(flow)].active;
+}
+
+double FlowNetwork::rate(FlowId flow) {
+  checked_flow(flow, "rate");
+  settle();
+  return rate_[static_cast<std::size_t>(flow)];
+}
+
+double FlowNetwork::remaining_bytes(FlowId flow) const {
+  checked_flow(flow, "remaining_bytes");
+  return remaining_at_now(flow);
+}
+
+SimTime FlowNetwork::start_time(FlowId flow) const { return checked_flow(flow, "start_time").started; }
+
+void FlowNetwork::stalled_flows(std::vector<FlowId>& out) {
+  settle();
+  out.clear();
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    const FlowState& s = flows_[f];
+    if (s.active && rate_[f] == 0 && s.remaining > 0) out.push_back(static_cast<FlowId>(f));
+  }
+}
+
+std::vector<LinkStats> FlowNetwork::link_statistics() const {
+  std::vector<double> in_flight(capacity_.size(), 0.0);
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    const FlowState& s = flows_[f];
+    if (!s.active) continue;
+    const double sent = static_cast<double>(s.bytes) - remaining_at_now(static_cast<FlowId>(f));
+    for (const PathHop& hop : graph_.path(static_cast<FlowId>(f))) in_flight[static_cast<std::size_t>(hop.link)] += sent;
+  }
+  std::vector<LinkStats> stats;
+  stats.reserve(capacity_.size());
+  for (std::size_t l = 0; l < capacity_.size(); ++l) stats.push_back(usage_[l].at(now_, in_flight[l]));
+  return stats;
+}
+
+}  // namespace trainsim
