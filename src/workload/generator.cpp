@@ -150,13 +150,13 @@ class RankGenerator {
         rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward", CollKind::SendRecv, *prev_, p2p_bytes_);
         break;
       case PipelineAction::SendForward:
-        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_forward", CollKind::SendRecv, *next_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.send_forward", CollKind::SendRecv, *next_, p2p_bytes_);
         break;
       case PipelineAction::SendForwardRecvBackward:
-        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_forward_recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.send_forward_recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
         break;
       case PipelineAction::RecvBackward:
-        rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
         break;
     }
   }
@@ -190,7 +190,8 @@ class RankGenerator {
   std::uint32_t post_p2p(const InterleavedEvent& e) {
     static constexpr const char* kNames[] = {"pp.isend_next", "pp.irecv_prev", "pp.isend_prev", "pp.irecv_next"};
     const OpContext ctx{Phase::Other, -1, e.micro_batch};
-    return rb_.collective(ctx, Stream::PpComm, kNames[static_cast<int>(e.direction)], CollKind::SendRecv,
+    const bool to_next = e.direction == P2PDirection::SendNext || e.direction == P2PDirection::RecvNext;
+    return rb_.collective(ctx, to_next ? Stream::PpCommNext : Stream::PpComm, kNames[static_cast<int>(e.direction)], CollKind::SendRecv,
                           pair_group(e.peer), p2p_bytes_);
   }
 

@@ -41,6 +41,7 @@ const char* to_string(Stream s) {
     case Stream::CpComm: return "cp-comm";
     case Stream::DpComm: return "dp-comm";
     case Stream::PpComm: return "pp-comm";
+    case Stream::PpCommNext: return "pp-comm-next";
     case Stream::kCount: break;
   }
   return "?";

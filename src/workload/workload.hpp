@@ -12,7 +12,10 @@
 
 namespace trainsim {
 
-enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, kCount };
+// PpComm carries the transfers with the previous pipeline stage, PpCommNext those with the next
+// one: each stage pair is its own NCCL communicator with its own stream, so a send to the next
+// stage does not queue behind a receive from the previous one (megatron.md §4.3).
+enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, PpCommNext, kCount };
 inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
 const char* to_string(Stream s);
 

@@ -81,7 +81,7 @@ std::vector<Token> tokens(const Workload& wl, const RankProgram& prog, const Sta
     const std::string& name = wl.names[op.name];
     if (op.type == Op::Type::Collective) {
       std::string t;
-      if (op.stream == Stream::PpComm) {
+      if (op.stream == Stream::PpComm || op.stream == Stream::PpCommNext) {
         const std::map<std::string, std::string> dir{{"pp.isend_next", ">n"}, {"pp.irecv_prev", "<p"},
                                                      {"pp.isend_prev", ">p"}, {"pp.irecv_next", "<n"}};
         t = dir.at(name) + ":m" + std::to_string(op.micro_batch);
@@ -268,7 +268,8 @@ TEST(InterleavedWorkload, StepsDependOnTheReceiveOfTheirInput) {
       bool waits = false;
       for (std::uint32_t k = 0; k < first.num_deps; ++k) {
         const Op& dep = prog.ops[prog.deps[first.first_dep + k]];
-        waits |= dep.stream == Stream::PpComm && dep.micro_batch == mb &&
+        // Transfers with the previous stage run on PpComm, with the next one on PpCommNext.
+        waits |= dep.stream == (forward ? Stream::PpComm : Stream::PpCommNext) && dep.micro_batch == mb &&
                  wl.names[dep.name] == (forward ? "pp.irecv_prev" : "pp.irecv_next");
       }
       EXPECT_TRUE(waits) << "rank " << r << " " << t.text;
