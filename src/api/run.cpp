@@ -152,6 +152,15 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.faults = fi;
   }
   out.links = std::move(run.links);
+  {  // the busiest links of the fabric (scale-up and PCIe links are priced apart from the fabric's)
+    std::vector<const LinkUsageRow*> fabric;
+    for (const LinkUsageRow& l : out.links)
+      if (l.kind != "nvlink" && l.kind != "pcie" && l.bytes > 0) fabric.push_back(&l);
+    std::stable_sort(fabric.begin(), fabric.end(),
+                     [](const LinkUsageRow* a, const LinkUsageRow* b) { return a->utilisation > b->utilisation; });
+    constexpr std::size_t kHotLinks = 8;
+    for (std::size_t i = 0; i < fabric.size() && i < kHotLinks; ++i) r.hot_links.push_back(*fabric[i]);
+  }
 
   const std::size_t ci = critical_rank_index(wl, sim);
   const double t = to_seconds(sim.makespan);

@@ -82,6 +82,20 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   j["memory"] = r.memory ? memory_json(*r.memory) : nlohmann::ordered_json(nullptr);
   j["comm"] = comm_json(r.comm);
   j["simulation"] = simulation_json(r.simulation);
+  if (!r.hot_links.empty()) {
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const LinkUsageRow& l : r.hot_links) {
+      nlohmann::ordered_json x;
+      x["link"] = l.name;
+      x["kind"] = l.kind;
+      x["capacity_GBps"] = l.capacity_GBps;
+      x["bytes"] = l.bytes;
+      x["utilisation"] = l.utilisation;
+      x["peak_flows"] = l.peak_flows;
+      links.push_back(std::move(x));
+    }
+    j["hot_links"] = std::move(links);
+  }
   if (r.faults) {
     nlohmann::ordered_json f;
     f["count"] = r.faults->faults;

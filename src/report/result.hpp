@@ -78,6 +78,7 @@ struct RunResult {
   std::vector<CommStat> comm;
   SimulationStats simulation;
   std::optional<FaultImpact> faults;
+  std::vector<LinkUsageRow> hot_links;  // flow-level runs: the busiest links (by utilisation), busiest first
   int critical_rank = 0;
   // Context for the text report.
   std::string model_name, gpu_name, precision;

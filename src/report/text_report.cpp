@@ -120,6 +120,17 @@ void write_faults(Buffer& buf, const FaultImpact& f) {
   buf.push_back('\n');
 }
 
+void write_hot_links(Buffer& buf, const std::vector<LinkUsageRow>& links) {
+  std::size_t name_w = 4;
+  for (const LinkUsageRow& l : links) name_w = std::max(name_w, l.name.size());
+  line(buf, "Busiest links (flow-level; utilisation over the iteration)");
+  line(buf, "  {:<{}}  {:<12}  {:>9}  {:>12}  {:>6}  {:>5}", "link", name_w, "kind", "GB/s", "bytes", "util", "flows");
+  for (const LinkUsageRow& l : links)
+    line(buf, "  {:<{}}  {:<12}  {:>9.1f}  {:>12}  {:>5.1f}%  {:>5}", l.name, name_w, l.kind, l.capacity_GBps,
+         human_bytes(l.bytes), 100 * l.utilisation, l.peak_flows);
+  buf.push_back('\n');
+}
+
 void write_footer(Buffer& buf, const RunResult& r) {
   const SimulationStats& s = r.simulation;
   line(buf, "Simulation: {:.3f} s wall, {} events, {} flows, {} simulated ranks, {} ops, network model {}", s.wall_s,
@@ -137,6 +148,7 @@ void write_text_report(std::ostream& out, const RunResult& r) {
   write_breakdown(buf, r);
   if (r.memory) write_memory(buf, *r.memory);
   write_comm_table(buf, r);
+  if (!r.hot_links.empty()) write_hot_links(buf, r.hot_links);
   if (r.faults) write_faults(buf, *r.faults);
   write_footer(buf, r);
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
