@@ -4,8 +4,8 @@
 //
 // Fabric: rail-optimised, 400 Gb/s (50 GB/s) NICs. Each GPU's NIC has an up-link (NIC -> leaf)
 // and a down-link (leaf -> NIC). Channel c of a ring sends from every GPU to the GPU of the same
-// rail on another node (NCCL keeps rings rail-aligned, nccl.md §9.2). Bytes per flow: a 1 GiB Ring AllReduce sends 2·(n-1)/n of the
-// buffer per rank, split over the channels.
+// rail on another node (NCCL keeps rings rail-aligned, nccl.md §9.2). Bytes per flow: a 1 GiB
+// Ring AllReduce sends 2·(n-1)/n of the buffer per rank, split over the channels.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -6,14 +6,15 @@
 // can go faster without slowing a flow that is no faster than it.
 //
 // It knows nothing of time or collectives (the separation SimGrid keeps between its lmm solver and
-// its network models): FlowNetwork calls it on the components a change touched.
+// its network models): FlowNetwork calls it on the part of a component a change can reach, with
+// the other flows on those links held at their rates.
 //
-// Cost: O(H + (L + F) log(L + F)) for H flow-hops, L links and F flows in the component, plus a
-// heap operation each time a link is found stale. A link's share only grows while flows freeze (a flow frozen below a link's share
-// leaves more for the rest), so freezing just updates counters and the heap of shares is
-// corrected lazily: a link taken from the top whose share has grown goes back in with its new
-// share. Scratch storage is indexed by the component's own numbering, so it stays small and hot
-// whatever the size of the network, and is reused between solves.
+// Cost: O(H + (L + F) log(L + F)) for H flow-hops, L links and F flows solved, plus a heap
+// operation each time a link is found stale. A link's share only grows while flows freeze (a
+// flow frozen below a link's share leaves more for the rest), so freezing just updates counters
+// and the heap of shares is corrected lazily: a link taken from the top whose share has grown
+// goes back in with its new share. Scratch storage is indexed by the solve's own numbering, so it
+// stays small and hot whatever the size of the network, and is reused between solves.
 #include <cstdint>
 #include <span>
 #include <utility>
