@@ -44,7 +44,8 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
       network_(capacities(graph), latencies(graph)),
-      link_load_(graph.links().size(), 0.0) {
+      link_load_(graph.links().size(), 0.0),
+      link_stamp_(graph.links().size(), 0) {
   for (std::size_t i = 0; i < capacity_changes_.size(); ++i) {
     const ScheduledCapacity& c = capacity_changes_[i];
     if (c.link < 0 || c.link >= graph.link_count()) throw Error("network: capacity change on an unknown link");
@@ -83,7 +84,74 @@ std::uint32_t FlowBackend::new_call() {
   return static_cast<std::uint32_t>(calls_.size() - 1);
 }
 
+// A ring channel moves in lock step: every step waits for the previous hop, and the FIFO between
+// hops holds only NCCL_STEPS chunks, so over a long transfer each hop runs at the pace of the
+// slowest. PerChannel ring DAGs (no dependencies, equal bytes on every hop of a channel) therefore
+// become one transfer per channel over the union of its hops' links: one rate, limited by the
+// most contended hop. A link two hops of one channel share is counted once (rare: rings leave a
+// node or a leaf once per channel).
+void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
+                                   std::uint64_t key_base) {
+  Call& call = calls_[ci];
+  std::map<int, std::vector<std::uint32_t>> by_channel;
+  for (std::uint32_t i = 0; i < dag.flows.size(); ++i) by_channel[dag.flows[i].channel].push_back(i);
+  for (const auto& [channel, flows] : by_channel) {
+    Transfer t;
+    t.call = ci;
+    t.path_begin = static_cast<std::uint32_t>(call.paths.size());
+    for (std::uint32_t i : flows) {
+      const Flow& f = dag.flows[i];
+      t.bytes = std::max(t.bytes, f.bytes);
+      path_scratch_.clear();
+      paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
+      t.latency = std::max(t.latency, network_.path_latency(path_scratch_));
+      for (LinkId l : path_scratch_) {
+        auto& stamp = link_stamp_[static_cast<std::size_t>(l)];
+        if (stamp == stamp_epoch_) continue;
+        stamp = stamp_epoch_;
+        call.paths.push_back(l);
+      }
+    }
+    ++stamp_epoch_;
+    t.path_end = static_cast<std::uint32_t>(call.paths.size());
+    t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
+    call.transfers.push_back(t);
+  }
+}
+
+// Point-to-point DAGs without dependencies (send/recv, all-to-all): the channels NCCL stripes one
+// peer's data over run side by side; those that take the same links are one transfer carrying
+// their bytes together (under contention they then weigh as one connection, not as several).
+void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
+                                 std::uint64_t key_base) {
+  Call& call = calls_[ci];
+  std::map<std::vector<LinkId>, std::size_t> by_path;  // path -> index into call.transfers
+  for (std::uint32_t i = 0; i < dag.flows.size(); ++i) {
+    const Flow& f = dag.flows[i];
+    path_scratch_.clear();
+    paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
+    auto [it, fresh] = by_path.emplace(path_scratch_, call.transfers.size());
+    if (!fresh) {
+      call.transfers[it->second].bytes += f.bytes;
+      continue;
+    }
+    Transfer t;
+    t.call = ci;
+    t.bytes = f.bytes;
+    t.path_begin = static_cast<std::uint32_t>(call.paths.size());
+    call.paths.insert(call.paths.end(), path_scratch_.begin(), path_scratch_.end());
+    t.path_end = static_cast<std::uint32_t>(call.paths.size());
+    t.latency = network_.path_latency(path_scratch_);
+    t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
+    call.transfers.push_back(t);
+  }
+}
+
 void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base) {
+  if (dag.dep_index.empty() && !dag.flows.empty()) {
+    if (dag.algorithm == NcclAlgorithm::Ring) return add_coupled_ring(ci, dag, members, key_base);
+    if (dag.algorithm == NcclAlgorithm::P2P) return add_merged_p2p(ci, dag, members, key_base);
+  }
   Call& call = calls_[ci];
   const auto base = static_cast<std::uint32_t>(call.transfers.size());
   for (std::size_t i = 0; i < dag.flows.size(); ++i) {

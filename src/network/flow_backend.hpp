@@ -88,6 +88,8 @@ class FlowBackend final : public NetworkBackend {
   std::shared_ptr<const FlowDag> dag_for(const CollectiveCall& call, const std::vector<int>& members);
   bool inside_one_domain(const std::vector<int>& members) const;
   void add_copy(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  void add_coupled_ring(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  void add_merged_p2p(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
   void push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b);
   void transfer_ready(SimTime now, std::uint32_t call, std::uint32_t transfer);
   void transfer_done(SimTime now, std::uint32_t call, std::uint32_t transfer);
@@ -115,6 +117,8 @@ class FlowBackend final : public NetworkBackend {
   // Flow DAGs by (kind, bytes, nodes, ranks per node, local GPUs): copies on other nodes reuse them.
   std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>>, std::shared_ptr<const FlowDag>> dags_;
   std::vector<LinkId> path_scratch_;
+  std::vector<std::uint32_t> link_stamp_;  // by link: == stamp_epoch_ when already on the path being built
+  std::uint32_t stamp_epoch_ = 1;
 };
 
 }  // namespace trainsim
