@@ -157,6 +157,7 @@ std::vector<CommStat> compute_comm_table(const Workload& wl, const SimulationOut
     s.bytes += static_cast<double>(cd.bytes);
     const SimTime dur = t.end[i] - t.start[i];
     s.time_s += to_seconds(dur);
+    s.max_call_s = std::max(s.max_call_s, to_seconds(dur));
     s.exposed_s += to_seconds(dur - covered(busy, t.start[i], t.end[i]));
     if (cd.bytes > acc.largest) {
       acc.largest = cd.bytes;

@@ -12,11 +12,11 @@ namespace trainsim {
 void write_comm_csv(std::ostream& out, const RunResult& r) {
   using report_format::csv_field;
   fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf), "kind,group,group_size,count,bytes,time_s,exposed_s,algorithm,protocol\n");
+  fmt::format_to(std::back_inserter(buf), "kind,group,group_size,count,bytes,time_s,exposed_s,algorithm,protocol,max_call_s\n");
   for (const CommStat& c : r.comm) {
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{}\n", csv_field(c.kind), csv_field(c.group),
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.kind), csv_field(c.group),
                    c.group_size, c.count, c.bytes, c.time_s, c.exposed_s, csv_field(c.algorithm),
-                   csv_field(c.protocol));
+                   csv_field(c.protocol), c.max_call_s);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }

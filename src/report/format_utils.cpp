@@ -49,6 +49,19 @@ std::string human_bytes(double bytes) {
   return fmt::format("{:.2f} {}", scaled, kUnits[unit]);
 }
 
+std::string human_duration(double seconds) {
+  if (!std::isfinite(seconds)) return fmt::format("{} s", seconds);
+  const double a = std::fabs(seconds);
+  auto three = [](double v, const char* unit) {
+    return v >= 100 ? fmt::format("{:.0f} {}", v, unit) : v >= 10 ? fmt::format("{:.1f} {}", v, unit) : fmt::format("{:.2f} {}", v, unit);
+  };
+  if (a == 0) return "0 s";
+  if (a < 1e-6) return three(seconds * 1e9, "ns");
+  if (a < 1e-3) return three(seconds * 1e6, "us");
+  if (a < 1) return three(seconds * 1e3, "ms");
+  return three(seconds, "s");
+}
+
 std::string percent(double fraction) { return fmt::format("{:.1f} %", fraction * 100.0); }
 
 std::string share_of(double part, double whole) {

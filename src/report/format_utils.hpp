@@ -14,6 +14,9 @@ std::string group_digits(std::int64_t value);  // exact, for counters beyond 2^5
 // Binary units as the comm table wants them: "512 B", "1.50 KiB", "3.00 MiB", "1.25 GiB", "2.00 TiB".
 std::string human_bytes(double bytes);
 
+// Seconds in the unit that keeps 3 significant digits: "812 ns", "15.2 us", "3.40 ms", "1.25 s".
+std::string human_duration(double seconds);
+
 // A 0..1 fraction as "45.5 %" (one decimal).
 std::string percent(double fraction);
 

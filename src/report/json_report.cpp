@@ -51,6 +51,7 @@ nlohmann::ordered_json comm_json(const std::vector<CommStat>& comm) {
     j["exposed_s"] = c.exposed_s;
     j["algorithm"] = c.algorithm;
     j["protocol"] = c.protocol;
+    j["max_call_s"] = c.max_call_s;
     rows.push_back(std::move(j));
   }
   return rows;

@@ -37,6 +37,7 @@ struct CommStat {
   double exposed_s = 0;         // part of time_s the compute stream waited for
   std::string algorithm;        // of the largest call, e.g. "Ring"
   std::string protocol;         // e.g. "Simple"
+  double max_call_s = 0;        // the slowest single call (flow-level runs: contention shows here)
 };
 
 struct SimulationStats {

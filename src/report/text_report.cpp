@@ -15,6 +15,7 @@ namespace {
 
 using report_format::group_digits;
 using report_format::human_bytes;
+using report_format::human_duration;
 using report_format::percent;
 using report_format::share_of;
 
@@ -103,13 +104,13 @@ void write_comm_table(Buffer& buf, const RunResult& r) {
     kind_w = std::max(kind_w, c.kind.size());
     group_w = std::max(group_w, c.group.size());
   }
-  line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11}  {:>11}  {}", "kind", kind_w, "group", group_w, "size",
-       "count", "bytes", "time s", "exposed s", "algorithm/protocol");
+  line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11}  {:>11}  {:>10}  {}", "kind", kind_w, "group", group_w,
+       "size", "count", "bytes", "time s", "exposed s", "max call", "algorithm/protocol");
   for (const CommStat& c : r.comm) {
     std::string algo = c.algorithm.empty() ? "-" : c.algorithm;
     if (!c.protocol.empty()) algo += "/" + c.protocol;
-    line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11.6f}  {:>11.6f}  {}", c.kind, kind_w, c.group, group_w,
-         c.group_size, c.count, human_bytes(c.bytes), c.time_s, c.exposed_s, algo);
+    line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11.6f}  {:>11.6f}  {:>10}  {}", c.kind, kind_w, c.group,
+         group_w, c.group_size, c.count, human_bytes(c.bytes), c.time_s, c.exposed_s, human_duration(c.max_call_s), algo);
   }
   buf.push_back('\n');
 }

@@ -40,6 +40,15 @@ TEST(FlowRun, UncontendedFabricAgreesWithTheAnalyticalModel) {
   for (const auto& l : flow.links)
     if (l.kind == "nic-switch") nic_bytes += l.bytes;
   EXPECT_GT(nic_bytes, 0);
+  // The busiest fabric links are listed, busiest first; each comm row knows its slowest call.
+  ASSERT_FALSE(flow.result.hot_links.empty());
+  for (std::size_t i = 1; i < flow.result.hot_links.size(); ++i)
+    EXPECT_GE(flow.result.hot_links[i - 1].utilisation, flow.result.hot_links[i].utilisation);
+  for (const auto& c : flow.result.comm) {
+    EXPECT_GT(c.max_call_s, 0) << c.kind << " " << c.group;
+    EXPECT_LE(c.max_call_s, c.time_s + 1e-15);
+    EXPECT_GE(c.max_call_s * static_cast<double>(c.count), c.time_s - 1e-12);
+  }
 }
 
 TEST(FlowRun, OversubscribedClassicFatTreeIsSlower) {

@@ -31,6 +31,15 @@ TEST(FormatUtils, HumanBytes) {
   EXPECT_EQ(human_bytes(2.0 * 1024 * 1024 * 1024 * 1024), "2.00 TiB");
 }
 
+TEST(FormatUtils, HumanDuration) {
+  EXPECT_EQ(human_duration(0), "0 s");
+  EXPECT_EQ(human_duration(812e-9), "812 ns");
+  EXPECT_EQ(human_duration(15.24e-6), "15.2 us");
+  EXPECT_EQ(human_duration(3.4e-3), "3.40 ms");
+  EXPECT_EQ(human_duration(1.25), "1.25 s");
+  EXPECT_EQ(human_duration(125.0), "125 s");
+}
+
 TEST(FormatUtils, Percentages) {
   EXPECT_EQ(percent(0.40445), "40.4 %");
   EXPECT_EQ(share_of(9, 12.5), "72.0");

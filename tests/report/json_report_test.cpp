@@ -60,7 +60,7 @@ TEST(JsonReport, CommRows) {
   ASSERT_TRUE(comm.is_array());
   ASSERT_EQ(comm.size(), 2u);
   EXPECT_EQ(keys_of(comm[0]), (std::vector<std::string>{"kind", "group", "group_size", "count", "bytes", "time_s",
-                                                         "exposed_s", "algorithm", "protocol"}));
+                                                         "exposed_s", "algorithm", "protocol", "max_call_s"}));
   EXPECT_EQ(comm[0]["kind"], "all_reduce");
   EXPECT_EQ(comm[0]["count"].get<std::int64_t>(), 9216);
   EXPECT_DOUBLE_EQ(comm[0]["bytes"].get<double>(), 3.0 * 1024 * 1024 * 1024);
