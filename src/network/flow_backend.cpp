@@ -1,6 +1,7 @@
 #include "network/flow_backend.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <string>
 
 #include "core/error.hpp"
@@ -120,21 +121,28 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
 }
 
 // Point-to-point DAGs without dependencies (send/recv, all-to-all): the channels NCCL stripes one
-// peer's data over run side by side; those that take the same links are one transfer carrying
-// their bytes together (under contention they then weigh as one connection, not as several).
+// peer's data over run side by side between the same two GPUs through the same NICs, so they are
+// one transfer carrying their bytes together, routed through the fabric with one ECMP hash (as one
+// connection). Under contention they then weigh as one connection rather than one per channel, and
+// they do not spread over several equal-cost paths; both keep a large job's p2p traffic to one
+// transfer per peer and direction (docs/network-model.md).
 void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
                                  std::uint64_t key_base) {
   Call& call = calls_[ci];
-  std::map<std::vector<LinkId>, std::size_t> by_path;  // path -> index into call.transfers
+  // (src endpoint, dst endpoint, src NIC, dst NIC, relay) -> index into call.transfers
+  std::map<std::tuple<int, int, int, int, int>, std::size_t> by_pair;
   for (std::uint32_t i = 0; i < dag.flows.size(); ++i) {
     const Flow& f = dag.flows[i];
-    path_scratch_.clear();
-    paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
-    auto [it, fresh] = by_path.emplace(path_scratch_, call.transfers.size());
+    const auto key = std::make_tuple(f.src.index, f.dst.index, f.src_net, f.dst_net, f.relay);
+    auto [it, fresh] = by_pair.emplace(key, call.transfers.size());
     if (!fresh) {
       call.transfers[it->second].bytes += f.bytes;
       continue;
     }
+    path_scratch_.clear();
+    paths_.append(f, members, mix(key_base ^ (static_cast<std::uint64_t>(f.src.index) * 0x100000001b3ULL) ^
+                                  (static_cast<std::uint64_t>(f.dst.index) << 32)),
+                  link_load_, path_scratch_);
     Transfer t;
     t.call = ci;
     t.bytes = f.bytes;
