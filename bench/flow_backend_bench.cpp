@@ -40,7 +40,7 @@ SimTime run(FlowBackend& b, const CollectiveCall& call) {
 void BM_RingAllReduce1GiB1024Gpus(benchmark::State& state) {
   const ClusterSpec c = cluster_1024();
   const NcclAnalyticalModel nccl(c, {{"NCCL_ALGO", "Ring"}});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   std::vector<int> all(1024);
   for (int i = 0; i < 1024; ++i) all[static_cast<std::size_t>(i)] = i;
   SimTime t = 0;
@@ -58,7 +58,7 @@ BENCHMARK(BM_RingAllReduce1GiB1024Gpus)->Unit(benchmark::kMillisecond);
 void BM_EightDpCopies128Ranks(benchmark::State& state) {
   const ClusterSpec c = cluster_1024();
   const NcclAnalyticalModel nccl(c, {{"NCCL_ALGO", "Ring"}});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   std::vector<std::vector<int>> copies(8);
   for (int l = 0; l < 8; ++l)
     for (int n = 0; n < 128; ++n) copies[static_cast<std::size_t>(l)].push_back(n * 8 + l);

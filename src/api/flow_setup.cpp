@@ -55,19 +55,18 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
   } catch (const ScenarioError& e) {
     throw ScenarioError(s.file, e.key(), e.detail());
   }
-  std::vector<ScheduledCapacity> timed;
+  std::vector<ScheduledLinkState> timed;
   if (with_faults) {
     for (std::size_t i = 0; i < s.faults.size(); ++i) {
       const FaultSpec& f = s.faults[i];
       const auto links = fault_links(*out.graph, s, i);
-      if (!f.at_s) {  // always: the fabric is built without it, routes avoid a dead link
-        for (const auto& [l, cap] : links) out.graph->set_link_state(l, cap > 0, cap > 0 ? f.factor : 1.0);
-      } else {
-        if (f.kind == FaultKind::LinkDown || f.kind == FaultKind::NicDown)
-          throw ScenarioError(s.file, fault_key(i, "at_s"),
-                              "a link or NIC that fails mid-run is not modelled yet (flows in flight would need "
-                              "rerouting); use always: true for the state after the failure");
-        for (const auto& [l, cap] : links) timed.push_back({from_seconds(*f.at_s), l, cap});
+      for (const auto& [l, cap] : links) {
+        const bool up = cap > 0;
+        const double factor = up ? f.factor : 1.0;
+        if (!f.at_s)  // always: the fabric is built without it, routes avoid a dead link
+          out.graph->set_link_state(l, up, factor);
+        else
+          timed.push_back({from_seconds(*f.at_s), l, up, factor});
       }
     }
   }

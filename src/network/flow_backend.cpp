@@ -33,24 +33,25 @@ std::vector<SimTime> latencies(const NetworkGraph& g) {
 
 }  // namespace
 
-FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, const NetworkGraph& graph,
+FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, NetworkGraph& graph,
                          std::vector<std::vector<std::vector<int>>> replicas, const FlowBackendOptions& options,
-                         std::vector<ScheduledCapacity> capacity_changes)
+                         std::vector<ScheduledLinkState> link_changes)
     : cluster_(cluster),
       collectives_(collectives),
       graph_(graph),
       replicas_(std::move(replicas)),
       options_(options),
-      capacity_changes_(std::move(capacity_changes)),
+      link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
       network_(capacities(graph), latencies(graph)),
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
-  for (std::size_t i = 0; i < capacity_changes_.size(); ++i) {
-    const ScheduledCapacity& c = capacity_changes_[i];
-    if (c.link < 0 || c.link >= graph.link_count()) throw Error("network: capacity change on an unknown link");
-    push_timer(c.at, TimerKind::Capacity, static_cast<std::uint32_t>(i), 0);
+  for (std::size_t i = 0; i < link_changes_.size(); ++i) {
+    const ScheduledLinkState& c = link_changes_[i];
+    if (c.link < 0 || c.link >= graph.link_count()) throw Error("network: link change on an unknown link");
+    if (!(c.factor > 0 && c.factor <= 1)) throw Error("network: a link keeps a fraction in (0, 1] of its capacity");
+    push_timer(c.at, TimerKind::LinkState, static_cast<std::uint32_t>(i), 0);
   }
 }
 
@@ -285,9 +286,10 @@ void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
     timers_.pop_back();
     switch (e.kind) {
       case TimerKind::TransferReady: transfer_ready(e.at, e.a, e.b); break;
-      case TimerKind::Capacity: {
-        const ScheduledCapacity& c = capacity_changes_[e.a];
-        network_.set_capacity(c.link, c.capacity_Bps, e.at);
+      case TimerKind::LinkState: {
+        const ScheduledLinkState& c = link_changes_[e.a];
+        graph_.set_link_state(c.link, c.up, c.factor);
+        if (c.up) network_.set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
         break;
       }
       case TimerKind::CallDone: {

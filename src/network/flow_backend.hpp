@@ -28,11 +28,15 @@ struct FlowBackendOptions {
   std::uint64_t seed = 0;         // simulation.seed: the ECMP hash
 };
 
-// A link's capacity changes at a time (a fault that starts mid-run).
-struct ScheduledCapacity {
+// A link changes state at a time (a fault that starts mid-run). Down: routes chosen from then on
+// avoid it and NICs that lose it hand their traffic to the next NIC; transfers already on it
+// finish where they are (a fabric's fast reroute moves them within milliseconds, which this
+// neglects). Degraded (up, factor < 1): its capacity drops for everything on it at once.
+struct ScheduledLinkState {
   SimTime at = 0;
   LinkId link = 0;
-  double capacity_Bps = 0;
+  bool up = true;
+  double factor = 1.0;
 };
 
 // Per-call statistics, for reports.
@@ -42,11 +46,12 @@ struct FlowBackendStats {
 
 class FlowBackend final : public NetworkBackend {
  public:
-  // `graph` (faults already applied for those present from the start) must outlive the backend;
+  // `graph` (faults already applied for those present from the start) must outlive the backend,
+  // which applies `link_changes` to it as their times come;
   // `replicas[g]` lists the copies of communicator g, each its global ranks sorted.
-  FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, const NetworkGraph& graph,
+  FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, NetworkGraph& graph,
               std::vector<std::vector<std::vector<int>>> replicas, const FlowBackendOptions& options,
-              std::vector<ScheduledCapacity> capacity_changes = {});
+              std::vector<ScheduledLinkState> link_changes = {});
   ~FlowBackend() override;
 
   void start(SimTime now, std::uint64_t token, const CollectiveCall& call) override;
@@ -76,12 +81,12 @@ class FlowBackend final : public NetworkBackend {
     std::vector<std::uint32_t> dependents;
     bool live = false;
   };
-  enum class TimerKind : std::uint8_t { CallDone, TransferReady, Capacity };
+  enum class TimerKind : std::uint8_t { CallDone, TransferReady, LinkState };
   struct Timer {
     SimTime at;
     std::uint64_t seq;
     TimerKind kind;
-    std::uint32_t a, b;  // call and transfer, or capacity change index
+    std::uint32_t a, b;  // call and transfer, or link change index
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
 
@@ -97,10 +102,10 @@ class FlowBackend final : public NetworkBackend {
 
   ClusterSpec cluster_;
   const CollectiveModel& collectives_;
-  const NetworkGraph& graph_;
+  NetworkGraph& graph_;
   std::vector<std::vector<std::vector<int>>> replicas_;
   FlowBackendOptions options_;
-  std::vector<ScheduledCapacity> capacity_changes_;
+  std::vector<ScheduledLinkState> link_changes_;
   Router router_;
   FlowPaths paths_;
   FlowNetwork network_;

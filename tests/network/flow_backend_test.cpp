@@ -52,7 +52,7 @@ std::vector<SimTime> run_calls(FlowBackend& b, const std::vector<CollectiveCall>
 TEST(FlowBackend, AgreesWithNcclWithoutContention) {
   const ClusterSpec c = h100(2);
   const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
   const std::int64_t bytes = std::int64_t{1} << 30;
   const SimTime t = run_calls(b, {{CollKind::AllReduce, bytes, 0}})[0];
@@ -73,7 +73,7 @@ TEST(FlowBackend, CopiesCompeteOnSharedLinks) {
   for (int l = 0; l < 8; ++l) dp_groups.push_back(range(l, 4, 8));  // 4 nodes
   auto time_of = [&](const ClusterSpec& c, std::vector<std::vector<int>> copies) {
     const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
-    const NetworkGraph g = build_network(c);
+    NetworkGraph g = build_network(c);
     FlowBackend b(c, nccl, g, {std::move(copies)}, {});
     return to_seconds(run_calls(b, {{CollKind::AllReduce, bytes, 0}})[0]);
   };
@@ -88,7 +88,7 @@ TEST(FlowBackend, CopiesCompeteOnSharedLinks) {
 TEST(FlowBackend, CallsInsideANodeUseTheCollectiveModel) {
   const ClusterSpec c = h100(2);
   const NcclAnalyticalModel nccl(c, {});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   FlowBackend b(c, nccl, g, {{range(0, 8), range(8, 8)}}, {});
   const SimTime t = run_calls(b, {{CollKind::AllGather, 64 << 20, 0}})[0];
   EXPECT_EQ(t, nccl.estimate(CollKind::AllGather, 64 << 20, GroupPlacement::of(range(0, 8), c)).time);
@@ -122,11 +122,38 @@ TEST(FlowBackend, DeadNicMovesTrafficToAnotherNic) {
   for (LinkId l : broken.out_links(dead)) EXPECT_EQ(stats[static_cast<std::size_t>(l)].bytes_carried, 0.0);
 }
 
+// The NIC dies while the first all-reduce runs: that one finishes on its paths, the next one
+// (started afterwards) detours through another NIC and takes longer; no transfer is lost.
+TEST(FlowBackend, LinkStateChangesMidRun) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
+  NetworkGraph g = build_network(c);
+  std::vector<ScheduledLinkState> changes;
+  for (LinkId l : g.out_links(g.nic(1, 2)))
+    for (LinkId x : {l, NetworkGraph::reverse(l)}) changes.push_back({from_microseconds(100), x, false, 1.0});
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {}, changes);
+  const std::int64_t bytes = 256 << 20;
+  std::vector<std::uint64_t> done;
+  auto run_one = [&](SimTime start, std::uint64_t token) {
+    b.start(start, token, {CollKind::AllReduce, bytes, 0});
+    for (SimTime t; (t = b.next_event()) != kNever;) {
+      b.advance(t, done);
+      if (!done.empty()) return t;
+    }
+    return SimTime{-1};
+  };
+  const SimTime end1 = run_one(0, 1);
+  ASSERT_GT(end1, from_microseconds(100));  // the fault came while it ran
+  const SimTime end2 = run_one(end1, 2);
+  EXPECT_GT(end2 - end1, end1 * 13 / 10);
+  EXPECT_FALSE(g.link(g.out_links(g.nic(1, 2))[0]).up);
+}
+
 TEST(FlowBackend, DeterministicForASeed) {
   ClusterSpec c = h100(4, NetworkTopology::FatTree);
   c.network.switch_radix = 32;
   const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   std::vector<std::vector<int>> dp;
   for (int l = 0; l < 8; ++l) dp.push_back(range(l, 4, 8));
   auto once = [&](std::uint64_t seed) {
@@ -141,7 +168,7 @@ TEST(FlowBackend, DeterministicForASeed) {
 TEST(FlowBackend, UnknownGroupIsAnError) {
   const ClusterSpec c = h100(2);
   const NcclAnalyticalModel nccl(c, {});
-  const NetworkGraph g = build_network(c);
+  NetworkGraph g = build_network(c);
   FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
   EXPECT_THROW(b.start(0, 0, {CollKind::AllReduce, 1024, 5}), Error);
 }
