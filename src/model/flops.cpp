@@ -7,6 +7,7 @@
 //   attn_linear = 6 * [ h*(q + 2kv) + q*h ]           QKV + output projection, q = a*d, kv = g*d (GQA via kv only)
 //   mlp_dense   = 6 * h * F * F_eff                    F_eff = 3 gated (SwiGLU), 2 otherwise
 //   mlp_moe     = 6 * h * F_e * F_eff * (k + shared)   only the k routed experts (+ shared experts) are counted
+//               + 6 * h * E                          the router's gating GEMM (T, E, h); see below
 //   logit       = 6 * h * V_pad                        LM head with the padded vocabulary
 // and per sequence-squared, per layer:
 //   attn_core   = 6 * q                                QK^T and PV, 2 FLOP per MAC, fwd+bwd = 3x, causal mask /2
@@ -18,6 +19,10 @@
 //     q_term    = q_lora*(h + a*(d_nope + d_rope) + 1)   (or h*a*(d_nope + d_rope) without a q LoRA)
 //   attn_core   = 6 * [ a*(d_nope + d_rope)/2 + a*d_v/2 ]  per sequence-squared
 // (the "+1" terms are the q/kv RMSNorm, which Megatron counts as one multiply per rank element).
+//
+// One addition to Megatron's count: the router's gating GEMM, 2*h*E per token forward (x3 with backward), which
+// transformer_flops leaves out. It is part of the model's math (verl's DeepSeek-V3 MFU formula counts it) and
+// costs 0.5% of DeepSeek-V3's per-token FLOPs (E = 256, h = 7168), 0.01% of Mixtral's (E = 8).
 //
 // Not modelled (Megatron does not count them either): sliding-window attention saving, MTP layers.
 #include "model/flops.hpp"
@@ -70,8 +75,9 @@ double mlp_per_token(const ModelSpec& m) {
   const int l_dense = m.num_layers - l_moe;
   const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
   const double moe_width = fe * m.moe.router_topk + fe * m.moe.shared_experts;
+  const double router = m.moe.num_experts;  // gating GEMM: h -> E
   return kFwdBwd * kFma * h *
-         (static_cast<double>(m.ffn_hidden_size) * f_eff * l_dense + moe_width * f_eff * l_moe);
+         (static_cast<double>(m.ffn_hidden_size) * f_eff * l_dense + (moe_width * f_eff + router) * l_moe);
 }
 
 double logit_per_token(const ModelSpec& m, int tensor_parallel) {

@@ -24,7 +24,9 @@ namespace {
 //     rank instead of one per symmetric class);
 //   algorithms.{all_reduce, all_gather, reduce_scatter} (nccl | halving_doubling | hierarchical |
 //     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us};
-//   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md).
+//   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md);
+//   parallelism.expert_tensor (expert-tensor-parallel size, default = tensor) and
+//   parallelism.moe_dispatcher (alltoall | allgather) (docs/moe.md).
 constexpr std::string_view kKnownKeys[] = {
     "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
     "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
@@ -41,7 +43,7 @@ constexpr std::string_view kKnownKeys[] = {
     "training.recompute_num_layers", "training.flash_attention", "training.optimizer", "training.iterations",
 
     "parallelism.tensor", "parallelism.pipeline", "parallelism.data", "parallelism.context",
-    "parallelism.expert", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",
+    "parallelism.expert", "parallelism.expert_tensor", "parallelism.moe_dispatcher", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",
     "parallelism.last_stage_layers", "parallelism.sequence_parallel", "parallelism.schedule",
     "parallelism.framework", "parallelism.zero_stage", "parallelism.overlap_grad_reduce",
     "parallelism.overlap_param_gather", "parallelism.tp_comm_overlap", "parallelism.grad_bucket_mb",

@@ -11,6 +11,10 @@ ParallelSpec read_parallelism(const Section& parallel) {
   parallel.read("data", p.data, Bound::Positive);  // stays 0 (= derive) when not given
   parallel.read("context", p.context, Bound::Positive);
   parallel.read("expert", p.expert, Bound::Positive);
+  parallel.read("expert_tensor", p.expert_tensor, Bound::Positive);  // stays 0 (= tensor) when not given
+  if (auto d = parallel.choice<MoeDispatcher>(
+          "moe_dispatcher", {{"alltoall", MoeDispatcher::AllToAll}, {"allgather", MoeDispatcher::AllGather}}))
+    p.moe_dispatcher = *d;
   parallel.read("virtual_pipeline", p.virtual_pipeline, Bound::Positive);
   parallel.read("first_stage_layers", p.first_stage_layers, Bound::Positive);
   parallel.read("last_stage_layers", p.last_stage_layers, Bound::Positive);

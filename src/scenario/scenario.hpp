@@ -17,6 +17,9 @@ enum class Optimizer { Adam, Lamb, SGD };
 enum class PipelineSchedule { OneFOneB, GPipe };
 enum class Framework { Megatron, DeepSpeed, FSDP };
 enum class NetworkModel { Analytical, Flow, Packet };
+// Megatron's --moe-token-dispatcher-type: token all-to-all over EP, or all-gather / reduce-scatter over
+// expert-TP x EP (../shared/reference/megatron.md §6.2).
+enum class MoeDispatcher { AllToAll, AllGather };
 
 struct TrainingSpec {
   std::int64_t global_batch_size = 0;  // sequences per iteration
@@ -37,6 +40,8 @@ struct ParallelSpec {
   int data = 0;  // resolved: num_gpus / (tensor * pipeline * context) when not given
   int context = 1;
   int expert = 1;
+  int expert_tensor = 0;  // expert-tensor-parallel size; resolved to `tensor` when not given (Megatron's default)
+  MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
   int virtual_pipeline = 1;
   std::optional<int> first_stage_layers;
   std::optional<int> last_stage_layers;

@@ -43,6 +43,7 @@ void resolve_data_parallel(Scenario& s, const Checker& c) {
 // sequence parallelism because tensor model parallelism is disabled"); tp_comm_overlap is turned
 // off too rather than rejected, so a sweep over tensor sizes can keep both flags on.
 void normalise_flags(Scenario& s) {
+  if (s.parallelism.expert_tensor == 0) s.parallelism.expert_tensor = s.parallelism.tensor;
   if (s.parallelism.tensor == 1) {
     s.parallelism.sequence_parallel = false;
     s.parallelism.tp_comm_overlap = false;
@@ -60,7 +61,10 @@ void check_tensor_split(const Scenario& s, const Checker& c) {
   divisible(m.num_query_groups, "model.num_query_groups");
   // Column-parallel linears split their output columns over the TP ranks (megatron/core/utils.py divide()).
   divisible(m.ffn_hidden_size, "model.ffn_hidden_size");
-  if (m.moe.enabled()) divisible(m.moe.expert_ffn_hidden_size, "model.moe.expert_ffn_hidden_size");
+  // Routed experts split over expert_tensor (check_experts); shared experts are a TP-split MLP.
+  if (m.moe.enabled() && m.moe.shared_experts > 0)
+    divisible(m.moe.shared_experts * m.moe.expert_ffn_hidden_size, "shared-expert width (model.moe.shared_experts x "
+                                                                   "expert_ffn_hidden_size)");
 }
 
 void check_sequence_split(const Scenario& s, const Checker& c) {
@@ -84,19 +88,55 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     c.fail("parallelism.tp_comm_overlap", "tp_comm_overlap needs parallelism.sequence_parallel: true");
 }
 
+// Mixture of experts (megatron/training/arguments.py, core/model_parallel_config.py, parallel_state.py;
+// ../shared/reference/megatron.md §1.1, §6.2). The expert view of the ranks is
+// world = expert_tensor x expert x expert-data x pipeline, so expert_tensor x expert must divide the
+// tensor x context x data ranks of a pipeline stage.
 void check_experts(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   const MoeSpec& moe = s.model.moe;
-  if (p.expert == 1) return;
-  if (!moe.enabled())
-    c.fail("parallelism.expert", "expert " + str(p.expert) + " needs an MoE model (model.moe.num_experts > 0)");
+  if (!moe.enabled()) {
+    if (p.expert != 1)
+      c.fail("parallelism.expert", "expert " + str(p.expert) + " needs an MoE model (model.moe.num_experts > 0)");
+    if (p.expert_tensor != p.tensor)
+      c.fail("parallelism.expert_tensor",
+             "expert_tensor " + str(p.expert_tensor) + " needs an MoE model (model.moe.num_experts > 0)");
+    return;
+  }
+  // Only Megatron-Core's MoE layer (router, token dispatcher, grouped experts) is modelled.
+  if (p.framework != Framework::Megatron)
+    c.fail("parallelism.framework", std::string("model.moe is simulated with Megatron-Core's MoE layer only; framework ") +
+                                        to_string(p.framework) + " (DeepSpeed-MoE / FSDP expert parallelism) is not "
+                                        "modelled: use framework megatron");
   if (moe.num_experts % p.expert != 0)
     c.fail("parallelism.expert", "model.moe.num_experts " + str(moe.num_experts) + " is not divisible by expert " + str(p.expert));
-  // Expert-parallel groups are formed inside data x context (parallel_state.py).
-  const std::int64_t dp_cp = static_cast<std::int64_t>(p.data) * p.context;
-  if (dp_cp % p.expert != 0)
-    c.fail("parallelism.expert", "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " +
-                                     str(p.context) + " = " + str(dp_cp));
+  // "When using MoE and tensor parallelism, sequence parallelism must be used."
+  if (p.tensor > 1 && !p.sequence_parallel)
+    c.fail("parallelism.sequence_parallel", "an MoE model with tensor " + str(p.tensor) +
+                                                " needs sequence_parallel: true (Megatron: \"When using MoE and tensor "
+                                                "parallelism, sequence parallelism must be used\")");
+  // "Expert parallelism is not supported with fp16 training."
+  if (p.expert > 1 && s.training.precision == Precision::FP16)
+    c.fail("training.precision", "expert " + str(p.expert) + ": Megatron does not support expert parallelism with fp16 "
+                                     "training; use bf16");
+  const std::int64_t stage = static_cast<std::int64_t>(p.tensor) * p.context * p.data;
+  const std::int64_t expert_ranks = static_cast<std::int64_t>(p.expert_tensor) * p.expert;
+  if (stage % expert_ranks != 0) {
+    if (p.expert_tensor == p.tensor) {  // the common case reads in the dense group's terms
+      const std::int64_t dp_cp = static_cast<std::int64_t>(p.data) * p.context;
+      c.fail("parallelism.expert", "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " +
+                                       str(p.context) + " = " + str(dp_cp));
+    }
+    c.fail("parallelism.expert_tensor", "expert_tensor " + str(p.expert_tensor) + " x expert " + str(p.expert) + " = " +
+                                            str(expert_ranks) + " does not divide tensor " + str(p.tensor) + " x context " +
+                                            str(p.context) + " x data " + str(p.data) + " = " + str(stage) +
+                                            " (the expert ranks of a pipeline stage)");
+  }
+  // Expert fc1/fc2 are split over expert-TP (their output columns / input rows), shared experts over TP.
+  if (moe.expert_ffn_hidden_size % p.expert_tensor != 0)
+    c.fail(p.expert_tensor == p.tensor ? "parallelism.tensor" : "parallelism.expert_tensor",
+           "model.moe.expert_ffn_hidden_size " + str(moe.expert_ffn_hidden_size) + " is not divisible by " +
+               (p.expert_tensor == p.tensor ? "parallelism.tensor " : "parallelism.expert_tensor ") + str(p.expert_tensor));
 }
 
 void check_batch(const Scenario& s, const Checker& c) {

@@ -12,6 +12,10 @@ struct WorkloadOptions {
   bool per_rank = false;
 };
 
+// Megatron's rank layout for the scenario: the dense view and, for MoE models, the expert view
+// (expert, expert_tensor); the flow-level network builds group copies from it (group_replicas.hpp).
+ParallelPlan parallel_plan_of(const Scenario& s);
+
 // The simulated ranks for these options (global rank ids, ascending).
 std::vector<int> simulated_ranks(const Scenario& s, const WorkloadOptions& o);
 

@@ -1,9 +1,55 @@
 #include "workload/layer_dims.hpp"
 
+#include <algorithm>
+
 #include "model/layer_shapes.hpp"
 #include "workload/kernels_factory.hpp"
 
 namespace trainsim {
+
+namespace {
+
+MlaDims mla_dims(const ModelSpec& m, int t) {
+  MlaDims x;
+  if (!m.mla) return x;
+  x.on = true;
+  x.q_lora = m.mla->q_lora_rank;
+  x.kv_lora = m.mla->kv_lora_rank;
+  x.nope = m.mla->qk_nope_head_dim;
+  x.rope = m.mla->qk_rope_head_dim;
+  x.v = m.mla->v_head_dim;
+  const std::int64_t heads = m.num_attention_heads / t;
+  x.q_local = heads * (x.nope + x.rope);
+  x.kv_local = heads * (x.nope + x.v);
+  x.v_local = heads * x.v;
+  return x;
+}
+
+MoeDims moe_dims(const Scenario& sc, std::int64_t rows) {
+  const MoeSpec& spec = sc.model.moe;
+  const ParallelSpec& p = sc.parallelism;
+  MoeDims x;
+  if (!spec.enabled()) return x;
+  x.on = true;
+  x.experts = spec.num_experts;
+  x.topk = spec.router_topk;
+  x.ep = std::max(1, p.expert);
+  x.etp = p.expert_tensor > 0 ? p.expert_tensor : std::max(1, p.tensor);
+  x.local_experts = std::max(1, x.experts / x.ep);
+  x.fe = spec.expert_ffn_hidden_size;
+  x.fs = static_cast<std::int64_t>(spec.shared_experts) * spec.expert_ffn_hidden_size;
+  x.dispatcher = p.moe_dispatcher;
+  x.tokens = rows;
+  // A capacity factor pads every expert to its capacity (Megatron's drop-and-pad,
+  // moe_pad_expert_input_to_capacity): cf x the dropless row count under balanced routing.
+  const double cf = spec.capacity_factor.value_or(1.0);
+  x.routed = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(rows * x.topk) * cf + 0.5));
+  x.rows = x.routed * x.etp;
+  x.rows_per_expert = std::max<std::int64_t>(1, (x.rows + x.local_experts - 1) / x.local_experts);
+  return x;
+}
+
+}  // namespace
 
 LayerDims LayerDims::of(const Scenario& sc) {
   const auto& m = sc.model;
@@ -32,8 +78,20 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.attn_local = static_cast<std::int64_t>(d.a) * d.d / d.t;
   d.ffn_local = d.ffn / d.t;
   d.act_bytes = static_cast<std::int64_t>(static_cast<double>(d.T * d.h) * activation_bytes(d.precision));
-  const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
+  d.mla = mla_dims(m, d.t);
+  d.moe = moe_dims(sc, d.rows);
+  d.moe_layer.assign(static_cast<std::size_t>(std::max(0, m.num_layers)), 0);
+  for (int l = 0; l < m.num_layers; ++l) d.moe_layer[static_cast<std::size_t>(l)] = is_moe_layer(m, l) ? 1 : 0;
+
   const double t_ranks = static_cast<double>(d.t);
+  const double expert_ranks = static_cast<double>(d.moe.ep) * static_cast<double>(d.moe.on ? d.moe.etp : 1);
+  for (int l = 0; l < m.num_layers; ++l) {
+    const LayerParams lp = trainsim::layer_params(m, l);
+    d.dense_params_by_layer.push_back(lp.tp_sharded / t_ranks + lp.replicated);
+    d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
+    d.sp_params_by_layer.push_back(lp.replicated);
+  }
+  const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
   d.layer_params = lp.tp_sharded / t_ranks + lp.replicated;
   d.layer_sp_params = lp.replicated;
   d.lm_head_params = word_embedding_params(m, d.t) / t_ranks;

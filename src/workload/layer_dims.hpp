@@ -1,11 +1,39 @@
 #pragma once
-// Per-rank, per-micro-batch shapes of one dense transformer layer (../shared/reference/megatron.md §0.1):
-// T = s/c * b token rows entering the TP-sharded GEMMs, T_sp = T/t rows of the residual stream with SP.
+// Per-rank, per-micro-batch shapes of one transformer layer (../shared/reference/megatron.md §0.1):
+// T = s/c * b token rows entering the TP-sharded GEMMs, T_sp = T/t rows of the residual stream with SP;
+// multi-latent attention dimensions and the MoE block's shapes (§6.2) when the model has them.
 #include <cstdint>
+#include <vector>
 
 #include "scenario/scenario.hpp"
 
 namespace trainsim {
+
+// Multi-head latent attention (DeepSeek; Megatron MLASelfAttention) on one rank.
+struct MlaDims {
+  bool on = false;
+  std::int64_t q_lora = 0;   // 0: queries projected straight from h (no q LoRA)
+  std::int64_t kv_lora = 0;
+  std::int64_t nope = 0, rope = 0, v = 0;  // per-head dims: q/k without and with RoPE, value
+  std::int64_t q_local = 0;   // a/t * (nope + rope): query up-projection output per rank
+  std::int64_t kv_local = 0;  // a/t * (nope + v): key/value up-projection output per rank
+  std::int64_t v_local = 0;   // a/t * v: attention output / projection input per rank
+};
+
+// The MoE block on one rank (balanced routing: every expert receives T_l*k/E of each rank's tokens).
+struct MoeDims {
+  bool on = false;
+  int experts = 0, topk = 0;
+  int ep = 1, etp = 1;      // expert-parallel and expert-tensor-parallel sizes
+  int local_experts = 0;    // E / ep
+  std::int64_t fe = 0;      // routed expert FFN width
+  std::int64_t fs = 0;      // shared experts' width: shared_experts x F_e (0 = none)
+  MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
+  std::int64_t tokens = 0;  // T_l: tokens of this rank entering the block (T/t with SP)
+  std::int64_t routed = 0;  // T_l * k (x capacity factor): rows this rank sends to experts
+  std::int64_t rows = 0;    // R = t_e * routed: rows its local experts process (after the expert-TP gather)
+  std::int64_t rows_per_expert = 0;  // R / E_l, the M of each grouped-GEMM member
+};
 
 struct LayerDims {
   std::int64_t s = 0, b = 0, h = 0, d = 0, ffn = 0, vocab_padded = 0;
@@ -24,8 +52,15 @@ struct LayerDims {
   std::int64_t ffn_local = 0;   // F / t
   // Bytes of one activation tensor [T, h] in the activation dtype: the unit of TP collectives.
   std::int64_t act_bytes = 0;
+  MlaDims mla;
+  MoeDims moe;
+  std::vector<char> moe_layer;  // by global layer: 1 where the MLP is an MoE block
 
   static LayerDims of(const Scenario& s);
+
+  bool is_moe(int layer) const {
+    return layer >= 0 && static_cast<std::size_t>(layer) < moe_layer.size() && moe_layer[static_cast<std::size_t>(layer)] != 0;
+  }
 
   // Parameters per TP rank, from model/layer_shapes (the same counts the FLOP and memory formulas use):
   // one dense layer, the word + position embedding, the LM head and the final norm.
@@ -36,6 +71,11 @@ struct LayerDims {
   // Parameters of one layer replicated across TP (norms, row-parallel biases): Megatron flags them
   // sequence_parallel and all-reduces their grads over TP when SP is on.
   double layer_sp_params = 0;
+
+  // Per global layer (MoE models mix dense and MoE layers): parameters in the dense DDP buffer on one
+  // rank (TP-sharded / t + replicated), routed-expert parameters on one rank (/ (ep * etp)), and the
+  // TP-replicated ones (norms, router, MLA down-projections) whose grads the SP all-reduce covers.
+  std::vector<double> dense_params_by_layer, expert_params_by_layer, sp_params_by_layer;
 };
 
 }  // namespace trainsim

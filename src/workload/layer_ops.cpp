@@ -8,15 +8,29 @@ namespace {
 double D(std::int64_t v) { return static_cast<double>(v); }
 }  // namespace
 
+const LayerEmitter::MlpNames LayerEmitter::kDenseMlp = {
+    "fc1",       "swiglu",    "fc2",       "tp.ag.fc1_input", "tp.rs.fc2",       "tp.ar.fc2",      "tp.ag.fc2_dy",
+    "fc2.dgrad", "fc2.wgrad", "swiglu.bwd", "fc1.dgrad",      "tp.rs.fc1_dgrad", "tp.ar.fc1_dgrad", "fc1.wgrad"};
+const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {
+    "shared_experts.fc1",       "shared_experts.swiglu",     "shared_experts.fc2",
+    "tp.ag.shared_experts_input", "tp.rs.shared_experts_fc2",  "tp.ar.shared_experts_fc2",
+    "tp.ag.shared_experts_fc2_dy", "shared_experts.fc2.dgrad", "shared_experts.fc2.wgrad",
+    "shared_experts.swiglu.bwd",  "shared_experts.fc1.dgrad", "tp.rs.shared_experts_fc1_dgrad",
+    "tp.ar.shared_experts_fc1_dgrad", "shared_experts.fc1.wgrad"};
+
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
-                                    std::int64_t k) {
-  return rb_.compute(ctx, name, gemm(m, n, k, d_.precision));
+                                    std::int64_t k, std::int64_t batch) {
+  return rb_.compute(ctx, name, gemm(m, n, k, d_.precision, batch));
 }
 
 void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
+  norm_rows(ctx, name, backward, D(d_.rows), D(d_.h));
+}
+
+void LayerEmitter::norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width) {
   // Forward reads x and writes y (+ mean/rstd); backward reads x, dy and writes dx (§2.1 #1, #10).
   const double ab = activation_bytes(d_.precision);
-  const double elems = D(d_.rows * d_.h);
+  const double elems = rows * width;
   const double bytes = elems * ab * (backward ? 3.0 : 2.0);
   rb_.compute(ctx, name, memory_kernel(KernelKind::LayerNorm, bytes, elems * (backward ? 10.0 : 6.0), d_.precision));
 }
@@ -31,11 +45,30 @@ std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name
   return id;
 }
 
+std::uint32_t LayerEmitter::tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync,
+                                                double bytes) {
+  const auto id = rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, static_cast<std::int64_t>(bytes));
+  if (sync) rb_.wait(id);
+  return id;
+}
+
+std::int64_t LayerEmitter::attention_head_dim() const {
+  // MLA: QK^T runs over nope+rope dims and PV over v dims; the kernel's FLOPs 4*s_q*s_kv*d/2 with d the mean of
+  // the two equal Megatron's (d_qk + d_v)/2 per head (megatron.md §10, MLA branch).
+  if (d_.mla.on) return (d_.mla.nope + d_.mla.rope + d_.mla.v) / 2;
+  return d_.d;
+}
+
+double LayerEmitter::kv_elements_per_token() const {
+  if (d_.mla.on) return D(d_.mla.q_local / (d_.mla.nope + d_.mla.rope)) * D(d_.mla.nope + d_.mla.rope + d_.mla.v);
+  return 2.0 * D(static_cast<std::int64_t>(d_.g) * d_.d / d_.t);
+}
+
 std::uint32_t LayerEmitter::cp_exchange(const OpContext& ctx, bool backward) {
   // Ring attention (TE p2p, §6.1): c-1 KV exchanges forward (c in backward, KV + dKV) overlapped with
   // the attention tiles. Priced here as one all-gather of the K and V blocks over the CP group,
   // concurrent with the attention kernel; the next op waits for it.
-  const double kv = 2.0 * D(d_.T) * D(static_cast<std::int64_t>(d_.g) * d_.d / d_.t) * activation_bytes(d_.precision);
+  const double kv = D(d_.T) * kv_elements_per_token() * activation_bytes(d_.precision);
   const auto bytes = static_cast<std::int64_t>(kv * static_cast<double>(d_.c) * (backward ? 2.0 : 1.0));
   return rb_.collective(ctx, Stream::CpComm, backward ? "cp.kv_dkv_exchange" : "cp.kv_exchange", CollKind::AllGather,
                         g_.cp, bytes);
@@ -49,17 +82,17 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
   if (d_.flash) {
     // Causal work of a CP rank is 1/c of the full sequence's (zig-zag balanced): queries s/c
     // against keys s, causal halving applied over the full square.
-    KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, d_.d, true, d_.precision);
+    KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision);
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
     // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (§2.1 #6); no causal skipping.
-    rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, d_.d, d_.precision, d_.b * heads));
+    rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(ctx, "attn.softmax",
                 memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 2.0, scores * 5.0,
                               d_.precision));
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
-    rb_.compute(ctx, "attn.pv", gemm(s_local, d_.d, d_.s, d_.precision, d_.b * heads));
+    rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
   }
   if (use_cp) rb_.wait(cp);
 }
@@ -70,17 +103,18 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
   const bool use_cp = d_.c > 1;
   const std::uint32_t cp = use_cp ? cp_exchange(ctx, true) : 0;
   if (d_.flash) {
-    rb_.compute(ctx, "core_attn.bwd", flash_attention_bwd(d_.b * heads, s_local, d_.s, d_.d, true, d_.precision));
+    rb_.compute(ctx, "core_attn.bwd",
+                flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision));
   } else {
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
-    rb_.compute(ctx, "attn.pv.dgrad", gemm(s_local, d_.s, d_.d, d_.precision, d_.b * heads));  // dP = dO V^T
-    rb_.compute(ctx, "attn.pv.wgrad", gemm(d_.s, d_.d, s_local, d_.precision, d_.b * heads));  // dV = P^T dO
+    rb_.compute(ctx, "attn.pv.dgrad", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));  // dP = dO V^T
+    rb_.compute(ctx, "attn.pv.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dV = P^T dO
     elementwise(ctx, "attn.dropout.bwd", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.softmax.bwd",
                 memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 3.0, scores * 4.0,
                               d_.precision));
-    rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, d_.d, d_.s, d_.precision, d_.b * heads));  // dQ = dS K
-    rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, d_.d, s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
+    rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
+    rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
   }
   if (use_cp) rb_.wait(cp);
 }
@@ -117,24 +151,56 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
   tp_collective(ctx, d_.sp ? rs_name : ar_name, d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, true);
 }
 
+void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
+  const double ab = activation_bytes(d_.precision);
+  gathered_gemm(ctx, n.fc1, d_.G * ffn_local, n.ag_fc1_input);
+  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * ab * (d_.G + 1.0));
+  row_parallel_forward(ctx, n.fc2, ffn_local, n.rs_fc2, n.ar_fc2);
+}
+
+void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
+  const bool tp = d_.t > 1;
+  const double ab = activation_bytes(d_.precision);
+  gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
+  gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);          // B4
+  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * ab * (2.0 * d_.G + 1.0));
+  std::uint32_t ag = 0;
+  if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false);  // B6, async
+  gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                              // B7
+  std::uint32_t red = 0;
+  if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
+    red = tp_collective(ctx, d_.sp ? n.rs_fc1_dgrad : n.ar_fc1_dgrad,
+                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
+  if (tp && d_.sp) rb_.wait(ag);
+  gemm_op(ctx, n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T);  // B9
+  if (tp) rb_.wait(red);
+}
+
 void LayerEmitter::forward(int layer, int mb, Phase phase) {
   const OpContext ctx{phase, layer, mb};
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;  // one residual-stream tensor on this rank
 
   // --- attention block (§2.1 #1-9) ---
-  norm(ctx, "input_norm", false);
-  gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
-  if (d_.rope) elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+  if (d_.mla.on) {
+    mla_projections_forward(ctx);
+  } else {
+    norm(ctx, "input_norm", false);
+    gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
+    if (d_.rope)
+      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+  }
   attention_forward(ctx);
-  row_parallel_forward(ctx, "proj", d_.attn_local, "tp.rs.proj", "tp.ar.proj");
+  row_parallel_forward(ctx, "proj", d_.mla.on ? d_.mla.v_local : d_.attn_local, "tp.rs.proj", "tp.ar.proj");
   elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
 
-  // --- MLP block (§2.1 #10-16) ---
-  norm(ctx, "pre_mlp_norm", false);
-  gathered_gemm(ctx, "fc1", d_.G * d_.ffn_local, "tp.ag.fc1_input");
-  elementwise(ctx, d_.G == 2 ? "swiglu" : "gelu", D(d_.T) * D(d_.ffn_local) * ab * (d_.G + 1.0));
-  row_parallel_forward(ctx, "fc2", d_.ffn_local, "tp.rs.fc2", "tp.ar.fc2");
+  // --- MLP block (§2.1 #10-16), or the MoE block (§6.2) ---
+  if (d_.is_moe(layer)) {
+    moe_forward(ctx);
+  } else {
+    norm(ctx, "pre_mlp_norm", false);
+    mlp_forward(ctx, kDenseMlp, d_.ffn_local);
+  }
   elementwise(ctx, "mlp.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
 }
 
@@ -144,39 +210,39 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;
 
-  // --- MLP backward (§2.2 B1-B11) ---
+  // --- MLP backward (§2.2 B1-B11), or the MoE block's ---
   elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
-  gathered_gemm(ctx, "fc2.dgrad", d_.ffn_local, "tp.ag.fc2_dy");  // B2-B3
-  gemm_op(ctx, "fc2.wgrad", d_.h, d_.ffn_local, d_.T);                                  // B4
-  elementwise(ctx, d_.G == 2 ? "swiglu.bwd" : "gelu.bwd", D(d_.T) * D(d_.ffn_local) * ab * (2.0 * d_.G + 1.0));
-  std::uint32_t ag = 0;
-  if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.fc1_input", CollKind::AllGather, false);  // B6, async
-  gemm_op(ctx, "fc1.dgrad", d_.T, d_.h, d_.G * d_.ffn_local);                                  // B7
-  std::uint32_t red = 0;
-  if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
-    red = tp_collective(ctx, d_.sp ? "tp.rs.fc1_dgrad" : "tp.ar.fc1_dgrad",
-                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
-  if (tp && d_.sp) rb_.wait(ag);
-  gemm_op(ctx, "fc1.wgrad", d_.G * d_.ffn_local, d_.h, d_.T);  // B9
-  if (tp) rb_.wait(red);
+  if (d_.is_moe(layer)) {
+    moe_backward(ctx);
+  } else {
+    mlp_backward(ctx, kDenseMlp, d_.ffn_local);
+  }
   norm(ctx, "pre_mlp_norm.bwd", true);                           // B10
   elementwise(ctx, "residual_grad_add", res * 3.0);              // B11
 
   // --- attention backward (§2.2 B12-B22) ---
+  const std::int64_t proj_in = d_.mla.on ? d_.mla.v_local : d_.attn_local;
   elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
-  gathered_gemm(ctx, "proj.dgrad", d_.attn_local, "tp.ag.proj_dy");  // B13-B14
-  gemm_op(ctx, "proj.wgrad", d_.h, d_.attn_local, d_.T);                              // B15
+  gathered_gemm(ctx, "proj.dgrad", proj_in, "tp.ag.proj_dy");  // B13-B14
+  gemm_op(ctx, "proj.wgrad", d_.h, proj_in, d_.T);              // B15
   if (recompute_attention) attention_forward(OpContext{Phase::Recompute, layer, mb});
   attention_backward(ctx);  // B16
-  if (d_.rope) elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
-  if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false);  // B18
-  gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
-  if (tp)
-    red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
-                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);  // B20
-  if (tp && d_.sp) rb_.wait(ag);
-  gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
-  if (tp) rb_.wait(red);
+  if (d_.mla.on) {
+    mla_projections_backward(ctx);
+  } else {
+    if (d_.rope)
+      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+    std::uint32_t ag = 0;
+    if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false);  // B18
+    gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
+    std::uint32_t red = 0;
+    if (tp)
+      red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
+                          d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);  // B20
+    if (tp && d_.sp) rb_.wait(ag);
+    gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
+    if (tp) rb_.wait(red);
+  }
   norm(ctx, "input_norm.bwd", true);  // B22
   elementwise(ctx, "residual_grad_add", res * 3.0);
 }

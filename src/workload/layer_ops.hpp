@@ -1,7 +1,9 @@
 #pragma once
 // The kernels and TP/CP collectives of one transformer layer, the embedding and the LM head with
 // vocab-parallel cross-entropy, for one micro-batch on one rank, in the order Megatron-Core with
-// Transformer Engine issues them (../shared/reference/megatron.md §2, §3, §8, §11.1).
+// Transformer Engine issues them (../shared/reference/megatron.md §2, §3, §8, §11.1). Multi-latent
+// attention (layer_ops_mla.cpp) replaces the QKV path; an MoE block (layer_ops_moe.cpp, §6.2) replaces
+// the MLP of MoE layers.
 #include <cstdint>
 
 #include "workload/layer_dims.hpp"
@@ -10,8 +12,11 @@
 namespace trainsim {
 
 struct LayerGroups {
-  std::uint32_t tp = 0;  // tensor-parallel communicator (unused when t == 1)
-  std::uint32_t cp = 0;  // context-parallel communicator (unused when c == 1)
+  std::uint32_t tp = 0;      // tensor-parallel communicator (unused when t == 1)
+  std::uint32_t cp = 0;      // context-parallel communicator (unused when c == 1)
+  std::uint32_t ep = 0;      // expert-parallel communicator (MoE, ep > 1)
+  std::uint32_t etp = 0;     // expert-tensor-parallel communicator (MoE, etp > 1)
+  std::uint32_t etp_ep = 0;  // etp x ep: the allgather dispatcher's communicator
 };
 
 class LayerEmitter {
@@ -30,10 +35,23 @@ class LayerEmitter {
   void lm_head_backward(int mb);
 
  private:
+  // Op names of one TP-split MLP: the dense layer's, or the MoE block's shared experts.
+  struct MlpNames {
+    const char *fc1, *act, *fc2, *ag_fc1_input, *rs_fc2, *ar_fc2;      // forward
+    const char *ag_fc2_dy, *fc2_dgrad, *fc2_wgrad, *act_bwd, *fc1_dgrad, *rs_fc1_dgrad, *ar_fc1_dgrad,
+        *fc1_wgrad;                                                    // backward
+  };
+  static const MlpNames kDenseMlp, kSharedExperts;
+
   void norm(const OpContext& ctx, const char* name, bool backward);
+  void norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width);
   void elementwise(const OpContext& ctx, const char* name, double bytes);
   void attention_forward(const OpContext& ctx);
   void attention_backward(const OpContext& ctx);
+  // Head dim of the fused attention kernel and K+V elements per token per rank (for the CP exchange):
+  // plain attention uses d and 2*g*d/t; MLA's keys are nope+rope wide and values v wide (layer_ops_mla.cpp).
+  std::int64_t attention_head_dim() const;
+  double kv_elements_per_token() const;
   // TP collective of one activation tensor; synchronous unless TP comm overlap hides it behind
   // the GEMM issued right after (returned op must then be waited for after that GEMM).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync);
@@ -44,7 +62,36 @@ class LayerEmitter {
   // Row-parallel linear (proj, fc2): GEMM then its TP reduction.
   void row_parallel_forward(const OpContext& ctx, const char* name, std::int64_t k, const char* rs_name,
                             const char* ar_name);
-  std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k);
+  std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
+                        std::int64_t batch = 1);
+
+  // The MLP of §2.1 #11-15 and §2.2 B2-B9 with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
+  void mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
+  void mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
+
+  // Multi-latent attention's projections (layer_ops_mla.cpp): from the input norm to the core-attention input,
+  // and the reverse from the core-attention gradient to the input-norm gradient.
+  void mla_projections_forward(const OpContext& ctx);
+  void mla_projections_backward(const OpContext& ctx);
+  // A column-parallel up-projection whose LayerNorm is fused (TELayerNormColumnParallelLinear) over a latent of
+  // width `latent` held on the local sequence shard: norm, SP all-gather of the normed latent, GEMM. The backward
+  // ends with the fused norm's backward unless `norm_name` is null (a plain column-parallel projection).
+  void latent_up_forward(const OpContext& ctx, const char* norm_name, const char* ag_name, const char* gemm_name,
+                         std::int64_t latent, std::int64_t out);
+  void latent_up_backward(const OpContext& ctx, const char* ag_name, const char* dgrad_name, const char* red_name,
+                          const char* wgrad_name, const char* norm_name, std::int64_t latent, std::int64_t out);
+  std::uint32_t tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync, double bytes);
+
+  // The MoE block (layer_ops_moe.cpp, §6.2) in place of §2.1 #10-16 / §2.2 B1-B11.
+  void moe_forward(const OpContext& ctx);
+  void moe_backward(const OpContext& ctx);
+  void moe_dispatch_forward(const OpContext& ctx);
+  void moe_combine_forward(const OpContext& ctx);
+  void moe_combine_backward(const OpContext& ctx);
+  void moe_dispatch_backward(const OpContext& ctx);
+  void experts_forward(const OpContext& ctx);
+  void experts_backward(const OpContext& ctx);
+  std::uint32_t moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group, double bytes);
 
   RankBuilder& rb_;
   const LayerDims& d_;

@@ -6,8 +6,9 @@
 //                                 (ZeRO paper, Rajbhandari et al. 2020 §5; ../shared/reference/zero-fsdp.md §4.2;
 //                                 Megatron distributed optimizer: ../shared/reference/megatron.md §5.1, §5.3)
 //   activations                   per layer per micro-batch after Korthikanti et al. 2022 ("Reducing Activation
-//                                 Recomputation in Large Transformer Models", §4), generalised to GQA/gated MLPs/MoE,
-//                                 times the micro-batches the pipeline schedule keeps in flight (megatron.md §4.5/4.6)
+//                                 Recomputation in Large Transformer Models", §4), generalised to GQA/gated MLPs/MoE
+//                                 (MoE layers: docs/moe.md §5), times the micro-batches the pipeline schedule keeps in
+//                                 flight (megatron.md §4.5/4.6)
 //   other                         fixed allowance (CUDA context, NCCL buffers, workspaces) + fragmentation: judgment
 #include "workload/memory_model.hpp"
 
@@ -81,16 +82,20 @@ struct RankParams {
   double largest_unit = 0;  // largest FSDP/ZeRO-3 gather unit on this rank (a layer or the embedding)
 };
 
+// Expert-tensor-parallel size: parallelism.expert_tensor, which validation resolves to `tensor` when not given.
+int expert_tensor(const ParallelSpec& p) { return p.expert_tensor > 0 ? p.expert_tensor : std::max(1, p.tensor); }
+
 RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers) {
   const ModelSpec& m = s.model;
   const int t = std::max(1, s.parallelism.tensor);
   const int e = std::max(1, s.parallelism.expert);
+  const int te = expert_tensor(s.parallelism);
   const int p = std::max(1, s.parallelism.pipeline);
   RankParams r;
   for (int layer : layers) {
     const LayerParams lp = layer_params(m, layer);
     const double dense = lp.tp_sharded / t + lp.replicated;
-    const double expert = lp.expert / (static_cast<double>(e) * t);  // expert-TP = TP (Megatron default)
+    const double expert = lp.expert / (static_cast<double>(e) * te);  // E/e experts, each split over expert-TP
     r.dense += dense;
     r.expert += expert;
     r.largest_unit = std::max(r.largest_unit, dense + expert);
@@ -131,7 +136,38 @@ struct LayerActivation {
   double replicated = 0;  // divided by TP only with sequence parallelism
   double sharded = 0;     // divided by TP
   double softmax = 0;     // divided by TP; absent with flash attention or selective recompute
+  double routed = 0;      // MoE routed path, already per token of the rank's T = s/c*b (divided as it should be)
 };
+
+// The routed path of an MoE layer, bytes per rank per token of T (docs/moe.md §5). The rank routes its
+// T_l = T/t_sp tokens (t_sp = t with sequence parallelism, else 1) to k experts each; under balanced routing it
+// receives back T_l*k rows (x capacity factor), t_e*T_l*k after the expert-TP all-gather. Saved for backward:
+//   the gathered fc1 input, 2h per row (t_e*T_l*k rows: not divided by t_e, the gather makes it whole);
+//   fc1 output (activation input) 2*G'*F_e/t_e and activation output (fc2 input) 2*F_e/t_e per row, which over the
+//   t_e*T_l*k rows is T_l*k*(2G'F_e + 2F_e) whatever t_e is;
+//   the router's fp32 scores (4E) and routing map (E) per token of T_l.
+double moe_routed_bytes_per_token(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const ParallelSpec& par = s.parallelism;
+  const int t = std::max(1, par.tensor);
+  const double t_sp = par.sequence_parallel && t > 1 ? t : 1;
+  const double h = static_cast<double>(m.hidden_size);
+  const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
+  const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+  const double gated = m.gated_mlp ? 2 : 1;
+  const double per_routed_token = 2 * h * expert_tensor(par) + 2 * gated * fe + 2 * fe;
+  return (k * per_routed_token + 5.0 * m.moe.num_experts) / t_sp;
+}
+
+// Transient buffers of the token dispatcher while one MoE layer runs (not kept for backward): the permuted
+// tokens sent and the tokens received, T_l*k rows of h each, bytes per rank per token of T.
+double moe_dispatch_buffer_bytes_per_token(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  const int t = std::max(1, par.tensor);
+  const double t_sp = par.sequence_parallel && t > 1 ? t : 1;
+  const double k = s.model.moe.router_topk * s.model.moe.capacity_factor.value_or(1.0);
+  return 2 * k * 2 * static_cast<double>(s.model.hidden_size) / t_sp;
+}
 
 LayerActivation layer_activation(const Scenario& s, int layer) {
   const ModelSpec& m = s.model;
@@ -161,13 +197,10 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   if (!is_moe_layer(m, layer)) {
     act.sharded += mlp_inner(static_cast<double>(m.ffn_hidden_size));
   } else {
-    // MoE (approximation, docs/memory-model.md): each token is routed to k experts; the permuted fc1 input (2h per
-    // copy) is gathered over expert-TP so it is not divided by TP (we book it as replicated); expert activations are
-    // TP-sharded. A capacity factor pads every expert to capacity. Shared experts act like a dense MLP.
-    const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
-    const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
-    act.replicated += k * 2 * h;
-    act.sharded += k * mlp_inner(fe) + mlp_inner(fe * m.moe.shared_experts);
+    // MoE (docs/moe.md §5): the norm input and the router / shared-expert input above, the routed path, and the
+    // shared experts as a TP-split MLP of width shared x F_e. A capacity factor pads every expert to capacity.
+    act.routed = moe_routed_bytes_per_token(s);
+    act.sharded += mlp_inner(static_cast<double>(m.moe.expert_ffn_hidden_size) * m.moe.shared_experts);
   }
   return act;
 }
@@ -178,7 +211,7 @@ double layer_bytes(const Scenario& s, int layer, double tokens) {
   const bool sp = s.parallelism.sequence_parallel && t > 1;
   const LayerActivation a = layer_activation(s, layer);
   const bool keep_softmax = !s.training.flash_attention && s.training.recompute == RecomputeGranularity::None;
-  return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0));
+  return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) + a.routed);
 }
 
 // Full recompute keeps only each checkpointed layer's input, 2sbh (sharded by TP under SP) — Korthikanti §5.
@@ -213,9 +246,16 @@ constexpr double kNcclChannels = 16;
 constexpr double kNcclBytesPerChannel = 4194304.0 + 4915200.0 + 524288.0;
 constexpr double kFragmentation = 0.10;
 
-int communicators(const ParallelSpec& par, int data) {
+int communicators(const Scenario& s, int data) {
+  const ParallelSpec& par = s.parallelism;
   int n = 0;
-  for (int size : {par.tensor, par.pipeline, data * par.context, par.context, par.expert}) n += size > 1 ? 1 : 0;
+  for (int size : {par.tensor, par.pipeline, data * par.context, par.context}) n += size > 1 ? 1 : 0;
+  if (s.model.moe.enabled()) {  // the expert view's communicators: EP, expert-TP, expert-DP (+ etp x ep)
+    const int te = expert_tensor(par);
+    const int expert_dp = std::max(1, par.tensor * par.context * data / std::max(1, te * par.expert));
+    for (int size : {par.expert, te, expert_dp}) n += size > 1 ? 1 : 0;
+    if (par.moe_dispatcher == MoeDispatcher::AllGather && te * par.expert > 1) n += 1;
+  }
   return n;
 }
 
@@ -237,7 +277,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
 
   const StateBytes sb = state_bytes(s);
   const double dp_dense = static_cast<double>(data) * c;             // Megatron shards over dp x cp
-  const double dp_expert = std::max(1.0, dp_dense / e);              // expert-DP = world / (t_e * e * p)
+  // expert-DP = world / (t_e * e * p) = t * c * D / (t_e * e)
+  const double dp_expert = std::max(1.0, static_cast<double>(t) * dp_dense / (static_cast<double>(expert_tensor(par)) * e));
   const double tokens = static_cast<double>(m.seq_length) / c * s.training.micro_batch_size;
   const double h = static_cast<double>(m.hidden_size);
   const double vocab_local = static_cast<double>(padded_vocab_size(m.vocab_size, t)) / t;
@@ -295,6 +336,9 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     mem.in_flight_micro_batches = (chunks + v - 1) / v;
     // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
     if (recomputed > 0) activations += largest_layer;
+    // The dispatcher's send and receive buffers while an MoE layer runs (one layer, one micro-batch).
+    if (std::any_of(layers.begin(), layers.end(), [&](int l) { return is_moe_layer(m, l); }))
+      activations += tokens * moe_dispatch_buffer_bytes_per_token(s);
     // First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
     if (stage == 0 && dropout) activations += mem.in_flight_micro_batches * tokens * h / (sp ? t : 1);
     if (stage == p - 1) {
@@ -309,7 +353,7 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     }
 
     // --- allowance ------------------------------------------------------------------------------------------
-    const double nccl = communicators(par, data) * kNcclChannels * kNcclBytesPerChannel;
+    const double nccl = communicators(s, data) * kNcclChannels * kNcclBytesPerChannel;
     mem.weights_gib = weights / kGiB;
     mem.grads_gib = grads / kGiB;
     mem.optimizer_gib = optimizer / kGiB;

@@ -30,6 +30,10 @@ const char* to_string(GroupKind k) {
     case GroupKind::Embedding: return "embedding";
     case GroupKind::ModelParallel: return "tp-pp";
     case GroupKind::World: return "world";
+    case GroupKind::EP: return "ep";
+    case GroupKind::ExpertTP: return "etp";
+    case GroupKind::ExpertTPxEP: return "etp-ep";
+    case GroupKind::ExpertDP: return "edp";
   }
   return "?";
 }
@@ -42,6 +46,8 @@ const char* to_string(Stream s) {
     case Stream::DpComm: return "dp-comm";
     case Stream::PpComm: return "pp-comm";
     case Stream::PpCommNext: return "pp-comm-next";
+    case Stream::EpComm: return "ep-comm";
+    case Stream::ExpertDpComm: return "edp-comm";
     case Stream::kCount: break;
   }
   return "?";

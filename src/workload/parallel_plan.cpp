@@ -6,9 +6,21 @@
 
 namespace trainsim {
 
-ParallelPlan::ParallelPlan(int tensor, int context, int data, int pipeline)
-    : t_(tensor), c_(context), d_(data), p_(pipeline) {
-  if (t_ < 1 || c_ < 1 || d_ < 1 || p_ < 1) throw Error("parallel sizes must be positive");
+bool is_expert_group(GroupKind k) {
+  return k == GroupKind::EP || k == GroupKind::ExpertTP || k == GroupKind::ExpertTPxEP || k == GroupKind::ExpertDP;
+}
+
+ParallelPlan::ParallelPlan(int tensor, int context, int data, int pipeline, int expert, int expert_tensor)
+    : t_(tensor), c_(context), d_(data), p_(pipeline), e_(expert), te_(expert_tensor > 0 ? expert_tensor : tensor),
+      de_(1) {
+  if (t_ < 1 || c_ < 1 || d_ < 1 || p_ < 1 || e_ < 1) throw Error("parallel sizes must be positive");
+  // parallel_state.py builds the expert generator with world = t_e * e * D_e * p and asserts that it
+  // divides the world; with pp outermost that is t_e * e dividing a stage's t * c * D ranks.
+  const int stage = t_ * c_ * d_;
+  if (stage % (te_ * e_) != 0)
+    throw Error("expert_tensor " + std::to_string(te_) + " x expert " + std::to_string(e_) +
+                " does not divide the " + std::to_string(stage) + " ranks of a pipeline stage");
+  de_ = stage / (te_ * e_);
 }
 
 RankCoord ParallelPlan::coord_of(int rank) const {
@@ -22,10 +34,23 @@ RankCoord ParallelPlan::coord_of(int rank) const {
   return c;
 }
 
+ExpertCoord ParallelPlan::expert_coord_of(int rank) const {
+  ExpertCoord c;
+  c.etp = rank % te_;
+  rank /= te_;
+  c.ep = rank % e_;
+  rank /= e_;
+  c.edp = rank % de_;
+  c.pp = rank / de_;
+  return c;
+}
+
 std::vector<int> ParallelPlan::group_members(GroupKind kind, int rank) const {
   const RankCoord me = coord_of(rank);
+  const ExpertCoord ex = expert_coord_of(rank);
   std::vector<int> out;
   auto add = [&](RankCoord c) { out.push_back(rank_of(c)); };
+  auto add_expert = [&](ExpertCoord c) { out.push_back(expert_rank_of(c)); };
   switch (kind) {
     case GroupKind::TP:
       for (int i = 0; i < t_; ++i) add({i, me.cp, me.dp, me.pp});
@@ -50,6 +75,19 @@ std::vector<int> ParallelPlan::group_members(GroupKind kind, int rank) const {
       break;
     case GroupKind::World:
       for (int r = 0; r < world_size(); ++r) out.push_back(r);
+      break;
+    case GroupKind::EP:
+      for (int i = 0; i < e_; ++i) add_expert({ex.etp, i, ex.edp, ex.pp});
+      break;
+    case GroupKind::ExpertTP:
+      for (int i = 0; i < te_; ++i) add_expert({i, ex.ep, ex.edp, ex.pp});
+      break;
+    case GroupKind::ExpertTPxEP:
+      for (int ep = 0; ep < e_; ++ep)
+        for (int etp = 0; etp < te_; ++etp) add_expert({etp, ep, ex.edp, ex.pp});
+      break;
+    case GroupKind::ExpertDP:
+      for (int i = 0; i < de_; ++i) add_expert({ex.etp, ex.ep, i, ex.pp});
       break;
   }
   std::sort(out.begin(), out.end());

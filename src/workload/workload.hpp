@@ -14,8 +14,10 @@ namespace trainsim {
 
 // PpComm carries the transfers with the previous pipeline stage, PpCommNext those with the next
 // one: each stage pair is its own NCCL communicator with its own stream, so a send to the next
-// stage does not queue behind a receive from the previous one (megatron.md §4.3).
-enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, PpCommNext, kCount };
+// stage does not queue behind a receive from the previous one (megatron.md §4.3). EpComm carries the
+// MoE token dispatcher's collectives (EP, expert-TP), ExpertDpComm the expert-gradient reduction and
+// expert parameter all-gather: Megatron's expert groups are communicators of their own (§1.2, §6.2).
+enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, PpCommNext, EpComm, ExpertDpComm, kCount };
 inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
 const char* to_string(Stream s);
 

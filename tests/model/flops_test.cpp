@@ -127,9 +127,10 @@ TEST(ModelFlops, GqaOnlyChangesKvProjection) {
   EXPECT_NEAR(model_flops_per_iteration(mha, 1, 1) - model_flops_per_iteration(gqa, 1, 1), expected, expected * 1e-9);
 }
 
-// MoE: only the k routed (+ shared) experts count, so E does not matter and k experts of width F_e cost what one
-// dense MLP of width k*F_e costs.
-TEST(ModelFlops, MoeCountsRoutedTopKAndSharedExperts) {
+// MoE: only the k routed (+ shared) experts count, so k experts of width F_e cost what one dense MLP of width k*F_e
+// costs; E enters only through the router's gating GEMM, 6*h*E per token per MoE layer (trainsim adds it to
+// Megatron's count, flops.cpp).
+TEST(ModelFlops, MoeCountsRoutedTopKSharedExpertsAndRouter) {
   ModelSpec dense = llama3_8b_like();
   dense.ffn_hidden_size = 3 * 1024;  // = (top-2 + 1 shared) x 1024
   ModelSpec moe = llama3_8b_like();
@@ -137,11 +138,12 @@ TEST(ModelFlops, MoeCountsRoutedTopKAndSharedExperts) {
   moe.moe.router_topk = 2;
   moe.moe.shared_experts = 1;
   moe.moe.expert_ffn_hidden_size = 1024;
-  EXPECT_NEAR(model_flops_per_iteration(moe, 4, 1), model_flops_per_iteration(dense, 4, 1),
-              model_flops_per_iteration(dense, 4, 1) * 1e-12);
+  const double tokens = 4 * 8192.0;
+  const double router64 = 6.0 * 4096 * 64 * 32 * tokens;  // 32 MoE layers
+  EXPECT_NEAR(model_flops_per_iteration(moe, 4, 1) - model_flops_per_iteration(dense, 4, 1), router64, router64 * 1e-9);
   moe.moe.num_experts = 8;
-  EXPECT_NEAR(model_flops_per_iteration(moe, 4, 1), model_flops_per_iteration(dense, 4, 1),
-              model_flops_per_iteration(dense, 4, 1) * 1e-12);
+  const double router8 = 6.0 * 4096 * 8 * 32 * tokens;
+  EXPECT_NEAR(model_flops_per_iteration(moe, 4, 1) - model_flops_per_iteration(dense, 4, 1), router8, router8 * 1e-9);
 }
 
 // layer_freq / first_dense_layers: L = 8, freq 2, first 3 dense -> MoE layers {4, 6}.
@@ -157,14 +159,15 @@ TEST(ModelFlops, MoeLayerPatternFollowsFreqAndFirstDenseLayers) {
   EXPECT_FALSE(is_moe_layer(m, 2));
   EXPECT_TRUE(is_moe_layer(m, 4));
   EXPECT_FALSE(is_moe_layer(m, 5));
-  // Top-1 expert of the dense width: same FLOPs as the dense model, whatever the pattern.
+  // Top-1 expert of the dense width: the dense model's FLOPs plus the 2 routers, whatever the pattern.
   ModelSpec dense = m;
   dense.moe = MoeSpec{};
-  EXPECT_NEAR(model_flops_per_iteration(m, 2, 1), model_flops_per_iteration(dense, 2, 1),
-              model_flops_per_iteration(dense, 2, 1) * 1e-12);
+  const double tokens = 2 * 8192.0;
+  const double routers = 2 * 6.0 * 4096 * 16 * tokens;
+  EXPECT_NEAR(model_flops_per_iteration(m, 2, 1) - model_flops_per_iteration(dense, 2, 1), routers, routers * 1e-9);
   // Widen the expert: only the 2 MoE layers change, by 6*h*dF*3 per token each.
   m.moe.expert_ffn_hidden_size = 14336 + 1000;
-  const double expected = 2 * 6.0 * 4096 * 1000 * 3 * 2 * 8192;
+  const double expected = 2 * 6.0 * 4096 * 1000 * 3 * tokens + routers;
   EXPECT_NEAR(model_flops_per_iteration(m, 2, 1) - model_flops_per_iteration(dense, 2, 1), expected, expected * 1e-9);
 }
 

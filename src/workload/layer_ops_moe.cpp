@@ -1,0 +1,180 @@
+// The MoE block of Megatron-Core (megatron/core/transformer/moe/moe_layer.py, router.py, token_dispatcher.py,
+// experts.py::TEGroupedMLP, shared_experts.py; ../shared/reference/megatron.md §6.2), for one micro-batch on one
+// rank, in place of the dense MLP of §2.1 #10-16 / §2.2 B1-B11.
+//
+// Balanced routing is assumed (documented in docs/moe.md): each of the rank's T_l tokens goes to k experts and
+// every expert receives T_l*k/E of every rank's tokens, so after the dispatch each rank holds T_l*k rows for its
+// E/ep local experts (t_e*T_l*k after the expert-TP all-gather), split evenly among them. The grouped GEMMs are
+// priced as batched GEMMs of E_l equal members.
+//
+// Forward, alltoall dispatcher: pre-MLP norm; shared experts (an ordinary TP MLP) first; router gating GEMM and
+// top-k; permute into expert order; EP all-to-all of the tokens and of their routing probabilities; expert-TP
+// all-gather of both when t_e > 1; regroup by local expert; grouped fc1, probability-weighted activation,
+// grouped fc2; the reverse (unsort, expert-TP reduce-scatter, EP all-to-all back, unpermute = scatter-add of the
+// k copies); add the shared experts' output. Allgather dispatcher: all-gather of routing map, probabilities and
+// tokens over etp x ep, local selection, experts, scatter-add, reduce-scatter over etp x ep. Every dispatcher
+// collective is synchronous: the next kernel consumes its output. Backward mirrors it (all-gather <->
+// reduce-scatter, all-to-alls reversed), then the router and the shared experts, whose ops autograd reaches last.
+//
+// Not modelled (latency-only, megatron.md §9): the aux-loss all-reduce of E counts over tp x cp, the all-gather of
+// per-expert token counts over etp x ep and the host sync that reads them before the all-to-all.
+#include "workload/kernels_factory.hpp"
+#include "workload/layer_ops.hpp"
+
+namespace trainsim {
+
+namespace {
+double D(std::int64_t v) { return static_cast<double>(v); }
+constexpr double kProbBytes = 4;  // routing probabilities travel in fp32 (--moe-router-dtype fp32 of the recipes)
+}  // namespace
+
+std::uint32_t LayerEmitter::moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group,
+                                           double bytes) {
+  return rb_.sync_collective(ctx, Stream::EpComm, name, kind, group, static_cast<std::int64_t>(bytes));
+}
+
+void LayerEmitter::moe_forward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double tok = D(x.tokens);
+  norm(ctx, "pre_mlp_norm", false);  // a separate TENorm in the MoE spec
+  if (x.fs > 0) mlp_forward(ctx, kSharedExperts, x.fs / d_.t);
+  // Router: gating GEMM (T_l, E, h), then softmax/sigmoid + top-k over the T_l x E scores (logits read, fp32
+  // scores written and read, probabilities and routing map written).
+  gemm_op(ctx, "moe.router", x.tokens, x.experts, d_.h);
+  const double scores = tok * x.experts;
+  rb_.compute(ctx, "moe.router_topk",
+              memory_kernel(KernelKind::Elementwise, scores * (ab + 4.0 + 4.0 + kProbBytes + 1.0), scores * 8.0,
+                            d_.precision));
+  moe_dispatch_forward(ctx);
+  experts_forward(ctx);
+  moe_combine_forward(ctx);
+  if (x.fs > 0) elementwise(ctx, "moe.shared_experts_add", tok * D(d_.h) * ab * 3.0);
+}
+
+void LayerEmitter::moe_backward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double tok = D(x.tokens);
+  moe_combine_backward(ctx);
+  experts_backward(ctx);
+  moe_dispatch_backward(ctx);
+  const double scores = tok * x.experts;
+  rb_.compute(ctx, "moe.router_topk.bwd",
+              memory_kernel(KernelKind::Elementwise, scores * (kProbBytes * 2.0 + 4.0 + 1.0 + ab), scores * 6.0,
+                            d_.precision));
+  gemm_op(ctx, "moe.router.dgrad", x.tokens, d_.h, x.experts);
+  gemm_op(ctx, "moe.router.wgrad", x.experts, d_.h, x.tokens);
+  if (x.fs > 0) mlp_backward(ctx, kSharedExperts, x.fs / d_.t);
+  // The norm output's gradient is the sum of the routed path's, the router's and the shared experts'.
+  elementwise(ctx, "moe.input_grad_add", tok * D(d_.h) * ab * (x.fs > 0 ? 4.0 : 3.0));
+}
+
+void LayerEmitter::moe_dispatch_forward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double h = D(d_.h), tok = D(x.tokens), routed = D(x.routed), rows = D(x.rows);
+  if (x.dispatcher == MoeDispatcher::AllGather) {
+    const double n = static_cast<double>(x.etp) * x.ep;  // every rank of etp x ep sees all n * T_l tokens
+    if (n > 1) {
+      moe_collective(ctx, "etp_ep.ag.routing_map", CollKind::AllGather, g_.etp_ep, n * tok * x.experts);
+      moe_collective(ctx, "etp_ep.ag.probs", CollKind::AllGather, g_.etp_ep, n * tok * x.experts * kProbBytes);
+      moe_collective(ctx, "etp_ep.ag.tokens", CollKind::AllGather, g_.etp_ep, n * tok * h * ab);
+    }
+    elementwise(ctx, "moe.permute", rows * h * ab * 2.0);  // gather the local experts' rows
+    return;
+  }
+  elementwise(ctx, "moe.permute", routed * h * ab * 2.0);  // [T_l, h] -> [T_l*k, h] in expert order
+  if (x.ep > 1) {
+    moe_collective(ctx, "ep.alltoall.dispatch", CollKind::AllToAll, g_.ep, routed * h * ab);
+    moe_collective(ctx, "ep.alltoall.dispatch_probs", CollKind::AllToAll, g_.ep, routed * kProbBytes);
+  }
+  if (x.etp > 1) {
+    moe_collective(ctx, "etp.ag.dispatch", CollKind::AllGather, g_.etp, rows * h * ab);
+    moe_collective(ctx, "etp.ag.dispatch_probs", CollKind::AllGather, g_.etp, rows * kProbBytes);
+  }
+  if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.sort_chunks", rows * h * ab * 2.0);
+}
+
+void LayerEmitter::experts_forward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const std::int64_t fe_local = x.fe / x.etp;
+  gemm_op(ctx, "experts.fc1", x.rows_per_expert, d_.G * fe_local, d_.h, x.local_experts);
+  // weighted_bias_swiglu: activation times the routing probability of each row.
+  elementwise(ctx, d_.G == 2 ? "experts.swiglu" : "experts.gelu",
+              D(x.rows) * D(fe_local) * ab * (d_.G + 1.0) + D(x.rows) * kProbBytes);
+  gemm_op(ctx, "experts.fc2", x.rows_per_expert, d_.h, fe_local, x.local_experts);
+}
+
+void LayerEmitter::experts_backward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const std::int64_t fe_local = x.fe / x.etp;
+  const std::int64_t m = x.rows_per_expert;
+  gemm_op(ctx, "experts.fc2.dgrad", m, fe_local, d_.h, x.local_experts);
+  gemm_op(ctx, "experts.fc2.wgrad", d_.h, fe_local, m, x.local_experts);
+  elementwise(ctx, d_.G == 2 ? "experts.swiglu.bwd" : "experts.gelu.bwd",
+              D(x.rows) * D(fe_local) * ab * (2.0 * d_.G + 1.0) + D(x.rows) * kProbBytes * 2.0);
+  gemm_op(ctx, "experts.fc1.dgrad", m, d_.h, d_.G * fe_local, x.local_experts);
+  gemm_op(ctx, "experts.fc1.wgrad", d_.G * fe_local, d_.h, m, x.local_experts);
+}
+
+void LayerEmitter::moe_combine_forward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double h = D(d_.h), tok = D(x.tokens), routed = D(x.routed), rows = D(x.rows);
+  if (x.dispatcher == MoeDispatcher::AllGather) {
+    const double n = static_cast<double>(x.etp) * x.ep;
+    elementwise(ctx, "moe.unpermute", rows * h * ab * 2.0 + n * tok * h * ab);  // scatter-add into [n*T_l, h]
+    if (n > 1) moe_collective(ctx, "etp_ep.rs.combine", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * ab);
+    return;
+  }
+  if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.unsort_chunks", rows * h * ab * 2.0);
+  if (x.etp > 1) moe_collective(ctx, "etp.rs.combine", CollKind::ReduceScatter, g_.etp, rows * h * ab);
+  if (x.ep > 1) moe_collective(ctx, "ep.alltoall.combine", CollKind::AllToAll, g_.ep, routed * h * ab);
+  elementwise(ctx, "moe.unpermute", routed * h * ab + tok * h * ab);  // scatter-add of the k copies
+}
+
+void LayerEmitter::moe_combine_backward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double h = D(d_.h), tok = D(x.tokens), routed = D(x.routed), rows = D(x.rows);
+  if (x.dispatcher == MoeDispatcher::AllGather) {
+    const double n = static_cast<double>(x.etp) * x.ep;
+    if (n > 1) moe_collective(ctx, "etp_ep.ag.combine_bwd", CollKind::AllGather, g_.etp_ep, n * tok * h * ab);
+    elementwise(ctx, "moe.unpermute.bwd", rows * h * ab * 2.0);
+    return;
+  }
+  elementwise(ctx, "moe.unpermute.bwd", routed * h * ab + tok * h * ab);
+  if (x.ep > 1) moe_collective(ctx, "ep.alltoall.combine_bwd", CollKind::AllToAll, g_.ep, routed * h * ab);
+  if (x.etp > 1) moe_collective(ctx, "etp.ag.combine_bwd", CollKind::AllGather, g_.etp, rows * h * ab);
+  if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.unsort_chunks.bwd", rows * h * ab * 2.0);
+}
+
+void LayerEmitter::moe_dispatch_backward(const OpContext& ctx) {
+  const MoeDims& x = d_.moe;
+  const double ab = activation_bytes(d_.precision);
+  const double h = D(d_.h), tok = D(x.tokens), routed = D(x.routed), rows = D(x.rows);
+  if (x.dispatcher == MoeDispatcher::AllGather) {
+    const double n = static_cast<double>(x.etp) * x.ep;
+    elementwise(ctx, "moe.permute.bwd", rows * h * ab * 2.0 + n * tok * h * ab);  // scatter-add into [n*T_l, h]
+    if (n > 1) {
+      moe_collective(ctx, "etp_ep.rs.tokens_bwd", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * ab);
+      moe_collective(ctx, "etp_ep.rs.probs_bwd", CollKind::ReduceScatter, g_.etp_ep, n * tok * x.experts * kProbBytes);
+    }
+    return;
+  }
+  if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.sort_chunks.bwd", rows * h * ab * 2.0);
+  if (x.etp > 1) {
+    moe_collective(ctx, "etp.rs.dispatch_bwd", CollKind::ReduceScatter, g_.etp, rows * h * ab);
+    moe_collective(ctx, "etp.rs.dispatch_probs_bwd", CollKind::ReduceScatter, g_.etp, rows * kProbBytes);
+  }
+  if (x.ep > 1) {
+    moe_collective(ctx, "ep.alltoall.dispatch_bwd", CollKind::AllToAll, g_.ep, routed * h * ab);
+    moe_collective(ctx, "ep.alltoall.dispatch_probs_bwd", CollKind::AllToAll, g_.ep, routed * kProbBytes);
+  }
+  elementwise(ctx, "moe.permute.bwd", routed * h * ab + tok * h * ab);  // scatter-add of the k copies' grads
+}
+
+}  // namespace trainsim
