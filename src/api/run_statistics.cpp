@@ -7,7 +7,7 @@ namespace trainsim {
 
 namespace {
 
-enum Category { kTP, kCP, kPP, kDP, kOther, kCategories };
+enum Category { kTP, kCP, kPP, kEP, kDP, kOther, kCategories };
 
 Category category_of(GroupKind k) {
   switch (k) {
@@ -15,7 +15,11 @@ Category category_of(GroupKind k) {
     case GroupKind::CP: return kCP;
     case GroupKind::PP: return kPP;
     case GroupKind::DP:
+    case GroupKind::ExpertDP:
     case GroupKind::Embedding: return kDP;
+    case GroupKind::EP:
+    case GroupKind::ExpertTP:
+    case GroupKind::ExpertTPxEP: return kEP;
     default: return kOther;
   }
 }
@@ -108,7 +112,7 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       continue;
     }
     int cat = -1;
-    for (int c : {kTP, kCP, kPP, kDP, kOther})
+    for (int c : {kTP, kCP, kPP, kEP, kDP, kOther})
       if (active[c] > 0) {
         cat = c;
         break;
@@ -129,8 +133,9 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   bd.exposed_cp = acc_exposed[kCP];
   bd.exposed_pp = acc_exposed[kPP];
   bd.exposed_dp = acc_exposed[kDP];
+  bd.exposed_ep = acc_exposed[kEP];
   bd.exposed_other = acc_exposed[kOther];
-  bd.exposed_comm = bd.exposed_tp + bd.exposed_cp + bd.exposed_pp + bd.exposed_dp + bd.exposed_other;
+  bd.exposed_comm = bd.exposed_tp + bd.exposed_cp + bd.exposed_pp + bd.exposed_ep + bd.exposed_dp + bd.exposed_other;
   return bd;
 }
 

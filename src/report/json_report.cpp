@@ -19,6 +19,7 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
   by_group["cp"] = b.exposed_cp;
   by_group["dp"] = b.exposed_dp;
   by_group["pp"] = b.exposed_pp;
+  by_group["ep"] = b.exposed_ep;
   by_group["other"] = b.exposed_other;
   j["exposed_comm_by_group"] = std::move(by_group);
   return j;

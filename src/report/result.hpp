@@ -17,6 +17,7 @@ struct Breakdown {
   double other = 0;         // the rest (host syncs, launch gaps)
   // Detail of exposed_comm by communicator.
   double exposed_tp = 0, exposed_cp = 0, exposed_dp = 0, exposed_pp = 0, exposed_other = 0;
+  double exposed_ep = 0;  // expert parallel (MoE token dispatch/combine, expert-TP); expert-DP counts as DP
 };
 
 struct MemoryUsage {  // GiB per GPU on the worst rank

@@ -68,6 +68,7 @@ void write_breakdown(Buffer& buf, const RunResult& r) {
   row("  context-parallel", b.exposed_cp);
   row("  data-parallel", b.exposed_dp);
   row("  pipeline p2p", b.exposed_pp);
+  row("  expert-parallel", b.exposed_ep);
   row("  other", b.exposed_other);
   row("pipeline bubble", b.bubble);
   row("optimizer", b.optimizer);

@@ -31,7 +31,7 @@ TEST(JsonReport, BreakdownFieldsAndValues) {
   const auto b = to_json(test::sample_result())["breakdown"];
   EXPECT_EQ(keys_of(b), (std::vector<std::string>{"compute", "exposed_comm", "bubble", "optimizer", "other",
                                                    "exposed_comm_by_group"}));
-  EXPECT_EQ(keys_of(b["exposed_comm_by_group"]), (std::vector<std::string>{"tp", "cp", "dp", "pp", "other"}));
+  EXPECT_EQ(keys_of(b["exposed_comm_by_group"]), (std::vector<std::string>{"tp", "cp", "dp", "pp", "ep", "other"}));
   EXPECT_DOUBLE_EQ(b["compute"].get<double>(), 9.0);
   EXPECT_DOUBLE_EQ(b["bubble"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(b["exposed_comm_by_group"]["tp"].get<double>(), 0.8);
