@@ -149,7 +149,7 @@ class Simulator {
       const std::uint64_t token = next_token_++;
       in_flight_.emplace(token, std::move(rv.members));
       pending_.erase(key);
-      opt_.network->start(now, token, CollectiveCall{cd.kind, cd.bytes, cd.group});
+      opt_.network->start(now, token, CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
       return;
     }
     const SimTime dur = out_.collective_estimates[op.desc].time;

@@ -76,6 +76,19 @@ std::shared_ptr<const FlowDag> FlowBackend::dag_for(const CollectiveCall& call, 
   return dags_.emplace(std::move(key), std::move(dag)).first->second;
 }
 
+// A one-way send on a pair: the SendRecv DAG without the flows of the member that only receives
+// (the DAG has no dependencies; communicator rank i is the group's i-th member).
+std::shared_ptr<const FlowDag> FlowBackend::one_way(const std::shared_ptr<const FlowDag>& dag, int sender) {
+  auto key = std::make_pair(dag.get(), sender);
+  if (auto it = one_way_.find(key); it != one_way_.end()) return it->second;
+  auto out = std::make_shared<FlowDag>(*dag);
+  if (!out->dep_index.empty()) return dag;  // not the shape this filter understands: keep both ways
+  std::erase_if(out->flows, [&](const Flow& f) { return f.src.kind == FlowEndpoint::Kind::Gpu && f.src.index != sender; });
+  for (Flow& f : out->flows) f.dep_begin = f.dep_end = 0;
+  std::shared_ptr<const FlowDag> result = std::move(out);
+  return one_way_.emplace(key, std::move(result)).first->second;
+}
+
 std::uint32_t FlowBackend::new_call() {
   if (!free_calls_.empty()) {
     const std::uint32_t c = free_calls_.back();
@@ -219,7 +232,8 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   }
   ++stats_.flow_calls;
   for (std::size_t k = 0; k < copies.size(); ++k) {
-    const auto dag = dag_for(call, copies[k]);
+    auto dag = dag_for(call, copies[k]);
+    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
     calls_[ci].tail_latency = std::max(calls_[ci].tail_latency, from_microseconds(dag->latency_us));
     add_copy(ci, *dag, copies[k], mix(options_.seed ^ mix(seq * 1315423911ULL + k)));
   }

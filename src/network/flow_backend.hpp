@@ -91,6 +91,7 @@ class FlowBackend final : public NetworkBackend {
   };
 
   std::shared_ptr<const FlowDag> dag_for(const CollectiveCall& call, const std::vector<int>& members);
+  std::shared_ptr<const FlowDag> one_way(const std::shared_ptr<const FlowDag>& dag, int sender);
   bool inside_one_domain(const std::vector<int>& members) const;
   void add_copy(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
   void add_coupled_ring(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
@@ -121,6 +122,7 @@ class FlowBackend final : public NetworkBackend {
   FlowBackendStats stats_;
   // Flow DAGs by (kind, bytes, nodes, ranks per node, local GPUs): copies on other nodes reuse them.
   std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>>, std::shared_ptr<const FlowDag>> dags_;
+  std::map<std::pair<const FlowDag*, int>, std::shared_ptr<const FlowDag>> one_way_;
   std::vector<LinkId> path_scratch_;
   std::vector<std::uint32_t> link_stamp_;  // by link: == stamp_epoch_ when already on the path being built
   std::uint32_t stamp_epoch_ = 1;

@@ -16,6 +16,7 @@ struct CollectiveCall {
   CollKind kind = CollKind::AllReduce;
   std::int64_t bytes = 0;   // NCCL's nBytes convention (CollectiveDesc::bytes)
   std::uint32_t group = 0;  // the communicator (an index the backend was built with)
+  int sender = -1;          // SendRecv on a pair: the member index that alone sends; -1 = both
 };
 
 class NetworkBackend {

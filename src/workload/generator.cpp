@@ -191,22 +191,22 @@ class RankGenerator {
       // Non-interleaved p2p: one batch_isend_irecv per helper, then cuda.synchronize (§4.3):
       // a blocking rendezvous with the neighbour.
       case PipelineAction::RecvForward:
-        rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_, prev_rank());
         break;
       case PipelineAction::SendBackwardRecvForward:
         rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward_recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_);
         break;
       case PipelineAction::SendBackward:
-        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward", CollKind::SendRecv, *prev_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpComm, "pp.send_backward", CollKind::SendRecv, *prev_, p2p_bytes_, rank_);
         break;
       case PipelineAction::SendForward:
-        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.send_forward", CollKind::SendRecv, *next_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.send_forward", CollKind::SendRecv, *next_, p2p_bytes_, rank_);
         break;
       case PipelineAction::SendForwardRecvBackward:
         rb_.sync_collective(pctx, Stream::PpCommNext, "pp.send_forward_recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
         break;
       case PipelineAction::RecvBackward:
-        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.recv_backward", CollKind::SendRecv, *next_, p2p_bytes_);
+        rb_.sync_collective(pctx, Stream::PpCommNext, "pp.recv_backward", CollKind::SendRecv, *next_, p2p_bytes_, next_rank());
         break;
     }
   }
@@ -243,9 +243,19 @@ class RankGenerator {
     static constexpr const char* kNames[] = {"pp.isend_next", "pp.irecv_prev", "pp.isend_prev", "pp.irecv_next"};
     const OpContext ctx{Phase::Other, -1, e.micro_batch};
     const bool to_next = e.direction == P2PDirection::SendNext || e.direction == P2PDirection::RecvNext;
+    const bool sends = e.direction == P2PDirection::SendNext || e.direction == P2PDirection::SendPrev;
+    const int sender = sends ? rank_ : plan_.group_members(GroupKind::PP, rank_)[static_cast<std::size_t>(e.peer)];
     return rb_.collective(ctx, to_next ? Stream::PpCommNext : Stream::PpComm, kNames[static_cast<int>(e.direction)], CollKind::SendRecv,
-                          pair_group(e.peer), p2p_bytes_);
+                          pair_group(e.peer), p2p_bytes_, sender);
   }
+
+  // The other member of the pipeline pair with the previous / next stage.
+  int peer_of(std::uint32_t pair) const {
+    const auto& r = wb_.group_ranks(pair);
+    return r.front() == rank_ ? r.back() : r.front();
+  }
+  int prev_rank() const { return peer_of(*prev_); }
+  int next_rank() const { return peer_of(*next_); }
 
   std::uint32_t pair_group(int peer_stage) {
     if (auto it = pair_groups_.find(peer_stage); it != pair_groups_.end()) return it->second;

@@ -34,6 +34,7 @@ std::string key_of(const CollectiveDesc& d) {
   put(k, d.kind);
   put(k, d.group);
   put(k, d.bytes);
+  put(k, d.sender);
   return k;
 }
 }  // namespace
@@ -65,13 +66,20 @@ std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name
 }
 
 std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
-                                      std::uint32_t group, std::int64_t bytes) {
+                                      std::uint32_t group, std::int64_t bytes, int sender) {
   Op op;
   op.type = Op::Type::Collective;
   op.stream = stream;
   op.phase = ctx.phase;
   op.name = wb_.name(name);
-  op.desc = wb_.collective(CollectiveDesc{kind, group, bytes});
+  CollectiveDesc desc{kind, group, bytes};
+  if (sender >= 0) {
+    const auto& ranks = wb_.group_ranks(group);
+    const auto it = std::find(ranks.begin(), ranks.end(), sender);
+    if (it == ranks.end()) throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + name + "'");
+    desc.sender = static_cast<std::int8_t>(it - ranks.begin());
+  }
+  op.desc = wb_.collective(desc);
   op.layer = static_cast<std::int16_t>(ctx.layer);
   op.micro_batch = ctx.micro_batch;
   op.coll_seq = seq_per_group_[group]++;

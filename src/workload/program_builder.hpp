@@ -30,13 +30,14 @@ class RankBuilder {
   RankBuilder(WorkloadBuilder& wb, RankProgram& program) : wb_(wb), prog_(program) {}
 
   std::uint32_t compute(const OpContext& ctx, const std::string& name, const KernelDesc& k);
+  // `sender`: for a one-way SendRecv, the global rank that sends (-1: both members send).
   std::uint32_t collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
-                           std::uint32_t group, std::int64_t bytes);
+                           std::uint32_t group, std::int64_t bytes, int sender = -1);
   void wait(std::uint32_t op) { frontier_.push_back(op); }
   // A collective the compute stream waits for right away (synchronous NCCL call).
   std::uint32_t sync_collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
-                                std::uint32_t group, std::int64_t bytes) {
-    const auto id = collective(ctx, stream, name, kind, group, bytes);
+                                std::uint32_t group, std::int64_t bytes, int sender = -1) {
+    const auto id = collective(ctx, stream, name, kind, group, bytes, sender);
     wait(id);
     return id;
   }
@@ -60,6 +61,7 @@ class WorkloadBuilder {
   std::uint32_t group(GroupKind kind, const std::vector<int>& members);
   std::uint32_t kernel(const KernelDesc& k);
   std::uint32_t collective(const CollectiveDesc& c);
+  const std::vector<int>& group_ranks(std::uint32_t group) const { return wl_.groups[group].ranks; }
   std::uint16_t name(const std::string& n);
   bool is_simulated(int rank) const;
 

@@ -37,6 +37,9 @@ struct CollectiveDesc {
   std::uint32_t group = 0;   // index into Workload::groups
   std::int64_t bytes = 0;    // NCCL's nBytes convention: the full logical buffer (all-gather output,
                              // reduce-scatter input, all-reduce buffer); SendRecv: bytes each way max
+  // SendRecv on a pair: the group member (index into its ranks) that is the only one sending, for a
+  // one-way pipeline send; -1 = both send (a batched send-and-receive).
+  std::int8_t sender = -1;
   bool operator==(const CollectiveDesc&) const = default;
 };
 

@@ -149,6 +149,33 @@ TEST(FlowBackend, LinkStateChangesMidRun) {
   EXPECT_FALSE(g.link(g.out_links(g.nic(1, 2))[0]).up);
 }
 
+// A one-way pipeline send (sender set) moves its bytes one way; a batched send-and-receive both ways.
+TEST(FlowBackend, OneWaySendMovesHalfTheBytesOfASendRecv) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  auto nic_bytes = [&](int sender, double* sent_by_second) {
+    NetworkGraph g = build_network(c);
+    FlowBackend b(c, nccl, g, {{{3, 11}}}, {});
+    run_calls(b, {{CollKind::SendRecv, 32 << 20, 0, sender}});
+    double total = 0;
+    *sent_by_second = 0;
+    const auto stats = b.link_statistics();
+    for (std::size_t l = 0; l < stats.size(); ++l) {
+      const Link& link = g.link(static_cast<LinkId>(l));
+      if (link.kind != LinkKind::Access || g.node(link.from).kind != NodeKind::Nic) continue;
+      total += stats[l].bytes_carried;
+      if (g.node(link.from).index / c.nics_per_node == 1) *sent_by_second += stats[l].bytes_carried;
+    }
+    return total;
+  };
+  double second_both = 0, second_one = 0;
+  const double both = nic_bytes(-1, &second_both);
+  const double one = nic_bytes(0, &second_one);
+  EXPECT_NEAR(one, both / 2, 1.0);
+  EXPECT_EQ(second_one, 0.0);  // rank 11 on node 1 only receives
+  EXPECT_GT(second_both, 0.0);
+}
+
 TEST(FlowBackend, DeterministicForASeed) {
   ClusterSpec c = h100(4, NetworkTopology::FatTree);
   c.network.switch_radix = 32;

@@ -355,3 +355,46 @@ TEST(InterleavedWorkload, RejectsWhatMegatronRejects) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// One-way pipeline transfers name their sender (the flow-level network moves their bytes one way);
+// batched send-and-receive exchanges do not. Both members of a pair build the same descriptor.
+TEST(PipelineSenders, OneWaySendsNameTheirSender) {
+  for (int v : {1, 2}) {
+    SCOPED_TRACE("virtual_pipeline " + std::to_string(v));
+    const Workload wl = generate_workload(scenario(2, v, 4));
+    int one_way = 0, both = 0;
+    for (const auto& prog : wl.ranks)
+      for (const Op& op : prog.ops) {
+        if (op.type != Op::Type::Collective) continue;
+        const std::string& name = wl.names[op.name];
+        if (name.rfind("pp.", 0) != 0) continue;
+        const CollectiveDesc& d = wl.collectives[op.desc];
+        const auto& ranks = wl.groups[d.group].ranks;
+        const bool sends = name.find("send") != std::string::npos, receives = name.find("recv") != std::string::npos;
+        if (sends && receives) {
+          EXPECT_EQ(d.sender, -1) << name;
+          ++both;
+          continue;
+        }
+        ASSERT_GE(d.sender, 0) << name;
+        ASSERT_LT(d.sender, static_cast<int>(ranks.size()));
+        const int sender = ranks[static_cast<std::size_t>(d.sender)];
+        if (sends) {
+          EXPECT_EQ(sender, prog.rank) << name;
+        } else {
+          EXPECT_NE(sender, prog.rank) << name;
+        }
+        ++one_way;
+      }
+    EXPECT_GT(one_way, 0);
+    if (v == 1) {
+      EXPECT_GT(both, 0);  // 1F1B's steady state batches a send with a receive
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
