@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "api/network_faults.hpp"
 #include "core/error.hpp"
 #include "topology/generate.hpp"
 #include "workload/group_replicas.hpp"
@@ -12,38 +13,6 @@ namespace trainsim {
 namespace {
 
 std::string fault_key(std::size_t i, const char* field) { return "faults[" + std::to_string(i) + "]." + field; }
-
-// Links a fault touches, with the capacity they keep (0 = down).
-std::vector<std::pair<LinkId, double>> fault_links(NetworkGraph& g, const Scenario& s, std::size_t i) {
-  const FaultSpec& f = s.faults[i];
-  std::vector<LinkId> links;
-  try {
-    switch (f.kind) {
-      case FaultKind::LinkDown: links = g.links_by_name(f.link); break;
-      case FaultKind::LinkDegraded: links = g.links_by_name(f.link); break;
-      case FaultKind::NicDown:
-        for (LinkId l : g.out_links(g.nic(f.node, f.nic))) links.push_back(l), links.push_back(NetworkGraph::reverse(l));
-        break;
-      case FaultKind::NodeDown:
-        throw ScenarioError(s.file, fault_key(i, "kind"),
-                            "node_down: a job does not run with a dead node (it restarts without it); model the "
-                            "restart cost under training.resilience, or a degraded node with nic_down / gpu_slow");
-      case FaultKind::GpuSlow: break;
-    }
-  } catch (const ScenarioError&) {
-    throw;
-  } catch (const Error& e) {
-    throw ScenarioError(s.file, fault_key(i, f.kind == FaultKind::NicDown ? "nic" : "link"), e.what());
-  }
-  std::sort(links.begin(), links.end());
-  links.erase(std::unique(links.begin(), links.end()), links.end());
-  std::vector<std::pair<LinkId, double>> out;
-  for (LinkId l : links) {
-    const double cap = f.kind == FaultKind::LinkDegraded ? g.link(l).nominal_capacity_Bps * f.factor : 0.0;
-    out.emplace_back(l, cap);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -59,14 +28,15 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
   if (with_faults) {
     for (std::size_t i = 0; i < s.faults.size(); ++i) {
       const FaultSpec& f = s.faults[i];
-      const auto links = fault_links(*out.graph, s, i);
-      for (const auto& [l, cap] : links) {
-        const bool up = cap > 0;
-        const double factor = up ? f.factor : 1.0;
+      if (f.kind == FaultKind::NodeDown)
+        throw ScenarioError(s.file, fault_key(i, "kind"),
+                            "node_down: a job does not run with a dead node (it restarts without it); model the "
+                            "restart cost under training.resilience, or a degraded node with nic_down / gpu_slow");
+      for (const FaultedLink& l : network_fault_links(*out.graph, s, i)) {
         if (!f.at_s)  // always: the fabric is built without it, routes avoid a dead link
-          out.graph->set_link_state(l, up, factor);
+          out.graph->set_link_state(l.link, l.up, l.factor);
         else
-          timed.push_back({from_seconds(*f.at_s), l, up, factor});
+          timed.push_back({from_seconds(*f.at_s), l.link, l.up, l.factor});
       }
     }
   }

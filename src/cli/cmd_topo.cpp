@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/network_faults.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
@@ -25,48 +26,6 @@ struct TopoArgs {
   bool json = false;
   std::string dot;
 };
-
-struct AppliedFaults {
-  int applied = 0;  // `always` faults in effect
-  int later = 0;    // faults with an at_s, checked but not applied
-};
-
-// Network faults of the scenario onto the graph; errors name the fault's key.
-AppliedFaults apply_faults(NetworkGraph& g, const Scenario& s) {
-  AppliedFaults out;
-  for (std::size_t i = 0; i < s.faults.size(); ++i) {
-    const FaultSpec& f = s.faults[i];
-    const std::string at = "faults[" + std::to_string(i) + "].";
-    const bool now = !f.at_s.has_value();
-    try {
-      switch (f.kind) {
-        case FaultKind::LinkDown:
-          if (now) g.set_link_down(f.link);
-          else g.links_by_name(f.link);
-          break;
-        case FaultKind::LinkDegraded:
-          if (now) g.set_link_degraded(f.link, f.factor);
-          else g.links_by_name(f.link);
-          break;
-        case FaultKind::NicDown:
-          if (now) g.set_nic_down(f.node, f.nic);
-          break;
-        case FaultKind::NodeDown:
-          if (now) g.set_node_down(f.node);
-          break;
-        case FaultKind::GpuSlow: continue;  // not a network fault
-      }
-    } catch (const ScenarioError&) {
-      throw;
-    } catch (const Error& e) {
-      const bool link = f.kind == FaultKind::LinkDown || f.kind == FaultKind::LinkDegraded;
-      const bool factor = f.kind == FaultKind::LinkDegraded && !(f.factor > 0 && f.factor <= 1);
-      throw ScenarioError(s.file, at + (factor ? "factor" : link ? "link" : "node"), e.what());
-    }
-    ++(now ? out.applied : out.later);
-  }
-  return out;
-}
 
 double GBps(double Bps) { return Bps / 1e9; }
 
@@ -155,7 +114,7 @@ Command add_topo_command(CLI::App& app) {
         throw ScenarioError(s.file, e.key(), e.detail());
       }
     }();
-    const AppliedFaults faults = apply_faults(g, s);
+    const AppliedFaults faults = apply_always_faults(g, s);
     if (!a->dot.empty()) {
       std::ofstream f(a->dot);
       if (!f) throw Error("cannot write " + a->dot);
