@@ -1,6 +1,8 @@
 #include "api/run_statistics.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace trainsim {
@@ -48,13 +50,29 @@ SimTime covered(const std::vector<Interval>& busy, SimTime a, SimTime b) {
 }  // namespace
 
 std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out) {
-  std::size_t best = 0;
-  SimTime best_end = -1;
+  // The last rank to finish...
+  std::size_t last = 0;
+  SimTime last_end = -1;
   for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
     SimTime e = 0;
     for (auto x : out.timelines[r].end) e = std::max(e, x);
-    if (e > best_end) {
-      best_end = e;
+    if (e > last_end) {
+      last_end = e;
+      last = r;
+    }
+  }
+  // ...unless another rank idled less: in an unbalanced pipeline the bottleneck stage is the one
+  // that is never waiting (the others show its work as bubble), and its breakdown says where the
+  // time goes. Checked over the pipeline's ranks, not over thousands of --per-rank timelines.
+  constexpr std::size_t kMaxRanksCompared = 128;
+  if (wl.ranks.size() > kMaxRanksCompared) return last;
+  std::size_t best = last;
+  double best_idle = std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
+    const Breakdown b = compute_breakdown(wl, out, r, out.makespan);
+    const double idle = b.bubble + b.other + b.exposed_pp;  // waiting on other stages, however it shows
+    if (idle < best_idle - 1e-12 || (std::abs(idle - best_idle) <= 1e-12 && r == last)) {
+      best_idle = idle;
       best = r;
     }
   }
@@ -72,7 +90,7 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     Phase phase;
   };
   std::vector<Point> pts;
-  SimTime sched_begin = iteration_end, sched_end = 0;
+  SimTime sched_end = 0;  // end of the rank's last forward/backward kernel
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const Op& op = p.ops[i];
     if (t.end[i] <= t.start[i]) continue;
@@ -80,7 +98,6 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       pts.push_back({t.start[i], +1, -1, op.phase});
       pts.push_back({t.end[i], -1, -1, op.phase});
       if (op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute) {
-        sched_begin = std::min(sched_begin, t.start[i]);
         sched_end = std::max(sched_end, t.end[i]);
       }
     } else {
@@ -119,7 +136,7 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       }
     if (cat >= 0)
       acc_exposed[cat] += len;
-    else if (a >= sched_begin && b <= sched_end)
+    else if (b <= sched_end)  // waiting for other stages, the pipeline fill included
       acc_bubble += len;
     else
       acc_other += len;

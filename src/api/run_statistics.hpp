@@ -7,12 +7,15 @@
 
 namespace trainsim {
 
-// Index (into wl.ranks) of the rank whose last op finishes last.
+// Index (into wl.ranks) of the critical rank: the one that waits least on other stages (bubble,
+// exposed pipeline p2p and other idle time),
+// i.e. the pipeline's bottleneck stage; ties (and --per-rank runs over 128 ranks) go to the rank
+// whose last op finishes last.
 std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out);
 
 // Splits [0, iteration_end) of rank `ri` into compute, exposed communication (by communicator,
-// priority TP > CP > PP > DP > other when several overlap), pipeline bubble (idle between its first
-// and last forward/backward kernel), optimizer and other.
+// priority TP > CP > PP > EP > DP > other when several overlap), pipeline bubble (idle before its last
+// forward/backward kernel ends, the pipeline fill included), optimizer and other.
 Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std::size_t ri, SimTime iteration_end);
 
 // One row per (collective kind, communicator kind) of rank `ri`.
