@@ -6,6 +6,7 @@
 #include "api/network_faults.hpp"
 #include "core/error.hpp"
 #include "topology/generate.hpp"
+#include "workload/generator.hpp"
 #include "workload/group_replicas.hpp"
 
 namespace trainsim {
@@ -40,31 +41,16 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
       }
     }
   }
-  const ParallelPlan plan(s.parallelism.tensor, s.parallelism.context, s.parallelism.data, s.parallelism.pipeline);
+  const ParallelPlan plan = parallel_plan_of(s);
   std::vector<std::vector<std::vector<int>>> replicas;
   replicas.reserve(wl.groups.size());
-  for (const CommGroup& g : wl.groups) replicas.push_back(per_rank ? std::vector<std::vector<int>>{g.ranks} : group_replicas(g.ranks, plan));
+  for (const CommGroup& g : wl.groups)
+    replicas.push_back(per_rank ? std::vector<std::vector<int>>{g.ranks} : group_replicas(g.kind, g.ranks, plan));
   FlowBackendOptions options;
   options.adaptive_routing = s.cluster.network.routing == NetworkSpec::Routing::Adaptive;
   options.seed = s.simulation.seed;
   out.backend = std::make_unique<FlowBackend>(s.cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
   return out;
-}
-
-std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl) {
-  std::vector<double> slow;
-  const ParallelPlan plan(s.parallelism.tensor, s.parallelism.context, s.parallelism.data, s.parallelism.pipeline);
-  for (const FaultSpec& f : s.faults) {
-    if (f.kind != FaultKind::GpuSlow) continue;
-    if (slow.empty()) slow.assign(wl.ranks.size(), 1.0);
-    const int stage = plan.coord_of(f.rank).pp;
-    for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-      const int sim = wl.ranks[r].rank;
-      const bool same = sim == f.rank || (wl.ranks[r].represents > 1 && plan.coord_of(sim).pp == stage);
-      if (same) slow[r] = std::max(slow[r], 1.0 / f.factor);
-    }
-  }
-  return slow;
 }
 
 }  // namespace trainsim

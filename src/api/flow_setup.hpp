@@ -24,9 +24,4 @@ struct FlowSetup {
 FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const CollectiveModel& collectives, bool per_rank,
                           bool with_faults);
 
-// gpu_slow faults as per-simulated-rank compute slowdowns (time × 1/factor). A straggler that is not
-// simulated slows the simulated rank of its pipeline stage: every collective of the stage waits
-// for it, so the stage runs at its speed. Empty when there is no gpu_slow fault.
-std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl);
-
 }  // namespace trainsim

@@ -61,11 +61,58 @@ void validate_run_options(const Scenario& s) {
                           "a GPU that slows down mid-run is not modelled yet; use always: true for the slowed state");
 }
 
+// gpu_slow faults as per-simulated-rank compute slowdowns (time × 1/factor). A straggler that is not
+// simulated slows the simulated rank of its pipeline stage: every collective of the stage waits for
+// it, so the stage runs at its speed. Empty when there is no gpu_slow fault.
+std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl) {
+  std::vector<double> slow;
+  const ParallelPlan plan = parallel_plan_of(s);
+  for (const FaultSpec& f : s.faults) {
+    if (f.kind != FaultKind::GpuSlow) continue;
+    if (slow.empty()) slow.assign(wl.ranks.size(), 1.0);
+    const int stage = plan.coord_of(f.rank).pp;
+    for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
+      const int sim = wl.ranks[r].rank;
+      const bool same = sim == f.rank || (wl.ranks[r].represents > 1 && plan.coord_of(sim).pp == stage);
+      if (same) slow[r] = std::max(slow[r], 1.0 / f.factor);
+    }
+  }
+  return slow;
+}
+
 struct Simulated {
   SimulationOutput sim;
   std::int64_t flows = 0;
-  std::vector<LinkUsageRow> links;
+  std::vector<LinkUsageRow> links;      // the reported run only
+  std::vector<LinkUsageRow> hot_links;  // its busiest fabric links, busiest first
 };
+
+// Every link's traffic over the iteration, and the busiest links of the fabric (scale-up and PCIe
+// links are priced apart from the fabric's, so they are not among them).
+void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
+  const auto stats = flow.backend->link_statistics();
+  const NetworkGraph& g = *flow.graph;
+  const double t = to_seconds(makespan);
+  std::vector<std::size_t> fabric;
+  out.links.reserve(stats.size());
+  for (std::size_t l = 0; l < stats.size(); ++l) {
+    const Link& link = g.link(static_cast<LinkId>(l));
+    LinkUsageRow row;
+    row.name = g.link_name(static_cast<LinkId>(l));
+    row.kind = to_string(link.kind);
+    row.capacity_GBps = link.nominal_capacity_Bps / 1e9;
+    row.bytes = stats[l].bytes_carried;
+    row.busy_s = to_seconds(stats[l].busy_time);
+    row.peak_flows = stats[l].peak_flows;
+    row.utilisation = t > 0 && link.nominal_capacity_Bps > 0 ? row.bytes / (link.nominal_capacity_Bps * t) : 0;
+    if (link.kind != LinkKind::ScaleUp && link.kind != LinkKind::Pcie && row.bytes > 0) fabric.push_back(l);
+    out.links.push_back(std::move(row));
+  }
+  std::stable_sort(fabric.begin(), fabric.end(),
+                   [&](std::size_t a, std::size_t b) { return out.links[a].utilisation > out.links[b].utilisation; });
+  constexpr std::size_t kHotLinks = 8;
+  for (std::size_t i = 0; i < fabric.size() && i < kHotLinks; ++i) out.hot_links.push_back(out.links[fabric[i]]);
+}
 
 // One simulation of the workload, with or without the scenario's faults.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
@@ -81,22 +128,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
   if (flow.backend) {
     out.flows = flow.backend->stats().flows;
-    const auto stats = flow.backend->link_statistics();
-    const NetworkGraph& g = *flow.graph;
-    const double t = to_seconds(out.sim.makespan);
-    out.links.reserve(stats.size());
-    for (std::size_t l = 0; l < stats.size(); ++l) {
-      const Link& link = g.link(static_cast<LinkId>(l));
-      LinkUsageRow row;
-      row.name = g.link_name(static_cast<LinkId>(l));
-      row.kind = to_string(link.kind);
-      row.capacity_GBps = link.nominal_capacity_Bps / 1e9;
-      row.bytes = stats[l].bytes_carried;
-      row.busy_s = to_seconds(stats[l].busy_time);
-      row.peak_flows = stats[l].peak_flows;
-      row.utilisation = t > 0 && link.nominal_capacity_Bps > 0 ? row.bytes / (link.nominal_capacity_Bps * t) : 0;
-      out.links.push_back(std::move(row));
-    }
+    if (with_faults) link_usage(flow, out.sim.makespan, out);  // the fault-free baseline is not reported
   }
   return out;
 }
@@ -152,15 +184,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.faults = fi;
   }
   out.links = std::move(run.links);
-  {  // the busiest links of the fabric (scale-up and PCIe links are priced apart from the fabric's)
-    std::vector<const LinkUsageRow*> fabric;
-    for (const LinkUsageRow& l : out.links)
-      if (l.kind != "nvlink" && l.kind != "pcie" && l.bytes > 0) fabric.push_back(&l);
-    std::stable_sort(fabric.begin(), fabric.end(),
-                     [](const LinkUsageRow* a, const LinkUsageRow* b) { return a->utilisation > b->utilisation; });
-    constexpr std::size_t kHotLinks = 8;
-    for (std::size_t i = 0; i < fabric.size() && i < kHotLinks; ++i) r.hot_links.push_back(*fabric[i]);
-  }
+  r.hot_links = std::move(run.hot_links);
 
   const std::size_t ci = critical_rank_index(wl, sim);
   const double t = to_seconds(sim.makespan);

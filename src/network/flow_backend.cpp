@@ -211,12 +211,10 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   if (call.group >= replicas_.size()) throw Error("network: collective on unknown group " + std::to_string(call.group));
   const auto& copies = replicas_[call.group];
   if (copies.empty()) throw Error("network: group " + std::to_string(call.group) + " has no members");
-  ++stats_.calls;
   const std::uint64_t seq = calls_started_++;
   const std::uint32_t ci = new_call();
   Call& c = calls_[ci];
   c.token = token;
-  c.live = true;
   c.transfers.clear();
   c.paths.clear();
   c.dependents.clear();
@@ -230,7 +228,6 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
     push_timer(now + est.time, TimerKind::CallDone, ci, 0);
     return;
   }
-  ++stats_.flow_calls;
   for (std::size_t k = 0; k < copies.size(); ++k) {
     auto dag = dag_for(call, copies[k]);
     if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
@@ -309,7 +306,6 @@ void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
       case TimerKind::CallDone: {
         Call& c = calls_[e.a];
         completed.push_back(c.token);
-        c.live = false;
         c.transfers.clear();
         c.paths.clear();
         c.dependents.clear();

@@ -39,9 +39,9 @@ struct ScheduledLinkState {
   double factor = 1.0;
 };
 
-// Per-call statistics, for reports.
+// For reports.
 struct FlowBackendStats {
-  std::int64_t calls = 0, flow_calls = 0, flows = 0;
+  std::int64_t flows = 0;  // transfers executed on the fabric
 };
 
 class FlowBackend final : public NetworkBackend {
@@ -79,7 +79,6 @@ class FlowBackend final : public NetworkBackend {
     std::vector<Transfer> transfers;
     std::vector<LinkId> paths;
     std::vector<std::uint32_t> dependents;
-    bool live = false;
   };
   enum class TimerKind : std::uint8_t { CallDone, TransferReady, LinkState };
   struct Timer {
