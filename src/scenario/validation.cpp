@@ -76,6 +76,11 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     if (seq % (2 * static_cast<std::int64_t>(p.context)) != 0)
       c.fail("parallelism.context", "model.seq_length " + str(seq) + " is not divisible by 2 x context " + str(p.context) +
                                         " (load-balanced context parallelism cuts the sequence into 2 x context chunks)");
+    // Ring attention is Transformer Engine's fused/flash attention (megatron.md §6.1); Megatron's local
+    // unfused attention has no context-parallel path.
+    if (!s.training.flash_attention)
+      c.fail("parallelism.context", "context " + str(p.context) +
+                                        " needs training.flash_attention: true (ring attention runs in the fused attention kernel)");
   }
   if (p.sequence_parallel) {
     const std::int64_t per_rank = seq / p.context;  // sequence each context rank holds

@@ -64,24 +64,11 @@ double LayerEmitter::kv_elements_per_token() const {
   return 2.0 * D(static_cast<std::int64_t>(d_.g) * d_.d / d_.t);
 }
 
-std::uint32_t LayerEmitter::cp_exchange(const OpContext& ctx, bool backward) {
-  // Ring attention (TE p2p, §6.1): c-1 KV exchanges forward (c in backward, KV + dKV) overlapped with
-  // the attention tiles. Priced here as one all-gather of the K and V blocks over the CP group,
-  // concurrent with the attention kernel; the next op waits for it.
-  const double kv = D(d_.T) * kv_elements_per_token() * activation_bytes(d_.precision);
-  const auto bytes = static_cast<std::int64_t>(kv * static_cast<double>(d_.c) * (backward ? 2.0 : 1.0));
-  return rb_.collective(ctx, Stream::CpComm, backward ? "cp.kv_dkv_exchange" : "cp.kv_exchange", CollKind::AllGather,
-                        g_.cp, bytes);
-}
-
 void LayerEmitter::attention_forward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
-  const bool use_cp = d_.c > 1;
-  const std::uint32_t cp = use_cp ? cp_exchange(ctx, false) : 0;
+  if (d_.c > 1) return ring_attention_forward(ctx);
   if (d_.flash) {
-    // Causal work of a CP rank is 1/c of the full sequence's (zig-zag balanced): queries s/c
-    // against keys s, causal halving applied over the full square.
     KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision);
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
@@ -94,14 +81,12 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
   }
-  if (use_cp) rb_.wait(cp);
 }
 
 void LayerEmitter::attention_backward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
-  const bool use_cp = d_.c > 1;
-  const std::uint32_t cp = use_cp ? cp_exchange(ctx, true) : 0;
+  if (d_.c > 1) return ring_attention_backward(ctx);
   if (d_.flash) {
     rb_.compute(ctx, "core_attn.bwd",
                 flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision));
@@ -116,7 +101,6 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
     rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
     rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
   }
-  if (use_cp) rb_.wait(cp);
 }
 
 void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {

@@ -55,7 +55,11 @@ class LayerEmitter {
   // TP collective of one activation tensor; synchronous unless TP comm overlap hides it behind
   // the GEMM issued right after (returned op must then be waited for after that GEMM).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync);
-  std::uint32_t cp_exchange(const OpContext& ctx, bool backward);
+  // Ring attention over the CP group (layer_ops_cp.cpp): c tiles with the KV (and dKV) exchanged
+  // between them, replacing the single attention kernel when c > 1.
+  void ring_attention_forward(const OpContext& ctx);
+  void ring_attention_backward(const OpContext& ctx);
+  double cp_kv_bytes() const;
   // A (T x n x h) GEMM whose input is sequence-sharded under SP: the TP all-gather, then the GEMM.
   // Column-parallel forwards (QKV, fc1) and row-parallel dgrads (proj, fc2) both have this shape.
   void gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name);

@@ -53,6 +53,9 @@ TEST(JobValidation, ContextDividesSequence) {
   EXPECT_NO_THROW(parse_scenario(yaml, "test.yaml"));
   EXPECT_SCENARIO_ERROR(edit(yaml, "model.seq_length", "2050"), "parallelism.context",
                         "model.seq_length 2050 is not divisible by 2 x context 2");
+  // Ring attention lives in the fused attention kernel: unfused attention has no context-parallel path.
+  EXPECT_SCENARIO_ERROR(edit(yaml, "training.flash_attention", "false"), "parallelism.context",
+                        "needs training.flash_attention: true");
 }
 
 TEST(JobValidation, SequenceParallelNeedsSequenceDivisibleByTensor) {
