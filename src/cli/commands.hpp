@@ -18,5 +18,6 @@ Command add_validate_command(CLI::App& app);
 Command add_presets_command(CLI::App& app);
 Command add_nccl_test_command(CLI::App& app);
 Command add_topo_command(CLI::App& app);
+Command add_memory_command(CLI::App& app);
 
 }  // namespace trainsim::cli

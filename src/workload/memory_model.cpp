@@ -331,6 +331,9 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
       // Megatron's block method checkpoints the first `recomputed` layers of the stage (megatron.md §7).
       per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
     }
+    mem.layers = n_layers;
+    mem.recomputed_layers = recomputed;
+    mem.activations_per_micro_batch_gib = per_micro_batch / kGiB;
     const int chunks = chunks_in_flight(s, stage, micro_batches);
     double activations = per_micro_batch * chunks / v;
     mem.in_flight_micro_batches = (chunks + v - 1) / v;
