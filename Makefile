@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench accuracy clean
+.PHONY: all deps build demo test test-asan bench accuracy accuracy-check clean
 
 all: build
 
@@ -31,8 +31,15 @@ test-asan: deps
 bench: build
 	bench/run-bench $(BUILD)
 
+# docs/accuracy.md: every public case, then the hand-written discussion of the worst ones, then the
+# CI handful's median that `accuracy-check` compares against.
 accuracy: build
 	$(BUILD)/trainsim validate ../shared/validation/cases --markdown > docs/accuracy.md
+	cat docs/accuracy-discussion.md >> docs/accuracy.md
+	scripts/accuracy-check $(BUILD)/trainsim --record
+
+accuracy-check: build
+	scripts/accuracy-check $(BUILD)/trainsim
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -15,6 +15,7 @@ struct RunOptions {
   bool allow_oom = false;    // simulate even if the memory model says it does not fit
   bool want_trace = false;   // collect trace spans
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
+  bool explain = false;      // the critical rank's longest ops and collectives (RunResult::explain)
 };
 
 struct RunOutput {

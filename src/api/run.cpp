@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include "api/flow_setup.hpp"
+#include "api/compute_setup.hpp"
+#include "api/explain.hpp"
 #include "api/run_statistics.hpp"
 #include "collective/collective_model.hpp"
 #include "compute/compute_model.hpp"
@@ -171,7 +173,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
   }
   const Workload wl = generate_workload(s, wo);
-  const auto compute = make_roofline_model(s.cluster.gpu);
+  const auto compute = make_compute_model(s);
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true);
   const SimulationOutput& sim = run.sim;
@@ -214,6 +216,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.critical_rank = wl.ranks[ci].rank;
   r.breakdown = compute_breakdown(wl, sim, ci, sim.makespan);
   r.comm = compute_comm_table(wl, sim, ci);
+  if (s.compute.database) r.compute_sources = compute_sources(s, wl, sim);
+  if (options.explain)
+    r.explain = explain_rank(wl, sim, ci, t, s.simulation.network_model == NetworkModel::Flow ? "flow" : "nccl-model");
   r.simulation.events = sim.events;
   r.simulation.flows = run.flows;
   r.simulation.network_model = s.simulation.network_model == NetworkModel::Flow ? "flow" : "analytical";

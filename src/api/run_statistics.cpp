@@ -1,5 +1,7 @@
 #include "api/run_statistics.hpp"
 
+#include "api/compute_intervals.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,27 +26,6 @@ Category category_of(GroupKind k) {
     case GroupKind::ExpertTPxEP: return kEP;
     default: return kOther;
   }
-}
-
-struct Interval {
-  SimTime start, end;
-};
-
-// Compute-stream busy intervals of a rank (non-overlapping, in time order).
-std::vector<Interval> compute_intervals(const RankProgram& p, const RankTimeline& t) {
-  std::vector<Interval> v;
-  for (std::size_t i = 0; i < p.ops.size(); ++i)
-    if (p.ops[i].stream == Stream::Compute && t.end[i] > t.start[i]) v.push_back({t.start[i], t.end[i]});
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  return v;
-}
-
-// Length of [a, b) covered by the sorted, disjoint intervals.
-SimTime covered(const std::vector<Interval>& busy, SimTime a, SimTime b) {
-  auto it = std::upper_bound(busy.begin(), busy.end(), a, [](SimTime x, const Interval& iv) { return x < iv.end; });
-  SimTime sum = 0;
-  for (; it != busy.end() && it->start < b; ++it) sum += std::min(b, it->end) - std::max(a, it->start);
-  return sum;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ struct RunArgs {
   std::string csv;
   std::string links_csv;
   bool allow_oom = false;
+  bool explain = false;
   bool per_rank = false;
   bool no_timing = false;
 };
@@ -46,6 +47,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--links-csv", args->links_csv,
                   "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow)");
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate even if the configuration does not fit in GPU memory");
+  cmd->add_flag("--explain", args->explain,
+                "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
   return {cmd, [args]() {
@@ -54,6 +57,7 @@ Command add_run_command(CLI::App& app) {
       throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow");
     RunOptions o;
     o.allow_oom = args->allow_oom;
+    o.explain = args->explain;
     o.per_rank = args->per_rank;
     const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
     o.want_trace = !trace.empty();

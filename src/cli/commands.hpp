@@ -19,5 +19,6 @@ Command add_presets_command(CLI::App& app);
 Command add_nccl_test_command(CLI::App& app);
 Command add_topo_command(CLI::App& app);
 Command add_memory_command(CLI::App& app);
+Command add_ops_command(CLI::App& app);
 
 }  // namespace trainsim::cli

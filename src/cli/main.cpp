@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
                                                         trainsim::cli::add_presets_command(app),
                                                         trainsim::cli::add_nccl_test_command(app),
                                                         trainsim::cli::add_topo_command(app),
-                                                        trainsim::cli::add_memory_command(app)};
+                                                        trainsim::cli::add_memory_command(app),
+                                                        trainsim::cli::add_ops_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,9 @@
 #include "model/layer_shapes.hpp"
 
+#include <string>
+
+#include "core/error.hpp"
+
 namespace trainsim {
 
 std::int64_t head_dim(const ModelSpec& m) {
@@ -93,6 +97,53 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   // Shared experts are an ordinary TP-sharded MLP of width shared_experts x expert_ffn_hidden_size.
   if (m.moe.shared_experts > 0) add_mlp(m, fe * m.moe.shared_experts, false, p.tp_sharded, p.replicated);
   return p;
+}
+
+std::vector<ParamTensor> layer_param_tensors(const ModelSpec& m, int layer) {
+  if (is_moe_layer(m, layer))
+    throw Error("layer_param_tensors: layer " + std::to_string(layer) + " is an MoE layer; only dense layers are listed");
+  const double h = static_cast<double>(m.hidden_size);
+  const double a = m.num_attention_heads;
+  const bool bias = m.add_bias_linear;
+  std::vector<ParamTensor> out;
+  const auto add_norm = [&](const char* module) {
+    out.push_back({module, h, false, true});
+    if (m.normalization == Normalization::LayerNorm) out.push_back({module, h, false, true});
+  };
+  add_norm("input_norm");
+  if (m.mla) {
+    // The same terms as add_attention's MLA branch, minus the output projection listed as "proj" below.
+    const MlaSpec& x = *m.mla;
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim);
+    const double kvl = static_cast<double>(x.kv_lora_rank), ql = static_cast<double>(x.q_lora_rank);
+    const double rope = static_cast<double>(x.qk_rope_head_dim), v = static_cast<double>(x.v_head_dim);
+    double sharded = kvl * a * (static_cast<double>(x.qk_nope_head_dim) + v);
+    double replicated = h * (kvl + rope) + kvl;
+    if (x.q_lora_rank > 0) {
+      sharded += ql * a * qk;
+      replicated += h * ql + ql;
+    } else {
+      sharded += h * a * qk;
+    }
+    out.push_back({"attention", sharded, true, false});
+    out.push_back({"attention", replicated, false, false});
+    out.push_back({"proj", a * v * h, true, false});  // MLA carries no linear biases (add_attention)
+  } else {
+    const double q = a * static_cast<double>(head_dim(m));
+    const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
+    out.push_back({"qkv", h * (q + 2 * kv), true, false});
+    if (bias) out.push_back({"qkv", q + 2 * kv, true, true});
+    out.push_back({"proj", q * h, true, false});
+    if (bias) out.push_back({"proj", h, false, true});  // row-parallel output bias: replicated
+  }
+  if (!m.parallel_block) add_norm("pre_mlp_norm");
+  const double f = static_cast<double>(m.ffn_hidden_size);
+  const double fc1_cols = m.gated_mlp ? 2 * f : f;
+  out.push_back({"fc1", h * fc1_cols, true, false});
+  if (bias) out.push_back({"fc1", fc1_cols, true, true});
+  out.push_back({"fc2", f * h, true, false});
+  if (bias) out.push_back({"fc2", h, false, true});
+  return out;
 }
 
 double word_embedding_params(const ModelSpec& m, int tensor_parallel) {

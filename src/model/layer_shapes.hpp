@@ -2,6 +2,7 @@
 // Shapes derived from a ModelSpec that FLOP and memory formulas share: effective head sizes, which layers
 // are MoE, and parameter counts (whole model, unsharded). Parallelism is applied by the caller.
 #include <cstdint>
+#include <vector>
 
 #include "model/model_spec.hpp"
 
@@ -28,6 +29,19 @@ struct LayerParams {
   double total() const { return tp_sharded + replicated + expert; }
 };
 LayerParams layer_params(const ModelSpec& m, int layer);
+
+// One parameter tensor of a transformer layer, unsharded: the module that owns it (DeepSpeed ZeRO-3 gathers
+// parameters per module, ../shared/reference/zero-fsdp.md §2.3) and whether TP divides it.
+struct ParamTensor {
+  const char* module;  // "input_norm", "qkv", "proj", "pre_mlp_norm", "fc1", "fc2"; MLA: "attention"
+  double numel;
+  bool tp_sharded;
+  bool vector = false;  // 1-D (a bias or a norm's gain/shift): Megatron's no-weight-decay parameter group
+};
+// The tensors of dense layer `layer` in forward order (input norm, QKV, output projection, pre-MLP norm, fc1,
+// fc2; weight before bias). Multi-latent attention is lumped into module "attention" (its TP-sharded and its
+// replicated part). They sum to layer_params(m, layer).total(). Throws Error for an MoE layer.
+std::vector<ParamTensor> layer_param_tensors(const ModelSpec& m, int layer);
 
 // Word embedding table V_pad x h (vocab-parallel: divided by TP); the untied LM head has the same size.
 double word_embedding_params(const ModelSpec& m, int tensor_parallel);

@@ -98,6 +98,23 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     }
     j["hot_links"] = std::move(links);
   }
+  if (r.compute_sources) {
+    const ComputeSources& c = *r.compute_sources;
+    nlohmann::ordered_json m = nlohmann::ordered_json::array();
+    for (const ModelledKernel& k : c.modelled) m.push_back({{"kernel", k.detail}, {"count", k.count}, {"time_s", k.time_s}});
+    j["compute"] = {{"database", c.database},     {"scale_from", c.scale_from}, {"measured_ops", c.measured_ops},
+                    {"scaled_ops", c.scaled_ops}, {"modelled_ops", c.modelled_ops}, {"modelled", std::move(m)}};
+  }
+  if (r.explain) {
+    auto rows = [](const std::vector<ExplainRow>& v) {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const ExplainRow& e : v)
+        a.push_back({{"name", e.name}, {"detail", e.detail}, {"count", e.count}, {"time_s", e.time_s},
+                     {"share", e.share}, {"exposed_s", e.exposed_s}, {"source", e.source}});
+      return a;
+    };
+    j["explain"] = {{"rank", r.explain->rank}, {"ops", rows(r.explain->ops)}, {"collectives", rows(r.explain->collectives)}};
+  }
   if (r.faults) {
     nlohmann::ordered_json f;
     f["count"] = r.faults->faults;

@@ -68,6 +68,34 @@ struct LinkUsageRow {
   double utilisation = 0;  // bytes / (capacity × iteration time)
 };
 
+// `trainsim run --explain`: where the critical rank's time goes, op by op, and where each time came
+// from, so a user sees which numbers an error would come from.
+struct ExplainRow {
+  std::string name;       // op name ("fc1", "qkv.dgrad") or collective name ("fsdp.allgather.fwd")
+  std::string detail;     // kernel kind and shape, or collective kind, communicator and size
+  std::int64_t count = 0;  // calls per iteration on the critical rank
+  double time_s = 0;      // summed over those calls
+  double share = 0;       // time_s / iteration time
+  double exposed_s = 0;   // collectives: the part not hidden behind compute (ops: time_s)
+  std::string source;     // ops: measured | scaled | roofline; collectives: nccl-model | flow
+};
+struct Explanation {
+  int rank = 0;  // global rank explained (the critical rank)
+  std::vector<ExplainRow> ops, collectives;  // longest first
+};
+
+// Where kernel times came from when the scenario gives an op database (compute.database).
+struct ModelledKernel {
+  std::string detail;      // the kernel, as kernel_detail prints it
+  std::int64_t count = 0;  // ops of all simulated ranks that ran it
+  double time_s = 0;       // their summed time
+};
+struct ComputeSources {
+  std::string database, scale_from;  // scale_from empty: measured on cluster.gpu
+  std::int64_t measured_ops = 0, scaled_ops = 0, modelled_ops = 0;  // over all simulated ranks
+  std::vector<ModelledKernel> modelled;  // the roofline priced these (the database's gaps), longest first
+};
+
 struct RunResult {
   std::string scenario;  // name
   double iteration_time_s = 0;
@@ -82,6 +110,8 @@ struct RunResult {
   std::optional<FaultImpact> faults;
   std::vector<LinkUsageRow> hot_links;  // flow-level runs: the busiest links (by utilisation), busiest first
   int critical_rank = 0;
+  std::optional<Explanation> explain;  // with --explain
+  std::optional<ComputeSources> compute_sources;  // with compute.database
   // Context for the text report.
   std::string model_name, gpu_name, precision;
   int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;

@@ -116,6 +116,36 @@ void write_comm_table(Buffer& buf, const RunResult& r) {
   buf.push_back('\n');
 }
 
+// With an op database: how many ops each source priced, and the kernels the database lacked.
+void write_compute_sources(Buffer& buf, const ComputeSources& c) {
+  line(buf, "Compute times: op database {}{}", c.database, c.scale_from.empty() ? "" : " (measured on " + c.scale_from + ", scaled)");
+  line(buf, "  ops measured {}, scaled {}, modelled (roofline) {}", c.measured_ops, c.scaled_ops, c.modelled_ops);
+  constexpr std::size_t kShown = 10;
+  if (!c.modelled.empty()) {
+    line(buf, "  modelled kernels, longest first{}:", c.modelled.size() > kShown ? fmt::format(" ({} of {})", kShown, c.modelled.size()) : "");
+    for (std::size_t i = 0; i < c.modelled.size() && i < kShown; ++i)
+      line(buf, "    {:>10.4f} s  {:>7} ops  {}", c.modelled[i].time_s, c.modelled[i].count, c.modelled[i].detail);
+  }
+  buf.push_back('\n');
+}
+
+// --explain: the longest ops and collectives of the critical rank and where each time came from.
+void write_explain(Buffer& buf, const Explanation& e) {
+  auto table = [&](const char* title, const std::vector<ExplainRow>& rows, bool collectives) {
+    line(buf, "{} (rank {}, longest first)", title, e.rank);
+    std::size_t name_w = 4;
+    for (const ExplainRow& x : rows) name_w = std::max(name_w, x.name.size());
+    line(buf, "  {:<{}}  {:>7}  {:>10}  {:>7}  {}{:<10}  {}", "name", name_w, "count", "time s", "share",
+         collectives ? "exposed s   " : "", "source", "what");
+    for (const ExplainRow& x : rows)
+      line(buf, "  {:<{}}  {:>7}  {:>10.4f}  {:>6.1f}%  {}{:<10}  {}", x.name, name_w, x.count, x.time_s, 100 * x.share,
+           collectives ? fmt::format("{:>9.4f}   ", x.exposed_s) : "", x.source, x.detail);
+    buf.push_back('\n');
+  };
+  table("Longest ops", e.ops, false);
+  table("Longest collectives", e.collectives, true);
+}
+
 void write_faults(Buffer& buf, const FaultImpact& f) {
   line(buf, "Faults: {} injected; fault-free iteration {:.4f} s; this run is {:.1f}% slower ({:.1f}% of fault-free throughput)",
        f.faults, f.fault_free_iteration_time_s, (f.slowdown - 1) * 100, f.slowdown > 0 ? 100 / f.slowdown : 0.0);
@@ -150,6 +180,8 @@ void write_text_report(std::ostream& out, const RunResult& r) {
   write_breakdown(buf, r);
   if (r.memory) write_memory(buf, *r.memory);
   write_comm_table(buf, r);
+  if (r.compute_sources) write_compute_sources(buf, *r.compute_sources);
+  if (r.explain) write_explain(buf, *r.explain);
   if (!r.hot_links.empty()) write_hot_links(buf, r.hot_links);
   if (r.faults) write_faults(buf, *r.faults);
   write_footer(buf, r);

@@ -6,17 +6,17 @@
 
 namespace trainsim::scenario_detail {
 
-namespace {
-
-const GpuSpec& catalog_gpu(const Section& cluster, const std::string& name) {
+const GpuSpec& catalog_gpu(const Section& section, const std::string& key, const std::string& name,
+                           const std::string& alternative) {
   const GpuCatalog& catalog = GpuCatalog::builtin();
   if (const GpuSpec* gpu = catalog.find(name)) return *gpu;
   const std::vector<std::string> known = catalog.names();
   std::string message = "unknown GPU '" + name + "'";
   if (const std::string guess = closest_match(name, known); !guess.empty()) message += "; did you mean " + guess + "?";
-  cluster.fail("gpu", message + " (known GPUs: " + (known.empty() ? "none found" : join(known)) +
-                          "; or describe it with cluster.gpu_spec)");
+  section.fail(key, message + " (known GPUs: " + (known.empty() ? "none found" : join(known)) + alternative + ")");
 }
+
+namespace {
 
 // Overrides from gpu_spec; `standalone` = no catalog entry underneath, so the essentials are required.
 void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
@@ -60,7 +60,7 @@ GpuSpec read_gpu(const Section& cluster) {
   const Section spec = cluster.child("gpu_spec");
   GpuSpec gpu;
   if (auto name = cluster.string("gpu")) {
-    gpu = catalog_gpu(cluster, *name);
+    gpu = catalog_gpu(cluster, "gpu", *name, "; or describe it with cluster.gpu_spec");
   } else if (spec.present()) {
     gpu.name = "custom";
   } else {

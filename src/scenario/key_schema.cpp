@@ -26,7 +26,11 @@ namespace {
 //     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us};
 //   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md);
 //   parallelism.expert_tensor (expert-tensor-parallel size, default = tensor) and
-//   parallelism.moe_dispatcher (alltoall | allgather) (docs/moe.md).
+//   parallelism.moe_dispatcher (alltoall | allgather) (docs/moe.md);
+//   parallelism.deepspeed.{reduce_bucket_size, stage3_prefetch_bucket_size, stage3_max_live_parameters,
+//     stage3_max_reuse_distance, stage3_param_persistence_threshold, overlap_comm} (docs/zero-and-fsdp.md);
+//   compute.database (measured op database CSV) and compute.scale_from (the GPU it was measured on)
+//     (docs/op-database.md).
 constexpr std::string_view kKnownKeys[] = {
     "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
     "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
@@ -47,6 +51,9 @@ constexpr std::string_view kKnownKeys[] = {
     "parallelism.last_stage_layers", "parallelism.sequence_parallel", "parallelism.schedule",
     "parallelism.framework", "parallelism.zero_stage", "parallelism.overlap_grad_reduce",
     "parallelism.overlap_param_gather", "parallelism.tp_comm_overlap", "parallelism.grad_bucket_mb",
+    "parallelism.deepspeed.reduce_bucket_size", "parallelism.deepspeed.stage3_prefetch_bucket_size",
+    "parallelism.deepspeed.stage3_max_live_parameters", "parallelism.deepspeed.stage3_max_reuse_distance",
+    "parallelism.deepspeed.stage3_param_persistence_threshold", "parallelism.deepspeed.overlap_comm",
 
     "cluster.gpu",
     "cluster.gpu_spec.name", "cluster.gpu_spec.vendor", "cluster.gpu_spec.architecture",
@@ -74,6 +81,8 @@ constexpr std::string_view kKnownKeys[] = {
     "faults[].node", "faults[].nic", "faults[].rank",
 
     "output.trace", "output.csv",
+
+    "compute.database", "compute.scale_from",
 
     "reference.source", "reference.confidence", "reference.iteration_time_s", "reference.tflops_per_gpu",
     "reference.mfu", "reference.hfu", "reference.tokens_per_s_per_gpu", "reference.busbw_GBps",

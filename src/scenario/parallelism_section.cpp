@@ -4,6 +4,48 @@
 
 namespace trainsim::scenario_detail {
 
+namespace {
+
+// `parallelism.deepspeed:` DeepSpeed's ZeRO config keys under their own names, in elements
+// (docs/zero-and-fsdp.md). A bucket must hold something; 0 is meaningful for the others as in DeepSpeed
+// (no prefetch, no look-ahead, no reuse, nothing persistent).
+DeepSpeedSpec read_deepspeed(const Section& ds) {
+  DeepSpeedSpec d;
+  ds.read("reduce_bucket_size", d.reduce_bucket_size, Bound::Positive);
+  ds.read("stage3_prefetch_bucket_size", d.stage3_prefetch_bucket_size, Bound::NonNegative);
+  ds.read("stage3_max_live_parameters", d.stage3_max_live_parameters, Bound::NonNegative);
+  ds.read("stage3_max_reuse_distance", d.stage3_max_reuse_distance, Bound::NonNegative);
+  ds.read("stage3_param_persistence_threshold", d.stage3_param_persistence_threshold, Bound::NonNegative);
+  d.overlap_comm = ds.boolean("overlap_comm");
+  return d;
+}
+
+// DeepSpeed has no Megatron DDP bucket, and its overlap switch is overlap_comm; parallelism.overlap_grad_reduce,
+// when written, means the same thing.
+void read_deepspeed_block(const Section& parallel, ParallelSpec& p) {
+  const Section ds = parallel.child("deepspeed");
+  if (p.framework != Framework::DeepSpeed) {
+    if (ds.present())
+      parallel.fail("deepspeed", std::string("the deepspeed block configures DeepSpeed ZeRO, but framework is ") +
+                                     to_string(p.framework) + "; set parallelism.framework: deepspeed or remove it");
+    return;
+  }
+  p.deepspeed = read_deepspeed(ds);
+  if (parallel.has("grad_bucket_mb"))
+    parallel.fail("grad_bucket_mb", "grad_bucket_mb is Megatron's DDP bucket; with framework deepspeed set "
+                                    "parallelism.deepspeed.reduce_bucket_size (elements, default 5e8)");
+  if (parallel.has("overlap_grad_reduce")) {
+    if (p.deepspeed.overlap_comm && *p.deepspeed.overlap_comm != p.overlap_grad_reduce)
+      ds.fail("overlap_comm", std::string("overlap_comm ") + (*p.deepspeed.overlap_comm ? "true" : "false") +
+                                  " contradicts parallelism.overlap_grad_reduce " +
+                                  (p.overlap_grad_reduce ? "true" : "false") +
+                                  " (with framework deepspeed both name DeepSpeed's overlap_comm; set one)");
+    p.deepspeed.overlap_comm = p.overlap_grad_reduce;
+  }
+}
+
+}  // namespace
+
 ParallelSpec read_parallelism(const Section& parallel) {
   ParallelSpec p;  // an absent block means no model parallelism: everything data-parallel
   parallel.read("tensor", p.tensor, Bound::Positive);
@@ -34,6 +76,7 @@ ParallelSpec read_parallelism(const Section& parallel) {
   parallel.read("overlap_param_gather", p.overlap_param_gather);
   parallel.read("tp_comm_overlap", p.tp_comm_overlap);
   parallel.read("grad_bucket_mb", p.grad_bucket_mb, Bound::Positive);
+  read_deepspeed_block(parallel, p);
   return p;
 }
 

@@ -34,6 +34,18 @@ struct TrainingSpec {
   int iterations = 1;
 };
 
+// `parallelism.deepspeed:` DeepSpeed's own ZeRO knobs, with its names and code defaults (elements;
+// ../shared/reference/zero-fsdp.md §1.2, §2.1; docs/zero-and-fsdp.md).
+struct DeepSpeedSpec {
+  double reduce_bucket_size = 5e8;
+  double stage3_prefetch_bucket_size = 5e7;
+  double stage3_max_live_parameters = 1e9;
+  double stage3_max_reuse_distance = 1e9;
+  double stage3_param_persistence_threshold = 1e5;
+  // nullopt: DeepSpeed's validator default, true for zero_stage 3 and false for 1/2 (validation resolves it).
+  std::optional<bool> overlap_comm;
+};
+
 struct ParallelSpec {
   int tensor = 1;
   int pipeline = 1;
@@ -54,6 +66,7 @@ struct ParallelSpec {
   bool tp_comm_overlap = false;
   // DP gradient bucket in MiB; nullopt = Megatron's rule, max(40M, 1M x dp) elements.
   std::optional<double> grad_bucket_mb;
+  DeepSpeedSpec deepspeed;  // framework deepspeed only
 };
 
 // NCCL environment variables exactly as NCCL names them (NCCL_ALGO, NCCL_PROTO, ...); values as strings.
@@ -76,6 +89,13 @@ struct FaultSpec {
   std::string link;            // link_down / link_degraded
   int node = -1, nic = -1, rank = -1;
   double factor = 1.0;
+};
+
+// Where kernel times come from (docs/op-database.md): a measured op database, optionally measured on
+// another GPU and scaled to cluster.gpu (SimAI-CP-Model); without one, the calibrated roofline.
+struct ComputeSpec {
+  std::optional<std::string> database;    // path, resolved against the scenario file's folder
+  std::optional<GpuSpec> scale_from;      // the GPU the database was measured on, when not cluster.gpu
 };
 
 struct OutputSpec {
@@ -131,6 +151,7 @@ struct Scenario {
   NcclSpec nccl;
   AlgorithmsSpec algorithms;
   SimulationSpec simulation;
+  ComputeSpec compute;
   std::vector<FaultSpec> faults;
   OutputSpec output;
   std::optional<ReferenceSpec> reference;

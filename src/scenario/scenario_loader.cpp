@@ -47,6 +47,7 @@ Scenario build(const YAML::Node& root, const std::string& file) {
   s.algorithms = read_algorithms(top.child("algorithms"));
   s.simulation = read_simulation(top.child("simulation"));
   s.output = read_output(top.child("output"));
+  s.compute = read_compute(top.child("compute"));
   s.faults = read_faults(top.get("faults"), file);
   s.reference = read_reference(top.child("reference"));
   s.collective = read_collective(top.child("collective"));

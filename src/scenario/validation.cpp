@@ -44,6 +44,10 @@ void resolve_data_parallel(Scenario& s, const Checker& c) {
 // off too rather than rejected, so a sweep over tensor sizes can keep both flags on.
 void normalise_flags(Scenario& s) {
   if (s.parallelism.expert_tensor == 0) s.parallelism.expert_tensor = s.parallelism.tensor;
+  // DeepSpeed's config validator: overlap_comm defaults to true for ZeRO-3, false for stages 0-2
+  // (../shared/reference/zero-fsdp.md §1.2).
+  DeepSpeedSpec& ds = s.parallelism.deepspeed;
+  if (s.parallelism.framework == Framework::DeepSpeed && !ds.overlap_comm) ds.overlap_comm = s.parallelism.zero_stage == 3;
   if (s.parallelism.tensor == 1) {
     s.parallelism.sequence_parallel = false;
     s.parallelism.tp_comm_overlap = false;

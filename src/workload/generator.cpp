@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "core/error.hpp"
+#include "workload/deepspeed_zero.hpp"
 #include "workload/grad_buckets.hpp"
 #include "workload/interleaved_schedule.hpp"
 #include "workload/kernels_factory.hpp"
@@ -17,8 +19,14 @@ namespace trainsim {
 
 namespace {
 
-bool sharded_dp(const Scenario& s) {  // FSDP / DeepSpeed ZeRO-3 style: parameters sharded over DP
-  return s.parallelism.framework != Framework::Megatron && s.parallelism.zero_stage == 3;
+bool sharded_dp(const Scenario& s) {  // FSDP FULL_SHARD: parameters sharded over DP, gathered per layer
+  return s.parallelism.framework == Framework::FSDP && s.parallelism.zero_stage == 3;
+}
+
+// DeepSpeed ZeRO-1/2/3 walk the model and emit their buckets, gathers and step themselves (deepspeed_zero.cpp);
+// DeepSpeed without ZeRO stays on the plain data-parallel path.
+bool deepspeed_zero(const Scenario& s) {
+  return s.parallelism.framework == Framework::DeepSpeed && s.parallelism.zero_stage >= 1;
 }
 
 // Bytes per element of gradients in the DP reduction: Megatron accumulates and reduces in fp32 with
@@ -88,6 +96,8 @@ class RankGenerator {
   void generate() {
     LayerEmitter le(rb_, d_, groups_, s_.parallelism.tp_comm_overlap);
     emitter_ = &le;
+    if (deepspeed_zero(s_))
+      ds_ = std::make_unique<DeepSpeedZero>(s_, deepspeed_rank(), rb_, le, [this](int mb) { data_broadcast(mb); });
     zero_grad_buffers();
     if (interleaved()) {
       run_interleaved();
@@ -97,6 +107,7 @@ class RankGenerator {
     }
     finish_grad_sync();
     optimizer_step();
+    ds_.reset();
     emitter_ = nullptr;
   }
 
@@ -165,8 +176,25 @@ class RankGenerator {
   bool interleaved() const { return schedule_kind(s_) == ScheduleKind::Interleaved; }
   bool overlapped_param_gather() const { return distributed_optimizer() && s_.parallelism.overlap_param_gather; }
 
+  DeepSpeedRank deepspeed_rank() const {
+    DeepSpeedRank r;
+    r.dp = dp_;
+    r.dp_size = plan_.data() * plan_.context();
+    r.mp = mp_;
+    r.model_parallel = d_.t * p_ > 1;
+    r.micro_batches = m_;
+    r.layers = layout_.layers(stage_, 0);  // DeepSpeed has no interleaved schedule (check_interleaved)
+    r.recomputed_layers = s_.training.recompute == RecomputeGranularity::Full ? recomputed_layers_in_chunk(0) : 0;
+    r.selective_recompute = s_.training.recompute == RecomputeGranularity::Selective;
+    r.first_stage = stage_ == 0;
+    r.last_stage = stage_ == p_ - 1;
+    r.own_lm_head = owns_lm_head_weight();
+    return r;
+  }
+
   // ---- iteration pieces ----
   void zero_grad_buffers() {
+    if (ds_) return;  // DeepSpeed's zero_grad sets the gradients to None: no memset
     // One memset per DDP buffer (§5.1).
     for (const GradBuffer& buf : buffers_)
       rb_.compute({Phase::Optimizer, -1, -1}, &buf == &buffers_.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
@@ -293,6 +321,10 @@ class RankGenerator {
   void forward_step(int mb, int chunk) {
     const bool gather_params = distributed_optimizer() && s_.parallelism.overlap_param_gather &&
                                !first_forward_done_[chunk];
+    if (ds_) {
+      ds_->forward(mb);
+      return;
+    }
     if (sharded_dp(s_)) {
       sharded_forward(mb, chunk);
       return;
@@ -365,6 +397,10 @@ class RankGenerator {
   }
 
   void backward_step(int mb, int chunk) {
+    if (ds_) {
+      ds_->backward(mb);
+      return;
+    }
     if (sharded_dp(s_)) {
       sharded_backward(mb, chunk);
       return;
@@ -436,7 +472,9 @@ class RankGenerator {
   }
 
   void finish_grad_sync() {
-    if (!sharded_dp(s_)) {
+    if (ds_) {
+      ds_->finish_backward();
+    } else if (!sharded_dp(s_)) {
       for (int c = 0; c < v_; ++c)
         if (!chunk_reduced_[c])
           for (const GradBuffer& buf : buffers_)
@@ -460,6 +498,10 @@ class RankGenerator {
   }
 
   void optimizer_step() {
+    if (ds_) {
+      ds_->optimizer_step();
+      return;
+    }
     const OpContext ctx{Phase::Optimizer, -1, -1};
     const Precision p = s_.training.precision;
     const bool shard = distributed_optimizer() || sharded_dp(s_) ||
@@ -564,6 +606,7 @@ class RankGenerator {
   std::vector<std::uint32_t> pending_dp_;
   std::map<int, std::uint32_t> pair_groups_;  // interleaved: peer stage -> pair communicator
   LayerEmitter* emitter_ = nullptr;
+  std::unique_ptr<DeepSpeedZero> ds_;
 };
 
 // What Megatron rejects for the interleaved schedule (schedules.py, arguments.py; §4.6).

@@ -137,17 +137,23 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
 
 void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
   const double ab = activation_bytes(d_.precision);
+  const bool dense = &n == &kDenseMlp;  // module hooks: the dense MLP's linears only
+  if (dense) module_start(ctx, "fc1", false);
   gathered_gemm(ctx, n.fc1, d_.G * ffn_local, n.ag_fc1_input);
   elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * ab * (d_.G + 1.0));
+  if (dense) module_start(ctx, "fc2", false);
   row_parallel_forward(ctx, n.fc2, ffn_local, n.rs_fc2, n.ar_fc2);
 }
 
 void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
   const bool tp = d_.t > 1;
   const double ab = activation_bytes(d_.precision);
+  const bool dense = &n == &kDenseMlp;
+  if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
   gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);          // B4
   elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * ab * (2.0 * d_.G + 1.0));
+  if (dense) module_start(ctx, "fc1", true);
   std::uint32_t ag = 0;
   if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false);  // B6, async
   gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                              // B7
@@ -169,12 +175,15 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
   if (d_.mla.on) {
     mla_projections_forward(ctx);
   } else {
+    module_start(ctx, "input_norm", false);
     norm(ctx, "input_norm", false);
+    module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
     if (d_.rope)
       elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
   }
   attention_forward(ctx);
+  module_start(ctx, "proj", false);
   row_parallel_forward(ctx, "proj", d_.mla.on ? d_.mla.v_local : d_.attn_local, "tp.rs.proj", "tp.ar.proj");
   elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
 
@@ -182,6 +191,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
   if (d_.is_moe(layer)) {
     moe_forward(ctx);
   } else {
+    module_start(ctx, "pre_mlp_norm", false);
     norm(ctx, "pre_mlp_norm", false);
     mlp_forward(ctx, kDenseMlp, d_.ffn_local);
   }
@@ -201,21 +211,25 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   } else {
     mlp_backward(ctx, kDenseMlp, d_.ffn_local);
   }
+  if (!d_.is_moe(layer)) module_start(ctx, "pre_mlp_norm", true);
   norm(ctx, "pre_mlp_norm.bwd", true);                           // B10
   elementwise(ctx, "residual_grad_add", res * 3.0);              // B11
 
   // --- attention backward (§2.2 B12-B22) ---
   const std::int64_t proj_in = d_.mla.on ? d_.mla.v_local : d_.attn_local;
   elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
+  module_start(ctx, "proj", true);
   gathered_gemm(ctx, "proj.dgrad", proj_in, "tp.ag.proj_dy");  // B13-B14
   gemm_op(ctx, "proj.wgrad", d_.h, proj_in, d_.T);              // B15
   if (recompute_attention) attention_forward(OpContext{Phase::Recompute, layer, mb});
   attention_backward(ctx);  // B16
   if (d_.mla.on) {
+    module_start(ctx, "attention", true);
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
       elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+    module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
     if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false);  // B18
     gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
@@ -227,6 +241,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
     if (tp) rb_.wait(red);
   }
+  module_start(ctx, "input_norm", true);
   norm(ctx, "input_norm.bwd", true);  // B22
   elementwise(ctx, "residual_grad_add", res * 3.0);
 }

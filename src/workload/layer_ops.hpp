@@ -5,6 +5,8 @@
 // attention (layer_ops_mla.cpp) replaces the QKV path; an MoE block (layer_ops_moe.cpp, §6.2) replaces
 // the MLP of MoE layers.
 #include <cstdint>
+#include <functional>
+#include <utility>
 
 #include "workload/layer_dims.hpp"
 #include "workload/program_builder.hpp"
@@ -34,7 +36,17 @@ class LayerEmitter {
   void lm_head_forward(int mb);   // final norm, LM head GEMM, cross-entropy
   void lm_head_backward(int mb);
 
+  // Called at the start of each parameter-owning module's ops of a dense layer: forward (and recompute) in the
+  // order input_norm, qkv (MLA: attention), proj, pre_mlp_norm, fc1, fc2; backward fc2, fc1, pre_mlp_norm, proj,
+  // qkv / attention, input_norm. DeepSpeed ZeRO-3 waits for the module's parameter gather there and ZeRO-2/3 take
+  // the previous module's gradients (deepspeed_zero.cpp). No hook: nothing changes.
+  using ModuleHook = std::function<void(int layer, const char* module, bool backward)>;
+  void set_module_hook(ModuleHook hook) { hook_ = std::move(hook); }
+
  private:
+  void module_start(const OpContext& ctx, const char* module, bool backward) {
+    if (hook_) hook_(ctx.layer, module, backward);
+  }
   // Op names of one TP-split MLP: the dense layer's, or the MoE block's shared experts.
   struct MlpNames {
     const char *fc1, *act, *fc2, *ag_fc1_input, *rs_fc2, *ar_fc2;      // forward
@@ -101,6 +113,7 @@ class LayerEmitter {
   const LayerDims& d_;
   LayerGroups g_;
   bool tp_overlap_;
+  ModuleHook hook_;
 };
 
 }  // namespace trainsim

@@ -43,7 +43,9 @@ void LayerEmitter::mla_projections_forward(const OpContext& ctx) {
   const MlaDims& x = d_.mla;
   const double ab = activation_bytes(d_.precision);
   const bool tp_sp = d_.t > 1 && d_.sp;
+  module_start(ctx, "input_norm", false);
   norm(ctx, "input_norm", false);
+  module_start(ctx, "attention", false);
   // Down-projections on the rank's rows (the local sequence shard under SP).
   if (x.q_lora > 0) gemm_op(ctx, "mla.q_down", d_.rows, x.q_lora, d_.h);
   gemm_op(ctx, "mla.kv_down", d_.rows, x.kv_lora + x.rope, d_.h);

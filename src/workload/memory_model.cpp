@@ -9,7 +9,8 @@
 //                                 Recomputation in Large Transformer Models", §4), generalised to GQA/gated MLPs/MoE
 //                                 (MoE layers: docs/moe.md §5), times the micro-batches the pipeline schedule keeps in
 //                                 flight (megatron.md §4.5/4.6)
-//   other                         fixed allowance (CUDA context, NCCL buffers, workspaces) + fragmentation: judgment
+//   other                         fixed allowance (CUDA context, NCCL buffers, workspaces) + fragmentation: judgment;
+//                                 DeepSpeed's ipg gradient bucket(s) (../shared/reference/zero-fsdp.md §1.8, §2.9)
 #include "workload/memory_model.hpp"
 
 #include <algorithm>
@@ -246,6 +247,18 @@ constexpr double kNcclChannels = 16;
 constexpr double kNcclBytesPerChannel = 4194304.0 + 4915200.0 + 524288.0;
 constexpr double kFragmentation = 0.10;
 
+// DeepSpeed's ipg gradient bucket of reduce_bucket_size lp elements (zero-fsdp.md §1.8, §2.9): ZeRO-1/2 allocate
+// it in every backward, twice with overlap_comm (double buffering); ZeRO-3 keeps one permanently. Its size does not
+// depend on the model: DeepSpeed allocates the whole bucket.
+double deepspeed_bucket_bytes(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  if (par.framework != Framework::DeepSpeed || par.zero_stage < 1) return 0;
+  const double lp = s.training.precision == Precision::FP32 ? 4 : 2;
+  const bool overlap = par.deepspeed.overlap_comm.value_or(par.zero_stage == 3);
+  const double buffers = par.zero_stage < 3 && overlap ? 2 : 1;
+  return buffers * par.deepspeed.reduce_bucket_size * lp;
+}
+
 int communicators(const Scenario& s, int data) {
   const ParallelSpec& par = s.parallelism;
   int n = 0;
@@ -361,7 +374,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     mem.grads_gib = grads / kGiB;
     mem.optimizer_gib = optimizer / kGiB;
     mem.activations_gib = activations / kGiB;
-    mem.other_gib = kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * mem.activations_gib;
+    mem.other_gib = kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * mem.activations_gib +
+                    deepspeed_bucket_bytes(s) / kGiB;
     out.push_back(mem);
   }
   return out;

@@ -1,0 +1,218 @@
+// The profiler pipeline end to end on the CPU: tools/profile/profile_ops.py asks `trainsim ops --json`
+// for the kernels of a tiny scenario, times each with PyTorch and writes the op database CSV
+// (docs/op-database.md). Needs python3 with torch (CI: Debian's python3-torch); skipped without.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+using namespace trainsim_cli_test;
+
+namespace {
+
+// The tiny model of ops_cli_test.cpp, on one GPU so its kernels stay small on a CPU: h = 256,
+// 4 heads of 64, FFN 1024, sequence 128, vocabulary 2048, 2 layers, 2 micro-batches.
+const char* const kTiny = R"(
+model:
+  preset: gpt3-1.3b
+  num_layers: 2
+  hidden_size: 256
+  num_attention_heads: 4
+  num_query_groups: 4
+  kv_channels: 64
+  ffn_hidden_size: 1024
+  seq_length: 128
+  vocab_size: 2048
+training:
+  global_batch_size: 2
+  micro_batch_size: 1
+  precision: bf16
+parallelism:
+  tensor: 1
+  pipeline: 1
+cluster:
+  gpu: H100-SXM
+  num_gpus: 1
+  gpus_per_node: 1
+)";
+
+const char* const kHeader = "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us";
+
+Result run_shell(const std::string& cmd) {
+  Result r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// A python3 that imports torch: the one on PATH, else Debian's (a PATH python3 from pyenv or a
+// virtual environment does not see python3-torch). Empty when there is none.
+std::string python_with_torch() {
+  for (const char* py : {"python3", "/usr/bin/python3"})
+    if (run_shell(std::string(py) + " -c 'import torch'").status == 0) return py;
+  return "";
+}
+
+std::string script() { return std::string(TRAINSIM_SOURCE_DIR) + "/tools/profile/profile_ops.py"; }
+
+// What profile_ops.py writes for one row of `trainsim ops --json`: shape-keyed kinds carry m, n, k,
+// batch, causal and bytes 0; memory-bound kinds 0, 0, 0, 1, 0 and their bytes (docs/op-database.md §1).
+std::string db_key(const nlohmann::json& op) {
+  const std::string kind = op["op"];
+  const bool shape = kind == "gemm" || kind == "attention_unfused" || kind == "flash_attn_fwd" || kind == "flash_attn_bwd";
+  std::ostringstream s;
+  s << kind << ',' << op["dtype"].get<std::string>() << ',';
+  if (shape)
+    s << op["m"] << ',' << op["n"] << ',' << op["k"] << ',' << op["batch"] << ',' << (op["causal"].get<bool>() ? 1 : 0)
+      << ",0";
+  else
+    s << "0,0,0,1,0," << op["bytes"];
+  return s.str();
+}
+
+// How profile_ops.py names a kernel in its "skip ..." lines.
+std::string describe(const nlohmann::json& op) {
+  const std::string kind = op["op"];
+  std::ostringstream s;
+  s << kind << ' ' << op["dtype"].get<std::string>();
+  if (kind == "gemm" || kind == "attention_unfused" || kind == "flash_attn_fwd" || kind == "flash_attn_bwd")
+    s << " m=" << op["m"] << " n=" << op["n"] << " k=" << op["k"] << " batch=" << op["batch"]
+      << (op["causal"].get<bool>() ? " causal" : "");
+  else
+    s << " bytes=" << op["bytes"];
+  return s.str();
+}
+
+struct Database {
+  std::vector<std::string> comments;
+  std::string header;
+  std::map<std::string, double> time_us;  // db_key -> time
+  std::vector<std::string> errors;
+  std::string gpu;
+};
+
+Database read_database(const std::string& path) {
+  Database db;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      db.comments.push_back(line);
+      continue;
+    }
+    if (db.header.empty()) {
+      db.header = line;
+      continue;
+    }
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    if (f.size() != 10) {
+      db.errors.push_back("not 10 fields: " + line);
+      continue;
+    }
+    db.gpu = f[0];
+    const std::string key = f[1] + ',' + f[2] + ',' + f[3] + ',' + f[4] + ',' + f[5] + ',' + f[6] + ',' + f[7] + ',' + f[8];
+    if (db.time_us.count(key)) db.errors.push_back("duplicate row: " + line);
+    db.time_us[key] = std::stod(f[9]);
+  }
+  return db;
+}
+
+std::string profile(const std::string& python, const std::string& scenario, const std::string& csv,
+                    const std::string& extra, Result* r) {
+  *r = run_shell(python + " " + script() + " " + scenario + " -o " + csv + " --trainsim " + TRAINSIM_BINARY +
+                 " --device cpu --warmup 1 --iters 2" + extra);
+  return r->out;
+}
+
+}  // namespace
+
+// Every kernel of `trainsim ops --json` gets one row (or a skip line), in the fixed format, with a
+// positive time; nothing else is written.
+TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  const std::string scenario = temp_file("profile_ops_tiny.yaml", kTiny);
+  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_tiny.csv").string();
+  std::filesystem::remove(csv);
+  Result r;
+  profile(python, scenario, csv, "", &r);
+  ASSERT_EQ(r.status, 0) << r.out;
+
+  const Result listing = run("ops " + scenario + " --json");
+  ASSERT_EQ(listing.status, 0) << listing.out;
+  const auto ops = nlohmann::json::parse(listing.out)["ops"];
+  ASSERT_GT(ops.size(), 10u);
+
+  const Database db = read_database(csv);
+  ASSERT_FALSE(db.comments.empty());
+  EXPECT_EQ(db.comments.front(), "# trainsim op database v1");
+  EXPECT_EQ(db.header, kHeader);
+  EXPECT_TRUE(db.errors.empty()) << db.errors.front();
+  EXPECT_EQ(db.gpu, "cpu");  // --gpu-name defaults to "cpu" on the CPU
+  std::size_t skipped = 0;
+  for (const auto& op : ops) {
+    const auto it = db.time_us.find(db_key(op));
+    if (it == db.time_us.end()) {
+      ++skipped;
+      EXPECT_NE(r.out.find("skip " + describe(op) + ": "), std::string::npos) << db_key(op) << "\n" << r.out;
+      continue;
+    }
+    EXPECT_GT(it->second, 0.0) << it->first;
+  }
+  EXPECT_EQ(db.time_us.size() + skipped, ops.size()) << "rows that are no kernel of the scenario";
+  // Nothing in this model is too big for the CPU limits: every kernel is measured.
+  EXPECT_EQ(skipped, 0u) << r.out;
+}
+
+// --max-ops caps the work: the first N kernels are profiled, the rest skipped with a message each;
+// --gpu-name sets the gpu column.
+TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  const std::string scenario = temp_file("profile_ops_cap.yaml", kTiny);
+  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_cap.csv").string();
+  Result r;
+  profile(python, scenario, csv, " --max-ops 3 --gpu-name my-box", &r);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ops = nlohmann::json::parse(run("ops " + scenario + " --json").out)["ops"];
+  const Database db = read_database(csv);
+  EXPECT_EQ(db.header, kHeader);
+  ASSERT_EQ(db.time_us.size(), 3u) << r.out;
+  EXPECT_EQ(db.gpu, "my-box");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (i < 3) EXPECT_EQ(db.time_us.count(db_key(ops[i])), 1u) << db_key(ops[i]);
+    else EXPECT_NE(r.out.find("skip " + describe(ops[i]) + ": over --max-ops 3"), std::string::npos) << r.out;
+  }
+}
+
+// trainsim's error for a bad scenario comes through, and the script fails.
+TEST(ProfileOpsCli, BadScenarioKeyIsReported) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  const std::string scenario = temp_file("profile_ops_bad.yaml", kTiny);
+  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_bad.csv").string();
+  Result r;
+  profile(python, scenario, csv, " --set parallelism.tensr=2", &r);
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("parallelism.tensr"), std::string::npos) << r.out;
+}
