@@ -13,7 +13,8 @@ using namespace trainsim_cli_test;
 namespace {
 
 // gpt3-1.3b, TP 2, micro-batch 2 (examples/tiny-8-h100.yaml): fc1 is a 4096x4096x2048 GEMM, run 96 times per iteration.
-std::string scenario_with(const std::string& db_path, const std::string& scale_from = "") {
+// `tag` names the scenario file: ctest runs these tests in parallel, each needs its own.
+std::string scenario_with(const std::string& tag, const std::string& db_path, const std::string& scale_from = "") {
   std::string yaml = R"(
 model: {preset: gpt3-1.3b}
 training: {global_batch_size: 32, micro_batch_size: 2, precision: bf16}
@@ -22,7 +23,7 @@ cluster: {gpu: H100-SXM, num_gpus: 8, gpus_per_node: 8, nics_per_node: 8, nic_gb
 compute:
   database: )" + db_path + "\n";
   if (!scale_from.empty()) yaml += "  scale_from: " + scale_from + "\n";
-  return temp_file("opdb_scenario.yaml", yaml);
+  return temp_file("opdb_scenario_" + tag + ".yaml", yaml);
 }
 
 const nlohmann::json* row_named(const nlohmann::json& rows, const std::string& name) {
@@ -36,7 +37,7 @@ TEST(OpDatabaseCli, MeasuredKernelsUseTheDatabaseAndTheRestAreReportedAsModelled
                                    "# one GEMM measured on H100\n"
                                    "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n"
                                    "H100-SXM,gemm,bf16,4096,4096,2048,1,0,0,200\n");
-  const Result r = run("run " + scenario_with(db) + " --json --explain");
+  const Result r = run("run " + scenario_with("measured", db) + " --json --explain");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   const auto* fc1 = row_named(j["explain"]["ops"], "fc1");
@@ -63,7 +64,7 @@ TEST(OpDatabaseCli, ScaleFromAnotherGpuUsesThePeakRatio) {
   const std::string db = temp_file("opdb_a100.csv",
                                    "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n"
                                    "A100-SXM-80GB,gemm,bf16,4096,4096,2048,1,0,0,400\n");
-  const Result r = run("run " + scenario_with(db, "A100-SXM-80GB") + " --json --explain");
+  const Result r = run("run " + scenario_with("scaled", db, "A100-SXM-80GB") + " --json --explain");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   const auto& catalog = trainsim::GpuCatalog::builtin();
@@ -78,7 +79,7 @@ TEST(OpDatabaseCli, ScaleFromAnotherGpuUsesThePeakRatio) {
 }
 
 TEST(OpDatabaseCli, BadDatabasesNameTheKeyAndTheLine) {
-  const Result missing = run("run " + scenario_with("/nonexistent/ops.csv"));
+  const Result missing = run("run " + scenario_with("missing", "/nonexistent/ops.csv"));
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.out.find("compute.database"), std::string::npos) << missing.out;
   EXPECT_NE(missing.out.find("/nonexistent/ops.csv"), std::string::npos) << missing.out;
@@ -87,7 +88,7 @@ TEST(OpDatabaseCli, BadDatabasesNameTheKeyAndTheLine) {
                                     "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n"
                                     "H100-SXM,gemm,bf16,4096,4096,2048,1,0,0,200\n"
                                     "H100-SXM,gemm,bf16,4096,4096,2048,1,0,0\n");
-  const Result malformed = run("run " + scenario_with(bad));
+  const Result malformed = run("run " + scenario_with("malformed", bad));
   EXPECT_EQ(malformed.status, 1);
   EXPECT_NE(malformed.out.find("opdb_bad.csv:3"), std::string::npos) << malformed.out;
   EXPECT_NE(malformed.out.find("compute.database"), std::string::npos) << malformed.out;
@@ -95,7 +96,7 @@ TEST(OpDatabaseCli, BadDatabasesNameTheKeyAndTheLine) {
   const std::string other = temp_file("opdb_other.csv",
                                       "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n"
                                       "A100-SXM-80GB,gemm,bf16,4096,4096,2048,1,0,0,400\n");
-  const Result no_rows = run("run " + scenario_with(other));
+  const Result no_rows = run("run " + scenario_with("other_gpu", other));
   EXPECT_EQ(no_rows.status, 1);
   EXPECT_NE(no_rows.out.find("no rows for cluster.gpu H100-SXM"), std::string::npos) << no_rows.out;
   EXPECT_NE(no_rows.out.find("compute.scale_from"), std::string::npos) << no_rows.out;
