@@ -15,8 +15,9 @@ struct Result {
   std::string out;  // stdout and stderr together
 };
 
-inline Result run(const std::string& args) {
-  const std::string cmd = std::string(TRAINSIM_BINARY) + " " + args + " 2>&1";
+// Any shell command, stdout and stderr together.
+inline Result run_shell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -27,6 +28,9 @@ inline Result run(const std::string& args) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+// The trainsim binary under test with `args`.
+inline Result run(const std::string& args) { return run_shell(std::string(TRAINSIM_BINARY) + " " + args); }
 
 inline std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
 

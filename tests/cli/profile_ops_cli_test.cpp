@@ -50,18 +50,6 @@ cluster:
 
 const char* const kHeader = "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us";
 
-Result run_shell(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
 // A python3 that imports torch: the one on PATH, else Debian's (a PATH python3 from pyenv or a
 // virtual environment does not see python3-torch). Empty when there is none.
 std::string python_with_torch() {
