@@ -145,7 +145,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.memory = memory_usage(s);
   if (!r.memory->fits && !options.allow_oom) {
     const auto& m = *r.memory;
-    throw Error(fmt::format(
+    throw OutOfMemoryError(fmt::format(
         "{}: does not fit: pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, grads {:.1f}, "
         "optimizer {:.1f}, activations {:.1f}, other {:.1f}); use --allow-oom to simulate anyway",
         s.file, m.worst_stage, m.peak, m.capacity, m.weights, m.grads, m.optimizer, m.activations, m.other));

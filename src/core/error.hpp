@@ -24,6 +24,13 @@ class ScenarioError : public Error {
   std::string file_, key_, detail_;
 };
 
+// The job does not fit in GPU memory (run without --allow-oom). A sweep or tune reports such a
+// point as "out of memory" rather than as invalid input.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 // The simulated workload cannot make progress (e.g. mismatched collective order across ranks).
 class DeadlockError : public Error {
  public:

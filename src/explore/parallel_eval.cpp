@@ -1,0 +1,55 @@
+#include "explore/parallel_eval.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+namespace trainsim::explore {
+
+int resolve_threads(int requested) {
+  if (requested > 0) return requested;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, const std::vector<Overrides>& points,
+                                          const std::vector<std::size_t>& indices, int threads,
+                                          const PointOptions& options, const ProgressFn& progress) {
+  std::vector<PointOutcome> out(indices.size());
+  if (indices.empty()) return out;
+  // Workers take the next unclaimed slot; each writes only its own slot, so the result order is the
+  // order of `indices` regardless of scheduling.
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex progress_mutex;
+  auto worker = [&] {
+    for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
+      out[j] = evaluate_point(scenario_path, points.at(indices[j]), options);
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        progress(++done, indices.size());
+      }
+    }
+  };
+  const int n = std::min<int>(resolve_threads(threads), static_cast<int>(indices.size()));
+  if (n <= 1) {
+    worker();
+    return out;
+  }
+  std::vector<std::jthread> pool;
+  pool.reserve(static_cast<std::size_t>(n));
+  for (int t = 0; t < n; ++t) pool.emplace_back(worker);
+  pool.clear();  // joins
+  return out;
+}
+
+std::vector<PointOutcome> evaluate_all(const std::string& scenario_path, const std::vector<Overrides>& points,
+                                       int threads, const PointOptions& options, const ProgressFn& progress) {
+  std::vector<std::size_t> all(points.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  return evaluate_points(scenario_path, points, all, threads, options, progress);
+}
+
+}  // namespace trainsim::explore

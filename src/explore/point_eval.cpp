@@ -1,0 +1,46 @@
+#include "explore/point_eval.hpp"
+
+#include <exception>
+
+#include "core/error.hpp"
+#include "report/reports.hpp"
+#include "scenario/scenario_loader.hpp"
+#include "trainsim/trainsim.hpp"
+
+namespace trainsim::explore {
+
+const char* to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::Ok: return "ok";
+    case PointStatus::Invalid: return "invalid";
+    case PointStatus::OutOfMemory: return "out_of_memory";
+    case PointStatus::Failed: return "failed";
+  }
+  return "failed";
+}
+
+PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                            const PointOptions& options) {
+  PointOutcome out;
+  try {
+    const Scenario s = load_scenario(scenario_path, overrides);
+    RunOptions ro;
+    ro.allow_oom = options.allow_oom;
+    RunOutput run = run_scenario(s, ro);
+    run.result.simulation.wall_s = 0;  // timing is the only non-deterministic field
+    out.result = to_json(run.result);
+    out.status = PointStatus::Ok;
+  } catch (const ScenarioError& e) {
+    out.status = PointStatus::Invalid;
+    out.reason = e.what();
+  } catch (const OutOfMemoryError& e) {
+    out.status = PointStatus::OutOfMemory;
+    out.reason = e.what();
+  } catch (const std::exception& e) {
+    out.status = PointStatus::Failed;
+    out.reason = e.what();
+  }
+  return out;
+}
+
+}  // namespace trainsim::explore

@@ -1,0 +1,35 @@
+#pragma once
+// One point of a design-space exploration: the base scenario with some keys overridden, simulated
+// (or rejected) without ever throwing, so that a sweep or a search can report every point as a row.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trainsim::explore {
+
+enum class PointStatus {
+  Ok,           // simulated
+  Invalid,      // the scenario with these overrides is not valid (ScenarioError: names the key)
+  OutOfMemory,  // valid, but a pipeline stage does not fit in GPU memory
+  Failed,       // the simulation itself failed (deadlock, internal error)
+};
+const char* to_string(PointStatus s);
+
+struct PointOutcome {
+  PointStatus status = PointStatus::Failed;
+  std::string reason;              // empty when Ok; the error message otherwise
+  nlohmann::ordered_json result;   // `trainsim run --json` object when Ok (simulation.wall_s = 0)
+};
+
+struct PointOptions {
+  bool allow_oom = false;  // simulate points that do not fit (their memory block says fits: false)
+};
+
+// Loads `scenario_path` with `overrides` ("key.path=value", as `--set`) applied and simulates one
+// iteration. Never throws: every failure becomes a status and a reason. Deterministic: the
+// simulation's wall time is zeroed so the same point gives the same bytes on every run.
+PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                            const PointOptions& options = {});
+
+}  // namespace trainsim::explore
