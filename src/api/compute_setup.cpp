@@ -13,8 +13,19 @@
 
 namespace trainsim {
 
+namespace {
+std::unique_ptr<ComputeModel> roofline_for(const Scenario& s) {
+  try {
+    return make_roofline_model(s.cluster.gpu, s.training.attention_kernel);
+  } catch (const Error& e) {
+    if (s.training.attention_kernel == AttentionKernel::Auto) throw;
+    throw ScenarioError(s.file, "training.attention_kernel", e.what());
+  }
+}
+}  // namespace
+
 std::unique_ptr<ComputeModel> make_compute_model(const Scenario& s) {
-  if (!s.compute.database) return make_roofline_model(s.cluster.gpu);
+  if (!s.compute.database) return roofline_for(s);
   const std::string& path = *s.compute.database;
   OpDatabase db = [&] {
     try {
@@ -34,7 +45,7 @@ std::unique_ptr<ComputeModel> make_compute_model(const Scenario& s) {
                         fmt::format("{} has no rows for cluster.gpu {} (it has: {}); set compute.scale_from to the GPU "
                                     "it was measured on to scale its times",
                                     path, target, fmt::join(db.gpus(), ", ")));
-  return make_measured_model(std::move(db), s.cluster.gpu, s.compute.scale_from);
+  return make_measured_model(std::move(db), s.cluster.gpu, s.compute.scale_from, roofline_for(s));
 }
 
 ComputeSources compute_sources(const Scenario& s, const Workload& wl, const SimulationOutput& out) {

@@ -16,6 +16,7 @@ namespace {
 
 struct ValidateArgs {
   std::vector<std::string> paths;
+  std::vector<std::string> overrides;  // --set, applied to every scenario
   bool json = false;
   bool markdown = false;
 };
@@ -85,6 +86,8 @@ Command add_validate_command(CLI::App& app) {
   auto args = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand("validate", "compare simulated results with the `reference:` block of scenarios");
   cmd->add_option("paths", args->paths, "scenario files or directories")->required();
+  cmd->add_option("--set", args->overrides,
+                  "override a key in every scenario, e.g. --set training.attention_kernel=triton (repeatable)");
   cmd->add_flag("--json", args->json, "print the table as JSON");
   cmd->add_flag("--markdown", args->markdown, "print the table as Markdown (docs/accuracy.md)");
   return {cmd, [args]() {
@@ -92,7 +95,7 @@ Command add_validate_command(CLI::App& app) {
             for (const auto& f : scenario_files(args->paths)) {
               Scenario s;
               try {
-                s = load_scenario(f);
+                s = load_scenario(f, args->overrides);
               } catch (const Error& e) {
                 ValidationCase c;
                 c.name = std::filesystem::path(f).stem().string();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -54,14 +56,46 @@ double table_tflops(const std::array<rl::AttnRow, N>& table, double seq, double 
   return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
 }
 
-FwdBwdFractions ampere_fractions(double seq, double head_dim, bool causal) {
-  const double combined = table_tflops(rl::kAmpereFa2FwdBwd, seq, head_dim, causal) / rl::kAmpereAttnRefPeakTflops;
-  return split_combined_attention(combined, interp_seq(rl::kAttnBwdOverFwd, seq, false));
+using Ratio = std::array<double, 6>;
+
+// A published fwd+bwd table split into forward and backward with the kernel's bwd/fwd ratio.
+template <std::size_t N>
+FwdBwdFractions from_combined(const std::array<rl::AttnRow, N>& table, double ref_peak, const Ratio& bwd_over_fwd,
+                              double seq, double head_dim, bool causal) {
+  const double combined = table_tflops(table, seq, head_dim, causal) / ref_peak;
+  return split_combined_attention(combined, interp_seq(bwd_over_fwd, seq, false));
 }
 
-FwdBwdFractions hopper_fractions(double seq, double head_dim, bool causal) {
-  const double fwd = table_tflops(rl::kHopperCudnnFwd, seq, head_dim, causal) / rl::kHopperAttnRefPeakTflops;
-  return {fwd, fwd * interp_seq(rl::kAttnBwdOverFwd, seq, false)};
+// A published forward table; backward = forward x the kernel's bwd/fwd ratio.
+template <std::size_t N>
+FwdBwdFractions from_forward(const std::array<rl::AttnRow, N>& table, double ref_peak, const Ratio& bwd_over_fwd,
+                             double seq, double head_dim, bool causal) {
+  const double fwd = table_tflops(table, seq, head_dim, causal) / ref_peak;
+  return {fwd, fwd * interp_seq(bwd_over_fwd, seq, false)};
+}
+
+FwdBwdFractions ampere_fractions(AttentionKernel kernel, double seq, double hd, bool causal) {
+  const double peak = rl::kAmpereAttnRefPeakTflops;
+  switch (kernel) {
+    case AttentionKernel::Flash1: return from_combined(rl::kAmpereFa1FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Triton:
+      return from_combined(rl::kAmpereTritonFwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    default:  // auto, flash2, cudnn (no Ampere cuDNN measurement: FA2's table)
+      return from_combined(rl::kAmpereFa2FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+  }
+}
+
+FwdBwdFractions hopper_fractions(AttentionKernel kernel, double seq, double hd, bool causal) {
+  const double peak = rl::kHopperAttnRefPeakTflops;
+  switch (kernel) {
+    case AttentionKernel::Flash1: return from_combined(rl::kHopperFa1FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Flash2: return from_combined(rl::kHopperFa2FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Flash3: return from_forward(rl::kHopperFa3Fwd, peak, rl::kFa3BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Triton: return from_forward(rl::kHopperTritonFwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Auto:
+    case AttentionKernel::Cudnn: break;
+  }
+  return from_forward(rl::kHopperCudnnFwd, peak, rl::kAttnBwdOverFwd, seq, hd, causal);
 }
 
 FwdBwdFractions scaled(FwdBwdFractions f, double s) { return {f.fwd * s, f.bwd * s}; }
@@ -75,8 +109,18 @@ FwdBwdFractions split_combined_attention(double combined_fraction, double bwd_ov
   return {fwd, fwd * bwd_over_fwd};
 }
 
+std::optional<std::string> attention_kernel_problem(ArchFamily arch, AttentionKernel kernel) {
+  const bool amd = arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3;
+  if (kernel == AttentionKernel::Flash3 && arch != ArchFamily::Hopper)
+    return fmt::format("flash3 (FlashAttention-3) runs on Hopper GPUs only; this GPU is {}", to_string(arch));
+  if (amd && (kernel == AttentionKernel::Cudnn || kernel == AttentionKernel::Flash1))
+    return fmt::format("{} has no AMD kernels; use auto, flash2 or triton on {}", to_string(kernel), to_string(arch));
+  return std::nullopt;
+}
+
 double flash_attention_fraction(ArchFamily arch, Precision p, bool backward, double seq, std::int64_t head_dim,
-                                bool causal) {
+                                bool causal, AttentionKernel kernel) {
+  if (auto problem = attention_kernel_problem(arch, kernel)) throw Error("training.attention_kernel: " + *problem);
   if (!(seq > 0) || head_dim <= 0) {
     throw Error(fmt::format("flash attention needs a positive sequence length and head dim (got seq {}, head_dim {})",
                             seq, head_dim));
@@ -86,15 +130,18 @@ double flash_attention_fraction(ArchFamily arch, Precision p, bool backward, dou
   switch (arch) {
     case ArchFamily::Volta:  // FA2 has no Volta kernels; Ampere's table x the GEMM plateau ratio (= 1)
     case ArchFamily::Ampere:
-      f = scaled(ampere_fractions(seq, hd, causal),
+      f = scaled(ampere_fractions(kernel, seq, hd, causal),
                  gemm_plateau(arch, Precision::BF16) / gemm_plateau(ArchFamily::Ampere, Precision::BF16));
       break;
-    case ArchFamily::Hopper: f = hopper_fractions(seq, hd, causal); break;
-    case ArchFamily::Blackwell: f = scaled(hopper_fractions(seq, hd, causal), rl::kBlackwellAttnScaleVsHopper); break;
+    case ArchFamily::Hopper: f = hopper_fractions(kernel, seq, hd, causal); break;
+    case ArchFamily::Blackwell:
+      f = scaled(hopper_fractions(kernel, seq, hd, causal), rl::kBlackwellAttnScaleVsHopper);
+      break;
     case ArchFamily::Cdna2:
     case ArchFamily::Cdna3:
-      // No AMD attention measurements: Hopper's table x the GEMM plateau ratio (crude).
-      f = scaled(hopper_fractions(seq, hd, causal),
+      // No AMD attention measurements: Hopper's cuDNN table x the GEMM plateau ratio (crude), for
+      // every kernel AMD runs (CK FlashAttention-2, Triton).
+      f = scaled(hopper_fractions(AttentionKernel::Auto, seq, hd, causal),
                  gemm_plateau(arch, Precision::BF16) / gemm_plateau(ArchFamily::Hopper, Precision::BF16));
       break;
   }

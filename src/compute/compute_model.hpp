@@ -6,6 +6,7 @@
 
 #include "core/time.hpp"
 #include "hardware/gpu_spec.hpp"
+#include "scenario/scenario.hpp"
 #include "workload/kernel.hpp"
 
 namespace trainsim {
@@ -27,6 +28,8 @@ class ComputeModel {
 // time = max(flops / (peak * gemm_or_attention_efficiency(shape)), bytes / (hbm * memory_efficiency))
 //        + launch overhead. Constants and their sources: src/compute/roofline_constants.hpp and
 // docs/compute-model.md.
-std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu);
+// `attention` is the fused attention kernel the stack runs (training.attention_kernel); throws
+// trainsim::Error naming that key when the GPU cannot run it (FA3 off Hopper, cuDNN on AMD).
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention = AttentionKernel::Auto);
 
 }  // namespace trainsim

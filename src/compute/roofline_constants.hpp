@@ -26,10 +26,14 @@ inline constexpr double kTensorKernelOverheadS = 5e-6;
 // GEMMs ("maximum achievable matmul FLOPS", kernels.md §2.1 / §7).
 // ---------------------------------------------------------------------------------------------
 
-// A100 SXM BF16: 271.2 TF = 86.9% (ml-engineering MAMF), 267.9 TF = 85.9% (mag-/gpu_benchmark).
-// Conflict noted: NVIDIA's cuBLAS M=N=K sweep figure reads ~290 TF (93%) at 8192 (±5 TF, read off
-// a plot); the best-shape searches above are the more careful measurement.
-inline constexpr double kPlateauAmpere16 = 0.86;
+// A100 SXM BF16/FP16: the GEMMs of a transformer layer, not the best shape of a search. EleutherAI's
+// A100 layer (kernels.md §3.5; h=4096, b*s=8192 tokens, fp16) measured QKV 241.6, attention-out 234.9,
+// h->4h 241.1, 4h->h 252.8 TF: mean 242.6 TF = 0.778 of 312, with shape factors >= 0.99 in this model
+// [derived] => 0.78. The maximum over a shape search is higher — 271.2 TF = 86.9% (ml-engineering
+// MAMF), 267.9 TF = 85.9% (mag-/gpu_benchmark) — and NVIDIA's square cuBLAS sweep reads 255-275 TF at
+// 4096-4608, ~290 TF at 8192 (read off a plot). Those are upper bounds a training step's GEMMs do not
+// reach on A100; on H100 the two kinds of measurement agree (XLA 4096^3 0.79 vs MAMF 0.80).
+inline constexpr double kPlateauAmpere16 = 0.78;
 // H100 SXM BF16: 794.5 TF = 80.3% (ml-engineering MAMF; "H200 is the same"), 792.1 = 80.1%.
 inline constexpr double kPlateauHopper16 = 0.80;
 // H100 SXM FP8 e4m3: 1402.6 TF = 70.9% of 1979 (ml-engineering MAMF). H200 73.4%; we use H100's.
@@ -128,10 +132,67 @@ inline constexpr std::array<AttnRow, 6> kHopperCudnnFwd = {{
     {256, true, {308, 391, 450, 483, 497, 509}},
 }};
 
+// Older and alternative kernels on A100, fwd+bwd COMBINED, same figure (kernels.md §3.1). Selected with
+// training.attention_kernel: flash1 (FlashAttention-1, the CUDA kernels of flash-attn 1.x) and triton
+// (the Triton FlashAttention kernel that stacks such as llm-foundry's attn_impl: triton ran).
+inline constexpr std::array<AttnRow, 4> kAmpereFa1FwdBwd = {{
+    {64, false, {91, 92, 104, 108, 110, 110}},
+    {128, false, {76, 72, 76, 80, 82, 83}},
+    {64, true, {58, 70, 77, 87, 92, 97}},
+    {128, true, {55, 62, 69, 76, 80, 83}},
+}};
+inline constexpr std::array<AttnRow, 4> kAmpereTritonFwdBwd = {{
+    {64, false, {90, 102, 98, 98, 100, 100}},
+    {128, false, {78, 85, 90, 93, 95, 95}},
+    {64, true, {59, 75, 79, 76, 79, 80}},
+    {128, true, {50, 61, 68, 74, 78, 80}},
+}};
+
+// H100, fwd+bwd COMBINED (kernels.md §3.2, assets/flash2_h100_fwd_bwd_benchmark.png): FA2 and FA1.
+inline constexpr std::array<AttnRow, 4> kHopperFa2FwdBwd = {{
+    {64, false, {215, 254, 274, 288, 294, 296}},
+    {128, false, {248, 294, 320, 326, 335, 338}},
+    {64, true, {141, 192, 232, 257, 273, 284}},
+    {128, true, {163, 221, 265, 294, 308, 328}},
+}};
+inline constexpr std::array<AttnRow, 4> kHopperFa1FwdBwd = {{
+    {64, false, {157, 159, 161, 161, 166, 168}},
+    {128, false, {127, 127, 128, 131, 137, 139}},
+    {64, true, {104, 123, 136, 138, 149, 156}},
+    {128, true, {98, 109, 108, 126, 135, 137}},
+}};
+
+// H100 FORWARD (kernels.md §3.3, FA3 paper figure): FlashAttention-3 and the Triton kernel. The Triton
+// causal hd64 row is marked "labels hard to read" in the source; used as transcribed.
+inline constexpr std::array<AttnRow, 6> kHopperFa3Fwd = {{
+    {64, false, {333, 392, 460, 476, 496, 497}},
+    {128, false, {467, 565, 625, 638, 646, 648}},
+    {256, false, {482, 639, 707, 736, 746, 756}},
+    {64, true, {197, 265, 371, 420, 460, 473}},
+    {128, true, {292, 423, 521, 579, 602, 616}},
+    {256, true, {286, 427, 537, 612, 628, 642}},
+}};
+inline constexpr std::array<AttnRow, 4> kHopperTritonFwd = {{
+    {64, false, {340, 382, 396, 400, 401, 403}},
+    {128, false, {323, 372, 389, 389, 392, 395}},
+    {64, true, {152, 291, 342, 363, 378, 363}},
+    {128, true, {146, 273, 323, 353, 369, 378}},
+}};
+
+// Backward / forward throughput ratios of FA3 and FA2 on H100, hd128: the FA3 paper's bwd figure (FA3
+// 316, 424, 501, 542, 559, 561; FA-2 214, 260, 291, 310, 318, 322 TF; kernels.md §3.3, a third-party
+// transcription) over the non-causal hd128 forward of the same kernels (FA3 467 ... 648, FA2 309 ... 370)
+// [derived]. The bwd panels are non-causal per the paper's convention (not verified).
+inline constexpr std::array<double, 6> kFa3BwdOverFwd = {316.0 / 467.0, 424.0 / 565.0, 501.0 / 625.0,
+                                                         542.0 / 638.0, 559.0 / 646.0, 561.0 / 648.0};
+inline constexpr std::array<double, 6> kFa2BwdOverFwd = {214.0 / 309.0, 260.0 / 350.0, 291.0 / 362.0,
+                                                         310.0 / 368.0, 318.0 / 370.0, 322.0 / 370.0};
+
 // Backward / forward throughput ratio per sequence length: cuDNN hd128 on H100, bwd 305, 408, 465,
 // 499, 518, 516 TF (kernels.md §3.3, transcription of the FA3 paper's bwd figure) over the fwd
-// 497, 574, 617, 609, 600, 595 TF of the same panel [derived]. It is the only complete bwd row;
-// applied to every head dim and mask on Hopper, and used to split the A100 fwd+bwd tables:
+// 497, 574, 617, 609, 600, 595 TF of the same panel [derived]. Applied to every head dim and mask of
+// the cuDNN kernel. Each kernel's own ratio (cuDNN, FA3, FA2 above) splits a fwd+bwd table or turns a
+// forward table into a backward one; FA1 and Triton have no backward measurement and borrow FA2's:
 // 3.5 / R_combined = 1 / R_fwd + 2.5 / R_bwd with R_bwd = r * R_fwd
 //   => R_fwd = R_combined * (1 + 2.5 / r) / 3.5   (bwd FLOPs = 2.5 x fwd, kernels.md §3 preamble).
 inline constexpr std::array<double, 6> kAttnBwdOverFwd = {305.0 / 497.0, 408.0 / 574.0, 465.0 / 617.0,

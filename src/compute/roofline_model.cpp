@@ -44,10 +44,11 @@ double memory_seconds(const GpuSpec& gpu, ArchFamily arch, KernelKind kind, doub
 
 class RooflineModel final : public ComputeModel {
  public:
-  explicit RooflineModel(GpuSpec gpu) : gpu_(std::move(gpu)), arch_(classify_arch(gpu_)) {}
+  RooflineModel(GpuSpec gpu, AttentionKernel attention)
+      : gpu_(std::move(gpu)), arch_(classify_arch(gpu_)), attention_(attention) {}
 
   KernelTiming time(const KernelDesc& k) const override {
-    const RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k);
+    const RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_);
     KernelTiming t;
     t.time = from_seconds(b.total_s());
     // From the rounded time, so that achieved_tflops * time == flops exactly as reported.
@@ -72,11 +73,13 @@ class RooflineModel final : public ComputeModel {
  private:
   GpuSpec gpu_;
   ArchFamily arch_;
+  AttentionKernel attention_;
 };
 
 }  // namespace
 
-RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k) {
+RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
+                                     AttentionKernel attention) {
   check_desc(k);
   RooflineBreakdown b;
   if (k.flops == 0 && k.bytes == 0) return b;  // empty kernel: nothing is launched
@@ -97,7 +100,7 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
       const double seq = std::sqrt(static_cast<double>(k.m) * static_cast<double>(k.n));
       b.efficiency =
-          flash_attention_fraction(arch, k.dtype, k.kind == KernelKind::FlashAttnBwd, seq, k.k, k.causal);
+          flash_attention_fraction(arch, k.dtype, k.kind == KernelKind::FlashAttnBwd, seq, k.k, k.causal, attention);
       b.compute_s = k.flops / (peak * b.efficiency);
     }
     return b;
@@ -109,7 +112,7 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
   return b;
 }
 
-std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu) {
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention) {
   if (!(gpu.hbm_GBps > 0)) {
     throw Error(fmt::format("GPU {}: the roofline compute model needs a positive hbm_GBps (got {})",
                             gpu.name.empty() ? "(unnamed)" : gpu.name, gpu.hbm_GBps));
@@ -118,7 +121,9 @@ std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu) {
     throw Error(fmt::format("GPU {}: sm_count must be >= 0 (0 = unknown), got {}",
                             gpu.name.empty() ? "(unnamed)" : gpu.name, gpu.sm_count));
   }
-  return std::make_unique<RooflineModel>(gpu);
+  if (auto problem = attention_kernel_problem(classify_arch(gpu), attention))
+    throw Error(fmt::format("GPU {}: {}", gpu.name.empty() ? "(unnamed)" : gpu.name, *problem));
+  return std::make_unique<RooflineModel>(gpu, attention);
 }
 
 }  // namespace trainsim

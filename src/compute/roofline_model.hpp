@@ -17,6 +17,8 @@ struct RooflineBreakdown {
 // Prices one kernel. Throws trainsim::Error for negative or non-finite flops/bytes, for GEMM or
 // attention kernels with work but non-positive dims, and (via GpuSpec::peak_tflops) for a dtype
 // the GPU lacks. A kernel with no flops and no bytes is empty: all zeros.
-RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k);
+// `attention` picks the fused-attention kernel's table (training.attention_kernel).
+RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
+                                     AttentionKernel attention = AttentionKernel::Auto);
 
 }  // namespace trainsim

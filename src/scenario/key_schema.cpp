@@ -44,7 +44,7 @@ constexpr std::string_view kKnownKeys[] = {
     "model.normalization", "model.position_embedding", "model.add_bias_linear",
 
     "training.global_batch_size", "training.micro_batch_size", "training.precision", "training.recompute",
-    "training.recompute_num_layers", "training.flash_attention", "training.optimizer", "training.iterations",
+    "training.recompute_num_layers", "training.flash_attention", "training.attention_kernel", "training.optimizer", "training.iterations",
 
     "parallelism.tensor", "parallelism.pipeline", "parallelism.data", "parallelism.context",
     "parallelism.expert", "parallelism.expert_tensor", "parallelism.moe_dispatcher", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",

@@ -35,6 +35,18 @@ const char* to_string(Framework f) {
   return "?";
 }
 
+const char* to_string(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::Auto: return "auto";
+    case AttentionKernel::Flash1: return "flash1";
+    case AttentionKernel::Flash2: return "flash2";
+    case AttentionKernel::Flash3: return "flash3";
+    case AttentionKernel::Triton: return "triton";
+    case AttentionKernel::Cudnn: return "cudnn";
+  }
+  return "auto";
+}
+
 const char* to_string(RecomputeGranularity r) {
   switch (r) {
     case RecomputeGranularity::None: return "none";

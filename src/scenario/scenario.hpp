@@ -20,6 +20,10 @@ enum class NetworkModel { Analytical, Flow, Packet };
 // Megatron's --moe-token-dispatcher-type: token all-to-all over EP, or all-gather / reduce-scatter over
 // expert-TP x EP (../shared/reference/megatron.md §6.2).
 enum class MoeDispatcher { AllToAll, AllGather };
+// Which fused attention kernel the software stack runs (training.attention_kernel). `Auto` is what
+// today's default stack runs on the GPU: FlashAttention-2 on Ampere, Transformer Engine's cuDNN
+// attention on Hopper and Blackwell (docs/compute-model.md §1.2).
+enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Triton, Cudnn };
 
 struct TrainingSpec {
   std::int64_t global_batch_size = 0;  // sequences per iteration
@@ -30,6 +34,7 @@ struct TrainingSpec {
   // one value = the same for every stage; otherwise one value per stage.
   std::vector<int> recompute_num_layers;
   bool flash_attention = true;
+  AttentionKernel attention_kernel = AttentionKernel::Auto;  // with flash_attention
   Optimizer optimizer = Optimizer::Adam;
   int iterations = 1;
 };
@@ -171,5 +176,6 @@ std::optional<std::int64_t> parse_byte_size(const std::string& text);
 const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
 const char* to_string(RecomputeGranularity r);
+const char* to_string(AttentionKernel k);
 
 }  // namespace trainsim

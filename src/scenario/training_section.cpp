@@ -41,6 +41,13 @@ TrainingSpec read_training(const Section& training) {
     t.recompute = *r;
   t.recompute_num_layers = read_recompute_layers(training);
   training.read("flash_attention", t.flash_attention);
+  if (auto k = training.choice<AttentionKernel>("attention_kernel", {{"auto", AttentionKernel::Auto},
+                                                                     {"flash1", AttentionKernel::Flash1},
+                                                                     {"flash2", AttentionKernel::Flash2},
+                                                                     {"flash3", AttentionKernel::Flash3},
+                                                                     {"triton", AttentionKernel::Triton},
+                                                                     {"cudnn", AttentionKernel::Cudnn}}))
+    t.attention_kernel = *k;
   if (auto o = training.choice<Optimizer>("optimizer", {{"adam", Optimizer::Adam},
                                                         {"lamb", Optimizer::Lamb},
                                                         {"sgd", Optimizer::SGD}}))

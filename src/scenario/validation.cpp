@@ -86,6 +86,9 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
       c.fail("parallelism.context", "context " + str(p.context) +
                                         " needs training.flash_attention: true (ring attention runs in the fused attention kernel)");
   }
+  if (!s.training.flash_attention && s.training.attention_kernel != AttentionKernel::Auto)
+    c.fail("training.attention_kernel", std::string("attention_kernel ") + to_string(s.training.attention_kernel) +
+                                            " is a fused attention kernel; it needs training.flash_attention: true");
   if (p.sequence_parallel) {
     const std::int64_t per_rank = seq / p.context;  // sequence each context rank holds
     if (per_rank % p.tensor != 0)

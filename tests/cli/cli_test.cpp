@@ -149,3 +149,24 @@ TEST(Cli, ValidateReportsErrorsAgainstReferences) {
   EXPECT_EQ(f["field"], "iteration_time_s");
   EXPECT_NEAR(f["error"].get<double>(), (f["simulated"].get<double>() - 0.2) / 0.2, 1e-9);
 }
+
+// validate --set applies an override to every case (what-if over published runs): a slower attention
+// kernel makes the simulated iteration longer; an unknown key makes the case fail with the key named.
+TEST(Cli, ValidateSetOverridesEveryCase) {
+  const auto dir = std::filesystem::temp_directory_path() / "trainsim_cli_validate_set";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(example("tiny-8-h100.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir / "case-b.yaml") << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
+  auto simulated = [&](const std::string& extra) {
+    const Result r = run("validate " + dir.string() + " --json" + extra);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return nlohmann::json::parse(r.out)["cases"][0]["fields"][0]["simulated"].get<double>();
+  };
+  const double base = simulated("");
+  EXPECT_GT(simulated(" --set training.attention_kernel=flash1"), base);
+  const Result bad = run("validate " + dir.string() + " --json --set training.no_such_key=1");
+  ASSERT_EQ(bad.status, 0) << bad.out;
+  const auto j = nlohmann::json::parse(bad.out);
+  EXPECT_NE(j["cases"][0]["error"].get<std::string>().find("no_such_key"), std::string::npos) << bad.out;
+}

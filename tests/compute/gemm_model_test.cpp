@@ -106,7 +106,7 @@ TEST(GemmModel, Fp8FasterThanBf16ButLessThanTwice) {
   EXPECT_LT(bf16 / fp8, 2.0);
 }
 
-// Peaks 2250 > 989.4 > 312 TF with plateaus 0.78 / 0.80 / 0.86: the same GEMM must be fastest on
+// Peaks 2250 > 989.4 > 312 TF with plateaus 0.78 / 0.80 / 0.78: the same GEMM must be fastest on
 // B200 and slowest on A100.
 TEST(GemmModel, NewerGenerationsAreFaster) {
   const KernelDesc g = test::gemm(8192, 8192, 8192);
@@ -115,8 +115,8 @@ TEST(GemmModel, NewerGenerationsAreFaster) {
   const double b200 = seconds(*make_roofline_model(test::b200()), g);
   EXPECT_LT(b200, h100);
   EXPECT_LT(h100, a100);
-  // Ratio of peak x plateau: H100/A100 = 989.4*0.80 / (312*0.86) = 2.95.
-  EXPECT_NEAR(a100 / h100, 2.95, 0.3);
+  // Ratio of peak x plateau: H100/A100 = 989.4*0.80 / (312*0.78) = 3.25.
+  EXPECT_NEAR(a100 / h100, 3.25, 0.3);
 }
 
 // Ampere has no FP8 tensor cores: pricing an FP8 GEMM there is an error, not a silent fallback.
@@ -205,9 +205,27 @@ TEST(GemmModel, UnfusedAttentionProductsMatchEleutherAi) {
   EXPECT_DOUBLE_EQ(seconds(*model, qk), as_gemm);
 }
 
+// The A100 plateau is calibrated on the GEMMs a transformer layer issues, not on the best shape of a
+// search: EleutherAI's A100 layer (kernels.md §3.5, h=4096, b*s=8192 tokens, fp16) measured QKV
+// 241.6, attention-out 234.9, h->4h 241.1 and 4h->h 252.8 TF. Each within 6%.
+TEST(GemmModel, A100TransformerLayerGemmsMatchEleutherAi) {
+  GpuSpec a100_40 = test::a100_80gb();
+  a100_40.hbm_GBps = 1555;
+  const auto model = make_roofline_model(a100_40);
+  struct Case {
+    std::int64_t m, n, k;
+    double tflops;
+  };
+  for (const Case c : {Case{8192, 12288, 4096, 241.6}, Case{8192, 4096, 4096, 234.9}, Case{8192, 16384, 4096, 241.1},
+                       Case{8192, 4096, 16384, 252.8}}) {
+    const KernelDesc g = test::gemm(c.m, c.n, c.k, Precision::FP16);
+    EXPECT_NEAR(model->time(g).achieved_tflops / c.tflops, 1.0, 0.06) << c.m << "x" << c.n << "x" << c.k;
+  }
+}
+
 // The plateau table is per generation and precision (kernels.md §2.1).
 TEST(GemmModel, PlateauTable) {
-  EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Ampere, Precision::BF16), 0.86);
+  EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Ampere, Precision::BF16), 0.78);
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Hopper, Precision::BF16), 0.80);
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Hopper, Precision::FP8), 0.71);
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Blackwell, Precision::BF16), 0.78);

@@ -1,0 +1,77 @@
+// training.attention_kernel: the fused attention kernel the stack runs, each priced from its own
+// published table (kernels.md §3.1-3.3), and refused on GPUs it does not run on.
+#include <gtest/gtest.h>
+
+#include "compute/attention_efficiency.hpp"
+#include "compute/compute_model.hpp"
+#include "core/error.hpp"
+#include "test_gpus.hpp"
+#include "test_kernels.hpp"
+
+namespace trainsim {
+namespace {
+
+// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (kernels.md §3).
+std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
+
+// fwd+bwd TFLOPS of one benchmark shape, as the FA figures count it: 3.5 x fwd FLOPs / (t_fwd + t_bwd).
+double combined_tflops(const ComputeModel& m, std::int64_t s, std::int64_t d, bool causal) {
+  const std::int64_t bh = bench_batch_heads(s, d);
+  const KernelDesc fwd = test::flash(false, bh, s, s, d, causal);
+  const KernelDesc bwd = test::flash(true, bh, s, s, d, causal);
+  const double t = to_seconds(m.time(fwd).time) + to_seconds(m.time(bwd).time);
+  return 3.5 * fwd.flops / t / 1e12;
+}
+
+// Each A100 kernel reproduces its own row of the FA2 paper's fwd+bwd figure (within the 5 us fixed
+// cost): causal hd64 at 16k: FA-Triton 80, FA-1 97, FA-2 171 TF; auto is FA-2.
+TEST(AttentionKernel, A100KernelsReproduceTheirOwnTables) {
+  const auto triton = make_roofline_model(test::a100_80gb(), AttentionKernel::Triton);
+  const auto fa1 = make_roofline_model(test::a100_80gb(), AttentionKernel::Flash1);
+  const auto fa2 = make_roofline_model(test::a100_80gb(), AttentionKernel::Flash2);
+  const auto automatic = make_roofline_model(test::a100_80gb());
+  EXPECT_NEAR(combined_tflops(*triton, 16384, 64, true) / 80.0, 1.0, 0.03);
+  EXPECT_NEAR(combined_tflops(*fa1, 16384, 64, true) / 97.0, 1.0, 0.03);
+  EXPECT_NEAR(combined_tflops(*fa2, 16384, 64, true) / 171.0, 1.0, 0.03);
+  EXPECT_DOUBLE_EQ(combined_tflops(*automatic, 16384, 64, true), combined_tflops(*fa2, 16384, 64, true));
+  // Non-causal hd128 at 2k: Triton 90, FA-1 76 — the older CUDA kernel is the slower one here.
+  EXPECT_NEAR(combined_tflops(*triton, 2048, 128, false) / 90.0, 1.0, 0.03);
+  EXPECT_NEAR(combined_tflops(*fa1, 2048, 128, false) / 76.0, 1.0, 0.03);
+}
+
+// H100: FA2 and FA1 from their fwd+bwd figure (causal hd128 at 8k: 308 and 135 TF); FA3's forward
+// from the FA3 paper (causal hd128 at 4k: 579 TF) and its backward from FA3's measured bwd/fwd ratio
+// (non-causal hd128 at 16k: 561 TF); auto stays cuDNN (fwd causal hd128 at 4k: 518 TF).
+TEST(AttentionKernel, H100KernelsReproduceTheirOwnTables) {
+  const auto fa1 = make_roofline_model(test::h100_sxm(), AttentionKernel::Flash1);
+  const auto fa2 = make_roofline_model(test::h100_sxm(), AttentionKernel::Flash2);
+  const auto fa3 = make_roofline_model(test::h100_sxm(), AttentionKernel::Flash3);
+  const auto automatic = make_roofline_model(test::h100_sxm());
+  EXPECT_NEAR(combined_tflops(*fa2, 8192, 128, true) / 308.0, 1.0, 0.03);
+  EXPECT_NEAR(combined_tflops(*fa1, 8192, 128, true) / 135.0, 1.0, 0.03);
+  const KernelDesc fwd = test::flash(false, bench_batch_heads(4096, 128), 4096, 4096, 128, true);
+  EXPECT_NEAR(fa3->time(fwd).achieved_tflops / 579.0, 1.0, 0.03);
+  EXPECT_NEAR(automatic->time(fwd).achieved_tflops / 518.0, 1.0, 0.03);
+  const KernelDesc bwd = test::flash(true, bench_batch_heads(16384, 128), 16384, 16384, 128, false);
+  EXPECT_NEAR(fa3->time(bwd).achieved_tflops / 561.0, 1.0, 0.03);
+}
+
+// FA3 is Hopper-only; cuDNN and FA1 have no AMD kernels. The error names the scenario key.
+TEST(AttentionKernel, RefusesKernelsTheGpuCannotRun) {
+  try {
+    (void)make_roofline_model(test::a100_80gb(), AttentionKernel::Flash3);
+    FAIL() << "flash3 on A100 must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Hopper"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Cudnn).has_value());
+  EXPECT_TRUE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Flash1).has_value());
+  EXPECT_FALSE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Triton).has_value());
+  EXPECT_FALSE(attention_kernel_problem(ArchFamily::Hopper, AttentionKernel::Flash3).has_value());
+  EXPECT_THROW(flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 4096, 128, true,
+                                        AttentionKernel::Flash3),
+               Error);
+}
+
+}  // namespace
+}  // namespace trainsim
