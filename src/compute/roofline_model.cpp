@@ -63,9 +63,10 @@ class RooflineModel final : public ComputeModel {
                           ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
                           : std::string();
     return fmt::format(
-        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak; HBM {:.0f} GB/s x {:.2f}; "
-        "fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
+        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak; attention kernel {}; HBM {:.0f} "
+        "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
         gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(arch_, Precision::BF16), fp8,
+        to_string(attention_),
         gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise), rl::kTensorKernelOverheadS * 1e6,
         rl::kMemoryKernelOverheadS * 1e6);
   }
