@@ -41,6 +41,9 @@ struct LayerDims {
   int G = 1;  // 2 for a gated MLP
   bool sp = false;
   bool flash = true;
+  // Unfused attention only: Megatron's fused scale-mask-softmax CUDA kernel runs (one memory-bound
+  // pass) instead of PyTorch's separate mask, scale and fp32 softmax (layer_dims.cpp says when).
+  bool fused_softmax = false;
   bool rope = false;
   bool bias = true;
   bool layernorm = true;

@@ -64,6 +64,10 @@ double LayerEmitter::kv_elements_per_token() const {
   return 2.0 * D(static_cast<std::int64_t>(d_.g) * d_.d / d_.t);
 }
 
+// Megatron's fused scale-mask-softmax is one well-written memory-bound pass, priced like other fused
+// pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (kernels.md §4.2).
+KernelKind LayerEmitter::softmax_kind() const { return d_.fused_softmax ? KernelKind::Elementwise : KernelKind::Softmax; }
+
 void LayerEmitter::attention_forward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
@@ -76,7 +80,7 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(ctx, "attn.softmax",
-                memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 2.0, scores * 5.0,
+                memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 2.0, scores * 5.0,
                               d_.precision));
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
@@ -96,7 +100,7 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
     rb_.compute(ctx, "attn.pv.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dV = P^T dO
     elementwise(ctx, "attn.dropout.bwd", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.softmax.bwd",
-                memory_kernel(KernelKind::Softmax, scores * activation_bytes(d_.precision) * 3.0, scores * 4.0,
+                memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 3.0, scores * 4.0,
                               d_.precision));
     rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
     rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q

@@ -64,6 +64,7 @@ class LayerEmitter {
   // plain attention uses d and 2*g*d/t; MLA's keys are nope+rope wide and values v wide (layer_ops_mla.cpp).
   std::int64_t attention_head_dim() const;
   double kv_elements_per_token() const;
+  KernelKind softmax_kind() const;  // fused (Megatron) or unfused (PyTorch) attention softmax
   // TP collective of one activation tensor; synchronous unless TP comm overlap hides it behind
   // the GEMM issued right after (returned op must then be waited for after that GEMM).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync);
