@@ -20,5 +20,7 @@ Command add_nccl_test_command(CLI::App& app);
 Command add_topo_command(CLI::App& app);
 Command add_memory_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_tune_command(CLI::App& app);
 
 }  // namespace trainsim::cli

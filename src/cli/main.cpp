@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
                                                         trainsim::cli::add_nccl_test_command(app),
                                                         trainsim::cli::add_topo_command(app),
                                                         trainsim::cli::add_memory_command(app),
-                                                        trainsim::cli::add_ops_command(app)};
+                                                        trainsim::cli::add_ops_command(app),
+                                                        trainsim::cli::add_sweep_command(app),
+                                                        trainsim::cli::add_tune_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

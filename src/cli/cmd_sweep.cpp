@@ -1,0 +1,159 @@
+// `trainsim sweep SCENARIO --vary key=v1,v2,...`: simulate every point of a grid of overrides, on
+// every core and, under mpirun, on every rank; print a table (or CSV) and optionally plot it.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "core/error.hpp"
+#include "explore/mpi_split.hpp"
+#include "explore/parallel_eval.hpp"
+#include "explore/sweep_plot.hpp"
+#include "explore/sweep_spec.hpp"
+#include "explore/sweep_table.hpp"
+#include "explore/sweep_text.hpp"
+#include "scenario/overrides.hpp"
+
+namespace trainsim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace trainsim::explore;
+
+struct SweepArgs {
+  std::string scenario;
+  std::vector<std::string> vary;
+  std::vector<std::string> overrides;
+  std::string csv;
+  std::string plot;
+  std::string y = "iteration_time_s";
+  int threads = 0;
+  bool allow_oom = false;
+  bool y_without_plot = false;
+};
+
+std::string check_output_dir(const std::string& path, const char* flag) {
+  const fs::path dir = fs::path(path).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir))
+    return std::string(flag) + " '" + path + "': the directory " + dir.string() + " does not exist";
+  return "";
+}
+
+// Checks of files and programs, made on rank 0 only (another node may see a different file system)
+// and shared with every rank so that all stop together. "" when everything is in place.
+std::string preflight(const SweepArgs& a) {
+  if (!std::ifstream(a.scenario)) return "cannot read the scenario file " + a.scenario;
+  if (!a.csv.empty() && a.csv != "-")
+    if (auto problem = check_output_dir(a.csv, "--csv"); !problem.empty()) return problem;
+  if (!a.plot.empty()) {
+    if (auto problem = check_output_dir(a.plot, "--plot"); !problem.empty()) return problem;
+    try {
+      require_gnuplot();
+    } catch (const Error& e) {
+      return e.what();
+    }
+  }
+  return "";
+}
+
+// Evaluates this rank's share of the points and brings every outcome to rank 0 (in point order).
+std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep, const MpiWorld& world) {
+  const std::vector<Overrides> points = sweep.overrides(a.overrides);
+  const std::vector<std::size_t> mine = rank_share(points.size(), world.rank(), world.size());
+  const int threads = a.threads > 0 ? a.threads : threads_per_rank(world.ranks_on_this_node());
+  PointOptions options;
+  options.allow_oom = a.allow_oom;
+
+  Progress progress(world.size() > 1 ? "points of rank 0" : "points");
+  ProgressFn report;
+  if (world.is_root()) report = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+  std::vector<PointOutcome> outcomes = evaluate_points(a.scenario, points, mine, threads, options, report);
+  progress.finish();
+  return world.gather(points.size(), mine, std::move(outcomes));
+}
+
+int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<PointOutcome>& outcomes) {
+  const SweepTable table = make_sweep_table(sweep, outcomes);
+  std::size_t simulated = 0;
+  for (bool ok : table.ok) simulated += ok ? 1 : 0;
+  // The plot's data first: a bad --y is reported before anything is written.
+  PlotData plot;
+  if (!a.plot.empty() && simulated > 0) plot = make_plot_data(sweep, table, a.y);
+
+  if (a.csv == "-") {
+    write_sweep_csv(std::cout, table);
+  } else {
+    if (!a.csv.empty()) {
+      std::ofstream f(a.csv);
+      if (!f) throw Error("--csv: cannot write " + a.csv);
+      write_sweep_csv(f, table);
+      if (!f) throw Error("--csv: error while writing " + a.csv);
+    }
+    write_sweep_text(std::cout, sweep, table);
+  }
+  std::cout << std::flush;
+
+  if (simulated == 0) {
+    std::cerr << "error: none of the " << table.rows.size() << " points simulated (see the status column)"
+              << (a.plot.empty() ? "" : "; no plot written") << "\n";
+    return 1;
+  }
+  if (!a.plot.empty()) write_sweep_plot(plot, fs::path(a.scenario).filename().string(), a.plot);
+  return 0;
+}
+
+int run_sweep(const SweepArgs& a, const MpiWorld& world) {
+  // Checks that give the same answer on every rank: each rank throws the same error by itself.
+  if (a.y_without_plot) throw Error("--y chooses what --plot draws; give --plot out.svg too");
+  const Sweep sweep = make_sweep(a.vary);
+  check_no_set_conflict(sweep, a.overrides);
+  scenario_detail::apply_overrides(YAML::Node(), a.overrides);  // --set syntax and keys
+  if (!a.plot.empty()) plot_terminal(a.plot);
+
+  if (const std::string problem = world.broadcast_from_root(world.is_root() ? preflight(a) : "");
+      !problem.empty())
+    throw Error(problem);
+
+  const std::vector<PointOutcome> outcomes = evaluate_sweep(a, sweep, world);
+  if (!world.is_root()) return 0;  // rank 0 writes everything
+  return write_outputs(a, sweep, outcomes);
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand("sweep", "simulate every combination of a few keys' values (a grid of overrides)");
+  cmd->add_option("scenario", args->scenario, "scenario YAML file")->required();
+  cmd->add_option("--vary", args->vary,
+                  "a key and its values: --vary cluster.nic_gbps=100,200,400 or =100:400:100 (repeatable; the "
+                  "first varies slowest)")
+      ->required();
+  cmd->add_option("--set", args->overrides, "override a key at every point: --set parallelism.tensor=4 (repeatable)");
+  cmd->add_option("--csv", args->csv, "write one CSV row per point to PATH ('-': to stdout instead of the table)");
+  auto* plot = cmd->add_option("--plot", args->plot, "draw the sweep with gnuplot into out.svg or out.png");
+  auto* y = cmd->add_option("--y", args->y, "the CSV column to plot (default iteration_time_s)");
+  cmd->add_option("--threads", args->threads, "worker threads (default 0: all cores, shared by the MPI ranks of a node)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--allow-oom", args->allow_oom, "simulate points that do not fit in GPU memory instead of skipping them");
+  return {cmd, [args, plot, y]() {
+    args->y_without_plot = y->count() > 0 && plot->count() == 0;
+    // MPI (only when launched by mpirun/srun) is finalised when `world` goes, on every exit path.
+    const MpiWorld world(detect_launcher());
+    try {
+      return run_sweep(*args, world);
+    } catch (const Error&) {
+      // Every rank meets the same error; rank 0 reports it and its exit status is mpirun's. Exiting
+      // non-zero here could make mpirun kill rank 0 before it has said why.
+      if (!world.is_root()) return 0;
+      throw;
+    }
+  }};
+}
+
+}  // namespace trainsim::cli

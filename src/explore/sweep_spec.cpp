@@ -1,0 +1,256 @@
+#include "explore/sweep_spec.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.hpp"
+#include "scenario/key_schema.hpp"
+
+namespace trainsim::explore {
+
+namespace {
+
+[[noreturn]] void vary_error(const std::string& text, const std::string& message) {
+  throw Error("--vary '" + text + "': " + message);
+}
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t");
+  return s.substr(first, last - first + 1);
+}
+
+// Splits on commas that are not inside [..], {..} or quotes, so `recompute_num_layers=[4,0],[2,2]`
+// is two values.
+std::vector<std::string> split_items(const std::string& list, const std::string& whole) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (const char c : list) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      items.push_back(trim(current));
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (quote || depth != 0) vary_error(whole, "unbalanced quotes or brackets in the value list");
+  items.push_back(trim(current));
+  for (const auto& item : items)
+    if (item.empty()) vary_error(whole, "empty value in the list (expected key=v1,v2,... or key=start:end:step)");
+  return items;
+}
+
+std::optional<long long> parse_integer(const std::string& s) {
+  const char* first = s.data() + (s.starts_with('+') ? 1 : 0);
+  const char* last = s.data() + s.size();
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || end != last || first == last) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_number(const std::string& s) {
+  const char* first = s.data() + (s.starts_with('+') ? 1 : 0);
+  const char* last = s.data() + s.size();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || end != last || first == last || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "a:b:step" with nothing that YAML would read as a mapping or a collection.
+bool looks_like_range(const std::string& item) {
+  if (item.find_first_of(" \t[]{}\"'") != std::string::npos) return false;
+  std::size_t colons = 0;
+  for (char c : item) colons += c == ':';
+  return colons == 2;
+}
+
+void check_count(double count, const std::string& whole) {
+  if (count > static_cast<double>(kMaxValuesPerAxis))
+    vary_error(whole, fmt::format("the range expands to more than {} values", kMaxValuesPerAxis));
+}
+
+std::vector<SweepValue> expand_range(const std::string& item, const std::string& whole) {
+  const auto c1 = item.find(':');
+  const auto c2 = item.find(':', c1 + 1);
+  const std::string parts[3] = {item.substr(0, c1), item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
+  std::vector<SweepValue> out;
+
+  const auto ia = parse_integer(parts[0]), ib = parse_integer(parts[1]), is = parse_integer(parts[2]);
+  if (ia && ib && is) {  // integer range: exact arithmetic, values stay integers
+    const long long a = *ia, b = *ib, step = *is;
+    if (step == 0) vary_error(whole, "range '" + item + "' has step 0");
+    if (b != a && (b > a) != (step > 0))
+      vary_error(whole, "range '" + item + "' never reaches its end: the step has the wrong sign");
+    // Unsigned arithmetic: no overflow even for ranges near the limits of long long.
+    using U = unsigned long long;
+    const U span = step > 0 ? U(b) - U(a) : U(a) - U(b);
+    const U magnitude = step > 0 ? U(step) : U(0) - U(step);
+    const U count = span / magnitude + 1;
+    check_count(static_cast<double>(count), whole);
+    for (U i = 0; i < count; ++i) {
+      const auto v = static_cast<long long>(step > 0 ? U(a) + i * magnitude : U(a) - i * magnitude);
+      out.push_back({std::to_string(v), static_cast<double>(v)});
+    }
+    return out;
+  }
+
+  const auto a = parse_number(parts[0]), b = parse_number(parts[1]), step = parse_number(parts[2]);
+  if (!a || !b || !step)
+    vary_error(whole, "range '" + item + "' is not numeric (expected start:end:step, e.g. 100:400:100)");
+  if (*step == 0) vary_error(whole, "range '" + item + "' has step 0");
+  if (*b != *a && ((*b - *a) > 0) != (*step > 0))
+    vary_error(whole, "range '" + item + "' never reaches its end: the step has the wrong sign");
+  // The relative tolerance keeps the end of 0.1:0.3:0.1 in despite binary rounding.
+  const double steps = std::floor((*b - *a) / *step + 1e-9);
+  check_count(steps + 1, whole);
+  for (long long i = 0; i <= static_cast<long long>(steps); ++i) {
+    const double v = *a + static_cast<double>(i) * *step;
+    // 15 significant digits drop the rounding noise of a + i*step (0.30000000000000004 -> 0.3).
+    const std::string text = fmt::format("{:.15g}", v);
+    out.push_back({text, parse_number(text)});
+  }
+  return out;
+}
+
+SweepValue plain_value(const std::string& item, const std::string& whole) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(item);
+  } catch (const YAML::Exception& e) {
+    vary_error(whole, "cannot parse the value '" + item + "' as YAML: " + e.msg);
+  }
+  // Only unquoted scalars count as numbers: '"400"' is the string 400.
+  const bool plain_scalar = node.IsScalar() && node.Tag() == "?";
+  return {item, plain_scalar ? parse_number(item) : std::nullopt};
+}
+
+void check_key(const std::string& key, const std::string& whole) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (parts.back().empty()) vary_error(whole, "empty component in the key '" + key + "'");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  try {
+    scenario_detail::check_override_path(parts);
+  } catch (const ScenarioError& e) {
+    vary_error(whole, e.detail());
+  }
+}
+
+std::string override_key(const std::string& text) {
+  const auto eq = text.find('=');
+  return trim(eq == std::string::npos ? text : text.substr(0, eq));
+}
+
+}  // namespace
+
+bool SweepAxis::numeric() const {
+  for (const auto& v : values)
+    if (!v.number) return false;
+  return !values.empty();
+}
+
+std::size_t Sweep::size() const {
+  if (axes.empty()) return 0;
+  std::size_t n = 1;
+  for (const auto& a : axes) n *= a.values.size();
+  return n;
+}
+
+std::size_t Sweep::stride(std::size_t axis) const {
+  std::size_t s = 1;
+  for (std::size_t k = axis + 1; k < axes.size(); ++k) s *= axes[k].values.size();
+  return s;
+}
+
+std::size_t Sweep::value_index(std::size_t point, std::size_t axis) const {
+  return (point / stride(axis)) % axes.at(axis).values.size();
+}
+
+const SweepValue& Sweep::value(std::size_t point, std::size_t axis) const {
+  return axes.at(axis).values.at(value_index(point, axis));
+}
+
+std::vector<Overrides> Sweep::overrides(const std::vector<std::string>& base) const {
+  std::vector<Overrides> out;
+  out.reserve(size());
+  for (std::size_t p = 0; p < size(); ++p) {
+    Overrides o = base;
+    for (std::size_t a = 0; a < axes.size(); ++a) o.push_back(axes[a].key + "=" + value(p, a).text);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+SweepAxis parse_vary(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) vary_error(text, "expected key=v1,v2,... or key=start:end:step");
+  SweepAxis axis;
+  axis.key = trim(text.substr(0, eq));
+  if (axis.key.empty()) vary_error(text, "empty key before '='");
+  const std::string list = trim(text.substr(eq + 1));
+  if (list.empty()) vary_error(text, "no values after '=' (expected key=v1,v2,... or key=start:end:step)");
+  check_key(axis.key, text);
+
+  std::set<std::string> seen;
+  for (const std::string& item : split_items(list, text)) {
+    std::vector<SweepValue> values;
+    if (looks_like_range(item))
+      values = expand_range(item, text);
+    else
+      values.push_back(plain_value(item, text));
+    for (auto& v : values) {
+      if (!seen.insert(v.text).second) vary_error(text, "the value " + v.text + " appears twice");
+      axis.values.push_back(std::move(v));
+    }
+    if (axis.values.size() > kMaxValuesPerAxis)
+      vary_error(text, fmt::format("more than {} values", kMaxValuesPerAxis));
+  }
+  return axis;
+}
+
+Sweep make_sweep(const std::vector<std::string>& vary_texts) {
+  if (vary_texts.empty()) throw Error("--vary: give at least one key to vary, e.g. --vary cluster.nic_gbps=100,200,400");
+  Sweep sweep;
+  double points = 1;
+  for (const auto& text : vary_texts) {
+    SweepAxis axis = parse_vary(text);
+    for (const auto& other : sweep.axes)
+      if (other.key == axis.key) vary_error(text, "the key " + axis.key + " is varied twice; list all its values in one --vary");
+    points *= static_cast<double>(axis.values.size());
+    if (points > static_cast<double>(kMaxSweepPoints))
+      vary_error(text, fmt::format("the sweep would have more than {} points", kMaxSweepPoints));
+    sweep.axes.push_back(std::move(axis));
+  }
+  return sweep;
+}
+
+void check_no_set_conflict(const Sweep& sweep, const std::vector<std::string>& sets) {
+  for (const auto& s : sets)
+    for (const auto& axis : sweep.axes)
+      if (override_key(s) == axis.key)
+        throw Error("--set '" + s + "': " + axis.key + " is also given to --vary; drop one of them");
+}
+
+}  // namespace trainsim::explore

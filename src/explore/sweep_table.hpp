@@ -1,0 +1,49 @@
+#pragma once
+// A sweep's results as one table: a row per point, the varied keys first, then status and reason,
+// then every scalar field of the `trainsim run --json` object flattened with dotted names. The CSV
+// output and the plot both read this table, so they always agree.
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "explore/point_eval.hpp"
+#include "explore/sweep_spec.hpp"
+
+namespace trainsim::explore {
+
+// The scalar fields of a result, in the JSON's order, named by their dotted path
+// ("breakdown.compute"). Arrays (the comm table) are left out, and so is simulation.wall_s: it is
+// zero in a sweep and would only look like a measurement.
+std::vector<std::pair<std::string, nlohmann::ordered_json>> flatten_scalars(const nlohmann::ordered_json& result);
+
+struct SweepTable {
+  std::size_t key_columns = 0;       // the first columns are the varied keys
+  std::vector<std::string> columns;  // key paths, "status", "reason", result fields
+  std::vector<std::vector<nlohmann::ordered_json>> rows;  // a cell per column; null = empty
+  std::vector<bool> ok;              // per row: the point simulated
+
+  // Index of `name` in `columns`, if any.
+  std::optional<std::size_t> column(const std::string& name) const;
+  // The cell as a number (null for text, booleans and empty cells).
+  std::optional<double> number(std::size_t row, std::size_t column) const;
+  // Columns holding a number in at least one simulated row (what `--y` may name).
+  std::vector<std::string> numeric_columns() const;
+};
+
+// Result columns are the union of the simulated points' fields, in point order and first-seen
+// order, so the column set depends only on the outcomes, never on threads or ranks.
+SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>& outcomes);
+
+// The cell as CSV text: strings RFC 4180-quoted when needed, numbers as nlohmann prints them
+// (shortest text that reads back to the same double), booleans true/false, null empty.
+std::string csv_cell(const nlohmann::ordered_json& cell);
+
+// Header row, then one row per point in point order; lines end with '\n'.
+void write_sweep_csv(std::ostream& out, const SweepTable& table);
+
+}  // namespace trainsim::explore

@@ -1,0 +1,174 @@
+#include "explore/tune_rank.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace trainsim::explore {
+
+ObjectiveKind parse_objective_kind(const std::string& text) {
+  if (text == "tokens_per_s") return ObjectiveKind::TokensPerS;
+  if (text == "cost") return ObjectiveKind::Cost;
+  if (text == "time_to_train") return ObjectiveKind::TimeToTrain;
+  throw Error("--objective: expected tokens_per_s, cost or time_to_train, got '" + text + "'");
+}
+
+const char* objective_name(ObjectiveKind k) {
+  switch (k) {
+    case ObjectiveKind::TokensPerS: return "tokens_per_s";
+    case ObjectiveKind::Cost: return "cost";
+    case ObjectiveKind::TimeToTrain: return "time_to_train";
+  }
+  return "";
+}
+
+const char* objective_unit(ObjectiveKind k) {
+  switch (k) {
+    case ObjectiveKind::TokensPerS: return "tokens/s";
+    case ObjectiveKind::Cost: return "USD/M tokens";
+    case ObjectiveKind::TimeToTrain: return "hours";
+  }
+  return "";
+}
+
+bool maximises(ObjectiveKind k) { return k == ObjectiveKind::TokensPerS; }
+
+void check_objective(const Objective& o) {
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (o.kind == ObjectiveKind::Cost && !positive(o.gpu_hour_price_usd))
+    throw Error("--gpu-hour-price: --objective cost needs the price of one GPU-hour in USD, a positive number "
+                "(e.g. --gpu-hour-price 2.5)");
+  if (o.kind == ObjectiveKind::TimeToTrain && !positive(o.tokens))
+    throw Error("--tokens: --objective time_to_train needs the number of tokens to train on, a positive number "
+                "(e.g. --tokens 15T or --tokens 1.5e13)");
+}
+
+std::optional<double> parse_token_count(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  double scale = 1;
+  std::string number = text;
+  switch (text.back()) {
+    case 'K': case 'k': scale = 1e3; break;
+    case 'M': case 'm': scale = 1e6; break;
+    case 'B': case 'b': case 'G': case 'g': scale = 1e9; break;
+    case 'T': case 't': scale = 1e12; break;
+    default: break;
+  }
+  if (scale != 1) number.pop_back();
+  if (number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) return std::nullopt;
+  const double tokens = v * scale;
+  if (!std::isfinite(tokens) || !(tokens > 0)) return std::nullopt;
+  return tokens;
+}
+
+double objective_value(const Objective& o, double tokens_per_s, int num_gpus) {
+  switch (o.kind) {
+    case ObjectiveKind::TokensPerS: return tokens_per_s;
+    case ObjectiveKind::Cost: return num_gpus * o.gpu_hour_price_usd / 3600.0 / tokens_per_s * 1e6;
+    case ObjectiveKind::TimeToTrain: return o.tokens / tokens_per_s / 3600.0;
+  }
+  return 0;
+}
+
+bool ranks_before(const RankedConfig& a, const RankedConfig& b, ObjectiveKind kind) {
+  if (a.objective != b.objective) return maximises(kind) ? a.objective > b.objective : a.objective < b.objective;
+  return key_less(a.candidate, b.candidate);
+}
+
+void rank_configs(std::vector<RankedConfig>& configs, ObjectiveKind kind) {
+  std::sort(configs.begin(), configs.end(),
+            [kind](const RankedConfig& a, const RankedConfig& b) { return ranks_before(a, b, kind); });
+}
+
+namespace {
+
+double number_at(const nlohmann::ordered_json& j, const char* a, const char* b = nullptr) {
+  const auto it = j.find(a);
+  if (it == j.end()) return 0;
+  if (!b) return it->is_number() ? it->get<double>() : 0;
+  const auto jt = it->find(b);
+  return jt != it->end() && jt->is_number() ? jt->get<double>() : 0;
+}
+
+struct Component {
+  const char* name;
+  const char* label;
+  const char* group;  // key under breakdown.exposed_comm_by_group, or nullptr for breakdown.<name>
+};
+// The order in which equal differences are listed.
+constexpr Component kComponents[] = {
+    {"compute", "compute", nullptr},
+    {"tp", "exposed TP communication", "tp"},
+    {"cp", "exposed CP communication", "cp"},
+    {"dp", "exposed DP communication", "dp"},
+    {"pp", "exposed PP communication", "pp"},
+    {"ep", "exposed EP communication", "ep"},
+    {"other_comm", "other exposed communication", "other"},
+    {"bubble", "pipeline bubble", nullptr},
+    {"optimizer", "optimizer", nullptr},
+    {"other", "other", nullptr},
+};
+
+double component_seconds(const nlohmann::ordered_json& result, const Component& c) {
+  const auto bd = result.find("breakdown");
+  if (bd == result.end()) return 0;
+  return c.group ? number_at(*bd, "exposed_comm_by_group", c.group) : number_at(*bd, c.name);
+}
+
+}  // namespace
+
+std::vector<ComponentDiff> breakdown_differences(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+  std::vector<ComponentDiff> out;
+  for (const Component& c : kComponents)
+    out.push_back({c.name, c.label, component_seconds(a, c) - component_seconds(b, c)});
+  std::stable_sort(out.begin(), out.end(), [](const ComponentDiff& x, const ComponentDiff& y) {
+    return std::abs(x.seconds) > std::abs(y.seconds);
+  });
+  return out;
+}
+
+std::string format_seconds(double seconds) {
+  const double s = std::abs(seconds);
+  if (s >= 1) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
+  return fmt::format("{:.0f} us", s * 1e6);
+}
+
+Explanation explain_versus(const RankedConfig& a, int rank, const RankedConfig& b, ObjectiveKind kind,
+                           std::size_t max_items) {
+  Explanation e;
+  e.rank = rank;
+  e.versus = rank + 1;
+  e.iteration_time_s = number_at(a.result, "iteration_time_s");
+  e.versus_iteration_time_s = number_at(b.result, "iteration_time_s");
+  for (const ComponentDiff& d : breakdown_differences(a.result, b.result)) {
+    if (e.largest.size() >= max_items || std::abs(d.seconds) < 0.5e-6) break;  // below what format_seconds shows
+    e.largest.push_back(d);
+  }
+  std::string text = fmt::format("#{} vs #{}: ", e.rank, e.versus);
+  if (a.objective == b.objective)
+    text += fmt::format("same {} (ranked first by key order); ", objective_name(kind));
+  text += fmt::format("{:.4g} vs {:.4g} s per iteration", e.iteration_time_s, e.versus_iteration_time_s);
+  if (a.candidate.num_gpus != b.candidate.num_gpus)
+    text += fmt::format(" on {} vs {} GPUs", a.candidate.num_gpus, b.candidate.num_gpus);
+  if (e.largest.empty()) {
+    text += "; no component of the breakdown differs";
+  } else {
+    for (std::size_t i = 0; i < e.largest.size(); ++i) {
+      const ComponentDiff& d = e.largest[i];
+      text += fmt::format("{}{} {} {}", i == 0 ? "; " : ", ", format_seconds(d.seconds), d.seconds < 0 ? "less" : "more",
+                          d.label);
+    }
+  }
+  e.text = text;
+  return e;
+}
+
+}  // namespace trainsim::explore

@@ -1,0 +1,214 @@
+// `trainsim sweep` end to end: the CSV's rows and columns, invalid and out-of-memory points as rows,
+// identical bytes whatever the thread or MPI rank count, the plot, and bad input.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+
+namespace {
+
+using namespace trainsim_cli_test;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// 12 GPUs in 3 nodes, 2 layers, analytical network: a point simulates in milliseconds. 8 heads, so
+// parallelism.tensor=3 is invalid; hidden_size 65536 does not fit in 80 GiB.
+const char* kTiny = R"(model:
+  num_layers: 2
+  hidden_size: 512
+  num_attention_heads: 8
+  ffn_hidden_size: 2048
+  vocab_size: 1024
+  seq_length: 512
+training: {global_batch_size: 48, micro_batch_size: 1, precision: bf16}
+parallelism: {tensor: 2, pipeline: 1}
+cluster: {gpu: H100-SXM, num_gpus: 12, gpus_per_node: 4, nics_per_node: 4, nic_gbps: 400}
+)";
+
+// One file per test: ctest runs tests in parallel processes.
+std::string tiny(const std::string& tag) { return temp_file("sweep_tiny_" + tag + ".yaml", kTiny); }
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  for (std::string line; std::getline(s, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream s(line);
+  for (std::string f; std::getline(s, f, ',');) out.push_back(f);
+  return out;
+}
+
+std::string out_path(const std::string& name) { return (fs::temp_directory_path() / ("trainsim_cli_" + name)).string(); }
+
+TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
+  const std::string csv = out_path("sweep_2x2.csv");
+  fs::remove(csv);
+  const auto r = run("sweep " + tiny("csv") + " --vary cluster.nic_gbps=100,400 --vary training.micro_batch_size=1,2 --csv " + csv);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(read(csv));
+  ASSERT_EQ(rows.size(), 5u) << read(csv);
+  const auto header = fields(rows[0]);
+  ASSERT_GE(header.size(), 5u);
+  EXPECT_EQ(header[0], "cluster.nic_gbps");
+  EXPECT_EQ(header[1], "training.micro_batch_size");
+  EXPECT_EQ(header[2], "status");
+  EXPECT_EQ(header[3], "reason");
+  for (const char* column : {"iteration_time_s", "tokens_per_s_per_gpu", "mfu", "breakdown.compute", "memory.peak",
+                             "memory.fits", "simulation.network_model"})
+    EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
+  EXPECT_EQ(std::find(header.begin(), header.end(), "simulation.wall_s"), header.end());
+  const std::vector<std::pair<std::string, std::string>> expected = {{"100", "1"}, {"100", "2"}, {"400", "1"}, {"400", "2"}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto f = fields(rows[i + 1]);
+    ASSERT_GE(f.size(), 3u);
+    EXPECT_EQ(f[0], expected[i].first) << rows[i + 1];
+    EXPECT_EQ(f[1], expected[i].second) << rows[i + 1];
+    EXPECT_EQ(f[2], "ok") << rows[i + 1];
+    EXPECT_EQ(f.size(), header.size()) << rows[i + 1];
+  }
+  // The table on stdout names the keys and the marginal gain of each NIC step.
+  EXPECT_THAT(r.out, HasSubstr("cluster.nic_gbps"));
+  EXPECT_THAT(r.out, HasSubstr("100 -> 400"));
+}
+
+TEST(SweepCli, InvalidPointIsARowNamingTheKey) {
+  const auto r = run("sweep " + tiny("invalid") + " --vary parallelism.tensor=2,3 --csv -");
+  ASSERT_EQ(r.status, 0) << r.out;  // one point simulated
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  EXPECT_EQ(rows[1].substr(0, 5), "2,ok,");
+  EXPECT_EQ(rows[2].substr(0, 10), "3,invalid,");
+  EXPECT_THAT(rows[2], HasSubstr("parallelism.tensor"));
+}
+
+TEST(SweepCli, OutOfMemoryPointIsARowUnlessAllowed) {
+  auto r = run("sweep " + tiny("oom") + " --vary model.hidden_size=512,65536 --csv -");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  EXPECT_EQ(rows[1].substr(0, 7), "512,ok,");
+  EXPECT_EQ(rows[2].substr(0, 20), "65536,out_of_memory,");
+  EXPECT_THAT(rows[2], HasSubstr("does not fit"));
+
+  r = run("sweep " + tiny("oom") + " --vary model.hidden_size=512,65536 --csv - --allow-oom");
+  ASSERT_EQ(r.status, 0) << r.out;
+  rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  EXPECT_EQ(rows[2].substr(0, 9), "65536,ok,");
+  EXPECT_THAT(rows[2], HasSubstr("false"));  // memory.fits
+}
+
+TEST(SweepCli, NoPointSimulatedExitsOne) {
+  const auto r = run("sweep " + tiny("none") + " --vary parallelism.tensor=3,5");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("invalid"));
+  EXPECT_THAT(r.out, HasSubstr("none of the 2 points simulated"));
+}
+
+TEST(SweepCli, OutputIsByteIdenticalWhateverTheThreadCount) {
+  const std::string sweep = "sweep " + tiny("threads") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,400";
+  const std::string csv1 = out_path("sweep_t1.csv"), csv3 = out_path("sweep_t3.csv");
+  const auto one = run(sweep + " --threads 1 --csv " + csv1);
+  const auto three = run(sweep + " --threads 3 --csv " + csv3);
+  ASSERT_EQ(one.status, 0) << one.out;
+  ASSERT_EQ(three.status, 0) << three.out;
+  EXPECT_EQ(lines(read(csv1)).size(), 7u);
+  EXPECT_EQ(read(csv1), read(csv3));
+  EXPECT_EQ(one.out, three.out);  // the table too
+}
+
+TEST(SweepCli, PlotHasALegendEntryPerSecondKeyValue) {
+  if (run_shell("command -v gnuplot").status != 0) GTEST_SKIP() << "gnuplot is not on PATH";
+  // A private TMPDIR shows that the script and data files are cleaned up.
+  const fs::path tmp = fs::temp_directory_path() / "trainsim_cli_sweep_plot_tmp";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const std::string svg = out_path("sweep_plot.svg");
+  fs::remove(svg);
+  const auto r = run_shell("TMPDIR=" + tmp.string() + " " + TRAINSIM_BINARY + " sweep " + tiny("plot") +
+                           " --vary cluster.gpu=H100-SXM,A100 --vary training.micro_batch_size=1,2 --plot " + svg);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string text = read(svg);
+  EXPECT_THAT(text, HasSubstr("<svg"));
+  EXPECT_THAT(text, HasSubstr("training.micro_batch_size=1"));
+  EXPECT_THAT(text, HasSubstr("training.micro_batch_size=2"));
+  EXPECT_THAT(text, HasSubstr("H100-SXM"));  // categorical x labels
+  EXPECT_THAT(text, HasSubstr("sweep_tiny_plot.yaml: iteration_time_s vs cluster.gpu"));
+  EXPECT_TRUE(fs::is_empty(tmp));
+  fs::remove_all(tmp);
+}
+
+TEST(SweepCli, PlotErrorsNameTheirFlag) {
+  auto r = run("sweep " + tiny("plot_errors") + " --vary cluster.nic_gbps=100,400 --plot out.pdf");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--plot"));
+  if (run_shell("command -v gnuplot").status == 0) {
+    r = run("sweep " + tiny("plot_errors") + " --vary cluster.nic_gbps=100,400 --plot " + out_path("sweep_bad_y.svg") +
+            " --y no_such_field");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("--y 'no_such_field'"));
+  }
+  // Without gnuplot on PATH the sweep refuses before simulating anything.
+  r = run_shell("PATH=/nonexistent " + std::string(TRAINSIM_BINARY) + " sweep " + tiny("plot_errors") +
+                " --vary cluster.nic_gbps=100,400 --plot " + out_path("sweep_nognuplot.svg"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("gnuplot"));
+}
+
+TEST(SweepCli, MpirunGivesTheSameCsvAsOneProcess) {
+#ifdef TRAINSIM_SANITIZED
+  GTEST_SKIP() << "OpenMPI's runtime is not leak-clean under LeakSanitizer";
+#endif
+  if (run_shell("command -v mpirun").status != 0) GTEST_SKIP() << "mpirun is not on PATH";
+  const std::string args = " sweep " + tiny("mpi") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,200,400";
+  const std::string alone = out_path("sweep_alone.csv"), ranks = out_path("sweep_mpi.csv");
+  fs::remove(ranks);
+  const auto one = run(args + " --csv " + alone);
+  ASSERT_EQ(one.status, 0) << one.out;
+  const auto mpi = run_shell("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe " +
+                             std::string(TRAINSIM_BINARY) + args + " --threads 1 --csv " + ranks);
+  if (mpi.out.find("built without MPI") != std::string::npos) {  // mpirun installed, libopenmpi-dev was not
+    EXPECT_NE(mpi.status, 0);
+    GTEST_SKIP() << "this trainsim was built without MPI; checked that it refuses to run under mpirun";
+  }
+  ASSERT_EQ(mpi.status, 0) << mpi.out;
+  EXPECT_EQ(lines(read(alone)).size(), 10u);
+  EXPECT_EQ(read(alone), read(ranks));
+  EXPECT_EQ(mpi.out, one.out);  // only rank 0 prints, and it prints the same table
+}
+
+TEST(SweepCli, BadVaryExitsOneNamingVary) {
+  for (const char* vary : {"cluster.nic_gbps", "cluster.nic_gpbs=100,200", "cluster.nic_gbps=100:400:0",
+                           "cluster.nic_gbps=a:b:c"}) {
+    const auto r = run("sweep " + tiny("bad") + " --vary " + vary);
+    EXPECT_EQ(r.status, 1) << vary << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("--vary")) << vary;
+    EXPECT_THAT(r.out, HasSubstr(vary));
+  }
+  const auto twice = run("sweep " + tiny("bad") + " --vary cluster.nic_gbps=100 --vary cluster.nic_gbps=200");
+  EXPECT_EQ(twice.status, 1) << twice.out;
+  EXPECT_THAT(twice.out, HasSubstr("--vary"));
+  const auto conflict = run("sweep " + tiny("bad") + " --vary cluster.nic_gbps=100,200 --set cluster.nic_gbps=400");
+  EXPECT_EQ(conflict.status, 1) << conflict.out;
+  EXPECT_THAT(conflict.out, HasSubstr("--set"));
+  const auto missing = run("sweep " + out_path("no_such_scenario.yaml") + " --vary cluster.nic_gbps=100,200");
+  EXPECT_EQ(missing.status, 1) << missing.out;
+  EXPECT_THAT(missing.out, HasSubstr("no_such_scenario.yaml"));
+}
+
+}  // namespace
