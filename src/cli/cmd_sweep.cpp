@@ -1,5 +1,6 @@
-// `trainsim sweep SCENARIO --vary key=v1,v2,...`: simulate every point of a grid of overrides, on
-// every core and, under mpirun, on every rank; print a table (or CSV) and optionally plot it.
+// `trainsim sweep SCENARIO --vary key=v1,v2,... --zip key=v1,v2,...`: simulate every point of a grid
+// of overrides, on every core and, under mpirun, on every rank; print a table (or CSV) and optionally
+// plot it.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,6 +29,8 @@ using namespace trainsim::explore;
 struct SweepArgs {
   std::string scenario;
   std::vector<std::string> vary;
+  std::vector<std::string> zip;
+  std::size_t zip_position = 0;  // the zipped axis follows this many --vary axes
   std::vector<std::string> overrides;
   std::string csv;
   std::string plot;
@@ -110,7 +113,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
 int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   // Checks that give the same answer on every rank: each rank throws the same error by itself.
   if (a.y_without_plot) throw Error("--y chooses what --plot draws; give --plot out.svg too");
-  const Sweep sweep = make_sweep(a.vary);
+  const Sweep sweep = make_sweep(a.vary, a.zip, a.zip_position);
   check_no_set_conflict(sweep, a.overrides);
   scenario_detail::apply_overrides(YAML::Node(), a.overrides);  // --set syntax and keys
   if (!a.plot.empty()) plot_terminal(a.plot);
@@ -124,16 +127,31 @@ int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   return write_outputs(a, sweep, outcomes);
 }
 
+// How many --vary values the command line gives before its first --zip: the zipped axis takes that
+// place among the axes (--zip first: the first axis, the plot's x).
+std::size_t zip_position(const std::vector<CLI::Option*>& parse_order, const CLI::Option* vary,
+                         const CLI::Option* zip) {
+  std::size_t varies = 0;
+  for (const CLI::Option* option : parse_order) {
+    if (option == zip) break;
+    if (option == vary) ++varies;
+  }
+  return varies;
+}
+
 }  // namespace
 
 Command add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* cmd = app.add_subcommand("sweep", "simulate every combination of a few keys' values (a grid of overrides)");
   cmd->add_option("scenario", args->scenario, "scenario YAML file")->required();
-  cmd->add_option("--vary", args->vary,
-                  "a key and its values: --vary cluster.nic_gbps=100,200,400 or =100:400:100 (repeatable; the "
-                  "first varies slowest)")
-      ->required();
+  auto* vary = cmd->add_option("--vary", args->vary,
+                               "a key and its values: --vary cluster.nic_gbps=100,200,400 or =100:400:100 "
+                               "(repeatable; the first varies slowest)");
+  auto* zip = cmd->add_option("--zip", args->zip,
+                              "keys that change together: --zip parallelism.pipeline=1,2,4 --zip "
+                              "training.global_batch_size=16,32,64 is one axis of 3 points (repeatable; same "
+                              "number of values each; the axis sits where the first --zip is among the --vary)");
   cmd->add_option("--set", args->overrides, "override a key at every point: --set parallelism.tensor=4 (repeatable)");
   cmd->add_option("--csv", args->csv, "write one CSV row per point to PATH ('-': to stdout instead of the table)");
   auto* plot = cmd->add_option("--plot", args->plot, "draw the sweep with gnuplot into out.svg or out.png");
@@ -141,8 +159,9 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "worker threads (default 0: all cores, shared by the MPI ranks of a node)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate points that do not fit in GPU memory instead of skipping them");
-  return {cmd, [args, plot, y]() {
+  return {cmd, [args, cmd, vary, zip, plot, y]() {
     args->y_without_plot = y->count() > 0 && plot->count() == 0;
+    args->zip_position = zip_position(cmd->parse_order(), vary, zip);
     // MPI (only when launched by mpirun/srun) is finalised when `world` goes, on every exit path.
     const MpiWorld world(detect_launcher());
     try {

@@ -130,8 +130,10 @@ PlotData make_plot_data(const Sweep& sweep, const SweepTable& table, const std::
     throw Error("--y '" + y_field + "': not a numeric column of the sweep; numeric columns: " + join(numeric));
 
   PlotData data;
-  const SweepAxis& first = sweep.axes.front();
+  // x is the first key of the first axis; the other keys of a zipped first axis move with it.
+  const SweepKey& first = sweep.axes.front().first();
   data.x_key = first.key;
+  for (std::size_t k = 1; k < sweep.axes.front().keys.size(); ++k) data.x_zipped_with.push_back(sweep.axes.front().keys[k].key);
   data.y_field = y_field;
   data.categorical = !first.numeric();
   if (data.categorical)
@@ -161,7 +163,9 @@ std::string gnuplot_script(const PlotData& data, const std::string& scenario_nam
   s += "set output " + gnuplot_string(output_path) + "\n";
   s += "set encoding utf8\n";
   s += "set title " + gnuplot_string(scenario_name + ": " + data.y_field + " vs " + data.x_key) + "\n";
-  s += "set xlabel " + gnuplot_string(data.x_key) + "\n";
+  // The x label has the plot's whole width for the keys that move with x; the title would overflow.
+  const std::string zipped = data.x_zipped_with.empty() ? "" : " (zipped with " + join(data.x_zipped_with) + ")";
+  s += "set xlabel " + gnuplot_string(data.x_key + zipped) + "\n";
   s += "set ylabel " + gnuplot_string(data.y_field) + "\n";
   s += "set grid\nset key below\n";
   if (data.categorical) {

@@ -1,8 +1,9 @@
 #pragma once
-// `trainsim sweep --plot out.svg|out.png`: the sweep drawn by gnuplot. x is the first varied key
-// (a numeric axis when every value is a number, labelled categories such as GPU names otherwise),
-// y a numeric column of the CSV (`--y`, default iteration_time_s), one line per combination of the
-// other varied keys. Points that did not simulate are left out of their line.
+// `trainsim sweep --plot out.svg|out.png`: the sweep drawn by gnuplot. x is the first axis, labelled
+// by its first key (a zipped axis's other keys move with it): a numeric axis when every value is a
+// number, labelled categories such as GPU names otherwise. y is a numeric column of the CSV (`--y`,
+// default iteration_time_s), one line per combination of the other axes. Points that did not
+// simulate are left out of their line.
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,8 +30,9 @@ struct PlotSeries {
 
 struct PlotData {
   std::string x_key, y_field;
+  std::vector<std::string> x_zipped_with;  // the other keys of a zipped first axis (named in the x label)
   bool categorical = false;
-  std::vector<std::string> categories;  // the first key's values, when categorical
+  std::vector<std::string> categories;  // the x key's values, when categorical
   std::vector<PlotSeries> series;       // series without any simulated point are left out
 };
 

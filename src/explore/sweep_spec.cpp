@@ -1,21 +1,31 @@
 #include "explore/sweep_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "scenario/key_schema.hpp"
 
 namespace trainsim::explore {
 
 namespace {
 
-[[noreturn]] void vary_error(const std::string& text, const std::string& message) {
-  throw Error("--vary '" + text + "': " + message);
+// One `--vary` or `--zip` argument being parsed: every error names the flag and the whole text.
+struct Arg {
+  const char* flag;
+  const std::string& text;
+};
+
+[[noreturn]] void arg_error(const Arg& arg, const std::string& message) {
+  throw Error(std::string(arg.flag) + " '" + arg.text + "': " + message);
 }
 
 std::string trim(const std::string& s) {
@@ -27,7 +37,7 @@ std::string trim(const std::string& s) {
 
 // Splits on commas that are not inside [..], {..} or quotes, so `recompute_num_layers=[4,0],[2,2]`
 // is two values.
-std::vector<std::string> split_items(const std::string& list, const std::string& whole) {
+std::vector<std::string> split_items(const std::string& list, const Arg& arg) {
   std::vector<std::string> items;
   std::string current;
   int depth = 0;
@@ -48,10 +58,10 @@ std::vector<std::string> split_items(const std::string& list, const std::string&
     }
     current += c;
   }
-  if (quote || depth != 0) vary_error(whole, "unbalanced quotes or brackets in the value list");
+  if (quote || depth != 0) arg_error(arg, "unbalanced quotes or brackets in the value list");
   items.push_back(trim(current));
   for (const auto& item : items)
-    if (item.empty()) vary_error(whole, "empty value in the list (expected key=v1,v2,... or key=start:end:step)");
+    if (item.empty()) arg_error(arg, "empty value in the list (expected key=v1,v2,... or key=start:end:step)");
   return items;
 }
 
@@ -81,12 +91,12 @@ bool looks_like_range(const std::string& item) {
   return colons == 2;
 }
 
-void check_count(double count, const std::string& whole) {
+void check_count(double count, const Arg& arg) {
   if (count > static_cast<double>(kMaxValuesPerAxis))
-    vary_error(whole, fmt::format("the range expands to more than {} values", kMaxValuesPerAxis));
+    arg_error(arg, fmt::format("the range expands to more than {} values", kMaxValuesPerAxis));
 }
 
-std::vector<SweepValue> expand_range(const std::string& item, const std::string& whole) {
+std::vector<SweepValue> expand_range(const std::string& item, const Arg& arg) {
   const auto c1 = item.find(':');
   const auto c2 = item.find(':', c1 + 1);
   const std::string parts[3] = {item.substr(0, c1), item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
@@ -95,15 +105,15 @@ std::vector<SweepValue> expand_range(const std::string& item, const std::string&
   const auto ia = parse_integer(parts[0]), ib = parse_integer(parts[1]), is = parse_integer(parts[2]);
   if (ia && ib && is) {  // integer range: exact arithmetic, values stay integers
     const long long a = *ia, b = *ib, step = *is;
-    if (step == 0) vary_error(whole, "range '" + item + "' has step 0");
+    if (step == 0) arg_error(arg, "range '" + item + "' has step 0");
     if (b != a && (b > a) != (step > 0))
-      vary_error(whole, "range '" + item + "' never reaches its end: the step has the wrong sign");
+      arg_error(arg, "range '" + item + "' never reaches its end: the step has the wrong sign");
     // Unsigned arithmetic: no overflow even for ranges near the limits of long long.
     using U = unsigned long long;
     const U span = step > 0 ? U(b) - U(a) : U(a) - U(b);
     const U magnitude = step > 0 ? U(step) : U(0) - U(step);
     const U count = span / magnitude + 1;
-    check_count(static_cast<double>(count), whole);
+    check_count(static_cast<double>(count), arg);
     for (U i = 0; i < count; ++i) {
       const auto v = static_cast<long long>(step > 0 ? U(a) + i * magnitude : U(a) - i * magnitude);
       out.push_back({std::to_string(v), static_cast<double>(v)});
@@ -113,13 +123,13 @@ std::vector<SweepValue> expand_range(const std::string& item, const std::string&
 
   const auto a = parse_number(parts[0]), b = parse_number(parts[1]), step = parse_number(parts[2]);
   if (!a || !b || !step)
-    vary_error(whole, "range '" + item + "' is not numeric (expected start:end:step, e.g. 100:400:100)");
-  if (*step == 0) vary_error(whole, "range '" + item + "' has step 0");
+    arg_error(arg, "range '" + item + "' is not numeric (expected start:end:step, e.g. 100:400:100)");
+  if (*step == 0) arg_error(arg, "range '" + item + "' has step 0");
   if (*b != *a && ((*b - *a) > 0) != (*step > 0))
-    vary_error(whole, "range '" + item + "' never reaches its end: the step has the wrong sign");
+    arg_error(arg, "range '" + item + "' never reaches its end: the step has the wrong sign");
   // The relative tolerance keeps the end of 0.1:0.3:0.1 in despite binary rounding.
   const double steps = std::floor((*b - *a) / *step + 1e-9);
-  check_count(steps + 1, whole);
+  check_count(steps + 1, arg);
   for (long long i = 0; i <= static_cast<long long>(steps); ++i) {
     const double v = *a + static_cast<double>(i) * *step;
     // 15 significant digits drop the rounding noise of a + i*step (0.30000000000000004 -> 0.3).
@@ -129,32 +139,32 @@ std::vector<SweepValue> expand_range(const std::string& item, const std::string&
   return out;
 }
 
-SweepValue plain_value(const std::string& item, const std::string& whole) {
+SweepValue plain_value(const std::string& item, const Arg& arg) {
   YAML::Node node;
   try {
     node = YAML::Load(item);
   } catch (const YAML::Exception& e) {
-    vary_error(whole, "cannot parse the value '" + item + "' as YAML: " + e.msg);
+    arg_error(arg, "cannot parse the value '" + item + "' as YAML: " + e.msg);
   }
   // Only unquoted scalars count as numbers: '"400"' is the string 400.
   const bool plain_scalar = node.IsScalar() && node.Tag() == "?";
   return {item, plain_scalar ? parse_number(item) : std::nullopt};
 }
 
-void check_key(const std::string& key, const std::string& whole) {
+void check_key(const std::string& key, const Arg& arg) {
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = key.find('.', start);
     parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (parts.back().empty()) vary_error(whole, "empty component in the key '" + key + "'");
+    if (parts.back().empty()) arg_error(arg, "empty component in the key '" + key + "'");
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
   try {
     scenario_detail::check_override_path(parts);
   } catch (const ScenarioError& e) {
-    vary_error(whole, e.detail());
+    arg_error(arg, e.detail());
   }
 }
 
@@ -163,33 +173,101 @@ std::string override_key(const std::string& text) {
   return trim(eq == std::string::npos ? text : text.substr(0, eq));
 }
 
+// The values of one `--vary` or `--zip` argument. `unique`: a value given twice is an error.
+SweepKey parse_key_values(const Arg& arg, bool unique) {
+  const std::string& text = arg.text;
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) arg_error(arg, "expected key=v1,v2,... or key=start:end:step");
+  SweepKey out;
+  out.key = trim(text.substr(0, eq));
+  if (out.key.empty()) arg_error(arg, "empty key before '='");
+  const std::string list = trim(text.substr(eq + 1));
+  if (list.empty()) arg_error(arg, "no values after '=' (expected key=v1,v2,... or key=start:end:step)");
+  check_key(out.key, arg);
+
+  std::set<std::string> seen;
+  for (const std::string& item : split_items(list, arg)) {
+    std::vector<SweepValue> values;
+    if (looks_like_range(item))
+      values = expand_range(item, arg);
+    else
+      values.push_back(plain_value(item, arg));
+    for (auto& v : values) {
+      if (unique && !seen.insert(v.text).second) arg_error(arg, "the value " + v.text + " appears twice");
+      out.values.push_back(std::move(v));
+    }
+    if (out.values.size() > kMaxValuesPerAxis) arg_error(arg, fmt::format("more than {} values", kMaxValuesPerAxis));
+  }
+  return out;
+}
+
+// The zipped axis: every key with as many values as the others, and no two points alike (they
+// would only simulate the same thing twice, which is surely not what was meant).
+void check_zipped(const SweepAxis& zipped) {
+  for (const auto& k : zipped.keys)
+    if (k.values.size() != zipped.size()) {
+      std::vector<std::string> counts;
+      for (const auto& each : zipped.keys) counts.push_back(fmt::format("{} has {}", each.key, each.values.size()));
+      throw Error("--zip: every zipped key needs the same number of values (the i-th values go together), but " +
+                  join(counts));
+    }
+  std::map<std::vector<std::string>, std::size_t> first_seen;
+  for (std::size_t i = 0; i < zipped.size(); ++i) {
+    std::vector<std::string> point;
+    for (const auto& k : zipped.keys) point.push_back(k.values[i].text);
+    const auto [it, fresh] = first_seen.emplace(point, i);
+    if (!fresh)
+      throw Error(fmt::format("--zip: points {} and {} are both ({}); every zipped point must differ", it->second + 1,
+                              i + 1, join(point)));
+  }
+}
+
 }  // namespace
 
-bool SweepAxis::numeric() const {
+bool SweepKey::numeric() const {
   for (const auto& v : values)
     if (!v.number) return false;
   return !values.empty();
 }
 
+std::string SweepAxis::name() const {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : " + ") + k.key;
+  return out;
+}
+
+std::string SweepAxis::step_label(std::size_t i) const {
+  if (keys.size() == 1) return keys.front().values.at(i).text;
+  std::vector<std::string> texts;
+  for (const auto& k : keys) texts.push_back(k.values.at(i).text);
+  return "(" + join(texts) + ")";
+}
+
 std::size_t Sweep::size() const {
   if (axes.empty()) return 0;
   std::size_t n = 1;
-  for (const auto& a : axes) n *= a.values.size();
+  for (const auto& a : axes) n *= a.size();
+  return n;
+}
+
+std::size_t Sweep::key_count() const {
+  std::size_t n = 0;
+  for (const auto& a : axes) n += a.keys.size();
   return n;
 }
 
 std::size_t Sweep::stride(std::size_t axis) const {
   std::size_t s = 1;
-  for (std::size_t k = axis + 1; k < axes.size(); ++k) s *= axes[k].values.size();
+  for (std::size_t k = axis + 1; k < axes.size(); ++k) s *= axes[k].size();
   return s;
 }
 
 std::size_t Sweep::value_index(std::size_t point, std::size_t axis) const {
-  return (point / stride(axis)) % axes.at(axis).values.size();
+  return (point / stride(axis)) % axes.at(axis).size();
 }
 
-const SweepValue& Sweep::value(std::size_t point, std::size_t axis) const {
-  return axes.at(axis).values.at(value_index(point, axis));
+const SweepValue& Sweep::value(std::size_t point, std::size_t axis, std::size_t key) const {
+  return axes.at(axis).keys.at(key).values.at(value_index(point, axis));
 }
 
 std::vector<Overrides> Sweep::overrides(const std::vector<std::string>& base) const {
@@ -197,51 +275,56 @@ std::vector<Overrides> Sweep::overrides(const std::vector<std::string>& base) co
   out.reserve(size());
   for (std::size_t p = 0; p < size(); ++p) {
     Overrides o = base;
-    for (std::size_t a = 0; a < axes.size(); ++a) o.push_back(axes[a].key + "=" + value(p, a).text);
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      for (std::size_t k = 0; k < axes[a].keys.size(); ++k) o.push_back(axes[a].keys[k].key + "=" + value(p, a, k).text);
     out.push_back(std::move(o));
   }
   return out;
 }
 
-SweepAxis parse_vary(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos) vary_error(text, "expected key=v1,v2,... or key=start:end:step");
-  SweepAxis axis;
-  axis.key = trim(text.substr(0, eq));
-  if (axis.key.empty()) vary_error(text, "empty key before '='");
-  const std::string list = trim(text.substr(eq + 1));
-  if (list.empty()) vary_error(text, "no values after '=' (expected key=v1,v2,... or key=start:end:step)");
-  check_key(axis.key, text);
+SweepKey parse_vary(const std::string& text) { return parse_key_values({"--vary", text}, true); }
 
-  std::set<std::string> seen;
-  for (const std::string& item : split_items(list, text)) {
-    std::vector<SweepValue> values;
-    if (looks_like_range(item))
-      values = expand_range(item, text);
-    else
-      values.push_back(plain_value(item, text));
-    for (auto& v : values) {
-      if (!seen.insert(v.text).second) vary_error(text, "the value " + v.text + " appears twice");
-      axis.values.push_back(std::move(v));
-    }
-    if (axis.values.size() > kMaxValuesPerAxis)
-      vary_error(text, fmt::format("more than {} values", kMaxValuesPerAxis));
-  }
-  return axis;
-}
+SweepKey parse_zip(const std::string& text) { return parse_key_values({"--zip", text}, false); }
 
-Sweep make_sweep(const std::vector<std::string>& vary_texts) {
-  if (vary_texts.empty()) throw Error("--vary: give at least one key to vary, e.g. --vary cluster.nic_gbps=100,200,400");
-  Sweep sweep;
-  double points = 1;
+Sweep make_sweep(const std::vector<std::string>& vary_texts, const std::vector<std::string>& zip_texts,
+                 std::size_t zip_position) {
+  if (vary_texts.empty() && zip_texts.empty())
+    throw Error("--vary: give at least one key to vary, e.g. --vary cluster.nic_gbps=100,200,400 (or keys that "
+                "change together with --zip)");
+  std::vector<SweepAxis> varied;
   for (const auto& text : vary_texts) {
-    SweepAxis axis = parse_vary(text);
-    for (const auto& other : sweep.axes)
-      if (other.key == axis.key) vary_error(text, "the key " + axis.key + " is varied twice; list all its values in one --vary");
-    points *= static_cast<double>(axis.values.size());
+    SweepKey key = parse_vary(text);
+    for (const auto& other : varied)
+      if (other.first().key == key.key)
+        arg_error({"--vary", text}, "the key " + key.key + " is varied twice; list all its values in one --vary");
+    varied.push_back({{std::move(key)}, false});
+  }
+
+  Sweep sweep;
+  sweep.axes = std::move(varied);
+  if (!zip_texts.empty()) {
+    SweepAxis zipped{{}, true};
+    for (const auto& text : zip_texts) {
+      SweepKey key = parse_zip(text);
+      for (const auto& other : zipped.keys)
+        if (other.key == key.key)
+          arg_error({"--zip", text}, "the key " + key.key + " is zipped twice; list all its values in one --zip");
+      for (const auto& axis : sweep.axes)
+        if (axis.first().key == key.key)
+          arg_error({"--zip", text}, "the key " + key.key + " is also given to --vary; a key is either varied or zipped");
+      zipped.keys.push_back(std::move(key));
+    }
+    check_zipped(zipped);
+    const auto at = static_cast<std::ptrdiff_t>(std::min(zip_position, sweep.axes.size()));
+    sweep.axes.insert(sweep.axes.begin() + at, std::move(zipped));
+  }
+
+  double points = 1;
+  for (const auto& axis : sweep.axes) {
+    points *= static_cast<double>(axis.size());
     if (points > static_cast<double>(kMaxSweepPoints))
-      vary_error(text, fmt::format("the sweep would have more than {} points", kMaxSweepPoints));
-    sweep.axes.push_back(std::move(axis));
+      throw Error(fmt::format("{} {}: the sweep would have more than {} points", axis.flag(), axis.name(),
+                              kMaxSweepPoints));
   }
   return sweep;
 }
@@ -249,8 +332,9 @@ Sweep make_sweep(const std::vector<std::string>& vary_texts) {
 void check_no_set_conflict(const Sweep& sweep, const std::vector<std::string>& sets) {
   for (const auto& s : sets)
     for (const auto& axis : sweep.axes)
-      if (override_key(s) == axis.key)
-        throw Error("--set '" + s + "': " + axis.key + " is also given to --vary; drop one of them");
+      for (const auto& k : axis.keys)
+        if (override_key(s) == k.key)
+          throw Error("--set '" + s + "': " + k.key + " is also given to " + axis.flag() + "; drop one of them");
 }
 
 }  // namespace trainsim::explore

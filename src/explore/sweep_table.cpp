@@ -63,8 +63,10 @@ std::vector<std::string> SweepTable::numeric_columns() const {
 
 SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>& outcomes) {
   SweepTable t;
-  t.key_columns = sweep.axes.size();
-  for (const auto& axis : sweep.axes) t.columns.push_back(axis.key);
+  // A column per key, zipped keys included, in axis order: the order of the overrides.
+  t.key_columns = sweep.key_count();
+  for (const auto& axis : sweep.axes)
+    for (const auto& k : axis.keys) t.columns.push_back(k.key);
   t.columns.push_back("status");
   t.columns.push_back("reason");
 
@@ -79,7 +81,9 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
 
   for (std::size_t p = 0; p < outcomes.size(); ++p) {
     std::vector<nlohmann::ordered_json> row(t.columns.size());
-    for (std::size_t a = 0; a < sweep.axes.size(); ++a) row[a] = sweep.value(p, a).text;
+    std::size_t c = 0;
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
+      for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k) row[c++] = sweep.value(p, a, k).text;
     row[t.key_columns] = to_string(outcomes[p].status);
     row[t.key_columns + 1] = outcomes[p].reason;
     for (auto& [name, value] : fields[p]) row[index_of.at(name)] = std::move(value);

@@ -1,7 +1,7 @@
 #pragma once
-// A sweep's results as one table: a row per point, the varied keys first, then status and reason,
-// then every scalar field of the `trainsim run --json` object flattened with dotted names. The CSV
-// output and the plot both read this table, so they always agree.
+// A sweep's results as one table: a row per point, the varied and zipped keys first (a column
+// each), then status and reason, then every scalar field of the `trainsim run --json` object
+// flattened with dotted names. The CSV output and the plot both read this table, so they always agree.
 #include <cstddef>
 #include <optional>
 #include <ostream>
@@ -22,7 +22,7 @@ namespace trainsim::explore {
 std::vector<std::pair<std::string, nlohmann::ordered_json>> flatten_scalars(const nlohmann::ordered_json& result);
 
 struct SweepTable {
-  std::size_t key_columns = 0;       // the first columns are the varied keys
+  std::size_t key_columns = 0;       // the first columns are the keys of the axes, in axis order
   std::vector<std::string> columns;  // key paths, "status", "reason", result fields
   std::vector<std::vector<nlohmann::ordered_json>> rows;  // a cell per column; null = empty
   std::vector<bool> ok;              // per row: the point simulated

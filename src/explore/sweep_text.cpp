@@ -72,16 +72,18 @@ std::optional<double> iteration_time_change(const SweepTable& table, std::size_t
 std::string other_keys_label(const Sweep& sweep, std::size_t point) {
   std::string label;
   for (std::size_t a = 1; a < sweep.axes.size(); ++a)
-    label += (a > 1 ? ", " : "") + sweep.axes[a].key + "=" + sweep.value(point, a).text;
+    for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k)
+      label += (label.empty() ? "" : ", ") + sweep.axes[a].keys[k].key + "=" + sweep.value(point, a, k).text;
   return label;
 }
 
 void write_sweep_text(std::ostream& out, const Sweep& sweep, const SweepTable& table) {
   TextTable points;
-  for (const auto& axis : sweep.axes) {
-    points.header.push_back(axis.key);
-    points.right_aligned.push_back(false);
-  }
+  for (const auto& axis : sweep.axes)
+    for (const auto& k : axis.keys) {
+      points.header.push_back(k.key);
+      points.right_aligned.push_back(false);
+    }
   for (const char* h : {"iteration", "tokens/s/GPU", "MFU", "peak GiB"}) {
     points.header.push_back(h);
     points.right_aligned.push_back(true);
@@ -92,7 +94,8 @@ void write_sweep_text(std::ostream& out, const Sweep& sweep, const SweepTable& t
   const std::size_t status_col = *table.column("status"), reason_col = *table.column("reason");
   for (std::size_t p = 0; p < table.rows.size(); ++p) {
     std::vector<std::string> row;
-    for (std::size_t a = 0; a < sweep.axes.size(); ++a) row.push_back(sweep.value(p, a).text);
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
+      for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k) row.push_back(sweep.value(p, a, k).text);
     row.push_back(or_dash(field(table, p, "iteration_time_s"), rf::human_duration));
     row.push_back(or_dash(field(table, p, "tokens_per_s_per_gpu"), tokens));
     row.push_back(or_dash(field(table, p, "mfu"), rf::percent));
@@ -105,10 +108,10 @@ void write_sweep_text(std::ostream& out, const Sweep& sweep, const SweepTable& t
   }
   points.write(out);
 
-  // Marginal gain: each step of the first key, the other keys fixed. With the first axis slowest,
-  // the previous value's point is `stride` points earlier.
+  // Marginal gain: each step of the first axis (all its keys together when zipped), the other keys
+  // fixed. With the first axis slowest, the previous value's point is `stride` points earlier.
   const SweepAxis& first = sweep.axes.front();
-  if (first.values.size() < 2) return;
+  if (first.size() < 2) return;
   const std::size_t stride = sweep.stride(0);
   TextTable steps;
   const bool labelled = sweep.axes.size() > 1;
@@ -119,17 +122,17 @@ void write_sweep_text(std::ostream& out, const Sweep& sweep, const SweepTable& t
   steps.header.insert(steps.header.end(), {"step", "iteration time"});
   steps.right_aligned.insert(steps.right_aligned.end(), {false, true});
   for (std::size_t rest = 0; rest < stride; ++rest)
-    for (std::size_t i = 1; i < first.values.size(); ++i) {
+    for (std::size_t i = 1; i < first.size(); ++i) {
       const std::size_t from = (i - 1) * stride + rest, to = i * stride + rest;
       std::vector<std::string> row;
       if (labelled) row.push_back(other_keys_label(sweep, to));
-      row.push_back(first.values[i - 1].text + " -> " + first.values[i].text);
+      row.push_back(first.step_label(i - 1) + " -> " + first.step_label(i));
       const auto change = iteration_time_change(table, from, to);
       row.push_back(change ? rf::signed_percent(*change) : "n/a");
       steps.rows.push_back(std::move(row));
     }
-  out << "\nChange in iteration time at each step of " << first.key << (labelled ? " (other keys fixed)" : "")
-      << ":\n";
+  const std::string what = first.keys.size() > 1 ? "(" + first.name() + ")" : first.name();
+  out << "\nChange in iteration time at each step of " << what << (labelled ? " (other keys fixed)" : "") << ":\n";
   steps.write(out, "  ");
 }
 

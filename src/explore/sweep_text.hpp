@@ -1,7 +1,8 @@
 #pragma once
 // The human-readable sweep report on stdout: one line per point (varied keys, iteration time,
-// tokens/s/GPU, MFU, peak memory, status), then what each step of the first varied key buys: the
-// change in iteration time against its previous value, the other keys held fixed.
+// tokens/s/GPU, MFU, peak memory, status), then what each step of the first axis buys (a varied key,
+// or every zipped key at once): the change in iteration time against its previous point, the other
+// keys held fixed.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@ namespace trainsim::explore {
 // nothing when either did not simulate.
 std::optional<double> iteration_time_change(const SweepTable& table, std::size_t from, std::size_t to);
 
-// "k2=v, k3=w": the values of every axis but the first at `point` ("" with one axis).
+// "k2=v, k3=w": the values of every key of every axis but the first at `point` ("" with one axis).
 std::string other_keys_label(const Sweep& sweep, std::size_t point);
 
 void write_sweep_text(std::ostream& out, const Sweep& sweep, const SweepTable& table);

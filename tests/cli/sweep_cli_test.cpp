@@ -1,5 +1,6 @@
 // `trainsim sweep` end to end: the CSV's rows and columns, invalid and out-of-memory points as rows,
-// identical bytes whatever the thread or MPI rank count, the plot, and bad input.
+// identical bytes whatever the thread or MPI rank count, the plot, linked keys (--zip), and bad input.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -190,6 +191,100 @@ TEST(SweepCli, MpirunGivesTheSameCsvAsOneProcess) {
   EXPECT_EQ(lines(read(alone)).size(), 10u);
   EXPECT_EQ(read(alone), read(ranks));
   EXPECT_EQ(mpi.out, one.out);  // only rank 0 prints, and it prints the same table
+}
+
+// --zip: the column index of `name` in a CSV header row.
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  EXPECT_NE(it, header.end()) << name;
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+// TP, GPU count and global batch grow together (a range works as in --vary: 16, 32, 48), so data
+// parallelism stays 4 (GPUs / TP) and every point is valid; their cartesian product would not be.
+const std::string kZip = " --zip parallelism.tensor=1,2,4 --zip cluster.num_gpus=4,8,16 --zip training.global_batch_size=16:48:16";
+
+TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
+  const auto r = run("sweep " + tiny("zip") + kZip + " --vary cluster.nic_gbps=100,400 --csv -");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 7u) << r.out;
+  const auto header = fields(rows[0]);
+  ASSERT_GE(header.size(), 6u);
+  // Every zipped key has its column, in command-line order, then the varied key (--zip came first).
+  EXPECT_EQ(header[0], "parallelism.tensor");
+  EXPECT_EQ(header[1], "cluster.num_gpus");
+  EXPECT_EQ(header[2], "training.global_batch_size");
+  EXPECT_EQ(header[3], "cluster.nic_gbps");
+  EXPECT_EQ(header[4], "status");
+  const std::vector<std::vector<std::string>> expected = {{"1", "4", "16", "100"}, {"1", "4", "16", "400"},
+                                                          {"2", "8", "32", "100"}, {"2", "8", "32", "400"},
+                                                          {"4", "16", "48", "100"}, {"4", "16", "48", "400"}};
+  const std::size_t tokens = column(header, "tokens_per_s"), per_gpu = column(header, "tokens_per_s_per_gpu"),
+                    iteration = column(header, "iteration_time_s");
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto f = fields(rows[i + 1]);
+    ASSERT_EQ(f.size(), header.size()) << rows[i + 1];
+    EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 4), expected[i]) << rows[i + 1];
+    ASSERT_EQ(f[4], "ok") << rows[i + 1];
+    // The simulation really saw the linked values: tokens/s over tokens/s/GPU is the GPU count, and
+    // tokens/s times the iteration time is the global batch times seq_length (512).
+    EXPECT_NEAR(std::stod(f[tokens]) / std::stod(f[per_gpu]), std::stod(expected[i][1]), 1e-6) << rows[i + 1];
+    EXPECT_NEAR(std::stod(f[tokens]) * std::stod(f[iteration]) / 512.0, std::stod(expected[i][2]), 1e-6)
+        << rows[i + 1];
+  }
+}
+
+TEST(SweepCli, ZipOutputIsByteIdenticalWithOneOrTwoThreads) {
+  const std::string sweep = "sweep " + tiny("zip_threads") + " --vary cluster.nic_gbps=100,400" + kZip;
+  const std::string csv1 = out_path("sweep_zip_t1.csv"), csv2 = out_path("sweep_zip_t2.csv");
+  const auto one = run(sweep + " --threads 1 --csv " + csv1);
+  const auto two = run(sweep + " --threads 2 --csv " + csv2);
+  ASSERT_EQ(one.status, 0) << one.out;
+  ASSERT_EQ(two.status, 0) << two.out;
+  const auto rows = lines(read(csv1));
+  ASSERT_EQ(rows.size(), 7u);
+  // --vary came first this time: it is the first column and the slowest key.
+  EXPECT_EQ(fields(rows[0])[0], "cluster.nic_gbps");
+  EXPECT_EQ(rows[1].substr(0, 11), "100,1,4,16,");
+  EXPECT_EQ(rows[2].substr(0, 11), "100,2,8,32,");
+  EXPECT_EQ(read(csv1), read(csv2));
+  EXPECT_EQ(one.out, two.out);  // the table too
+  EXPECT_THAT(one.out, HasSubstr("100 -> 400"));  // the marginal gain of the NIC, the first axis
+}
+
+TEST(SweepCli, ZipAloneStepsTheLinkedKeysTogether) {
+  const auto r = run("sweep " + tiny("zip_alone") + kZip);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("(1, 4, 16) -> (2, 8, 32)"));
+  EXPECT_THAT(r.out, HasSubstr("(parallelism.tensor + cluster.num_gpus + training.global_batch_size)"));
+}
+
+TEST(SweepCli, BadZipExitsOneNamingZip) {
+  auto r = run("sweep " + tiny("bad_zip") + " --zip parallelism.tensor=1,2,4 --zip cluster.num_gpus=4,8");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--zip"));
+  EXPECT_THAT(r.out, HasSubstr("parallelism.tensor has 3"));
+  EXPECT_THAT(r.out, HasSubstr("cluster.num_gpus has 2"));
+
+  r = run("sweep " + tiny("bad_zip") + " --vary parallelism.tensor=1,2 --zip parallelism.tensor=1,2 --zip cluster.num_gpus=4,8");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--zip 'parallelism.tensor=1,2'"));
+  EXPECT_THAT(r.out, HasSubstr("also given to --vary"));
+
+  r = run("sweep " + tiny("bad_zip") + " --zip parallelism.tensr=1,2");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--zip 'parallelism.tensr=1,2'"));
+
+  r = run("sweep " + tiny("bad_zip") + " --zip cluster.num_gpus=4,8 --set cluster.num_gpus=12");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--set"));
+  EXPECT_THAT(r.out, HasSubstr("--zip"));
+
+  r = run("sweep " + tiny("bad_zip"));  // neither --vary nor --zip
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--vary"));
+  EXPECT_THAT(r.out, HasSubstr("--zip"));
 }
 
 TEST(SweepCli, BadVaryExitsOneNamingVary) {

@@ -12,7 +12,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::vector<std::string> texts(const SweepAxis& a) {
+std::vector<std::string> texts(const SweepKey& a) {
   std::vector<std::string> out;
   for (const auto& v : a.values) out.push_back(v.text);
   return out;
@@ -29,7 +29,7 @@ std::string vary_error(const std::vector<std::string>& vary) {
 }
 
 TEST(SweepSpec, CommaListKeepsOrderAndParsesNumbers) {
-  const SweepAxis a = parse_vary("cluster.nic_gbps=400, 100,200");
+  const SweepKey a = parse_vary("cluster.nic_gbps=400, 100,200");
   EXPECT_EQ(a.key, "cluster.nic_gbps");
   EXPECT_THAT(texts(a), ElementsAre("400", "100", "200"));
   ASSERT_TRUE(a.numeric());
@@ -37,14 +37,14 @@ TEST(SweepSpec, CommaListKeepsOrderAndParsesNumbers) {
 }
 
 TEST(SweepSpec, GpuNamesAreCategories) {
-  const SweepAxis a = parse_vary("cluster.gpu=H100-SXM,H20,A100");
+  const SweepKey a = parse_vary("cluster.gpu=H100-SXM,H20,A100");
   EXPECT_THAT(texts(a), ElementsAre("H100-SXM", "H20", "A100"));
   EXPECT_FALSE(a.numeric());
   EXPECT_FALSE(a.values[0].number.has_value());
 }
 
 TEST(SweepSpec, QuotedNumberIsAString) {
-  const SweepAxis a = parse_vary("cluster.gpu=\"400\",H20");
+  const SweepKey a = parse_vary("cluster.gpu=\"400\",H20");
   EXPECT_FALSE(a.values[0].number.has_value());
 }
 
@@ -58,7 +58,7 @@ TEST(SweepSpec, IntegerRangeIsInclusiveAndStaysInteger) {
 
 TEST(SweepSpec, FloatRangeKeepsItsEndDespiteRounding) {
   // 0.1 + 2 * 0.1 is 0.30000000000000004 in binary; the end must still be there and print as 0.3.
-  const SweepAxis a = parse_vary("cluster.network.oversubscription=0.1:0.3:0.1");
+  const SweepKey a = parse_vary("cluster.network.oversubscription=0.1:0.3:0.1");
   EXPECT_THAT(texts(a), ElementsAre("0.1", "0.2", "0.3"));
   EXPECT_THAT(texts(parse_vary("cluster.network.oversubscription=1:2:0.5")), ElementsAre("1", "1.5", "2"));
 }
