@@ -78,6 +78,8 @@ std::string compact_number(double value) {
   return fmt::format("{:.4f}", value);
 }
 
+std::string abs_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
 std::string signed_percent(double relative_error) {
   if (!std::isfinite(relative_error)) return "n/a";
   return fmt::format("{:+.1f}%", relative_error * 100.0);

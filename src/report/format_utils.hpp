@@ -27,6 +27,9 @@ std::string share_of(double part, double whole);
 // >= 1e4 -> no decimals, >= 100 -> 1, >= 1 -> 3, below -> 4 significant-looking decimals.
 std::string compact_number(double value);
 
+// An absolute error fraction as a percentage with one decimal: 0.123 -> "12.3%".
+std::string abs_percent(double fraction);
+
 // A signed relative error as "+4.7%" / "-12.0%"; "n/a" when not finite.
 std::string signed_percent(double relative_error);
 

@@ -13,9 +13,9 @@ namespace {
 
 using report_format::compact_number;
 using report_format::markdown_cell;
+using report_format::abs_percent;
 using report_format::signed_percent;
 
-std::string abs_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
 void summary_row(fmt::memory_buffer& buf, const std::string& scope, const ValidationSummary& s) {
   const bool any = s.simulated > 0;

@@ -14,9 +14,9 @@ namespace trainsim {
 namespace {
 
 using report_format::compact_number;
+using report_format::abs_percent;
 using report_format::signed_percent;
 
-std::string abs_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
 void write_summary_rows(fmt::memory_buffer& buf, const char* title,
                         const std::map<std::string, ValidationSummary>& by) {

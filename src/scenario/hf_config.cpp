@@ -9,11 +9,6 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-template <class T>
-void take(Given<T>& slot, const std::optional<T>& value) {
-  if (value) slot.set(*value);
-}
-
 // model_type -> family, only where the architecture matches the family's defaults (RMSNorm, RoPE,
 // SwiGLU, no bias). Anything else leaves the family to the scenario.
 std::optional<std::string> family_of(const std::string& model_type) {

@@ -5,11 +5,6 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-template <class T>
-void take(Given<T>& slot, const std::optional<T>& value) {
-  if (value) slot.set(*value);
-}
-
 std::optional<MlaSpec> read_mla(const Section& mla) {
   if (!mla.present()) return std::nullopt;
   MlaSpec spec;

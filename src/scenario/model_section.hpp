@@ -22,6 +22,12 @@ struct Given {
   }
 };
 
+// Sets `slot` when the source (YAML key, HF config field) had a value; leaves it alone otherwise.
+template <class T>
+void take(Given<T>& slot, const std::optional<T>& value) {
+  if (value) slot.set(*value);
+}
+
 struct ModelDraft {
   std::string name = "custom";
   Given<std::string> family;
