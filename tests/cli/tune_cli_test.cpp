@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../explore/tune_test_scenarios.hpp"
 #include "cli_support.hpp"
 
 using namespace trainsim_cli_test;
@@ -12,34 +13,10 @@ using ::testing::HasSubstr;
 
 namespace {
 
-// 4 layers, 4 heads on 8 GPUs of one node, analytical network: the whole space simulates in about a
-// second. `memory_gib` sets the GPU's memory so that some configurations do not fit.
+// The tune unit tests' tiny scenario (4 layers, 4 heads, 8 GPUs, analytical network); `memory_gib`
+// sets the GPU's memory so that some configurations do not fit.
 std::string tiny(const std::string& name, double memory_gib) {
-  return temp_file("tune_" + name + ".yaml", R"(
-model:
-  preset: gpt3-1.3b
-  num_layers: 4
-  hidden_size: 2048
-  num_attention_heads: 4
-  num_query_groups: 4
-  kv_channels: 512
-  ffn_hidden_size: 8192
-  seq_length: 2048
-  vocab_size: 32000
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-parallelism:
-  tensor: 2
-  pipeline: 2
-cluster:
-  gpu: H100-SXM
-  gpu_spec: {memory_gib: )" + std::to_string(memory_gib) + R"(}
-  num_gpus: 8
-  gpus_per_node: 8
-simulation:
-  network_model: analytical
-)");
+  return temp_file("tune_" + name + ".yaml", tune_test::tiny_scenario_text(memory_gib));
 }
 
 // A smaller space for the tests that only look at the output's shape.
