@@ -6,6 +6,10 @@
 #include <numeric>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
 namespace trainsim::explore {
 
 int resolve_threads(int requested) {
@@ -17,6 +21,10 @@ int resolve_threads(int requested) {
 std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, const std::vector<Overrides>& points,
                                           const std::vector<std::size_t>& indices, int threads,
                                           const PointOptions& options, const ProgressFn& progress) {
+  // Checked here, not in the workers: an exception escaping a std::jthread terminates the process.
+  for (std::size_t i : indices)
+    if (i >= points.size())
+      throw Error(fmt::format("point index {} is out of range ({} points)", i, points.size()));
   std::vector<PointOutcome> out(indices.size());
   if (indices.empty()) return out;
   // Workers take the next unclaimed slot; each writes only its own slot, so the result order is the
@@ -26,7 +34,7 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
   std::mutex progress_mutex;
   auto worker = [&] {
     for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
-      out[j] = evaluate_point(scenario_path, points.at(indices[j]), options);
+      out[j] = evaluate_point(scenario_path, points[indices[j]], options);
       if (progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         progress(++done, indices.size());
