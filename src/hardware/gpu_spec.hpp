@@ -19,6 +19,12 @@ struct GpuSpec {
   double memory_gib = 0;     // device memory, GiB
   double scale_up_GBps = 0;  // scale-up (NVLink / Infinity Fabric) bandwidth per GPU per direction
   int sm_count = 0;          // SMs / CUs (wave quantisation); 0 if unknown
+  // Clocks and power (data/gpus.yaml, each with its source). The dense peaks above are specified at
+  // peak_clock_mhz; under long tensor-core load at the rated power the GPU holds sustained_clock_mhz.
+  // 0 = unknown (no clock derating is applied).
+  double peak_clock_mhz = 0;
+  double sustained_clock_mhz = 0;
+  double power_w = 0;        // rated board power (TDP / TGP), W; 0 = unknown
 
   // Peak for a precision; throws Error naming the GPU if it lacks that precision.
   double peak_tflops(Precision p) const;
