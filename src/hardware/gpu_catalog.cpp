@@ -76,11 +76,16 @@ std::optional<double> read_peak(const YAML::Node& peaks, const std::string& key,
   return v;
 }
 
-const std::set<std::string> kEntryKeys = {"id",        "aliases",       "vendor",   "architecture", "sm_version",
-                                          "sm_count",  "peak_tflops",   "hbm_GBps", "memory_gb",    "memory_gib",
-                                          "scale_up_GBps", "notes"};
-const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3"};
+const std::set<std::string> kEntryKeys = {"id",           "aliases",         "vendor",          "architecture",
+                                          "sm_version",   "sm_count",        "peak_tflops",     "hbm_GBps",
+                                          "memory_gb",    "memory_gib",      "scale_up_GBps",   "scale_up_domain",
+                                          "peak_clock_mhz", "sustained_clock_mhz", "power_w",   "notes"};
+// fp4 is optional (dense FP4 peak, informational); the others must be present (null = unsupported).
+const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
+const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3", "cdna4"};
+// A sustained clock may exceed the peak-basis clock a little (an H100 boosts to 1980 MHz over its
+// 1830 MHz tensor basis) but not by more than this factor: beyond it the entry is a typo.
+constexpr double kMaxSustainedOverPeak = 1.1;
 
 void reject_unknown_keys(const YAML::Node& map, const std::set<std::string>& known, const std::string& prefix,
                          const EntryContext& ctx) {
@@ -94,6 +99,27 @@ void reject_unknown_keys(const YAML::Node& map, const std::set<std::string>& kno
   }
 }
 
+// peak_clock_mhz / sustained_clock_mhz / power_w: each optional, but the two clocks come together (a
+// sustained clock means nothing without the clock the peaks are specified at), all positive, and the
+// sustained clock at most kMaxSustainedOverPeak x the peak-basis clock.
+void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec& g) {
+  const bool peak = static_cast<bool>(e["peak_clock_mhz"]), sustained = static_cast<bool>(e["sustained_clock_mhz"]);
+  if (peak != sustained) {
+    const char* given = peak ? "peak_clock_mhz" : "sustained_clock_mhz";
+    const char* missing = peak ? "sustained_clock_mhz" : "peak_clock_mhz";
+    ctx.fail(missing, fmt::format("missing: {} is given, and the two clocks go together", given));
+  }
+  if (peak) {
+    g.peak_clock_mhz = read_non_negative(e, "peak_clock_mhz", ctx, true);
+    g.sustained_clock_mhz = read_non_negative(e, "sustained_clock_mhz", ctx, true);
+    if (g.sustained_clock_mhz > kMaxSustainedOverPeak * g.peak_clock_mhz) {
+      ctx.fail("sustained_clock_mhz", fmt::format("{} MHz exceeds {} x peak_clock_mhz ({} MHz)", g.sustained_clock_mhz,
+                                                  kMaxSustainedOverPeak, g.peak_clock_mhz));
+    }
+  }
+  if (e["power_w"]) g.power_w = read_non_negative(e, "power_w", ctx, true);
+}
+
 GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<std::string>& aliases) {
   if (!e.IsMap()) ctx.fail("", "expected a mapping");
   reject_unknown_keys(e, kEntryKeys, "", ctx);
@@ -102,26 +128,32 @@ GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<st
   g.vendor = read_string(e, "vendor", ctx);
   g.architecture = read_string(e, "architecture", ctx);
   if (kArchitectures.count(g.architecture) == 0) {
-    ctx.fail("architecture", fmt::format("'{}' is not one of volta, ampere, hopper, blackwell, cdna2, cdna3",
+    ctx.fail("architecture", fmt::format("'{}' is not one of volta, ampere, hopper, blackwell, cdna2, cdna3, cdna4",
                                          g.architecture));
   }
   g.sm_version = read_int(e, "sm_version", ctx);
   g.sm_count = read_int(e, "sm_count", ctx);
 
   const YAML::Node peaks = e["peak_tflops"];
-  if (!peaks || !peaks.IsMap()) ctx.fail("peak_tflops", "expected a mapping {fp32, tf32, bf16, fp16, fp8}");
+  if (!peaks || !peaks.IsMap()) ctx.fail("peak_tflops", "expected a mapping {fp32, tf32, bf16, fp16, fp8[, fp4]}");
   reject_unknown_keys(peaks, kPeakKeys, "peak_tflops.", ctx);
   g.fp32_tflops = read_peak(peaks, "fp32", ctx);
   g.tf32_tflops = read_peak(peaks, "tf32", ctx);
   g.bf16_tflops = read_peak(peaks, "bf16", ctx);
   g.fp16_tflops = read_peak(peaks, "fp16", ctx);
   g.fp8_tflops = read_peak(peaks, "fp8", ctx);
+  if (peaks["fp4"]) g.fp4_tflops = read_peak(peaks, "fp4", ctx);
   if (!g.bf16_tflops && !g.fp16_tflops) ctx.fail("peak_tflops", "needs at least one of bf16 / fp16");
 
   g.hbm_GBps = read_non_negative(e, "hbm_GBps", ctx, true);
   g.memory_gib = read_non_negative(e, "memory_gib", ctx, true);
   g.scale_up_GBps = read_non_negative(e, "scale_up_GBps", ctx, false);
   if (e["memory_gb"]) read_non_negative(e, "memory_gb", ctx, true);  // documentation only, but must be sane
+  read_clocks_and_power(e, ctx, g);
+  if (e["scale_up_domain"]) {
+    g.scale_up_domain = read_int(e, "scale_up_domain", ctx);
+    if (g.scale_up_domain < 1) ctx.fail("scale_up_domain", fmt::format("must be >= 1, got {}", g.scale_up_domain));
+  }
 
   aliases.clear();
   if (const YAML::Node a = e["aliases"]) {

@@ -15,6 +15,9 @@ struct GpuSpec {
   std::string vendor;        // "NVIDIA" | "AMD"
   // Dense (no 2:4 sparsity) peak, TFLOP/s; nullopt where the GPU lacks the precision.
   std::optional<double> fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops;
+  // Dense FP4 peak (NVFP4 / MXFP4), TFLOP/s; nullopt where the GPU has no FP4 tensor cores or the catalog
+  // does not say. Informational: FP4 is not a training.precision (no Precision value).
+  std::optional<double> fp4_tflops;
   double hbm_GBps = 0;       // HBM bandwidth, 1e9 B/s
   double memory_gib = 0;     // device memory, GiB
   double scale_up_GBps = 0;  // scale-up (NVLink / Infinity Fabric) bandwidth per GPU per direction
@@ -25,6 +28,9 @@ struct GpuSpec {
   double peak_clock_mhz = 0;
   double sustained_clock_mhz = 0;
   double power_w = 0;        // rated board power (TDP / TGP), W; 0 = unknown
+  // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
+  // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
+  int scale_up_domain = 0;
 
   // Peak for a precision; throws Error naming the GPU if it lacks that precision.
   double peak_tflops(Precision p) const;

@@ -18,7 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kRequiredIds = {"V100-SXM", "A100-SXM-40GB", "A100-SXM-80GB", "H100-SXM", "H800-SXM",
-                                               "H20",      "H200",          "B200",          "MI250X",   "MI300X"};
+                                               "H20",      "H200",          "B200",          "MI250X",   "MI300X",
+                                               "GB200",    "GB300",         "B300",          "MI325X",   "MI355X"};
 
 TEST(GpuCatalog, EveryRequiredIdIsPresent) {
   const GpuCatalog& cat = GpuCatalog::builtin();
@@ -35,7 +36,9 @@ TEST(GpuCatalog, AliasesResolveToTheirEntry) {
   const std::vector<std::pair<std::string, std::string>> aliases = {
       {"V100", "V100-SXM"},         {"V100-SXM2-32GB", "V100-SXM"}, {"A100-SXM4-40GB", "A100-SXM-40GB"},
       {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"A100", "A100-SXM-80GB"}, {"H100", "H100-SXM"},
-      {"H100-SXM5-80GB", "H100-SXM"}, {"H200-SXM", "H200"},         {"h100-sxm", "H100-SXM"}};
+      {"H100-SXM5-80GB", "H100-SXM"}, {"H200-SXM", "H200"},         {"h100-sxm", "H100-SXM"},
+      {"GB200-NVL72", "GB200"},     {"gb200", "GB200"},             {"GB300-NVL72", "GB300"},
+      {"B300-HGX", "B300"},         {"MI325X-OAM", "MI325X"},       {"MI355X-OAM", "MI355X"}};
   for (const auto& [alias, id] : aliases) {
     const GpuSpec* g = cat.find(alias);
     ASSERT_NE(g, nullptr) << alias;
@@ -84,6 +87,84 @@ TEST(GpuCatalog, PeaksAgreeWithSmCountTimesPerSmRate) {
   EXPECT_NEAR(cat.find("MI300X")->peak_tflops(Precision::BF16), derived("MI300X", 2048, 2.1), 1.0);
   // MI250X is one GCD: half the 383 TFLOPS package.
   EXPECT_NEAR(cat.find("MI250X")->peak_tflops(Precision::BF16), 383.0 / 2, 0.5);
+}
+
+// Every entry carries both clocks and its rated power, with the sustained clock no higher than the peak basis
+// (all parts derate under long dense load; the loader allows up to 1.1x, the data never needs it).
+TEST(GpuCatalog, EveryEntryHasClocksAndPower) {
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
+    SCOPED_TRACE(g.name);
+    EXPECT_GT(g.peak_clock_mhz, 500);
+    EXPECT_LT(g.peak_clock_mhz, 3000);
+    EXPECT_GT(g.sustained_clock_mhz, 0.5 * g.peak_clock_mhz);
+    EXPECT_LE(g.sustained_clock_mhz, g.peak_clock_mhz);
+    EXPECT_GT(g.power_w, 100);
+    EXPECT_LE(g.power_w, 1400);
+    if (g.fp4_tflops) {
+      EXPECT_GE(*g.fp4_tflops, 2 * g.peak_tflops(Precision::FP8) - 1.0);  // FP4 at least twice FP8 where present
+    }
+  }
+}
+
+// peak_clock_mhz is the clock the dense peak is specified at: SMs x dense BF16/FP16 FLOP/clk/SM x peak clock must give
+// the catalog's peak (per-SM rates: AMD MAF blog part 1 for NVIDIA up to Hopper, 8192 for Blackwell; ROCm mi300.md
+// 2048/CU for CDNA3, 1024 for CDNA2, 4096 for CDNA4). H20's rate is firmware-limited and has no such relation.
+TEST(GpuCatalog, PeakClockReproducesTheDensePeak) {
+  auto per_sm = [](const GpuSpec& g) -> double {
+    if (g.architecture == "volta") return 1024;
+    if (g.architecture == "ampere") return 2048;
+    if (g.architecture == "hopper") return 4096;
+    if (g.architecture == "blackwell") return 8192;
+    if (g.architecture == "cdna2") return 1024;
+    if (g.architecture == "cdna3") return 2048;
+    if (g.architecture == "cdna4") return 4096;
+    return 0;
+  };
+  for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
+    if (g.name == "H20") continue;
+    SCOPED_TRACE(g.name);
+    const double peak = g.bf16_tflops ? *g.bf16_tflops : *g.fp16_tflops;
+    const double derived = g.sm_count * per_sm(g) * g.peak_clock_mhz / 1e6;
+    EXPECT_NEAR(derived / peak, 1.0, 0.005) << derived << " vs " << peak;
+  }
+}
+
+// Values the brief's sources fix (kernels-in-training.md §1.2): a few measured anchors must not drift.
+TEST(GpuCatalog, MeasuredClockAnchors) {
+  const GpuCatalog& cat = GpuCatalog::builtin();
+  EXPECT_DOUBLE_EQ(cat.find("H100")->peak_clock_mhz, 1830);  // not the 1980 MHz maximum
+  EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1500);
+  EXPECT_LE(cat.find("H100")->sustained_clock_mhz, 1780);
+  EXPECT_DOUBLE_EQ(cat.find("H100")->power_w, 700);
+  EXPECT_DOUBLE_EQ(cat.find("A100")->sustained_clock_mhz, 1200);
+  EXPECT_DOUBLE_EQ(cat.find("A100")->peak_clock_mhz, 1410);
+  EXPECT_DOUBLE_EQ(cat.find("MI300X")->sustained_clock_mhz, 1207);
+  EXPECT_DOUBLE_EQ(cat.find("MI300X")->peak_clock_mhz, 2100);
+  EXPECT_DOUBLE_EQ(cat.find("GB200")->power_w, 1200);
+  EXPECT_DOUBLE_EQ(cat.find("GB300")->power_w, 1400);
+}
+
+TEST(GpuCatalog, BlackwellRackAndCdna4Entries) {
+  const GpuCatalog& cat = GpuCatalog::builtin();
+  const GpuSpec* gb200 = cat.find("GB200");
+  ASSERT_NE(gb200, nullptr);
+  EXPECT_EQ(gb200->architecture, "blackwell");
+  EXPECT_EQ(gb200->sm_version, 100);
+  EXPECT_DOUBLE_EQ(gb200->scale_up_GBps, 900);  // NVLink5, per direction
+  EXPECT_EQ(gb200->scale_up_domain, 72);
+  ASSERT_TRUE(gb200->fp4_tflops.has_value());
+  EXPECT_DOUBLE_EQ(*gb200->fp4_tflops, 10000);
+  EXPECT_GT(gb200->peak_tflops(Precision::BF16), cat.find("B200")->peak_tflops(Precision::BF16));
+  EXPECT_EQ(cat.find("GB300")->scale_up_domain, 72);
+  EXPECT_EQ(cat.find("H100")->scale_up_domain, 0);  // not stated
+  EXPECT_FALSE(cat.find("H100")->fp4_tflops.has_value());
+  const GpuSpec* mi355 = cat.find("MI355X");
+  ASSERT_NE(mi355, nullptr);
+  EXPECT_EQ(mi355->architecture, "cdna4");
+  EXPECT_FALSE(mi355->supports(Precision::TF32));  // gfx950 has no TF32 matrix instructions
+  EXPECT_TRUE(mi355->supports(Precision::FP8));
+  EXPECT_EQ(cat.find("MI325X")->sm_count, cat.find("MI300X")->sm_count);  // same compute dies
+  EXPECT_GT(cat.find("MI325X")->memory_gib, cat.find("MI300X")->memory_gib);
 }
 
 TEST(GpuCatalog, V100HasNoBf16) {
@@ -187,6 +268,58 @@ TEST(GpuCatalogLoad, UnknownArchitectureIsRejected) {
 TEST(GpuCatalogLoad, DuplicateNamesAcrossEntriesAreRejected) {
   expect_error("gpus:" + kEntry + replaced(replaced(kEntry, "id: TOY", "id: TOY2"), "[TOY-1]", "[toy]"),
                {"TOY2", "used twice"});
+}
+
+TEST(GpuCatalogLoad, ClocksPowerFp4AndDomainAreRead) {
+  const std::string extra = "    peak_clock_mhz: 1800\n    sustained_clock_mhz: 1600\n    power_w: 650\n"
+                            "    scale_up_domain: 72\n";
+  TempFile f("gpus:" + replaced(kEntry, "fp8: null}", "fp8: 8, fp4: 16}") + extra);
+  const GpuCatalog cat = GpuCatalog::load(f.str());
+  const GpuSpec* g = cat.find("TOY");
+  ASSERT_NE(g, nullptr);
+  EXPECT_DOUBLE_EQ(g->peak_clock_mhz, 1800);
+  EXPECT_DOUBLE_EQ(g->sustained_clock_mhz, 1600);
+  EXPECT_DOUBLE_EQ(g->power_w, 650);
+  EXPECT_EQ(g->scale_up_domain, 72);
+  ASSERT_TRUE(g->fp4_tflops.has_value());
+  EXPECT_DOUBLE_EQ(*g->fp4_tflops, 16);
+}
+
+TEST(GpuCatalogLoad, ClocksAndPowerAreOptional) {
+  TempFile f("gpus:" + kEntry);
+  const GpuSpec* g = GpuCatalog::load(f.str()).find("TOY");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->peak_clock_mhz, 0);
+  EXPECT_EQ(g->sustained_clock_mhz, 0);
+  EXPECT_EQ(g->power_w, 0);
+  EXPECT_EQ(g->scale_up_domain, 0);
+  EXPECT_FALSE(g->fp4_tflops.has_value());
+}
+
+TEST(GpuCatalogLoad, OneClockWithoutTheOtherIsRejected) {
+  expect_error("gpus:" + kEntry + "    peak_clock_mhz: 1800\n", {"TOY", "sustained_clock_mhz", "missing"});
+  expect_error("gpus:" + kEntry + "    sustained_clock_mhz: 1600\n", {"TOY", "peak_clock_mhz", "missing"});
+}
+
+TEST(GpuCatalogLoad, BadClockPowerAndDomainValuesAreRejected) {
+  const std::string both = "    peak_clock_mhz: 1800\n    sustained_clock_mhz: ";
+  expect_error("gpus:" + kEntry + both + "2000\n", {"TOY", "sustained_clock_mhz", "exceeds"});  // > 1.1 x 1800
+  expect_error("gpus:" + kEntry + both + "0\n", {"TOY", "sustained_clock_mhz", "> 0"});
+  expect_error("gpus:" + kEntry + "    peak_clock_mhz: -5\n    sustained_clock_mhz: 1\n", {"TOY", "peak_clock_mhz"});
+  expect_error("gpus:" + kEntry + both + "fast\n", {"TOY", "sustained_clock_mhz", "fast"});
+  expect_error("gpus:" + kEntry + "    power_w: 0\n", {"TOY", "power_w", "> 0"});
+  expect_error("gpus:" + kEntry + "    scale_up_domain: 0\n", {"TOY", "scale_up_domain", ">= 1"});
+  expect_error("gpus:" + replaced(kEntry, "fp8: null}", "fp8: null, fp4: 0}"), {"TOY", "peak_tflops.fp4"});
+  expect_error("gpus:" + replaced(kEntry, "fp8: null}", "fp8: null, fp6: 3}"), {"TOY", "fp6", "unknown key"});
+  // 1.1 x peak is still accepted (1980 MHz boost over an 1830 MHz basis is about 1.08).
+  TempFile ok("gpus:" + kEntry + both + "1980\n");
+  EXPECT_DOUBLE_EQ(GpuCatalog::load(ok.str()).find("TOY")->sustained_clock_mhz, 1980);
+}
+
+TEST(GpuCatalogLoad, Cdna4IsAnArchitecture) {
+  TempFile f("gpus:" + replaced(replaced(kEntry, "architecture: hopper", "architecture: cdna4"), "sm_version: 90",
+                                "sm_version: 0"));
+  EXPECT_EQ(GpuCatalog::load(f.str()).find("TOY")->architecture, "cdna4");
 }
 
 TEST(GpuCatalogLoad, BadYamlAndWrongShape) {
