@@ -121,6 +121,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
                        bool per_rank, bool with_faults) {
   Simulated out;
   EngineOptions eo;
+  eo.interference = s.compute.interference;
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
   FlowSetup flow;
   if (s.simulation.network_model == NetworkModel::Flow) {
@@ -203,7 +204,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.micro_batches = s.micro_batches_per_iteration();
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
-                                                                s.training.recompute, recomputed_layers_total(s));
+                                                                s.training.recompute, recomputed_layers_total(s),
+                                                                s.training.recompute_modules);
   r.peak_tflops = s.cluster.gpu.peak_tflops(s.training.precision);
   r.iteration_time_s = t;
   const double tokens = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);

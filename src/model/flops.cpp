@@ -24,7 +24,12 @@
 // transformer_flops leaves out. It is part of the model's math (verl's DeepSeek-V3 MFU formula counts it) and
 // costs 0.5% of DeepSeek-V3's per-token FLOPs (E = 256, h = 7168), 0.01% of Mixtral's (E = 8).
 //
-// Not modelled (Megatron does not count them either): sliding-window attention saving, MTP layers.
+// Multi-token prediction (model.mtp_layers = n_mtp), as num_floating_point_operations counts it: every MTP block's
+// transformer layer joins L (and L_moe or L_dense, by the type of the last decoder layer), each block adds
+// 6 * (3h + 2h^2) per token (its enorm/hnorm/final norm and the eh_proj GEMM), and the logit term is paid
+// n_mtp + 1 times (each block has its own output-layer pass and loss).
+//
+// Not modelled (Megatron does not count it either): sliding-window attention saving.
 #include "model/flops.hpp"
 
 #include <algorithm>
@@ -68,21 +73,70 @@ double attn_core_per_sqsum_layer(const ModelSpec& m) {
   return kFwdBwd * kFma * a * static_cast<double>(head_dim(m)) / 2 * 2;
 }
 
+// Layers as Megatron's FLOP count sees them: decoder layers plus the MTP blocks' layers, which take the type of
+// the last decoder layer (training.py: num_moe_layers += last_layer_is_moe * mtp_num_layers).
+struct LayerCounts {
+  double total = 0, moe = 0, dense = 0;
+};
+LayerCounts layer_counts(const ModelSpec& m) {
+  LayerCounts c;
+  const int mtp = std::max(0, m.mtp_layers);
+  const int l_moe = num_moe_layers(m) + (m.num_layers > 0 && is_moe_layer(m, m.num_layers - 1) ? mtp : 0);
+  c.total = static_cast<double>(m.num_layers + mtp);
+  c.moe = l_moe;
+  c.dense = c.total - c.moe;
+  return c;
+}
+
+// Per token, fwd + bwd, one dense MLP / one MoE block (router, k routed experts and the shared experts).
+double dense_mlp_per_token_layer(const ModelSpec& m) {
+  const double f_eff = m.gated_mlp ? 3 : 2;
+  return kFwdBwd * kFma * static_cast<double>(m.hidden_size) * static_cast<double>(m.ffn_hidden_size) * f_eff;
+}
+double shared_experts_per_token_layer(const ModelSpec& m) {
+  const double f_eff = m.gated_mlp ? 3 : 2;
+  const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+  return kFwdBwd * kFma * static_cast<double>(m.hidden_size) * fe * m.moe.shared_experts * f_eff;
+}
+double moe_block_per_token_layer(const ModelSpec& m) {
+  const double f_eff = m.gated_mlp ? 3 : 2;
+  const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+  const double router = m.moe.num_experts;  // gating GEMM: h -> E
+  return kFwdBwd * kFma * static_cast<double>(m.hidden_size) * (fe * m.moe.router_topk * f_eff + router) +
+         shared_experts_per_token_layer(m);
+}
+
 double mlp_per_token(const ModelSpec& m) {
+  const LayerCounts c = layer_counts(m);
   const double h = static_cast<double>(m.hidden_size);
   const double f_eff = m.gated_mlp ? 3 : 2;
-  const int l_moe = num_moe_layers(m);
-  const int l_dense = m.num_layers - l_moe;
   const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
   const double moe_width = fe * m.moe.router_topk + fe * m.moe.shared_experts;
   const double router = m.moe.num_experts;  // gating GEMM: h -> E
-  return kFwdBwd * kFma * h *
-         (static_cast<double>(m.ffn_hidden_size) * f_eff * l_dense + (moe_width * f_eff + router) * l_moe);
+  return kFwdBwd * kFma * h * (static_cast<double>(m.ffn_hidden_size) * f_eff * c.dense + (moe_width * f_eff + router) * c.moe);
+}
+
+// MTP blocks' own GEMM and norms: 6 * n_mtp * (3h + 2h^2) per token.
+double mtp_per_token(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  return kFwdBwd * kFma * std::max(0, m.mtp_layers) * (3 * h + 2 * h * h);
 }
 
 double logit_per_token(const ModelSpec& m, int tensor_parallel) {
   return kFwdBwd * kFma * static_cast<double>(m.hidden_size) *
-         static_cast<double>(padded_vocab_size(m.vocab_size, std::max(tensor_parallel, 1)));
+         static_cast<double>(padded_vocab_size(m.vocab_size, std::max(tensor_parallel, 1))) * (1 + std::max(0, m.mtp_layers));
+}
+
+// Forward FLOPs per token of one MLA layer's q/kv up-projections (the mla_up_proj recompute region).
+double mla_up_proj_forward_per_token_layer(const ModelSpec& m) {
+  if (!m.mla) return 0;
+  const MlaSpec& x = *m.mla;
+  const double a = m.num_attention_heads;
+  const double q_up = x.q_lora_rank > 0 ? static_cast<double>(x.q_lora_rank) * a *
+                                              static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim)
+                                        : 0;
+  const double kv_up = static_cast<double>(x.kv_lora_rank) * a * static_cast<double>(x.qk_nope_head_dim + x.v_head_dim);
+  return kFma * (q_up + kv_up);
 }
 
 }  // namespace
@@ -91,25 +145,43 @@ double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_s
   const double B = static_cast<double>(global_batch_size);
   const double s = static_cast<double>(m.seq_length);
   const double tokens = B * s, sqsum = B * s * s;
-  const double L = m.num_layers;
-  return tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m) + logit_per_token(m, tensor_parallel)) +
+  const double L = layer_counts(m).total;
+  return tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m) + mtp_per_token(m) +
+                   logit_per_token(m, tensor_parallel)) +
          sqsum * L * attn_core_per_sqsum_layer(m);
 }
 
 double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,
                                     RecomputeGranularity recompute, int recomputed_layers) {
+  return hardware_flops_per_iteration(m, global_batch_size, tensor_parallel, recompute, recomputed_layers,
+                                      RecomputeModules{});
+}
+
+double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,
+                                    RecomputeGranularity recompute, int recomputed_layers,
+                                    const RecomputeModules& modules) {
   const double model = model_flops_per_iteration(m, global_batch_size, tensor_parallel);
   const double B = static_cast<double>(global_batch_size);
   const double s = static_cast<double>(m.seq_length);
   const double tokens = B * s, sqsum = B * s * s;
-  const double L = m.num_layers;
+  const LayerCounts counts = layer_counts(m);
+  const double L = counts.total;
   switch (recompute) {
     case RecomputeGranularity::None:
       return model;
-    case RecomputeGranularity::Selective:
-      // Megatron's default selective recompute (`core_attn`) re-runs the attention-core forward of every
-      // layer: one third of its fwd+bwd count (megatron.md §10: "adds 2*q*sqsum*L").
-      return model + sqsum * L * attn_core_per_sqsum_layer(m) / kFwdBwd;
+    case RecomputeGranularity::Selective: {
+      // Each recomputed region's forward again: one third of its fwd+bwd count. Megatron's default (`core_attn`)
+      // re-runs the attention-core forward of every layer (megatron.md §10: "adds 2*q*sqsum*L").
+      double extra = 0;
+      if (modules.core_attn) extra += sqsum * L * attn_core_per_sqsum_layer(m) / kFwdBwd;
+      if (modules.mla_up_proj) extra += tokens * L * mla_up_proj_forward_per_token_layer(m);
+      if (modules.mlp) extra += tokens * counts.dense * dense_mlp_per_token_layer(m) / kFwdBwd;
+      if (modules.moe)
+        extra += tokens * counts.moe * moe_block_per_token_layer(m) / kFwdBwd;
+      else if (modules.shared_experts)
+        extra += tokens * counts.moe * shared_experts_per_token_layer(m) / kFwdBwd;
+      return model + extra;
+    }
     case RecomputeGranularity::Full: {
       // One extra forward (1/3 of fwd+bwd) of the recomputed layers; embedding and LM head are never
       // recomputed. With MoE the layers differ, so the average layer stands in for the recomputed ones.

@@ -10,8 +10,22 @@ namespace trainsim {
 
 enum class RecomputeGranularity { None, Selective, Full };
 
+// Megatron's --recompute-modules for selective recompute (transformer_config.py recompute_modules; default
+// ["core_attn"]): which parts of each layer are re-run in backward instead of keeping their activations.
+struct RecomputeModules {
+  bool core_attn = true;        // core attention (checkpointed: its inputs kept, re-run before its backward)
+  bool mlp = false;             // the dense MLP of non-MoE layers (checkpointed)
+  bool moe_act = false;         // the routed experts' activation (output discarded)
+  bool moe = false;             // the whole MoE layer: router, dispatch, experts, combine, shared experts
+  bool shared_experts = false;  // the shared experts' MLP (checkpointed)
+  bool layernorm = false;       // separate (not TE-fused) input / pre-MLP norms (output discarded)
+  bool mla_up_proj = false;     // MLA q/kv up-projections and RoPE (output discarded)
+  bool operator==(const RecomputeModules&) const = default;
+};
+
 // Model FLOPs (MFU convention): forward + backward, no recomputation, causal attention halved,
-// GQA through the KV projection, gated MLP with 3 matrices, LM head with the padded vocabulary.
+// GQA through the KV projection, gated MLP with 3 matrices, LM head with the padded vocabulary,
+// MTP blocks (model.mtp_layers) as Megatron counts them.
 // `tensor_parallel` only matters through vocabulary padding.
 double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel);
 
@@ -20,5 +34,12 @@ double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_s
 // layer forward of `recomputed_layers` layers (embedding/LM head are never recomputed).
 double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,
                                     RecomputeGranularity recompute, int recomputed_layers);
+// The same with selective recompute of `modules` (Megatron's --recompute-modules): the forward FLOPs of every
+// recomputed GEMM region are added once (core_attn: attention core; mla_up_proj: the q/kv up-projections;
+// mlp: dense MLPs; moe: router, routed and shared experts; shared_experts: shared experts). layernorm and
+// moe_act re-run element-wise work only, which Megatron's FLOP count does not include.
+double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,
+                                    RecomputeGranularity recompute, int recomputed_layers,
+                                    const RecomputeModules& modules);
 
 }  // namespace trainsim

@@ -17,6 +17,7 @@ int mlp_matrices(const ModelSpec& m) { return m.gated_mlp ? 3 : 2; }
 
 bool is_moe_layer(const ModelSpec& m, int layer) {
   if (!m.moe.enabled()) return false;
+  if (layer >= m.num_layers && m.num_layers > 0) layer = m.num_layers - 1;  // an MTP block's layer
   const int freq = m.moe.layer_freq > 0 ? m.moe.layer_freq : 1;
   return layer >= m.moe.first_dense_layers && layer % freq == 0;
 }
@@ -99,6 +100,14 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   return p;
 }
 
+LayerParams mtp_extra_params(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  LayerParams p;
+  p.tp_sharded = 2 * h * h;       // eh_proj: [2h -> h], bias=False
+  p.replicated = 3 * norm_params(m);  // enorm, hnorm, final_layernorm
+  return p;
+}
+
 std::vector<ParamTensor> layer_param_tensors(const ModelSpec& m, int layer) {
   if (is_moe_layer(m, layer))
     throw Error("layer_param_tensors: layer " + std::to_string(layer) + " is an MoE layer; only dense layers are listed");
@@ -161,6 +170,8 @@ double total_params(const ModelSpec& m, int tensor_parallel) {
   double total = word_embedding_params(m, tensor_parallel) * (m.untie_embeddings ? 2 : 1);
   total += position_embedding_params(m) + final_norm_params(m);
   for (int i = 0; i < m.num_layers; ++i) total += layer_params(m, i).total();
+  // MTP blocks: their transformer layer and eh_proj/norms (embedding and output layer are the model's own).
+  for (int k = 0; k < m.mtp_layers; ++k) total += layer_params(m, m.num_layers + k).total() + mtp_extra_params(m).total();
   return total;
 }
 

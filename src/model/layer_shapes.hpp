@@ -17,9 +17,10 @@ int mlp_matrices(const ModelSpec& m);
 
 // Whether layer `layer` (0-based) is an MoE layer. DeepSeek's rule (HF DeepseekV2 config:
 // `layer >= first_k_dense_replace and layer % moe_layer_freq == 0`), which for first_dense_layers = 0 is
-// Megatron's integer --moe-layer-freq pattern `layer % freq == 0`.
+// Megatron's integer --moe-layer-freq pattern `layer % freq == 0`. Ids from num_layers on are the MTP blocks'
+// transformer layers, which Megatron builds with the last decoder layer's spec (multi_token_prediction.py).
 bool is_moe_layer(const ModelSpec& m, int layer);
-int num_moe_layers(const ModelSpec& m);
+int num_moe_layers(const ModelSpec& m);  // decoder layers only (MTP layers not counted)
 
 // Parameters of one transformer layer, unsharded, split by how tensor/expert parallelism divides them.
 struct LayerParams {
@@ -29,6 +30,10 @@ struct LayerParams {
   double total() const { return tp_sharded + replicated + expert; }
 };
 LayerParams layer_params(const ModelSpec& m, int layer);
+// What one MTP block adds to its transformer layer (multi_token_prediction.py MultiTokenPredictionLayer): eh_proj,
+// a column-parallel 2h -> h linear without bias (TP-sharded), and the enorm, hnorm and final_layernorm (replicated).
+// Its embedding and output layer are the model's own (see the workload and memory model for the copies).
+LayerParams mtp_extra_params(const ModelSpec& m);
 
 // One parameter tensor of a transformer layer, unsharded: the module that owns it (DeepSpeed ZeRO-3 gathers
 // parameters per module, ../shared/reference/zero-fsdp.md §2.3) and whether TP divides it.

@@ -44,6 +44,11 @@ struct ModelSpec {
   std::int64_t seq_length = 0;
   bool untie_embeddings = false;
   bool parallel_block = false;
+  // DeepSeek-V3 multi-token prediction (Megatron's --mtp-num-layers): MTP blocks after the last decoder layer,
+  // each an embedding of the shifted tokens, enorm/hnorm, eh_proj (2h -> h), one transformer layer of the last
+  // decoder layer's type, a final norm and the (shared) output layer with its own loss. Global layer ids
+  // num_layers .. num_layers + mtp_layers - 1 denote their transformer layers.
+  int mtp_layers = 0;
   std::optional<std::int64_t> sliding_window;
   std::optional<MlaSpec> mla;
   MoeSpec moe;

@@ -35,7 +35,7 @@ constexpr std::string_view kKnownKeys[] = {
     "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
     "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
     "model.gated_mlp", "model.vocab_size", "model.seq_length", "model.untie_embeddings",
-    "model.parallel_block", "model.sliding_window",
+    "model.parallel_block", "model.sliding_window", "model.mtp_layers",
     "model.mla.q_lora_rank", "model.mla.kv_lora_rank", "model.mla.qk_nope_head_dim",
     "model.mla.qk_rope_head_dim", "model.mla.v_head_dim",
     "model.moe.num_experts", "model.moe.router_topk", "model.moe.expert_ffn_hidden_size",
@@ -44,11 +44,12 @@ constexpr std::string_view kKnownKeys[] = {
     "model.normalization", "model.position_embedding", "model.add_bias_linear",
 
     "training.global_batch_size", "training.micro_batch_size", "training.precision", "training.recompute",
-    "training.recompute_num_layers", "training.flash_attention", "training.attention_kernel", "training.optimizer", "training.iterations",
+    "training.recompute_num_layers", "training.recompute_modules", "training.flash_attention", "training.attention_kernel", "training.optimizer", "training.iterations",
 
     "parallelism.tensor", "parallelism.pipeline", "parallelism.data", "parallelism.context",
     "parallelism.expert", "parallelism.expert_tensor", "parallelism.moe_dispatcher", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",
-    "parallelism.last_stage_layers", "parallelism.sequence_parallel", "parallelism.schedule",
+    "parallelism.last_stage_layers", "parallelism.account_for_embedding_in_pipeline_split",
+    "parallelism.account_for_loss_in_pipeline_split", "parallelism.pipeline_layout", "parallelism.sequence_parallel", "parallelism.schedule",
     "parallelism.framework", "parallelism.zero_stage", "parallelism.overlap_grad_reduce",
     "parallelism.overlap_param_gather", "parallelism.tp_comm_overlap", "parallelism.grad_bucket_mb",
     "parallelism.deepspeed.reduce_bucket_size", "parallelism.deepspeed.stage3_prefetch_bucket_size",
@@ -82,7 +83,7 @@ constexpr std::string_view kKnownKeys[] = {
 
     "output.trace", "output.csv",
 
-    "compute.database", "compute.scale_from",
+    "compute.database", "compute.scale_from", "compute.interference",
 
     "reference.source", "reference.confidence", "reference.iteration_time_s", "reference.tflops_per_gpu",
     "reference.mfu", "reference.hfu", "reference.tokens_per_s_per_gpu", "reference.busbw_GBps",

@@ -25,6 +25,7 @@ void read_model_layer(const Section& model, ModelDraft& draft) {
           "family", {{"gpt", "gpt"}, {"llama", "llama"}, {"mixtral", "mixtral"}, {"deepseek", "deepseek"}}))
     draft.family.set(*family);
   take(draft.num_layers, model.int_value("num_layers", Bound::Positive));
+  take(draft.mtp_layers, model.int_value("mtp_layers", Bound::NonNegative));
   take(draft.hidden_size, model.integer("hidden_size", Bound::Positive));
   take(draft.num_attention_heads, model.int_value("num_attention_heads", Bound::Positive));
   take(draft.num_query_groups, model.int_value("num_query_groups", Bound::Positive));

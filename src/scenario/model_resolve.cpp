@@ -61,6 +61,7 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
     if (dim.value.given && dim.value.value > kMaxDimension)
       model.fail(dim.key, std::string(dim.key) + " " + std::to_string(dim.value.value) + " exceeds 2^32; not a plausible model");
   m.num_layers = d.num_layers.value;
+  m.mtp_layers = value_or(d.mtp_layers, 0);
   m.hidden_size = d.hidden_size.value;
   m.num_attention_heads = d.num_attention_heads.value;
   m.seq_length = d.seq_length.value;

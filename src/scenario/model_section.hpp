@@ -31,7 +31,7 @@ void take(Given<T>& slot, const std::optional<T>& value) {
 struct ModelDraft {
   std::string name = "custom";
   Given<std::string> family;
-  Given<int> num_layers, num_attention_heads, num_query_groups;
+  Given<int> num_layers, num_attention_heads, num_query_groups, mtp_layers;
   Given<std::int64_t> hidden_size, kv_channels, ffn_hidden_size, vocab_size, seq_length;
   Given<bool> gated_mlp, untie_embeddings, parallel_block, add_bias_linear;
   Given<std::optional<std::int64_t>> sliding_window;  // given as null = full attention

@@ -58,8 +58,12 @@ ParallelSpec read_parallelism(const Section& parallel) {
           "moe_dispatcher", {{"alltoall", MoeDispatcher::AllToAll}, {"allgather", MoeDispatcher::AllGather}}))
     p.moe_dispatcher = *d;
   parallel.read("virtual_pipeline", p.virtual_pipeline, Bound::Positive);
+  p.virtual_pipeline_given = parallel.has("virtual_pipeline");
   parallel.read("first_stage_layers", p.first_stage_layers, Bound::Positive);
   parallel.read("last_stage_layers", p.last_stage_layers, Bound::Positive);
+  parallel.read("account_for_embedding_in_pipeline_split", p.account_for_embedding_in_pipeline_split);
+  parallel.read("account_for_loss_in_pipeline_split", p.account_for_loss_in_pipeline_split);
+  parallel.read("pipeline_layout", p.pipeline_layout);  // parsed against the model in validation
   parallel.read("sequence_parallel", p.sequence_parallel);
   if (auto s = parallel.choice<PipelineSchedule>(
           "schedule", {{"1f1b", PipelineSchedule::OneFOneB}, {"gpipe", PipelineSchedule::GPipe}}))

@@ -1,10 +1,15 @@
 // How the transformer layers split over pipeline stages, as Megatron-LM allows it
-// (megatron/training/arguments.py, --decoder-first/last-pipeline-num-layers; ../shared/reference/megatron.md):
+// (megatron/core/transformer/transformer_config.py __post_init__, --decoder-first/last-pipeline-num-layers;
+// ../shared/reference/megatron.md §4.2):
 //  - even: num_layers divisible by pipeline x virtual_pipeline (every model chunk equal);
 //  - uneven: the first and/or last stage get the stated counts, the remaining layers split evenly
 //    over the middle stages; with interleaving each stage's count must divide into its
-//    virtual_pipeline chunks.
+//    virtual_pipeline chunks;
+//  - account_for_embedding/loss_in_pipeline_split: the embedding and/or the output layer + loss count as one
+//    layer each, num_layers + those split evenly, and the first (last) chunk builds one decoder layer fewer;
+//  - pipeline_layout: every layer placed explicitly (pipeline_layout.cpp).
 #include <algorithm>
+#include <string>
 
 #include "core/error.hpp"
 #include "scenario/validation.hpp"
@@ -30,7 +35,38 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
   if (v > 1 && p.schedule == PipelineSchedule::GPipe)
     fail("parallelism.virtual_pipeline", "virtual_pipeline " + str(v) +
                                              " means the interleaved 1F1B schedule; it cannot be combined with schedule gpipe");
+  if (!p.pipeline_layout_stages.empty()) {  // parallelism.pipeline_layout, already checked
+    std::vector<int> stages(static_cast<std::size_t>(p.pipeline), 0);
+    for (std::size_t i = 0; i < p.pipeline_layout_stages.size(); ++i) {
+      const auto& st = p.pipeline_layout_stages[i];
+      stages[i % static_cast<std::size_t>(p.pipeline)] += static_cast<int>(std::count(st.begin(), st.end(), 't'));
+    }
+    return stages;
+  }
+
   const bool uneven = p.first_stage_layers || p.last_stage_layers;
+  const bool accounted = p.account_for_embedding_in_pipeline_split || p.account_for_loss_in_pipeline_split;
+  if (accounted) {
+    const char* key = p.account_for_embedding_in_pipeline_split ? "parallelism.account_for_embedding_in_pipeline_split"
+                                                                : "parallelism.account_for_loss_in_pipeline_split";
+    // transformer_config.py: "num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage cannot be
+    // set at the same time with account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split".
+    if (uneven)
+      fail(key, "account_for_embedding/loss_in_pipeline_split cannot be combined with parallelism.first_stage_layers / "
+                "last_stage_layers (Megatron rejects the combination)");
+    const int slots = layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
+                      (p.account_for_loss_in_pipeline_split ? 1 : 0);
+    const std::string what = "model.num_layers " + str(layers) + " + " + str(slots - layers) +
+                             " (embedding / loss counted as layers) = " + str(slots);
+    if (slots % p.pipeline != 0) fail(key, what + " is not divisible by pipeline " + str(p.pipeline));
+    if ((slots / p.pipeline) % v != 0)
+      fail("parallelism.virtual_pipeline", what + " gives " + str(slots / p.pipeline) +
+                                               " per pipeline stage, not divisible by virtual_pipeline " + str(v));
+    std::vector<int> stages(static_cast<std::size_t>(p.pipeline), slots / p.pipeline);
+    if (p.account_for_embedding_in_pipeline_split) stages.front() -= 1;
+    if (p.account_for_loss_in_pipeline_split) stages.back() -= 1;
+    return stages;
+  }
   if (uneven && p.pipeline == 1)
     fail(p.first_stage_layers ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers",
          "an uneven pipeline split needs parallelism.pipeline > 1");
@@ -73,6 +109,44 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
   if (p.first_stage_layers) stages.front() = first;
   if (p.last_stage_layers) stages.back() = last;
   return stages;
+}
+
+void resolve_pipeline_layout(Scenario& s) {
+  ParallelSpec& p = s.parallelism;
+  // These are Megatron-LM's (GPTModel's MTP block, its pipeline split arguments); DeepSpeed and FSDP have none.
+  if (p.framework != Framework::Megatron) {
+    const auto megatron_only = [&](const std::string& key) {
+      throw ScenarioError(s.file, key, "is Megatron-LM's; framework " + std::string(to_string(p.framework)) +
+                                           " has no such option (use parallelism.framework: megatron)");
+    };
+    if (p.pipeline_layout) megatron_only("parallelism.pipeline_layout");
+    if (p.account_for_embedding_in_pipeline_split) megatron_only("parallelism.account_for_embedding_in_pipeline_split");
+    if (p.account_for_loss_in_pipeline_split) megatron_only("parallelism.account_for_loss_in_pipeline_split");
+    if (s.model.mtp_layers > 0) megatron_only("model.mtp_layers");
+    if (s.training.recompute_modules_given) megatron_only("training.recompute_modules");
+  }
+  if (!p.pipeline_layout) return;
+  p.pipeline_layout_stages = parse_pipeline_layout(s);
+  // Megatron takes the virtual pipeline size from the layout when it is not given (transformer_config.py).
+  p.virtual_pipeline = static_cast<int>(p.pipeline_layout_stages.size()) / p.pipeline;
+}
+
+// Megatron's checks of --recompute-modules (transformer_config.py __post_init__); unknown names are rejected
+// when the list is read (training_section.cpp).
+void validate_recompute_modules(const Scenario& s) {
+  if (!s.training.recompute_modules_given) return;
+  const std::string key = "training.recompute_modules";
+  const RecomputeModules& r = s.training.recompute_modules;
+  if (s.training.recompute != RecomputeGranularity::Selective)
+    throw ScenarioError(s.file, key, std::string("recompute_modules only applies with training.recompute: selective (got ") +
+                                         to_string(s.training.recompute) + ")");
+  // "moe_act in recompute_modules is only supported with moe_grouped_gemm": the grouped experts of an MoE model.
+  if (r.moe_act && !s.model.moe.enabled())
+    throw ScenarioError(s.file, key, "moe_act recomputes the routed experts' activation; it needs an MoE model "
+                                     "(model.moe.num_experts > 0)");
+  // "mla_up_proj in recompute_modules is only supported with multi_latent_attention".
+  if (r.mla_up_proj && !s.model.mla)
+    throw ScenarioError(s.file, key, "mla_up_proj recomputes the MLA up-projections; it needs multi-latent attention (model.mla)");
 }
 
 void validate_recompute_layers(const Scenario& s, const std::vector<int>& stage_layers) {

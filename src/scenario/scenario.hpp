@@ -33,6 +33,9 @@ struct TrainingSpec {
   // With full recompute: layers recomputed per pipeline stage. Empty = all layers of each stage;
   // one value = the same for every stage; otherwise one value per stage.
   std::vector<int> recompute_num_layers;
+  // With selective: Megatron's --recompute-modules (default core_attn only).
+  RecomputeModules recompute_modules;
+  bool recompute_modules_given = false;  // written (validation: only meaningful with selective)
   bool flash_attention = true;
   AttentionKernel attention_kernel = AttentionKernel::Auto;  // with flash_attention
   Optimizer optimizer = Optimizer::Adam;
@@ -60,8 +63,18 @@ struct ParallelSpec {
   int expert_tensor = 0;  // expert-tensor-parallel size; resolved to `tensor` when not given (Megatron's default)
   MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
   int virtual_pipeline = 1;
+  bool virtual_pipeline_given = false;  // written in the scenario (else a pipeline_layout may imply it)
   std::optional<int> first_stage_layers;
   std::optional<int> last_stage_layers;
+  // Megatron's --account-for-embedding/loss-in-pipeline-split: the embedding (the output layer + loss) takes one
+  // layer slot of the first (last) model chunk when the layers are split evenly.
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
+  // Megatron's --pipeline-model-parallel-layout as written, and its expansion (validation fills it): one string
+  // per (virtual) pipeline stage in Megatron's order (entry i = chunk i / pipeline of pipeline rank i % pipeline),
+  // each a sequence of 'E' embedding, 't' decoder layer, 'm' MTP layer, 'L' output layer + loss.
+  std::optional<std::string> pipeline_layout;
+  std::vector<std::string> pipeline_layout_stages;
   bool sequence_parallel = true;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Framework framework = Framework::Megatron;
@@ -101,6 +114,9 @@ struct FaultSpec {
 struct ComputeSpec {
   std::optional<std::string> database;    // path, resolved against the scenario file's folder
   std::optional<GpuSpec> scale_from;      // the GPU the database was measured on, when not cluster.gpu
+  // Collectives running beside a kernel slow it (their CTAs hold SMs, their copies use HBM bandwidth);
+  // false prices every kernel as if it ran alone (to see what the interference costs).
+  bool interference = true;
 };
 
 struct OutputSpec {

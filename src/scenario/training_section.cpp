@@ -1,4 +1,7 @@
 // The `training:` block.
+#include <algorithm>
+
+#include "core/error.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -23,6 +26,41 @@ std::vector<int> read_recompute_layers(const Section& training) {
   return {parse_int(node, path, training.file(), Bound::NonNegative)};
 }
 
+// Megatron's --recompute-modules (transformer_config.py): a list of module names; null = ["core_attn"].
+// Whether the modules fit the model and the granularity is checked in validation (pipeline_validation.cpp).
+RecomputeModules read_recompute_modules(const Section& training) {
+  RecomputeModules r;
+  if (!training.has("recompute_modules")) return r;
+  const YAML::Node node = training.get("recompute_modules");
+  const std::string path = training.path_of("recompute_modules");
+  if (!node.IsSequence())
+    training.fail("recompute_modules", "expected a list of module names (core_attn, mlp, moe_act, moe, shared_experts, "
+                                       "layernorm, mla_up_proj) or null, got " + describe_node(node));
+  r.core_attn = false;  // a list replaces the default
+  static const std::vector<std::string> kNames = {"core_attn", "mlp", "moe_act", "moe", "shared_experts", "layernorm",
+                                                  "mla_up_proj"};
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    const std::string name = parse_string(node[i], at, training.file());
+    const auto it = std::find(kNames.begin(), kNames.end(), name);
+    if (it == kNames.end()) {
+      std::string known;
+      for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
+      throw ScenarioError(training.file(), at, "unknown recompute module '" + name + "'; Megatron's --recompute-modules are " + known);
+    }
+    switch (it - kNames.begin()) {
+      case 0: r.core_attn = true; break;
+      case 1: r.mlp = true; break;
+      case 2: r.moe_act = true; break;
+      case 3: r.moe = true; break;
+      case 4: r.shared_experts = true; break;
+      case 5: r.layernorm = true; break;
+      default: r.mla_up_proj = true; break;
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 TrainingSpec read_training(const Section& training) {
@@ -40,6 +78,8 @@ TrainingSpec read_training(const Section& training) {
                                                                     {"full", RecomputeGranularity::Full}}))
     t.recompute = *r;
   t.recompute_num_layers = read_recompute_layers(training);
+  t.recompute_modules = read_recompute_modules(training);
+  t.recompute_modules_given = training.has("recompute_modules");
   training.read("flash_attention", t.flash_attention);
   if (auto k = training.choice<AttentionKernel>("attention_kernel", {{"auto", AttentionKernel::Auto},
                                                                      {"flash1", AttentionKernel::Flash1},

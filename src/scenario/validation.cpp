@@ -136,8 +136,14 @@ void check_experts(const Scenario& s, const Checker& c) {
   if (stage % expert_ranks != 0) {
     if (p.expert_tensor == p.tensor) {  // the common case reads in the dense group's terms
       const std::int64_t dp_cp = static_cast<std::int64_t>(p.data) * p.context;
+      // MoE parallel folding (parallel_state.py: the expert generator tp=t_e, ep=e, dp=D_e over the same ranks):
+      // expert groups may span tensor x context x data, but with expert_tensor = tensor (Megatron's default for
+      // --expert-tensor-parallel-size) that still leaves expert dividing data x context.
       c.fail("parallelism.expert", "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " +
-                                       str(p.context) + " = " + str(dp_cp));
+                                       str(p.context) + " = " + str(dp_cp) + " (with expert_tensor = tensor " +
+                                       str(p.tensor) + ", Megatron's default; expert groups may also span the tensor "
+                                       "ranks when parallelism.expert_tensor x expert divides tensor x context x data = " +
+                                       str(stage) + ")");
     }
     c.fail("parallelism.expert_tensor", "expert_tensor " + str(p.expert_tensor) + " x expert " + str(p.expert) + " = " +
                                             str(expert_ranks) + " does not divide tensor " + str(p.tensor) + " x context " +
@@ -204,6 +210,8 @@ void validate_job(Scenario& s) {
   check_batch(s, c);
   check_precision(s, c);
   check_sharding(s, c);
+  resolve_pipeline_layout(s);
+  validate_recompute_modules(s);
   validate_recompute_layers(s, validate_pipeline_split(s));
 }
 

@@ -80,6 +80,17 @@ class RankGenerator {
     if (stage_ < p_ - 1) next_ = wb_.group(GroupKind::PP, {rank, pp[static_cast<std::size_t>(stage_ + 1)]});
     if (p_ > 1 && !s.model.untie_embeddings && (stage_ == 0 || stage_ == p_ - 1))
       embedding_ = wb_.group(GroupKind::Embedding, plan.group_members(GroupKind::Embedding, rank));
+    // MTP blocks embed the shifted tokens with a copy of the word embedding on their stage (gpt_model.py builds
+    // self.embedding where pre_process or mtp_process); untied, its gradient is all-reduced with the first
+    // stage's (finalize_model_grads' word-embedding all-reduce over the embedding group, which then holds the
+    // MTP stage). Tied, the last stage's copy already is the embedding group's.
+    mtp_stage_ = -1;
+    for (int st = 0; st < p_; ++st)
+      if (layout.mtp_layers_on_stage(st) > 0) mtp_stage_ = st;
+    if (p_ > 1 && s.model.untie_embeddings && mtp_stage_ > 0 && (stage_ == 0 || stage_ == mtp_stage_)) {
+      const auto pipeline = plan.group_members(GroupKind::PP, rank);
+      embedding_ = wb_.group(GroupKind::Embedding, {pipeline[0], pipeline[static_cast<std::size_t>(mtp_stage_)]});
+    }
     if (d_.moe.on) {  // the expert view's communicators (megatron.md §1.2): only those with more than one rank
       if (plan.expert() > 1) groups_.ep = wb_.group(GroupKind::EP, plan.group_members(GroupKind::EP, rank));
       if (plan.expert_tensor() > 1)
@@ -95,6 +106,7 @@ class RankGenerator {
 
   void generate() {
     LayerEmitter le(rb_, d_, groups_, s_.parallelism.tp_comm_overlap);
+    if (s_.training.recompute == RecomputeGranularity::Selective) le.set_selective_recompute(s_.training.recompute_modules);
     emitter_ = &le;
     if (deepspeed_zero(s_))
       ds_ = std::make_unique<DeepSpeedZero>(s_, deepspeed_rank(), rb_, le, [this](int mb) { data_broadcast(mb); });
@@ -115,6 +127,8 @@ class RankGenerator {
   // ---- parameters and buckets ----
   bool has_embedding(int chunk) const { return stage_ == 0 && chunk == 0; }
   bool has_lm_head(int chunk) const { return stage_ == p_ - 1 && chunk == v_ - 1; }
+  // The MTP blocks' own embedding copy lives on their stage unless that is the first (which has the embedding).
+  bool has_mtp_embedding(int chunk) const { return stage_ != 0 && !layout_.mtp_layers(stage_, chunk).empty(); }
   bool owns_lm_head_weight() const { return s_.model.untie_embeddings || p_ > 1; }
 
   // Megatron keeps dense and expert parameters in separate DDP buffers (keyed by is-expert-parallel), reduced
@@ -137,6 +151,12 @@ class RankGenerator {
         if (owns_lm_head_weight()) add(-1, d_.lm_head_params, 0);
         add(-1, d_.final_norm_params, 0);
       }
+      const auto& mtp = layout_.mtp_layers(stage_, c);
+      for (auto it = mtp.rbegin(); it != mtp.rend(); ++it) {
+        const auto l = static_cast<std::size_t>(*it);
+        add(*it, d_.dense_params_by_layer[l], d_.expert_params_by_layer[l]);
+      }
+      if (has_mtp_embedding(c)) add(-1, d_.lm_head_params, 0);  // word embedding copy, V/t x h
       const auto& ls = layout_.layers(stage_, c);
       for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
         const auto l = static_cast<std::size_t>(*it);
@@ -185,7 +205,7 @@ class RankGenerator {
     r.micro_batches = m_;
     r.layers = layout_.layers(stage_, 0);  // DeepSpeed has no interleaved schedule (check_interleaved)
     r.recomputed_layers = s_.training.recompute == RecomputeGranularity::Full ? recomputed_layers_in_chunk(0) : 0;
-    r.selective_recompute = s_.training.recompute == RecomputeGranularity::Selective;
+    r.selective_recompute = selective_attention();
     r.first_stage = stage_ == 0;
     r.last_stage = stage_ == p_ - 1;
     r.own_lm_head = owns_lm_head_weight();
@@ -380,6 +400,11 @@ class RankGenerator {
       before_item(idx--);
       emitter_->forward(layer, mb, Phase::Forward);
     }
+    if (has_mtp_embedding(chunk)) before_item(idx--);
+    for (int layer : layout_.mtp_layers(stage_, chunk)) {
+      before_item(idx--);
+      emitter_->mtp_forward(layer, mb);
+    }
     if (has_lm_head(chunk)) {
       while (idx >= 0) before_item(idx--);
       if (stage_ != 0) data_broadcast(mb);
@@ -425,9 +450,15 @@ class RankGenerator {
       idx += owns_lm_head_weight() ? 2 : 1;
       after_item(idx - 1);
     }
+    const bool selective = selective_attention();
+    const auto& mtp = layout_.mtp_layers(stage_, chunk);
+    for (auto it = mtp.rbegin(); it != mtp.rend(); ++it) {
+      emitter_->mtp_backward(*it, mb, selective);
+      after_item(idx++);
+    }
+    if (has_mtp_embedding(chunk)) after_item(idx++);
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
-    const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
     const int recompute_n = full ? recomputed_layers_in_chunk(chunk) : 0;
     // Full recompute covers the first `recompute_n` layers of the chunk (Megatron's block method;
     // uniform with the default of all layers recomputes all of them).
@@ -450,7 +481,13 @@ class RankGenerator {
   // stage's count.
   int recomputed_layers_in_chunk(int chunk) const {
     const int n = recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_));
-    return n / v_ + (chunk < n % v_ ? 1 : 0);
+    // A pipeline_layout may give the chunks of a stage different layer counts: a chunk recomputes at most its own.
+    return std::min(n / v_ + (chunk < n % v_ ? 1 : 0), static_cast<int>(layout_.layers(stage_, chunk).size()));
+  }
+
+  // Selective recompute re-runs core attention when recompute_modules has core_attn (the default).
+  bool selective_attention() const {
+    return s_.training.recompute == RecomputeGranularity::Selective && s_.training.recompute_modules.core_attn;
   }
 
   std::int64_t param_gather_bytes(double params) const {
@@ -488,7 +525,8 @@ class RankGenerator {
     if (d_.sp && d_.t > 1) {
       double sp_params = 0;
       for (int c = 0; c < v_; ++c)
-        for (int l : layout_.layers(stage_, c)) sp_params += d_.sp_params_by_layer[static_cast<std::size_t>(l)];
+        for (const auto* ls : {&layout_.layers(stage_, c), &layout_.mtp_layers(stage_, c)})
+          for (int l : *ls) sp_params += d_.sp_params_by_layer[static_cast<std::size_t>(l)];
       rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.sequence_parallel_grads", CollKind::AllReduce, groups_.tp,
                           static_cast<std::int64_t>(sp_params * 4.0));
     }
@@ -560,7 +598,7 @@ class RankGenerator {
   void sharded_backward(int mb, int chunk) {
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
-    const bool selective = s_.training.recompute == RecomputeGranularity::Selective;
+    const bool selective = selective_attention();
     const int recompute_n = full ? recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_)) : 0;
     if (has_lm_head(chunk)) emitter_->lm_head_backward(mb);
     const auto gather = [&](int layer) {
@@ -599,6 +637,7 @@ class RankGenerator {
   LayerGroups groups_;
   std::uint32_t dp_ = 0, world_ = 0, mp_ = 0, edp_ = 0;
   std::optional<std::uint32_t> prev_, next_, embedding_;
+  int mtp_stage_ = -1;  // the pipeline stage holding the MTP blocks (-1: none)
   std::int64_t p2p_bytes_ = 0;
   double local_params_ = 0;  // dense + expert parameters on this rank
   std::vector<GradBuffer> buffers_;  // [0] dense; [1] expert, when the stage holds routed experts

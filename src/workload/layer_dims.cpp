@@ -90,8 +90,10 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.act_bytes = static_cast<std::int64_t>(static_cast<double>(d.T * d.h) * activation_bytes(d.precision));
   d.mla = mla_dims(m, d.t);
   d.moe = moe_dims(sc, d.rows);
-  d.moe_layer.assign(static_cast<std::size_t>(std::max(0, m.num_layers)), 0);
-  for (int l = 0; l < m.num_layers; ++l) d.moe_layer[static_cast<std::size_t>(l)] = is_moe_layer(m, l) ? 1 : 0;
+  // Decoder layers, then the MTP blocks' transformer layers (ids num_layers + k, the last decoder layer's type).
+  const int all_layers = std::max(0, m.num_layers) + std::max(0, m.mtp_layers);
+  d.moe_layer.assign(static_cast<std::size_t>(all_layers), 0);
+  for (int l = 0; l < all_layers; ++l) d.moe_layer[static_cast<std::size_t>(l)] = is_moe_layer(m, l) ? 1 : 0;
 
   const double t_ranks = static_cast<double>(d.t);
   const double expert_ranks = static_cast<double>(d.moe.ep) * static_cast<double>(d.moe.on ? d.moe.etp : 1);
@@ -100,6 +102,14 @@ LayerDims LayerDims::of(const Scenario& sc) {
     d.dense_params_by_layer.push_back(lp.tp_sharded / t_ranks + lp.replicated);
     d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
     d.sp_params_by_layer.push_back(lp.replicated);
+  }
+  // An MTP block: its transformer layer plus eh_proj (TP-sharded) and its three norms (replicated).
+  const LayerParams mtp = mtp_extra_params(m);
+  for (int k = 0; k < m.mtp_layers; ++k) {
+    const LayerParams lp = trainsim::layer_params(m, m.num_layers + k);
+    d.dense_params_by_layer.push_back((lp.tp_sharded + mtp.tp_sharded) / t_ranks + lp.replicated + mtp.replicated);
+    d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
+    d.sp_params_by_layer.push_back(lp.replicated + mtp.replicated);
   }
   const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
   d.layer_params = lp.tp_sharded / t_ranks + lp.replicated;

@@ -20,7 +20,9 @@ const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {
 
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                     std::int64_t k, std::int64_t batch) {
-  return rb_.compute(ctx, name, gemm(m, n, k, d_.precision, batch));
+  const Precision p = gemm_precision(name);
+  if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
+  return rb_.compute(ctx, name, gemm(m, n, k, p, batch));
 }
 
 void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
@@ -193,6 +195,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
 
   // --- MLP block (§2.1 #10-16), or the MoE block (§6.2) ---
   if (d_.is_moe(layer)) {
+    norm(ctx, "pre_mlp_norm", false);  // a separate TENorm in the MoE spec
     moe_forward(ctx);
   } else {
     module_start(ctx, "pre_mlp_norm", false);
@@ -210,9 +213,17 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
 
   // --- MLP backward (§2.2 B1-B11), or the MoE block's ---
   elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
+  const OpContext redo{Phase::Recompute, layer, mb};
   if (d_.is_moe(layer)) {
+    // layernorm: the MoE spec's separate pre-MLP TENorm discarded its output; it is re-run when the gradient
+    // reaches its consumers. moe: the whole MoE layer (a checkpoint around self.mlp) runs forward again.
+    if (sel_.layernorm) norm(redo, "pre_mlp_norm", false);
+    if (sel_.moe) moe_forward(redo);
     moe_backward(ctx);
   } else {
+    // mlp: the dense MLP is checkpointed (transformer_layer.py recompute_mlp, never for an MoE layer). The
+    // TE spec fuses the pre-MLP norm into fc1 (IdentityOp), so layernorm has nothing to re-run here.
+    if (sel_.mlp) mlp_forward(redo, kDenseMlp, d_.ffn_local);
     mlp_backward(ctx, kDenseMlp, d_.ffn_local);
   }
   if (!d_.is_moe(layer)) module_start(ctx, "pre_mlp_norm", true);
@@ -225,10 +236,15 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   module_start(ctx, "proj", true);
   gathered_gemm(ctx, "proj.dgrad", proj_in, "tp.ag.proj_dy");  // B13-B14
   gemm_op(ctx, "proj.wgrad", d_.h, proj_in, d_.T);              // B15
-  if (recompute_attention) attention_forward(OpContext{Phase::Recompute, layer, mb});
+  // mla_up_proj: the q/kv up-projections and RoPE discarded their outputs (the core-attention inputs); they
+  // run again when the core-attention gradient arrives (multi_latent_attention.py qkv_up_checkpoint).
+  if (sel_.mla_up_proj && d_.mla.on) mla_up_proj_recompute(redo);
+  if (recompute_attention) attention_forward(redo);
   attention_backward(ctx);  // B16
   if (d_.mla.on) {
     module_start(ctx, "attention", true);
+    // layernorm: MLA's input norm is a separate TENorm (the down-projections are plain linears).
+    if (sel_.layernorm) norm(redo, "input_norm", false);
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
@@ -279,37 +295,106 @@ void LayerEmitter::embedding_backward(int mb) {
 
 void LayerEmitter::lm_head_forward(int mb) {
   const OpContext ctx{Phase::Forward, -1, mb};
-  const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
   norm(ctx, "final_norm", false);
-  if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.lm_head_input", CollKind::AllGather, true);
-  gemm_op(ctx, "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
+  output_head_forward(ctx, false);
+}
+
+void LayerEmitter::output_head_forward(const OpContext& ctx, bool mtp) {
+  const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
+  if (d_.t > 1 && d_.sp) tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, true);
+  gemm_op(ctx, mtp ? "mtp.lm_head" : "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
   // Vocab-parallel cross-entropy (§3.3): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
   // softmax kept for backward. About 22 bytes per logit over the passes.
-  rb_.compute(ctx, "cross_entropy.max", memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits, d_.precision));
-  if (d_.t > 1) rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_max", CollKind::AllReduce, g_.tp, 4 * d_.T);
-  rb_.compute(ctx, "cross_entropy.exp_sum", memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits * 3.0, d_.precision));
+  rb_.compute(ctx, mtp ? "mtp.cross_entropy.max" : "cross_entropy.max",
+              memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits, d_.precision));
+  if (d_.t > 1)
+    rb_.sync_collective(ctx, Stream::TpComm, mtp ? "tp.ar.mtp_ce_max" : "tp.ar.ce_max", CollKind::AllReduce, g_.tp, 4 * d_.T);
+  rb_.compute(ctx, mtp ? "mtp.cross_entropy.exp_sum" : "cross_entropy.exp_sum",
+              memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits * 3.0, d_.precision));
   if (d_.t > 1) {
-    rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_predicted", CollKind::AllReduce, g_.tp, 4 * d_.T);
-    rb_.sync_collective(ctx, Stream::TpComm, "tp.ar.ce_sum_exp", CollKind::AllReduce, g_.tp, 4 * d_.T);
+    rb_.sync_collective(ctx, Stream::TpComm, mtp ? "tp.ar.mtp_ce_predicted" : "tp.ar.ce_predicted", CollKind::AllReduce,
+                        g_.tp, 4 * d_.T);
+    rb_.sync_collective(ctx, Stream::TpComm, mtp ? "tp.ar.mtp_ce_sum_exp" : "tp.ar.ce_sum_exp", CollKind::AllReduce,
+                        g_.tp, 4 * d_.T);
   }
-  rb_.compute(ctx, "cross_entropy.softmax", memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits, d_.precision));
+  rb_.compute(ctx, mtp ? "mtp.cross_entropy.softmax" : "cross_entropy.softmax",
+              memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits, d_.precision));
 }
 
 void LayerEmitter::lm_head_backward(int mb) {
   const OpContext ctx{Phase::Backward, -1, mb};
+  output_head_backward(ctx, false);
+  norm(ctx, "final_norm.bwd", true);
+}
+
+void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
   const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
-  rb_.compute(ctx, "cross_entropy.bwd", memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
+  rb_.compute(ctx, mtp ? "mtp.cross_entropy.bwd" : "cross_entropy.bwd",
+              memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
   std::uint32_t ag = 0, red = 0;
-  if (d_.t > 1 && d_.sp) ag = tp_collective(ctx, "tp.ag.lm_head_input", CollKind::AllGather, false);
-  gemm_op(ctx, "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
+  if (d_.t > 1 && d_.sp) ag = tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, false);
+  gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
   if (d_.t > 1) {
     if (d_.sp) rb_.wait(ag);
-    red = tp_collective(ctx, d_.sp ? "tp.rs.lm_head_dgrad" : "tp.ar.lm_head_dgrad",
+    red = tp_collective(ctx, d_.sp ? (mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad")
+                                   : (mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad"),
                         d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
   }
-  gemm_op(ctx, "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
+  gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
   if (d_.t > 1) rb_.wait(red);
-  norm(ctx, "final_norm.bwd", true);
+}
+
+// ---- multi-token prediction (multi_token_prediction.py MultiTokenPredictionLayer.forward) ----
+
+void LayerEmitter::mtp_forward(int layer, int mb) {
+  const OpContext ctx{Phase::Forward, layer, mb};
+  const double ab = activation_bytes(d_.precision);
+  // Embedding of the tokens shifted by one (the MTP stage's own copy of the word embedding, §3.1 ops).
+  rb_.compute(ctx, "mtp.embedding", memory_kernel(KernelKind::Embedding, D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
+  if (d_.t > 1) {
+    const bool rs = d_.sp && d_.rope;
+    tp_collective(ctx, rs ? "tp.rs.mtp_embedding" : "tp.ar.mtp_embedding", rs ? CollKind::ReduceScatter : CollKind::AllReduce, true);
+  }
+  // enorm(embedding), hnorm(previous hidden states), concatenated to [rows, 2h].
+  norm(ctx, "mtp.enorm", false);
+  norm(ctx, "mtp.hnorm", false);
+  elementwise(ctx, "mtp.concat", D(d_.rows * d_.h) * ab * 4.0);
+  // eh_proj: column-parallel 2h -> h/t (gather_output=False) after the SP all-gather of its 2h-wide input, then
+  // gather_from_tensor_model_parallel_region (all-gather of the h/t columns) and the SP scatter (a local split).
+  if (d_.t > 1 && d_.sp) tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, true, D(d_.T * 2 * d_.h) * ab);
+  gemm_op(ctx, "mtp.eh_proj", d_.T, d_.h / d_.t, 2 * d_.h);
+  if (d_.t > 1) tp_collective(ctx, "tp.ag.mtp_eh_output", CollKind::AllGather, true);
+  forward(layer, mb, Phase::Forward);
+  norm(ctx, "mtp.final_norm", false);
+  output_head_forward(ctx, true);
+}
+
+void LayerEmitter::mtp_backward(int layer, int mb, bool recompute_attention) {
+  const OpContext ctx{Phase::Backward, layer, mb};
+  const double ab = activation_bytes(d_.precision);
+  output_head_backward(ctx, true);
+  norm(ctx, "mtp.final_norm.bwd", true);
+  backward(layer, mb, recompute_attention);
+  // Backward of the SP scatter is a sequence all-gather; of the column gather, a local split.
+  if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.mtp_eh_output_grad", CollKind::AllGather, true);
+  std::uint32_t ag = 0, red = 0;
+  if (d_.t > 1 && d_.sp) ag = tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, false, D(d_.T * 2 * d_.h) * ab);
+  gemm_op(ctx, "mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t);
+  if (d_.t > 1)
+    red = tp_collective_bytes(ctx, d_.sp ? "tp.rs.mtp_eh_dgrad" : "tp.ar.mtp_eh_dgrad",
+                              d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, D(d_.T * 2 * d_.h) * ab);
+  if (d_.t > 1 && d_.sp) rb_.wait(ag);
+  gemm_op(ctx, "mtp.eh_proj.wgrad", d_.h / d_.t, 2 * d_.h, d_.T);
+  if (d_.t > 1) rb_.wait(red);
+  norm(ctx, "mtp.enorm.bwd", true);
+  norm(ctx, "mtp.hnorm.bwd", true);
+  // The main model's last hidden states feed both its own head and hnorm: the two gradients are summed.
+  elementwise(ctx, "mtp.hidden_grad_add", D(d_.rows * d_.h) * ab * 3.0);
+  if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.mtp_embedding_grad", CollKind::AllGather, true);
+  const double table = D(d_.vocab_padded / d_.t * d_.h);
+  rb_.compute(ctx, "mtp.embedding.bwd",
+              memory_kernel(KernelKind::Embedding, table * ab + D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
+  rb_.compute(ctx, "mtp.embedding.main_grad_add", memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
 }
 
 }  // namespace trainsim

@@ -28,8 +28,18 @@ class LayerEmitter {
 
   // `phase` is Forward, or Recompute for the forward re-run of full recomputation.
   void forward(int layer, int mb, Phase phase);
-  // With selective recompute the attention forward is re-run right before its backward.
+  // With selective recompute the attention forward is re-run right before its backward; the other modules of
+  // set_selective_recompute are re-run right before theirs.
   void backward(int layer, int mb, bool recompute_attention);
+  // Selective recompute's modules other than core_attn (Megatron's --recompute-modules; transformer_layer.py,
+  // multi_latent_attention.py, moe/moe_layer.py, moe/experts.py). Default: none.
+  void set_selective_recompute(const RecomputeModules& modules) { sel_ = modules; }
+
+  // One MTP block (multi_token_prediction.py MultiTokenPredictionLayer) whose transformer layer has global id
+  // `layer` (>= num_layers): embedding of the shifted tokens, enorm/hnorm, eh_proj, the layer, its final norm,
+  // and its output-layer pass with the cross-entropy of its loss. Backward in reverse.
+  void mtp_forward(int layer, int mb);
+  void mtp_backward(int layer, int mb, bool recompute_attention);
 
   void embedding_forward(int mb);
   void embedding_backward(int mb);
@@ -55,6 +65,10 @@ class LayerEmitter {
   };
   static const MlpNames kDenseMlp, kSharedExperts;
 
+  // The output layer (GEMM over the vocabulary shard) and the vocab-parallel cross-entropy, with the main
+  // model's op names or an MTP block's ("mtp." prefix); the final norm before it is the caller's.
+  void output_head_forward(const OpContext& ctx, bool mtp);
+  void output_head_backward(const OpContext& ctx, bool mtp);
   void norm(const OpContext& ctx, const char* name, bool backward);
   void norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width);
   void elementwise(const OpContext& ctx, const char* name, double bytes);
@@ -81,6 +95,11 @@ class LayerEmitter {
                             const char* ar_name);
   std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                         std::int64_t batch = 1);
+  // FP8 (layer_ops_fp8.cpp): the precision a named GEMM runs in (the output layer and the router stay
+  // BF16), and the quantization kernels Transformer Engine runs before an FP8 GEMM.
+  Precision gemm_precision(const char* name) const;
+  void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
+                    std::int64_t batch);
 
   // The MLP of §2.1 #11-15 and §2.2 B2-B9 with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
   void mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
@@ -90,6 +109,9 @@ class LayerEmitter {
   // and the reverse from the core-attention gradient to the input-norm gradient.
   void mla_projections_forward(const OpContext& ctx);
   void mla_projections_backward(const OpContext& ctx);
+  // Selective recompute of mla_up_proj: the q/kv up-projections (with their fused norms and SP gathers) and the
+  // RoPE / concat that produce the core-attention inputs.
+  void mla_up_proj_recompute(const OpContext& ctx);
   // A column-parallel up-projection whose LayerNorm is fused (TELayerNormColumnParallelLinear) over a latent of
   // width `latent` held on the local sequence shard: norm, SP all-gather of the normed latent, GEMM. The backward
   // ends with the fused norm's backward unless `norm_name` is null (a plain column-parallel projection).
@@ -114,6 +136,7 @@ class LayerEmitter {
   const LayerDims& d_;
   LayerGroups g_;
   bool tp_overlap_;
+  RecomputeModules sel_{false, false, false, false, false, false, false};
   ModuleHook hook_;
 };
 

@@ -62,6 +62,17 @@ void LayerEmitter::mla_projections_forward(const OpContext& ctx) {
   elementwise(ctx, "mla.rope_concat", D(d_.T) * (D(x.q_local) + heads * D(x.nope + x.rope)) * ab * 2.0);
 }
 
+void LayerEmitter::mla_up_proj_recompute(const OpContext& ctx) {
+  const MlaDims& x = d_.mla;
+  const double ab = activation_bytes(d_.precision);
+  // multi_latent_attention.py get_query_key_value_tensors: qkv_up_proj_and_rope_apply under a CheckpointWithoutOutput
+  // (q_up with its fused q_layernorm when q is compressed, kv_up with kv_layernorm, RoPE applied to q and k).
+  if (x.q_lora > 0) latent_up_forward(ctx, "mla.q_norm", "tp.ag.mla_q_latent", "mla.q_up", x.q_lora, x.q_local);
+  latent_up_forward(ctx, "mla.kv_norm", "tp.ag.mla_kv_latent", "mla.kv_up", x.kv_lora, x.kv_local);
+  const double heads = D(x.q_local / (x.nope + x.rope));
+  elementwise(ctx, "mla.rope_concat", D(d_.T) * (D(x.q_local) + heads * D(x.nope + x.rope)) * ab * 2.0);
+}
+
 void LayerEmitter::mla_projections_backward(const OpContext& ctx) {
   const MlaDims& x = d_.mla;
   const double ab = activation_bytes(d_.precision);

@@ -37,7 +37,6 @@ void LayerEmitter::moe_forward(const OpContext& ctx) {
   const MoeDims& x = d_.moe;
   const double ab = activation_bytes(d_.precision);
   const double tok = D(x.tokens);
-  norm(ctx, "pre_mlp_norm", false);  // a separate TENorm in the MoE spec
   if (x.fs > 0) mlp_forward(ctx, kSharedExperts, x.fs / d_.t);
   // Router: gating GEMM (T_l, E, h), then softmax/sigmoid + top-k over the T_l x E scores (logits read, fp32
   // scores written and read, probabilities and routing map written).
@@ -65,6 +64,10 @@ void LayerEmitter::moe_backward(const OpContext& ctx) {
                             d_.precision));
   gemm_op(ctx, "moe.router.dgrad", x.tokens, d_.h, x.experts);
   gemm_op(ctx, "moe.router.wgrad", x.experts, d_.h, x.tokens);
+  // shared_experts: the shared experts' MLP is checkpointed (moe_layer.py), re-run before its backward unless the
+  // whole layer already was (moe).
+  if (x.fs > 0 && sel_.shared_experts && !sel_.moe)
+    mlp_forward(OpContext{Phase::Recompute, ctx.layer, ctx.micro_batch}, kSharedExperts, x.fs / d_.t);
   if (x.fs > 0) mlp_backward(ctx, kSharedExperts, x.fs / d_.t);
   // The norm output's gradient is the sum of the routed path's, the router's and the shared experts'.
   elementwise(ctx, "moe.input_grad_add", tok * D(d_.h) * ab * (x.fs > 0 ? 4.0 : 3.0));
@@ -112,6 +115,11 @@ void LayerEmitter::experts_backward(const OpContext& ctx) {
   const double ab = activation_bytes(d_.precision);
   const std::int64_t fe_local = x.fe / x.etp;
   const std::int64_t m = x.rows_per_expert;
+  // moe_act: the activation's output (fc2's input) was discarded (experts.py, output-discarding checkpoint) and is
+  // recomputed when fc2's gradient arrives; moe re-ran the whole layer already.
+  if (sel_.moe_act && !sel_.moe)
+    elementwise(OpContext{Phase::Recompute, ctx.layer, ctx.micro_batch}, d_.G == 2 ? "experts.swiglu" : "experts.gelu",
+                D(x.rows) * D(fe_local) * ab * (d_.G + 1.0) + D(x.rows) * kProbBytes);
   gemm_op(ctx, "experts.fc2.dgrad", m, fe_local, d_.h, x.local_experts);
   gemm_op(ctx, "experts.fc2.wgrad", d_.h, fe_local, m, x.local_experts);
   elementwise(ctx, d_.G == 2 ? "experts.swiglu.bwd" : "experts.gelu.bwd",

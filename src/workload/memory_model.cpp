@@ -86,7 +86,7 @@ struct RankParams {
 // Expert-tensor-parallel size: parallelism.expert_tensor, which validation resolves to `tensor` when not given.
 int expert_tensor(const ParallelSpec& p) { return p.expert_tensor > 0 ? p.expert_tensor : std::max(1, p.tensor); }
 
-RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers) {
+RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers, int mtp_layers, bool has_loss) {
   const ModelSpec& m = s.model;
   const int t = std::max(1, s.parallelism.tensor);
   const int e = std::max(1, s.parallelism.expert);
@@ -102,6 +102,15 @@ RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>&
     r.largest_unit = std::max(r.largest_unit, dense + expert);
   }
   const double vocab = word_embedding_params(m, t) / t;
+  if (mtp_layers > 0) {
+    // MTP blocks (ids in `layers` from num_layers on) add eh_proj and three norms each, and their stage holds a
+    // copy of the word embedding unless it is the first, and the output layer unless it also holds the loss
+    // (gpt_model.py builds embedding / output_layer where mtp_process).
+    const LayerParams extra = mtp_extra_params(m);
+    r.dense += mtp_layers * (extra.tp_sharded / t + extra.replicated);
+    if (stage != 0) r.dense += vocab;
+    if (!has_loss) r.dense += vocab;
+  }
   if (stage == 0) {
     r.dense += vocab + position_embedding_params(m);
     r.largest_unit = std::max(r.largest_unit, vocab);
@@ -170,6 +179,53 @@ double moe_dispatch_buffer_bytes_per_token(const Scenario& s) {
   return 2 * k * 2 * static_cast<double>(s.model.hidden_size) / t_sp;
 }
 
+// Selective recompute (Megatron's --recompute-modules) keeps less of a layer; what each module stops keeping:
+//   mla_up_proj: Q, K, V (the up-projections' outputs, the core-attention inputs); output-discarding checkpoint;
+//   layernorm:   the output of each separate (not TE-fused) norm: MLA's input norm, the MoE layer's pre-MLP norm;
+//   mlp:         a dense MLP's fc1 input and activation input/output (only its input is kept; not MoE layers);
+//   moe:         the whole routed path and the shared experts' inner activations (the layer's input is kept);
+//   moe_act:     the routed experts' activation output (fc2's input), T_l*k rows of 2 F_e;
+//   shared_experts: the shared experts' activation input/output;
+//   core_attn:   with flash attention nothing more (the kernel keeps only Q, K, V, the output and its
+//                statistics); without it the softmax (handled in layer_bytes).
+void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& act) {
+  if (s.training.recompute != RecomputeGranularity::Selective) return;
+  const RecomputeModules& r = s.training.recompute_modules;
+  const ModelSpec& m = s.model;
+  const double h = static_cast<double>(m.hidden_size);
+  const double a = m.num_attention_heads;
+  const bool moe = is_moe_layer(m, layer);
+  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + 2 * f; };
+  if (r.mla_up_proj && m.mla) {
+    const MlaSpec& x = *m.mla;
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim), v = static_cast<double>(x.v_head_dim);
+    act.sharded -= 2 * a * qk * 2 + 2 * a * v;
+  }
+  if (r.layernorm) {
+    if (m.mla) act.replicated -= 2 * h;  // input norm output (the down-projections' input)
+    if (moe) act.replicated -= 2 * h;    // pre-MLP norm output (router / dispatcher / shared-expert input)
+  }
+  if (!moe && r.mlp) {
+    act.replicated -= 2 * h;
+    act.sharded -= mlp_inner(static_cast<double>(m.ffn_hidden_size));
+  }
+  if (moe) {
+    const double shared_inner = mlp_inner(static_cast<double>(m.moe.expert_ffn_hidden_size) * m.moe.shared_experts);
+    if (r.moe) {
+      act.routed = 0;
+      act.sharded -= shared_inner;
+    } else {
+      if (r.shared_experts) act.sharded -= shared_inner;
+      if (r.moe_act) {
+        const ParallelSpec& par = s.parallelism;
+        const double t_sp = par.sequence_parallel && par.tensor > 1 ? par.tensor : 1;
+        const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
+        act.routed -= k * 2 * static_cast<double>(m.moe.expert_ffn_hidden_size) / t_sp;
+      }
+    }
+  }
+}
+
 LayerActivation layer_activation(const Scenario& s, int layer) {
   const ModelSpec& m = s.model;
   const double h = static_cast<double>(m.hidden_size);
@@ -203,6 +259,7 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
     act.routed = moe_routed_bytes_per_token(s);
     act.sharded += mlp_inner(static_cast<double>(m.moe.expert_ffn_hidden_size) * m.moe.shared_experts);
   }
+  apply_selective_recompute(s, layer, act);
   return act;
 }
 
@@ -211,7 +268,10 @@ double layer_bytes(const Scenario& s, int layer, double tokens) {
   const int t = std::max(1, s.parallelism.tensor);
   const bool sp = s.parallelism.sequence_parallel && t > 1;
   const LayerActivation a = layer_activation(s, layer);
-  const bool keep_softmax = !s.training.flash_attention && s.training.recompute == RecomputeGranularity::None;
+  // Unfused attention keeps its softmax unless selective recompute re-runs core attention (or full recompute).
+  const bool keep_softmax = !s.training.flash_attention &&
+                            (s.training.recompute == RecomputeGranularity::None ||
+                             (s.training.recompute == RecomputeGranularity::Selective && !s.training.recompute_modules.core_attn));
   return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) + a.routed);
 }
 
@@ -306,16 +366,20 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
   std::vector<StageMemory> out;
   out.reserve(p);
   for (int stage = 0; stage < p; ++stage) {
-    std::vector<int> layers;
+    std::vector<int> layers, mtp;
     for (int chunk = 0; chunk < layout.chunks(); ++chunk) {
       const auto& l = layout.layers(stage, chunk);
       layers.insert(layers.end(), l.begin(), l.end());
+      const auto& k = layout.mtp_layers(stage, chunk);
+      mtp.insert(mtp.end(), k.begin(), k.end());
     }
     StageMemory mem;
     mem.stage = stage;
 
     // --- model states ---------------------------------------------------------------------------------------
-    const RankParams rp = params_on_stage(s, stage, layers);
+    std::vector<int> param_layers = layers;
+    param_layers.insert(param_layers.end(), mtp.begin(), mtp.end());
+    const RankParams rp = params_on_stage(s, stage, param_layers, static_cast<int>(mtp.size()), stage == p - 1);
     auto sharded = [&](double bytes_per_param, bool shard) {
       return rp.dense * bytes_per_param / (shard ? dp_dense : 1) + rp.expert * bytes_per_param / (shard ? dp_expert : 1);
     };
@@ -344,6 +408,16 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
       // Megatron's block method checkpoints the first `recomputed` layers of the stage (megatron.md §7).
       per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
     }
+    // MTP blocks (multi_token_prediction.py): their transformer layer, the enorm/hnorm inputs (2 B each), the
+    // concatenated eh_proj input (4h B) and the eh_proj output gathered over TP (2h B, whole under SP before the
+    // scatter: counted sharded), then the final-norm input, LM-head input and cross-entropy like the last stage's.
+    const double sp_div = sp ? t : 1;
+    for (int l : mtp) {
+      const double full = layer_bytes(s, l, tokens);
+      largest_layer = std::max(largest_layer, full);
+      per_micro_batch += full + tokens * ((2 * h + 2 * h + 4 * h + 2 * h) / sp_div) +
+                         tokens * (4 * h / sp_div + ce_kept * vocab_local);
+    }
     mem.layers = n_layers;
     mem.recomputed_layers = recomputed;
     mem.activations_per_micro_batch_gib = per_micro_batch / kGiB;
@@ -353,7 +427,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
     if (recomputed > 0) activations += largest_layer;
     // The dispatcher's send and receive buffers while an MoE layer runs (one layer, one micro-batch).
-    if (std::any_of(layers.begin(), layers.end(), [&](int l) { return is_moe_layer(m, l); }))
+    if (std::any_of(layers.begin(), layers.end(), [&](int l) { return is_moe_layer(m, l); }) ||
+        std::any_of(mtp.begin(), mtp.end(), [&](int l) { return is_moe_layer(m, l); }))
       activations += tokens * moe_dispatch_buffer_bytes_per_token(s);
     // First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
     if (stage == 0 && dropout) activations += mem.in_flight_micro_batches * tokens * h / (sp ? t : 1);
