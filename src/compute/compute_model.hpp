@@ -18,11 +18,24 @@ struct KernelTiming {
   const char* source = "roofline";  // "roofline" | "measured" | "scaled"
 };
 
+// What collectives running beside a kernel take from its GPU (../shared/reference/kernels-in-training.md
+// §2): the SMs their CTAs hold (one CTA per NCCL channel; a GEMM cannot place tiles there) and the HBM
+// bandwidth their copies move (each byte a GPU sends is read from HBM, each byte it receives written).
+struct CommLoad {
+  int ctas = 0;
+  double hbm_GBps = 0;
+  bool idle() const { return ctas <= 0 && !(hbm_GBps > 0); }
+};
+
 class ComputeModel {
  public:
   virtual ~ComputeModel() = default;
   virtual KernelTiming time(const KernelDesc& k) const = 0;
   virtual std::string describe() const = 0;
+  // Factor (>= 1) by which the kernel's time stretches while `load` runs beside it: the kernel priced
+  // on what the collectives leave of the GPU over the kernel priced alone. Models that cannot say
+  // return 1 (no interference).
+  virtual double interference_slowdown(const KernelDesc& /*k*/, const CommLoad& /*load*/) const { return 1.0; }
 };
 
 // time = max(flops / (peak * gemm_or_attention_efficiency(shape)), bytes / (hbm * memory_efficiency))

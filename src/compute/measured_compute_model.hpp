@@ -54,6 +54,11 @@ class MeasuredComputeModel final : public ComputeModel {
 
   KernelTiming time(const KernelDesc& k) const override;
   std::string describe() const override;
+  // A measured kernel was timed alone; what collectives beside it take is the fallback model's
+  // estimate of the same stretch (the roofline's: SMs and HBM bandwidth left).
+  double interference_slowdown(const KernelDesc& k, const CommLoad& load) const override {
+    return fallback_->interference_slowdown(k, load);
+  }
 
   // Ops the fallback priced, sorted by kind name, then shape (m, n, k, batch, causal, bytes), then
   // dtype. Recorded under a lock, so the order never depends on which thread asked first.

@@ -238,4 +238,13 @@ inline constexpr double kMemFractionUnfusedSoftmax = 0.09;
 // matching "small tensors (< ~1 MB) are latency-bound" (kernels.md §4.2).
 inline constexpr double kDramLatencyS = 400e-9;
 
+// ---------------------------------------------------------------------------------------------
+// Compute-communication interference (kernels-in-training.md §2)
+// ---------------------------------------------------------------------------------------------
+
+// However much HBM traffic the collectives beside a kernel move, the kernel keeps at least this share
+// of the bandwidth (the memory controllers interleave requests; no measurement shows a kernel starved).
+// A guard, not a fit: two NVLink rings at full speed take ~0.45 of an H100's 3.35 TB/s.
+inline constexpr double kMinHbmShareLeft = 0.25;
+
 }  // namespace trainsim::roofline

@@ -1,6 +1,8 @@
 #include "compute/roofline_model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -58,15 +60,28 @@ class RooflineModel final : public ComputeModel {
     return t;
   }
 
+  double interference_slowdown(const KernelDesc& k, const CommLoad& load) const override {
+    if (load.idle()) return 1.0;
+    const double alone = roofline_breakdown(gpu_, arch_, k, attention_).total_s();
+    if (!(alone > 0)) return 1.0;
+    const double beside = roofline_breakdown(gpu_left_by(gpu_, load), arch_, k, attention_).total_s();
+    return std::max(1.0, beside / alone);
+  }
+
   std::string describe() const override {
     std::string fp8 = gpu_.supports(Precision::FP8)
                           ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
                           : std::string();
+    const double clock = tensor_clock_factor(gpu_, arch_);
+    const std::string clocks =
+        clock < 1.0 ? fmt::format("; tensor clock {:.0f} MHz sustained of {:.0f} (x{:.3f})", gpu_.sustained_clock_mhz,
+                                  gpu_.peak_clock_mhz, clock)
+                    : std::string("; tensor clock as calibrated");
     return fmt::format(
-        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak; attention kernel {}; HBM {:.0f} "
+        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM {:.0f} "
         "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
         gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(arch_, Precision::BF16), fp8,
-        to_string(attention_),
+        clocks, to_string(attention_),
         gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise), rl::kTensorKernelOverheadS * 1e6,
         rl::kMemoryKernelOverheadS * 1e6);
   }
@@ -78,6 +93,29 @@ class RooflineModel final : public ComputeModel {
 };
 
 }  // namespace
+
+double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch) {
+  // AMD's plateaus were measured at the clock the GPU held under load (MI300X median 1207 MHz in BF16
+  // GEMM; roofline_constants.hpp), so the sustained clock is in them already.
+  if (arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3) return 1.0;
+  if (!(gpu.peak_clock_mhz > 0) || !(gpu.sustained_clock_mhz > 0)) return 1.0;
+  return std::min(1.0, gpu.sustained_clock_mhz / gpu.peak_clock_mhz);
+}
+
+GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load) {
+  if (gpu.sm_count > 0 && load.ctas > 0) {
+    const int left = std::max(1, gpu.sm_count - load.ctas);
+    const double share = static_cast<double>(left) / static_cast<double>(gpu.sm_count);
+    for (std::optional<double>* peak :
+         {&gpu.fp32_tflops, &gpu.tf32_tflops, &gpu.bf16_tflops, &gpu.fp16_tflops, &gpu.fp8_tflops}) {
+      if (*peak) **peak *= share;
+    }
+    gpu.sm_count = left;
+  }
+  if (load.hbm_GBps > 0)
+    gpu.hbm_GBps = std::max(gpu.hbm_GBps * rl::kMinHbmShareLeft, gpu.hbm_GBps - load.hbm_GBps);
+  return gpu;
+}
 
 RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
                                      AttentionKernel attention) {
@@ -91,7 +129,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
       b.efficiency = gemm_efficiency(arch, gpu.sm_count, k.dtype, k.m, k.n, k.k, k.batch);
-      b.compute_s = k.flops / (peak * b.efficiency);
+      b.clock_factor = tensor_clock_factor(gpu, arch);
+      b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }
     return b;
   }
@@ -102,7 +141,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
       const double seq = std::sqrt(static_cast<double>(k.m) * static_cast<double>(k.n));
       b.efficiency =
           flash_attention_fraction(arch, k.dtype, k.kind == KernelKind::FlashAttnBwd, seq, k.k, k.causal, attention);
-      b.compute_s = k.flops / (peak * b.efficiency);
+      b.clock_factor = tensor_clock_factor(gpu, arch);
+      b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }
     return b;
   }

@@ -11,6 +11,7 @@ struct RooflineBreakdown {
   double memory_s = 0;     // bytes / (hbm * fraction * size ramp)
   double overhead_s = 0;   // fixed per-kernel cost (launch, prologue/epilogue)
   double efficiency = 0;   // fraction of peak used for compute_s (GEMM / attention); 0 otherwise
+  double clock_factor = 1; // sustained / calibration clock applied to compute_s (tensor kernels)
   double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + overhead_s; }
 };
 
@@ -20,5 +21,18 @@ struct RooflineBreakdown {
 // `attention` picks the fused-attention kernel's table (training.attention_kernel).
 RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
                                      AttentionKernel attention = AttentionKernel::Auto);
+
+// The tensor-core clock a training step holds over the clock the calibration tables were measured at
+// (kernels-in-training.md §1): NVIDIA tables ran at the peak-basis clock (the FA3 paper's H100 tables
+// locked at 1830 MHz; MAMF/XLA GEMM sweeps short enough to stay there), a step runs minutes at the
+// power- and thermally-limited sustained_clock_mhz of data/gpus.yaml. 1 where the catalog gives no
+// clocks, and on AMD, whose plateaus were measured at the clock held under load.
+double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch);
+
+// What a kernel has of `gpu` while collectives run beside it (kernels-in-training.md §2.1-2.2): the SMs
+// their CTAs hold are gone (every tensor peak scales with the SMs left, and the wave count of a GEMM
+// is taken on them: a one-wave GEMM needs two waves), and HBM bandwidth is shared with their copies.
+// The roofline of the kernel on what is left over its roofline alone is the interference slowdown.
+GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load);
 
 }  // namespace trainsim

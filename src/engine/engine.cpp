@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -59,6 +61,23 @@ RankState build_state(const RankProgram& p) {
   return s;
 }
 
+// A compute kernel in flight and how fast it progresses: `left` picoseconds of work at full speed
+// remain as of `since`, progressing at 1 / `factor` (the interference slowdown).
+struct RunningKernel {
+  std::uint32_t op = 0;
+  double left = 0;
+  double factor = 1;
+  SimTime since = 0;
+  SimTime end = 0;
+};
+
+// The collectives in flight on one rank, summed. HBM in MB/s integers so that adding and removing
+// the same calls returns exactly to idle.
+struct RankCommLoad {
+  int ctas = 0;
+  std::int64_t hbm_MBps = 0;
+};
+
 struct Rendezvous {
   std::uint32_t arrived = 0;
   std::uint32_t desc = 0;
@@ -69,7 +88,7 @@ class Simulator {
  public:
   Simulator(const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll, const ClusterSpec& cluster,
             const EngineOptions& opt)
-      : wl_(wl), opt_(opt) {
+      : wl_(wl), compute_(compute), opt_(opt) {
     out_.kernel_timings.reserve(wl.kernels.size());
     for (const auto& k : wl.kernels) out_.kernel_timings.push_back(compute.time(k));
     std::vector<GroupPlacement> placements;
@@ -86,6 +105,9 @@ class Simulator {
     }
     states_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
+    out_.interference.assign(wl.ranks.size(), 0);
+    running_.resize(wl.ranks.size());
+    loads_.resize(wl.ranks.size());
     std::size_t total_ops = 0;
     for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
       states_.push_back(build_state(wl.ranks[r]));
@@ -111,6 +133,7 @@ class Simulator {
         continue;
       }
       const Event e = queue_.pop();
+      if (stale(e)) continue;
       finish(e.rank, e.op, e.time);
     }
     out_.events = static_cast<std::int64_t>(queue_.pushed());
@@ -126,7 +149,14 @@ class Simulator {
       if (!opt_.compute_slowdown.empty() && opt_.compute_slowdown[r] != 1.0)
         dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
       out_.timelines[r].start[i] = now;
-      queue_.push(now + dur, r, i);
+      if (!opt_.interference) {
+        queue_.push(now + dur, r, i);
+        return;
+      }
+      RunningKernel k{i, static_cast<double>(dur), slowdown(op.desc, loads_[r]), now, 0};
+      k.end = now + static_cast<SimTime>(std::llround(k.left * k.factor));
+      running_[r].push_back(k);
+      queue_.push(k.end, r, i);
       return;
     }
     const CollectiveDesc& cd = wl_.collectives[op.desc];
@@ -144,6 +174,7 @@ class Simulator {
     rv.arrived += 1;
     rv.members.emplace_back(r, i);
     if (rv.arrived < static_cast<std::uint32_t>(g.simulated_members)) return;
+    for (auto [mr, mi] : rv.members) add_load(mr, op.desc, +1, now);
     if (opt_.network != nullptr) {
       for (auto [mr, mi] : rv.members) out_.timelines[mr].start[mi] = now;
       const std::uint64_t token = next_token_++;
@@ -169,8 +200,79 @@ class Simulator {
     for (auto [mr, mi] : members) finish(mr, mi, now);
   }
 
+  // Collectives take CTAs and HBM bandwidth from the kernels beside them (kernels-in-training.md §2).
+  // Their estimate gives both: one CTA per channel, and twice the bus bandwidth in HBM traffic (each
+  // byte sent is read from memory, each byte received written to it).
+  void add_load(std::uint32_t r, std::uint32_t desc, int sign, SimTime now) {
+    if (!opt_.interference) return;
+    const CollectiveEstimate& est = out_.collective_estimates[desc];
+    if (est.channels <= 0 && !(est.busbw_GBps > 0)) return;
+    RankCommLoad& l = loads_[r];
+    l.ctas += sign * est.channels;
+    l.hbm_MBps += sign * static_cast<std::int64_t>(std::llround(2.0 * est.busbw_GBps * 1e3));
+    retime(r, now);
+  }
+
+  double slowdown(std::uint32_t desc, const RankCommLoad& l) {
+    if (l.ctas <= 0 && l.hbm_MBps <= 0) return 1.0;
+    const auto key = std::make_tuple(desc, l.ctas, l.hbm_MBps);
+    const auto it = slowdowns_.find(key);
+    if (it != slowdowns_.end()) return it->second;
+    const double f = compute_.interference_slowdown(
+        wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3});
+    if (!std::isfinite(f) || f < 1.0)
+      throw Error(fmt::format("compute model gave an interference slowdown of {} (must be >= 1)", f));
+    slowdowns_.emplace(key, f);
+    return f;
+  }
+
+  // The rank's load changed: kernels in flight keep the work done so far and finish the rest at the
+  // new speed. Their old end events become stale (see stale()).
+  void retime(std::uint32_t r, SimTime now) {
+    for (RunningKernel& k : running_[r]) {
+      const Op& op = wl_.ranks[r].ops[k.op];
+      const double f = slowdown(op.desc, loads_[r]);
+      if (f == k.factor) continue;
+      k.left = std::max(0.0, k.left - static_cast<double>(now - k.since) / k.factor);
+      k.factor = f;
+      k.since = now;
+      const SimTime end = now + static_cast<SimTime>(std::llround(k.left * k.factor));
+      if (end == k.end) continue;
+      k.end = end;
+      queue_.push(end, r, k.op);
+    }
+  }
+
+  // An end event of a kernel that was re-timed after it was queued.
+  bool stale(const Event& e) const {
+    if (!opt_.interference) return false;
+    const Op& op = wl_.ranks[e.rank].ops[e.op];
+    if (op.type != Op::Type::Compute) return false;
+    for (const RunningKernel& k : running_[e.rank])
+      if (k.op == e.op) return k.end != e.time;
+    return true;  // already finished
+  }
+
   void finish(std::uint32_t r, std::uint32_t i, SimTime now) {
     auto& st = states_[r];
+    if (opt_.interference) {
+      const Op& op = wl_.ranks[r].ops[i];
+      if (op.type == Op::Type::Compute) {
+        auto& run = running_[r];
+        const auto it = std::find_if(run.begin(), run.end(), [&](const RunningKernel& k) { return k.op == i; });
+        if (it != run.end()) {
+          const SimTime nominal = out_.kernel_timings[op.desc].time;
+          const SimTime took = now - out_.timelines[r].start[i];
+          const SimTime straggled = !opt_.compute_slowdown.empty()
+                                        ? static_cast<SimTime>(static_cast<double>(nominal) * opt_.compute_slowdown[r])
+                                        : nominal;
+          out_.interference[r] += std::max<SimTime>(0, took - straggled);
+          run.erase(it);
+        }
+      } else {
+        add_load(r, op.desc, -1, now);
+      }
+    }
     out_.timelines[r].end[i] = now;
     st.finished[i] = 1;
     out_.makespan = std::max(out_.makespan, now);
@@ -227,8 +329,21 @@ class Simulator {
     throw DeadlockError(msg);
   }
 
+  struct KeyHash {
+    std::size_t operator()(const std::tuple<std::uint32_t, int, std::int64_t>& k) const {
+      std::size_t h = std::get<0>(k);
+      h = h * 1000003u ^ static_cast<std::size_t>(std::get<1>(k));
+      h = h * 1000003u ^ static_cast<std::size_t>(std::get<2>(k));
+      return h;
+    }
+  };
+
   const Workload& wl_;
+  const ComputeModel& compute_;
   const EngineOptions& opt_;
+  std::vector<std::vector<RunningKernel>> running_;  // per rank
+  std::vector<RankCommLoad> loads_;                  // per rank
+  std::unordered_map<std::tuple<std::uint32_t, int, std::int64_t>, double, KeyHash> slowdowns_;
   SimulationOutput out_;
   std::vector<RankState> states_;
   EventQueue queue_;

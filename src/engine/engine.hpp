@@ -24,14 +24,21 @@ struct SimulationOutput {
   std::vector<CollectiveEstimate> collective_estimates; // per Workload::collectives entry
   std::int64_t events = 0;
   SimTime makespan = 0;  // when the last op of any rank finished
+  // Per simulated rank: compute time added by collectives running beside kernels (their CTAs and HBM
+  // traffic; ComputeModel::interference_slowdown). Zero when interference is off.
+  std::vector<SimTime> interference;
 };
 
 // Optional per-rank slowdown of compute kernels (a straggler); empty = none. `network`: an
 // event-driven backend that times collectives once every member has arrived (flow-level); null =
 // the collective model's estimate (analytical).
+// `interference`: a kernel that runs while collectives of its rank are in flight is slowed by what
+// they take from the GPU (kernels-in-training.md §2); its remaining work is re-timed whenever a
+// collective of its rank starts or ends.
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
   NetworkBackend* network = nullptr;
+  bool interference = true;
 };
 
 // Throws DeadlockError naming the waiting ranks, ops and groups if the workload cannot finish, and

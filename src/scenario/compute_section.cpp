@@ -8,6 +8,7 @@ namespace trainsim::scenario_detail {
 
 ComputeSpec read_compute(const Section& compute) {
   ComputeSpec c;
+  compute.read("interference", c.interference);
   compute.read("database", c.database);
   if (c.database) {
     if (c.database->empty()) compute.fail("database", "expected the path of an op database CSV, got an empty string");

@@ -1,0 +1,107 @@
+// FP8 linears as Transformer Engine runs them (layer_ops_fp8.cpp): cast-transpose kernels before each
+// FP8 fprop and dgrad GEMM, a transpose only after a TE-fused LayerNorm, weights cast on the first
+// micro-batch only, nothing before wgrad, and the output layer kept in BF16.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "scenario/scenario_loader.hpp"
+#include "workload/generator.hpp"
+
+namespace trainsim {
+namespace {
+
+constexpr int kHidden = 512, kFfn = 2048, kSeq = 1024, kMicro = 2, kLayers = 2;
+
+Scenario scenario(const std::string& precision) {
+  const std::string yaml = R"(
+model:
+  family: gpt
+  num_layers: 2
+  hidden_size: 512
+  num_attention_heads: 8
+  ffn_hidden_size: 2048
+  vocab_size: 1024
+  seq_length: 1024
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+  precision: )" + precision + R"(
+parallelism:
+  tensor: 1
+  pipeline: 1
+cluster:
+  gpu: H100-SXM
+  num_gpus: 8
+  gpus_per_node: 8
+)";
+  return parse_scenario(yaml, "fp8.yaml");
+}
+
+struct Seen {
+  int count = 0;
+  double bytes = 0;
+};
+
+// Compute ops of rank 0 by name: how many, and the bytes of the last one.
+std::map<std::string, Seen> ops_by_name(const Workload& wl) {
+  std::map<std::string, Seen> out;
+  for (const Op& op : wl.ranks[0].ops) {
+    if (op.type != Op::Type::Compute) continue;
+    Seen& s = out[wl.names[op.name]];
+    s.count += 1;
+    s.bytes = wl.kernels[op.desc].bytes;
+  }
+  return out;
+}
+
+Precision gemm_dtype(const Workload& wl, const std::string& name) {
+  for (const Op& op : wl.ranks[0].ops)
+    if (op.type == Op::Type::Compute && wl.names[op.name] == name) return wl.kernels[op.desc].dtype;
+  ADD_FAILURE() << "no op " << name;
+  return Precision::FP32;
+}
+
+}  // namespace
+
+TEST(Fp8Quantize, CastsBeforeFpropAndDgradOnly) {
+  const Scenario s = scenario("fp8");
+  const int mbs = s.micro_batches_per_iteration();
+  ASSERT_EQ(mbs, kMicro);
+  const auto ops = ops_by_name(generate_workload(s, {}));
+  const double tokens = kSeq;  // micro-batch 1 x sequence
+  // proj's input (the attention output) is cast with its transpose: 4 B per element.
+  ASSERT_TRUE(ops.count("fp8.cast_transpose.proj"));
+  EXPECT_EQ(ops.at("fp8.cast_transpose.proj").count, kLayers * kMicro);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.proj").bytes, tokens * kHidden * 4.0);
+  // qkv's input comes out of TE's fused LayerNorm in FP8: only the transpose (2 B per element).
+  EXPECT_DOUBLE_EQ(ops.at("fp8.transpose.qkv").bytes, tokens * kHidden * 2.0);
+  EXPECT_EQ(ops.count("fp8.cast_transpose.qkv"), 0u);
+  // dgrad casts dY (tokens x the GEMM's output width): fc2's dY is tokens x hidden.
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.fc2.dgrad").bytes, tokens * kHidden * 4.0);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.fc1.dgrad").bytes, tokens * kFfn * 4.0);
+  // Weights: once per layer per iteration (first micro-batch), the fc1 weight is ffn x hidden.
+  EXPECT_EQ(ops.at("fp8.cast_weight.fc1").count, kLayers);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_weight.fc1").bytes, double(kFfn) * kHidden * 4.0);
+  // wgrad reuses the transposed copies; the output layer is not a TE module.
+  for (const auto& [name, seen] : ops) {
+    EXPECT_EQ(name.find(".wgrad", name.find("fp8.")), name.npos) << name;
+    EXPECT_EQ(name.find("lm_head", name.find("fp8.")), name.npos) << name;
+  }
+}
+
+TEST(Fp8Quantize, OutputLayerStaysBf16AndLinearsRunFp8) {
+  const Workload wl = generate_workload(scenario("fp8"), {});
+  EXPECT_EQ(gemm_dtype(wl, "fc1"), Precision::FP8);
+  EXPECT_EQ(gemm_dtype(wl, "proj.dgrad"), Precision::FP8);
+  EXPECT_EQ(gemm_dtype(wl, "lm_head"), Precision::BF16);
+  EXPECT_EQ(gemm_dtype(wl, "lm_head.wgrad"), Precision::BF16);
+}
+
+TEST(Fp8Quantize, Bf16HasNoQuantizationKernels) {
+  const auto ops = ops_by_name(generate_workload(scenario("bf16"), {}));
+  for (const auto& [name, seen] : ops) EXPECT_NE(name.rfind("fp8.", 0), 0u) << name;
+}
+
+}  // namespace trainsim
