@@ -23,6 +23,8 @@ ArchFamily classify_arch(const GpuSpec& gpu) {
   if (contains(arch, "volta")) return ArchFamily::Volta;
   if (contains(arch, "cdna2") || contains(arch, "gfx90a")) return ArchFamily::Cdna2;
   if (contains(arch, "cdna3") || contains(arch, "gfx942")) return ArchFamily::Cdna3;
+  // CDNA4 (MI355X, gfx950) uses CDNA3's efficiency curves for lack of CDNA4 kernel measurements.
+  if (contains(arch, "cdna4") || contains(arch, "gfx950")) return ArchFamily::Cdna3;
   // Then the compute capability; Ada (sm_89) has Ampere-class tensor cores per SM.
   if (gpu.sm_version >= 100) return ArchFamily::Blackwell;
   if (gpu.sm_version >= 90) return ArchFamily::Hopper;
