@@ -20,8 +20,9 @@ bool is_amd(const ClusterSpec& c) {
   return c.gpu.vendor == "AMD" || c.gpu.vendor == "amd" || c.scale_up.kind == ScaleUpKind::InfinityFabric;
 }
 
-NcclGraph tuning_graph(const SearchGraph& g) {
+NcclGraph tuning_graph(const SearchGraph& g, int sm) {
   NcclGraph out;
+  out.ll128 = g.nchannels > 0 && ll128_enabled_by_default(g.type_intra, g.type_inter, sm);
   out.channels = g.nchannels;
   out.bw_intra = g.bw_intra;
   out.bw_inter = g.bw_inter;
@@ -62,6 +63,23 @@ void apply_nic_sharing(NcclTopology& t, const NcclCommunicator& comm, const Clus
 }
 
 }  // namespace
+
+// NCCL 2.30 src/graph/tuning.cc, ncclTopoTuneModel, the `pEnable == 2 && p == NCCL_PROTO_LL128` block
+// (LL128 "auto"): evaluated per algorithm on that algorithm's own graph (graphs[a]), for every
+// collective alike:
+//   * inter-node path: with NCCL_LL128_C2C=1 (default) and min SM >= 90, typeInter <= PXN; otherwise
+//     typeInter <= PXB ("Don't enable LL128 over PxN because PxN can encapsulate PxB or P2C links");
+//   * intra-node path: typeIntra <= NVB on every architecture (NVLink, directly / via NVSwitch / via
+//     one GPU) - LL128 relies on 128-byte stores arriving whole, which PCIe does not guarantee;
+//   * equal SM versions on all ranks unless min SM >= 90 (trainsim clusters are homogeneous), SM >= 70;
+//   * the CUDA 11.8 / SM90 / 2-rank Ring AllReduce exception is not modelled (CUDA 12+ assumed).
+// A single-node graph keeps the search's initial typeInter (PIX), so only typeIntra matters there; a
+// one-GPU-per-node graph has typeIntra LOC, so only typeInter matters.
+bool ll128_enabled_by_default(PathType type_intra, PathType type_inter, int sm) {
+  if (sm < 70) return false;
+  const PathType inter_limit = sm >= 90 ? PathType::Pxn : PathType::Pxb;
+  return type_inter <= inter_limit && type_intra <= PathType::Nvb;
+}
 
 ClusterSpec nccl_node_view(const ClusterSpec& cluster) {
   ClusterSpec c = cluster;
@@ -144,11 +162,11 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.sm = tuning_sm(comm.sm);
   t.cc_index = cc_index_of(t.sm);
   t.net_overhead_us = env.net_overhead_us.value_or(comm.vendor == CpuVendor::Amd ? 2.0 : nccl::kNetOverheadIntel);
-  t.ring = tuning_graph(comm.ring_graph);
-  t.tree = tuning_graph(comm.tree_graph);
-  t.nvls = tuning_graph(comm.nvls_graph);
-  t.collnet_chain = tuning_graph(comm.collnet_chain_graph);
-  t.collnet_direct = tuning_graph(comm.collnet_direct_graph);
+  t.ring = tuning_graph(comm.ring_graph, t.sm);
+  t.tree = tuning_graph(comm.tree_graph, t.sm);
+  t.nvls = tuning_graph(comm.nvls_graph, t.sm);
+  t.collnet_chain = tuning_graph(comm.collnet_chain_graph, t.sm);
+  t.collnet_direct = tuning_graph(comm.collnet_direct_graph, t.sm);
   apply_nic_sharing(t, comm, cluster);
   // CollNet needs the plugin (NCCL_COLLNET_ENABLE), ≥ 2 nodes (checked when the communicator was
   // built) and at most NCCL_MAX_DIRECT_ARITY + 1 = 8 local ranks; Direct also needs NVSwitch.
@@ -159,12 +177,7 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.collnet_heads = static_cast<int>(comm.collnet_head_local.size());
   t.tree_pattern_tree = comm.max_tree_pattern == static_cast<int>(GraphPattern::Tree);
   t.nvls_supported = env.nvls_enable != 0 && comm.nvls_graph.nchannels > 0 && comm.nvls_heads >= 2;
-  // isLL128Enabled (§2): SM >= 70; Hopper+ up to NVB inside a node and PXN across nodes, older GPUs
-  // only up to PXB.
-  const PathType intra_limit = t.sm >= 90 ? PathType::Nvb : PathType::Pxb;
-  const PathType inter_limit = t.sm >= 90 ? PathType::Pxn : PathType::Pxb;
-  t.ll128_supported = t.sm >= 70 && (t.max_per_node <= 1 || comm.ring_graph.type_intra <= intra_limit) &&
-                      (t.nnodes <= 1 || comm.ring_graph.type_inter <= inter_limit);
+  t.ll128_supported = t.ring.ll128;
   t.pat_supported = env.pat_enable != 0 && t.nnodes > 1 && t.nnodes == t.nranks;
   t.comm_channels = std::max(1, comm.nchannels);
   t.nvls_channels = comm.nvls_channels;

@@ -44,6 +44,11 @@ class NcclCommBuilder {
 // the tree pattern, channel counts, protocol/algorithm support.
 NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env);
 
+// NCCL's default LL128 enablement for one algorithm's graph (tuning.cc:ncclTopoTuneModel): the graph's
+// typeIntra at most NVB on every architecture, its typeInter at most PXN from SM90 on (NCCL_LL128_C2C=1)
+// and at most PXB before, SM >= 70.
+bool ll128_enabled_by_default(PathType type_intra, PathType type_inter, int sm);
+
 // The cluster as NCCL's "node" sees it: with multi-node NVLink (scale-up domain larger than a host,
 // e.g. NVL72) the whole domain is one node (MNNVL clique, nccl.md §11) with all its hosts' NICs.
 ClusterSpec nccl_node_view(const ClusterSpec& cluster);

@@ -1,6 +1,12 @@
 // The node NCCL would detect on a DGX/HGX-like machine built from the scenario's cluster block
 // (docs/collectives.md): two CPU sockets, one PCIe switch per GPU holding that GPU and its NIC(s),
-// and the scale-up fabric as NVLinks. It is written as an NCCL_TOPO_FILE document and read back with
+// and the scale-up fabric as NVLinks. Ampere (SM 80-89) follows the DGX-A100 / HGX-A100 board
+// instead: GPUs in pairs, each pair's two GPUs and their NICs on separate downstream ports of one
+// PCIe switch, so both GPUs of a pair reach both NICs of the pair through two bridges - the PXB that
+// `nvidia-smi topo -m` prints on a DGX A100 (GPU0/GPU1 to mlx5_0/mlx5_1: PXB, to the others: SYS).
+// That PXB matters: NCCL's ring search then closes each channel on one NIC at PXB (crossNic 0) and
+// pre-Hopper LL128 is enabled only up to PXB (tuning.cc), whereas one private switch per GPU makes
+// the search close rings through another GPU's NIC (PXN), which disables LL128 on A100. It is written as an NCCL_TOPO_FILE document and read back with
 // the XML reader, so generated and user-supplied topologies go through one code path.
 #include <algorithm>
 #include <cctype>
@@ -64,6 +70,12 @@ Layout layout_of(const ClusterSpec& c) {
 std::string switch_bus(int g) { return hex_bus(g / 8, 0x10 + 0x10 * (g % 8)); }
 std::string gpu_bus(int g) { return hex_bus(g / 8, 0x11 + 0x10 * (g % 8)); }
 std::string nic_bus(int g, int k) { return hex_bus(g / 8, 0x12 + k + 0x10 * (g % 8)); }
+// Paired (Ampere) layout: downstream ports of GPU g's switch; the pair's top switch is switch_bus of
+// its first GPU, so ports use domain 0x100 + g / 8 to stay distinct from the buses above.
+std::string gpu_port_bus(int g) { return hex_bus(0x100 + g / 8, 0x10 + 0x10 * (g % 8)); }
+std::string nic_port_bus(int g, int k) { return hex_bus(0x100 + g / 8, 0x11 + k + 0x10 * (g % 8)); }
+
+bool paired_layout(const Layout& l) { return l.sm >= 80 && l.sm < 90 && !l.amd && l.ngpus >= 2; }
 
 }  // namespace
 
@@ -80,6 +92,7 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
 
   std::ostringstream x;
   x << "<system version=\"1\">\n";
+  const bool pairs = paired_layout(l);
   for (int s = 0; s < 2; ++s) {
     if (l.amd) {
       x << " <cpu numaid=\"" << s << "\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n";
@@ -90,8 +103,17 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
     }
     for (int g = 0; g < l.ngpus; ++g) {
       if (socket_of(g) != s) continue;
-      x << "  <pci busid=\"" << switch_bus(g) << "\" class=\"0x060400\" link_speed=\"" << l.link_speed
-        << "\" link_width=\"16\">\n";
+      // Paired layout: the pair's top switch opens before its first GPU and closes after its last.
+      const bool pair_first = pairs && (g % 2 == 0 || (g > 0 && socket_of(g - 1) != s));
+      const bool pair_last = pairs && (g % 2 == 1 || g + 1 == l.ngpus || socket_of(g + 1) != s);
+      if (!pairs || pair_first) {
+        x << "  <pci busid=\"" << switch_bus(g) << "\" class=\"0x060400\" link_speed=\"" << l.link_speed
+          << "\" link_width=\"16\">\n";
+      }
+      if (pairs) {
+        x << "  <pci busid=\"" << gpu_port_bus(g) << "\" class=\"0x060400\" link_speed=\"" << l.link_speed
+          << "\" link_width=\"16\">\n";
+      }
       x << "   <pci busid=\"" << gpu_bus(g) << "\" class=\"0x030200\" vendor=\"" << (l.amd ? "0x1002" : "0x10de")
         << "\" link_speed=\"" << l.link_speed << "\" link_width=\"16\">\n";
       x << "    <gpu dev=\"" << g << "\" sm=\"" << l.sm << "\" rank=\"" << g << "\" gdr=\"1\">\n";
@@ -109,18 +131,24 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
         }
       }
       x << "    </gpu>\n   </pci>\n";
+      if (pairs) x << "  </pci>\n";  // the GPU's downstream port
       const auto& mine = nics_of[static_cast<std::size_t>(g)];
       for (std::size_t k = 0; k < mine.size(); ++k) {
         const int j = mine[k];
         char guid[32];
         std::snprintf(guid, sizeof guid, "0x%016llx", 0xa87cb10003e10000ULL + static_cast<unsigned long long>(j) * 0x100);
+        if (pairs) {
+          x << "  <pci busid=\"" << nic_port_bus(g, static_cast<int>(k)) << "\" class=\"0x060400\" link_speed=\""
+            << l.link_speed << "\" link_width=\"16\">\n";
+        }
         x << "   <pci busid=\"" << nic_bus(g, static_cast<int>(k)) << "\" class=\"0x020000\" vendor=\"0x15b3\" device=\"0x1021\" link_speed=\""
           << l.link_speed << "\" link_width=\"16\">\n";
         x << "    <nic><net name=\"mlx5_" << j << "\" dev=\"" << j << "\" speed=\"" << mbps
           << "\" port=\"1\" latency=\"0\" guid=\"" << guid << "\" maxconn=\"131072\" gdr=\"1\"/></nic>\n";
         x << "   </pci>\n";
+        if (pairs) x << "  </pci>\n";  // the NIC's downstream port
       }
-      x << "  </pci>\n";
+      if (!pairs || pair_last) x << "  </pci>\n";
     }
     x << " </cpu>\n";
   }

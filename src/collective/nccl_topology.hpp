@@ -16,6 +16,9 @@ struct NcclGraph {
   double bw_inter = 0;        // GB/s per channel across nodes
   bool nvlink_intra = true;   // typeIntra == NVL (picks the NVLINK or PCI latency row)
   bool same_channels = false; // every channel replays the same GPU order (Broadcast/Reduce latency)
+  // LL128 enabled by default on this graph (tuning.cc:ncclTopoTuneModel reads graphs[a]->typeIntra /
+  // typeInter per algorithm): see ll128_enabled_by_default in nccl_comm_builder.cpp.
+  bool ll128 = false;
 };
 
 struct NcclTopology {
@@ -29,7 +32,7 @@ struct NcclTopology {
   NcclGraph collnet_chain, collnet_direct;  // CollNet graphs (channels 0 when CollNet is off)
   bool tree_pattern_tree = false;  // comm->maxTreePattern == TREE (SM90 multi-node fallback pattern)
   bool nvls_supported = false;     // NVLS multicast usable for this group (and not disabled by env)
-  bool ll128_supported = false;    // isLL128Enabled() for this topology
+  bool ll128_supported = false;    // LL128 enabled on the ring graph (per algorithm: NcclGraph::ll128)
   bool pat_supported = false;      // PAT: one rank per node, several nodes (§3.6)
   // CollNet (SHARP, §3.5): NCCL_COLLNET_ENABLE with a plugin, ≥ 2 nodes, ≤ 8 local ranks; Direct also
   // needs an NVSwitch node. The plugin is taken to offer in-network all-reduce only (no

@@ -58,7 +58,6 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   if (a == kAlgoNvls && (!t.nvls_supported || (multi && (!t.collnet_supported || f != NcclFunction::AllReduce)))) return;
   if (a == kAlgoNvlsTree && (!t.nvls_supported || !multi || f != NcclFunction::AllReduce)) return;
   if (a == kAlgoPat && !t.pat_supported) return;
-  if (p == kProtoLL128 && !t.ll128_supported) return;
 
   const int nsteps = f == NcclFunction::AllReduce ? 2 * (n - 1) : is_ag_rs(f) ? n - 1 : n;
   const int index2 = nnodes <= 2 ? nnodes - 1 : 2;
@@ -70,6 +69,8 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
                        : a == kAlgoCollNetDirect                     ? t.collnet_direct
                                                                      : t.tree;
   if (g.channels <= 0) return;
+  // LL128 "auto" is decided per algorithm on its own graph (tuning.cc:ncclTopoTuneModel, graphs[a]).
+  if (p == kProtoLL128 && !g.ll128) return;
 
   // --- bandwidth (§5.2) ---
   double bw = (nnodes <= 2 || collnet) ? g.bw_intra : g.bw_inter;
