@@ -71,6 +71,16 @@ std::int64_t partition_bytes(std::int64_t total, std::int64_t parts, std::int64_
   return (last - first) * base + (larger_in(last) - larger_in(first));
 }
 
+std::int64_t ring_send_bytes(CollKind phase, std::int64_t total, int members, int position) {
+  const std::int64_t m = members;
+  const auto block = [&](std::int64_t i) { return partition_bytes(total, m, i % m, i % m + 1); };
+  switch (phase) {
+    case CollKind::ReduceScatter: return total - block(position);
+    case CollKind::AllGather: return total - block(position + 1);
+    default: return 2 * total - block(position) - block(position + 1);  // AllReduce = RS + AG
+  }
+}
+
 void check_communicator_shape(const NcclCommunicator& comm, const char* algorithm) {
   const auto n = static_cast<std::size_t>(comm.nranks);
   if (comm.nranks < 0 || comm.node_of.size() != n || comm.local_of.size() != n ||

@@ -43,6 +43,11 @@ Flow custom_gpu_flow(const NcclCommunicator& comm, int src_rank, int dst_rank, s
 // one byte larger): bytes of pieces [first, last).
 std::int64_t partition_bytes(std::int64_t total, std::int64_t parts, std::int64_t first, std::int64_t last);
 
+// Bytes one member at `position` of a ring of `members` ranks sends over a ring phase on `total` bytes
+// (blocks = exact partition of total): every block but one (reduce-scatter: the one it keeps;
+// all-gather: its successor's, which it never forwards); all-reduce = both.
+std::int64_t ring_send_bytes(CollKind phase, std::int64_t total, int members, int position);
+
 // Rejects communicators whose per-rank tables disagree with nranks (never index out of range).
 void check_communicator_shape(const NcclCommunicator& comm, const char* algorithm);
 

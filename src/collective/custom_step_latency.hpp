@@ -18,6 +18,12 @@ inline double custom_step_latency_us(LinkClass link) {
   return 0.0;
 }
 
+// Latency of one ring phase of `steps` sequential hops on `link`, charged as NCCL's cost model charges a
+// Ring/Simple collective (nccl.md §5.3: baseLat + steps·hwLat).
+inline double ring_phase_latency_us(int steps, LinkClass link) {
+  return nccl::kBaseLat[nccl::kAlgoRing][nccl::kProtoSimple] + steps * custom_step_latency_us(link);
+}
+
 // The slower of two link classes for a step's latency (Network > PCIe > NVLink).
 inline LinkClass slower_link(LinkClass a, LinkClass b) {
   return custom_step_latency_us(a) >= custom_step_latency_us(b) ? a : b;

@@ -20,26 +20,6 @@
 
 namespace trainsim {
 
-namespace {
-
-double ring_phase_latency_us(int steps, LinkClass link) {
-  return nccl::kBaseLat[nccl::kAlgoRing][nccl::kProtoSimple] + steps * custom_step_latency_us(link);
-}
-
-// Bytes one ring member sends over a ring phase of `members` ranks on `total` bytes: every block but
-// one (reduce-scatter: the one it keeps; all-gather: its successor's, which it never forwards).
-std::int64_t ring_send_bytes(CollKind phase, std::int64_t total, int members, int position) {
-  const std::int64_t m = members;
-  const auto block = [&](std::int64_t i) { return partition_bytes(total, m, i % m, i % m + 1); };
-  switch (phase) {
-    case CollKind::ReduceScatter: return total - block(position);
-    case CollKind::AllGather: return total - block(position + 1);
-    default: return 2 * total - block(position) - block(position + 1);  // AllReduce = RS + AG
-  }
-}
-
-}  // namespace
-
 FlowDag hierarchical_flows(CollKind kind, std::int64_t bytes, const NcclCommunicator& comm) {
   check_communicator_shape(comm, "hierarchical");
   CustomFlowBuilder builder;

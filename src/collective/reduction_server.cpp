@@ -1,18 +1,25 @@
 // Reduction server AllReduce (Google Cloud, "Faster distributed training with Google Cloud's
-// Reduction Server", 2021; Vertex AI Reduction Server docs). n GPU workers, R CPU reducers (R =
-// `servers`, or one per worker node when 0). Each worker splits its S-byte gradient into R shards,
-// sends shard r to reducer r and receives the reduced shard r back:
-//   worker:  sends S, receives S               (ring all-reduce: 2(n-1)/n·S each way)
-//   reducer: receives n·S/R, sends n·S/R
-// Sending and receiving use opposite directions of full-duplex links, and the implementation streams
-// small chunks (a reducer returns chunk c while workers are still sending chunk c+1), so the
-// bandwidth term is the busiest single direction of any link, not the sum of both:
-//   time = latency_us + max( S / worker_bw , (n·S/R) / reducer_bw )
-// worker_bw = the GPU's own network bandwidth (net_bw_GBps: GPUs share nothing here but their NIC),
-// reducer_bw = nic_gbps / 8 GB/s. latency_us (one worker -> reducer -> worker round trip incl. the
-// pipeline fill) does not grow with n, and with R scaled with n neither does the reducer term: the
-// time is independent of the number of workers, and half of ring's 2(n-1)/n·S/bw for large n.
+// Reduction Server", 2021; Vertex AI Reduction Server docs). The reduction server sits below NCCL:
+// a worker NODE reduces inside itself first, and only then do its NICs send the gradient to the
+// reducers, once, and receive the reduced gradient back, once. With m worker nodes of q GPUs each
+// (n = m·q ranks), R CPU reducers (R = `servers`, or one per worker node when 0) and S bytes:
+//   1. intra-node reduce-scatter of S over NVLink (NCCL): GPU l of each node holds shard l
+//      (S/q bytes) reduced over its node;
+//   2. every GPU sends its shard, split over the R reducers, through the node's NICs and receives
+//      the reduced shard back: a node sends S and receives S, whatever q is;
+//        worker GPU: sends S/q, receives S/q over its share of the node's NICs (net_bw_GBps);
+//        reducer:    receives m·S/R, sends m·S/R at nic_gbps;
+//   3. intra-node all-gather of S over NVLink (NCCL).
+// Phase 2's two directions use opposite halves of full-duplex links and the implementation streams
+// small chunks (a reducer returns chunk c while workers are still sending chunk c+1), so it costs
+// the busiest single direction:  latency_us + max( (S/q) / worker_bw , (m·S/R) / reducer_bw ).
+// With one GPU per node (q = 1) phases 1 and 3 vanish: S/worker_bw, independent of the node count,
+// half of ring's 2(n-1)/n·S/bw for large n (the published ~2x algbw). With q GPUs behind the node's
+// NICs the network term is S / node_bw, again half of what a ring moves through those NICs, so the
+// 2x holds per node too; the NVLink phases cost a few percent on top. Groups with different GPU
+// counts per node (no uniform shard layout) treat every GPU as its own worker (q = 1).
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "collective/custom_algorithm_parts.hpp"
@@ -43,12 +50,28 @@ CollectiveEstimate estimate_reduction_server(std::int64_t bytes, const CustomAlg
     throw Error("reduction_server: the cluster's per-GPU network bandwidth must be positive (got " +
                 std::to_string(ctx.net_bw_GBps) + " GB/s)");
   }
+  // Workers: nodes of q GPUs when every node holds the same number of the group's ranks, else GPUs.
+  const bool per_node = ctx.ppn > 1 && ctx.nnodes >= 1 && ctx.ppn * ctx.nnodes == n;
+  const int q = per_node ? ctx.ppn : 1;
+  const int workers = per_node ? ctx.nnodes : n;
+  if (per_node && !ctx.nccl) {
+    throw Error("reduction_server: no NCCL model to price the intra-node reduce-scatter / all-gather "
+                "(CustomAlgoContext::nccl unset)");
+  }
+
   const double S = static_cast<double>(bytes);
+  const double shard = std::ceil(S / q);  // bytes each GPU sends (and receives) in phase 2
   const double reducer_GBps = gbps_to_bytes_per_s(rs.nic_gbps) / 1e9;
-  const double worker_us = S / (1000.0 * ctx.net_bw_GBps);
-  const double reducer_us = static_cast<double>(n) * S / servers / (1000.0 * reducer_GBps);
-  CollectiveEstimate est = make_custom_estimate(NcclAlgorithm::ReductionServer, CollKind::AllReduce, bytes, n,
-                                                rs.latency_us + std::max(worker_us, reducer_us));
+  const double worker_us = shard / (1000.0 * ctx.net_bw_GBps);
+  const double reducer_us = static_cast<double>(workers) * S / servers / (1000.0 * reducer_GBps);
+  SimTime total = from_microseconds(rs.latency_us + std::max(worker_us, reducer_us));
+  if (per_node) {  // phases 1 and 3 inside each node, priced by NCCL on the node's GPUs
+    total += ctx.nccl(CollKind::ReduceScatter, bytes, q, 1).time;
+    total += ctx.nccl(CollKind::AllGather, bytes, q, 1).time;
+  }
+  CollectiveEstimate est =
+      make_custom_estimate(NcclAlgorithm::ReductionServer, CollKind::AllReduce, bytes, n, to_microseconds(total));
+  est.time = total;
   est.channels = 1;
   return est;
 }

@@ -61,8 +61,16 @@ TEST(CollectiveModelFlows, AlgorithmsBlockAppliesWhereItCanRun) {
   bool to_reducer = false;
   for (const auto& f : dag.flows) to_reducer = to_reducer || f.dst.kind == FlowEndpoint::Kind::Reducer;
   EXPECT_TRUE(to_reducer);
-  // Each worker sends its buffer once (vs 2(n-1)/n of it for a ring).
-  EXPECT_EQ(dag.payload_sent_by(5), kGiB);
+  // A node reduces inside itself first, so each node's NICs send its buffer once (vs 2(n-1)/n of it per GPU
+  // for a ring): GPU 5 puts its 1/8 shard on the network, its node's 8 GPUs the whole GiB.
+  std::int64_t gpu5 = 0, node0 = 0;
+  for (const auto& f : dag.flows) {
+    if (f.link != LinkClass::Network || f.src.kind != FlowEndpoint::Kind::Gpu) continue;
+    if (f.src.index == 5) gpu5 += f.payload;
+    if (f.src.index < 8) node0 += f.payload;
+  }
+  EXPECT_EQ(gpu5, kGiB / 8);
+  EXPECT_EQ(node0, kGiB);
 }
 
 }  // namespace

@@ -107,7 +107,14 @@ TEST(CustomAlgorithms, EstimatesNameTheirAlgorithmAndBusBandwidth) {
   // nccl-tests convention: busbw = algbw · 2(n-1)/n for AllReduce.
   EXPECT_NEAR(e.busbw_GBps, e.algbw_GBps * 2.0 * 15.0 / 16.0, 1e-9);
   EXPECT_NEAR(e.algbw_GBps, static_cast<double>(1 << 30) / (1000.0 * to_microseconds(e.time)), 1e-6);
-  EXPECT_EQ(estimate_custom(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 30, ctx).algorithm,
+  // The reduction server prices its intra-node reduce-scatter / all-gather with NCCL: give it a stub.
+  auto with_nccl = ctx;
+  with_nccl.nccl = [](CollKind, std::int64_t, int, int) {
+    CollectiveEstimate s;
+    s.time = from_microseconds(100);
+    return s;
+  };
+  EXPECT_EQ(estimate_custom(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 30, with_nccl).algorithm,
             NcclAlgorithm::ReductionServer);
 }
 
