@@ -1,8 +1,17 @@
-// `trainsim validate PATH...`: run every scenario with a `reference:` block and compare.
+// `trainsim validate PATH...`: run every scenario with a `reference:` block and compare. A case
+// that cannot be loaded or simulated is a failed row, never the end of the run. `--record FILE`
+// writes the per-group record CI compares against; `--check FILE` compares with it (exit 1 when a
+// group regressed, is gone, or a case newly fails).
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -19,6 +28,10 @@ struct ValidateArgs {
   std::vector<std::string> overrides;  // --set, applied to every scenario
   bool json = false;
   bool markdown = false;
+  std::string record;  // --record FILE
+  std::string check;   // --check FILE
+  double tolerance_points = 1.0;
+  int threads = 0;  // 0: all cores
 };
 
 std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
@@ -39,14 +52,27 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
   return files;
 }
 
-std::string group_of(const std::string& name) { return name.substr(0, name.find('-')); }
-
-ValidationCase validate_one(const Scenario& s) {
+// The part of a case both a simulated and a failed row carry.
+ValidationCase case_of(const Scenario& s) {
   ValidationCase c;
   c.name = s.name;
-  c.group = group_of(s.name);
+  c.group = validation_group(s.name);
   c.gpu = s.cluster.gpu.name;
+  c.generation = s.cluster.gpu.architecture;
   c.confidence = s.reference->confidence;
+  return c;
+}
+
+ValidationCase failed_case(ValidationCase c, const std::exception& e) {
+  c.fields.clear();
+  c.points.clear();
+  c.error = e.what();
+  if (c.error.empty()) c.error = "failed (no message)";
+  return c;
+}
+
+ValidationCase validate_one(const Scenario& s) {
+  ValidationCase c = case_of(s);
   const ReferenceSpec& ref = *s.reference;
   if (!s.has_training_job) {
     const auto points = run_collective_benchmark(s);
@@ -80,6 +106,34 @@ ValidationCase validate_one(const Scenario& s) {
   return c;
 }
 
+// One file: its row, a failed row if it cannot be loaded or simulated, nothing without `reference:`.
+// Never throws.
+std::optional<ValidationCase> validate_file(const std::string& file, const std::vector<std::string>& overrides) {
+  try {
+    Scenario s;
+    try {
+      s = load_scenario(file, overrides);
+    } catch (const std::exception& e) {
+      ValidationCase c;
+      c.name = std::filesystem::path(file).stem().string();
+      c.group = validation_group(c.name);
+      return failed_case(std::move(c), e);
+    }
+    if (!s.reference) return std::nullopt;
+    try {
+      return validate_one(s);
+    } catch (const std::exception& e) {
+      return failed_case(case_of(s), e);
+    }
+  } catch (...) {
+    ValidationCase c;
+    c.name = std::filesystem::path(file).stem().string();
+    c.group = validation_group(c.name);
+    c.error = "failed (unknown exception)";
+    return c;
+  }
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
@@ -90,32 +144,62 @@ Command add_validate_command(CLI::App& app) {
                   "override a key in every scenario, e.g. --set training.attention_kernel=triton (repeatable)");
   cmd->add_flag("--json", args->json, "print the table as JSON");
   cmd->add_flag("--markdown", args->markdown, "print the table as Markdown (docs/accuracy.md)");
+  cmd->add_option("--record", args->record,
+                  "also write the per-group summary and the failing cases to FILE (JSON; `make accuracy` "
+                  "writes tests/accuracy/groups-recorded.json)");
+  cmd->add_option("--check", args->check,
+                  "instead of the table, compare the groups with FILE written by --record: exit 1 when a group's "
+                  "median |error| rose by more than --tolerance points, a group is gone or a case newly fails");
+  cmd->add_option("--tolerance", args->tolerance_points, "points of median |error| a group may lose in --check (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", args->threads, "cases simulated at a time (default 0: all cores); the output does not depend on it")
+      ->check(CLI::NonNegativeNumber);
   return {cmd, [args]() {
+            // Read the record first: a missing or malformed one is an error before minutes of simulation.
+            std::optional<AccuracyRecord> recorded;
+            if (!args->check.empty()) {
+              std::ifstream in(args->check);
+              if (!in) throw Error("validate --check: cannot read " + args->check + " (write it with `make accuracy`)");
+              nlohmann::json j;
+              try {
+                j = nlohmann::json::parse(in);
+              } catch (const nlohmann::json::exception& e) {
+                throw Error("validate --check: " + args->check + " is not JSON: " + e.what());
+              }
+              recorded = accuracy_record_from_json(j);
+            }
+            const std::vector<std::string> files = scenario_files(args->paths);
+            std::vector<std::optional<ValidationCase>> slots(files.size());
+            // Workers take the next unclaimed file and write only its slot; nothing escapes a worker
+            // (an exception leaving a std::jthread terminates), so the rows come out in file order,
+            // the same bytes whatever the thread count.
+            std::atomic<std::size_t> next{0};
+            auto worker = [&] {
+              for (std::size_t i = next.fetch_add(1); i < files.size(); i = next.fetch_add(1))
+                slots[i] = validate_file(files[i], args->overrides);
+            };
+            const unsigned hw = std::thread::hardware_concurrency();
+            const std::size_t threads =
+                std::min(files.size(), static_cast<std::size_t>(args->threads > 0 ? args->threads : (hw == 0 ? 1 : hw)));
+            if (threads <= 1) {
+              worker();
+            } else {
+              std::vector<std::jthread> pool;
+              for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+            }
             std::vector<ValidationCase> cases;
-            for (const auto& f : scenario_files(args->paths)) {
-              Scenario s;
-              try {
-                s = load_scenario(f, args->overrides);
-              } catch (const Error& e) {
-                ValidationCase c;
-                c.name = std::filesystem::path(f).stem().string();
-                c.group = group_of(c.name);
-                c.error = e.what();
-                cases.push_back(std::move(c));
-                continue;
-              }
-              if (!s.reference) continue;
-              try {
-                cases.push_back(validate_one(s));
-              } catch (const Error& e) {
-                ValidationCase c;
-                c.name = s.name;
-                c.group = group_of(s.name);
-                c.gpu = s.cluster.gpu.name;
-                c.confidence = s.reference->confidence;
-                c.error = e.what();
-                cases.push_back(std::move(c));
-              }
+            for (auto& slot : slots)
+              if (slot) cases.push_back(std::move(*slot));
+            if (!args->record.empty()) {
+              std::ostringstream text;
+              text << accuracy_record_to_json(make_accuracy_record(cases)).dump(2) << "\n";
+              std::ofstream out(args->record, std::ios::binary);
+              if (!(out << text.str())) throw Error("validate --record: cannot write " + args->record);
+            }
+            if (recorded) {
+              const AccuracyComparison cmp = compare_accuracy(*recorded, make_accuracy_record(cases), args->tolerance_points);
+              write_accuracy_comparison(std::cout, cmp);
+              return cmp.passed() ? 0 : 1;
             }
             if (args->json)
               std::cout << validation_to_json(cases).dump(2) << "\n";

@@ -17,6 +17,8 @@ nlohmann::ordered_json summary_json(const ValidationSummary& s) {
   j["cases"] = s.cases;
   j["simulated"] = s.simulated;
   j["failed"] = s.failed;
+  j["samples"] = s.samples;
+  j["bias"] = s.bias;
   j["median_abs_error"] = s.median_abs_error;
   j["p90_abs_error"] = s.p90_abs_error;
   return j;
@@ -33,6 +35,7 @@ nlohmann::ordered_json case_json(const ValidationCase& c) {
   j["name"] = c.name;
   j["group"] = c.group;
   j["gpu"] = c.gpu;
+  j["generation"] = c.generation.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.generation);
   j["confidence"] = c.confidence;
   j["error"] = c.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.error);
   const ValidationField* h = c.error.empty() ? c.headline() : nullptr;
@@ -61,6 +64,7 @@ nlohmann::ordered_json validation_to_json(const std::vector<ValidationCase>& cas
   j["cases"] = std::move(rows);
   nlohmann::ordered_json summary = summary_json(summarize(cases));
   summary["by_group"] = summaries_json(summarize_by_group(cases));
+  summary["by_generation"] = summaries_json(summarize_by_generation(cases));
   summary["by_gpu"] = summaries_json(summarize_by_gpu(cases));
   j["summary"] = std::move(summary);
   return j;

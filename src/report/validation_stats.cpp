@@ -1,9 +1,11 @@
-// The statistics behind `trainsim validate`: which field summarises a case, and median / p90 of
-// the absolute headline errors over the cases that could be simulated.
+// The statistics behind `trainsim validate`: which group a case is in, which field summarises a case,
+// and the bias (signed median of the headline time error), median and p90 of the absolute headline
+// errors over the cases that could be simulated.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,6 +13,72 @@
 #include "report/validation_report.hpp"
 
 namespace trainsim {
+
+double ValidationField::time_error() const {
+  if (field == "iteration_time_s") return error();
+  return measured / simulated - 1.0;  // a throughput: the time of the same work scales as 1 / it
+}
+
+namespace {
+
+std::vector<std::string_view> split_dashes(std::string_view id) {
+  std::vector<std::string_view> tokens;
+  for (std::size_t start = 0;;) {
+    const std::size_t dash = id.find('-', start);
+    tokens.push_back(id.substr(start, dash == std::string_view::npos ? std::string_view::npos : dash - start));
+    if (dash == std::string_view::npos) return tokens;
+    start = dash + 1;
+  }
+}
+
+bool is_lower_alpha(char c) { return c >= 'a' && c <= 'z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// "a100_40gb" -> "a100", "mi300x_192gb" -> "mi300x": letters, digits, letters, '_', digits, "gb".
+// Empty when the token is not of that form.
+std::string_view gpu_of_memory_token(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && is_lower_alpha(t[i])) ++i;
+  const std::size_t letters = i;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  const std::size_t digits_end = i;
+  while (i < t.size() && is_lower_alpha(t[i])) ++i;
+  if (letters == 0 || digits_end == letters || i >= t.size() || t[i] != '_') return {};
+  const std::size_t gpu_end = i++;
+  const std::size_t mem_start = i;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  if (i == mem_start || t.substr(i) != "gb") return {};
+  return t.substr(0, gpu_end);
+}
+
+// "amp_bf16" / "bf16" / "fp8" -> "bf16" / "bf16" / "fp8": a number format (bf, fp, tf, mxfp, nvfp
+// followed by digits), optionally after "amp_". Empty when the token is not a precision.
+std::string_view precision_token(std::string_view t) {
+  if (t.starts_with("amp_")) t.remove_prefix(4);
+  std::size_t i = 0;
+  while (i < t.size() && is_lower_alpha(t[i])) ++i;
+  const std::string_view letters = t.substr(0, i);
+  if (letters != "bf" && letters != "fp" && letters != "tf" && letters != "mxfp" && letters != "nvfp") return {};
+  const std::size_t digits = i;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  return (i == digits || i != t.size()) ? std::string_view{} : t;
+}
+
+}  // namespace
+
+std::string validation_group(std::string_view case_id) {
+  const std::vector<std::string_view> tokens = split_dashes(case_id);
+  std::string group(tokens[0]);
+  if (tokens.size() < 2) return group;
+  const std::string_view gpu = gpu_of_memory_token(tokens[1]);
+  if (gpu.empty()) return group;
+  group += fmt::format("-{}", gpu);
+  if (tokens.size() >= 3) {
+    const std::string_view precision = precision_token(tokens[2]);
+    if (!precision.empty()) group += fmt::format("-{}", precision);
+  }
+  return group;
+}
 
 const ValidationField* ValidationCase::headline() const {
   // Iteration time is what every other throughput figure is derived from, so it is the most
@@ -42,7 +110,7 @@ double percentile(std::vector<double> values, double q) {
 
 ValidationSummary summarize(const std::vector<ValidationCase>& cases) {
   ValidationSummary s;
-  std::vector<double> abs_errors;
+  std::vector<double> abs_errors, time_errors;
   for (const ValidationCase& c : cases) {
     ++s.cases;
     if (!c.error.empty()) {
@@ -52,8 +120,14 @@ ValidationSummary summarize(const std::vector<ValidationCase>& cases) {
     ++s.simulated;
     const ValidationField* h = c.headline();
     // A zero measurement has no relative error; leave it out rather than poison the median.
-    if (h != nullptr && std::isfinite(h->error())) abs_errors.push_back(std::fabs(h->error()));
+    if (h != nullptr && std::isfinite(h->error())) {
+      abs_errors.push_back(std::fabs(h->error()));
+      // A zero simulated throughput has no finite time error; it still counts in |error|.
+      if (std::isfinite(h->time_error())) time_errors.push_back(h->time_error());
+    }
   }
+  s.samples = static_cast<int>(abs_errors.size());
+  s.bias = percentile(std::move(time_errors), 0.5);
   s.median_abs_error = percentile(abs_errors, 0.5);
   s.p90_abs_error = percentile(std::move(abs_errors), 0.9);
   return s;
@@ -81,6 +155,10 @@ std::map<std::string, ValidationSummary> summarize_by_group(const std::vector<Va
 
 std::map<std::string, ValidationSummary> summarize_by_gpu(const std::vector<ValidationCase>& cases) {
   return summarize_by(cases, [](const ValidationCase& c) { return c.gpu; });
+}
+
+std::map<std::string, ValidationSummary> summarize_by_generation(const std::vector<ValidationCase>& cases) {
+  return summarize_by(cases, [](const ValidationCase& c) { return c.generation.empty() ? std::string("unknown") : c.generation; });
 }
 
 }  // namespace trainsim

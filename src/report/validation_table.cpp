@@ -1,6 +1,6 @@
 // `trainsim validate` on a terminal: case | gpu | confidence | field | measured | simulated | error,
 // one line per reference field (the headline field marked '*'), failed cases with their message,
-// then median and p90 |headline error| overall, per source group and per GPU.
+// then bias, median and p90 |headline error| overall, per group, per GPU generation and per GPU.
 #include <algorithm>
 #include <iterator>
 
@@ -22,12 +22,12 @@ void write_summary_rows(fmt::memory_buffer& buf, const char* title,
                         const std::map<std::string, ValidationSummary>& by) {
   std::size_t w = std::string_view(title).size();
   for (const auto& [name, s] : by) w = std::max(w, name.size());
-  fmt::format_to(std::back_inserter(buf), "  {:<{}}  {:>6}  {:>9}  {:>6}  {:>12}  {:>9}\n", title, w, "cases",
-                 "simulated", "failed", "median |err|", "p90 |err|");
+  fmt::format_to(std::back_inserter(buf), "  {:<{}}  {:>6}  {:>9}  {:>6}  {:>7}  {:>12}  {:>9}\n", title, w, "cases",
+                 "simulated", "failed", "bias", "median |err|", "p90 |err|");
   for (const auto& [name, s] : by) {
-    const bool any = s.simulated > 0;
-    fmt::format_to(std::back_inserter(buf), "  {:<{}}  {:>6}  {:>9}  {:>6}  {:>12}  {:>9}\n", name, w, s.cases,
-                   s.simulated, s.failed, any ? abs_percent(s.median_abs_error) : "-",
+    const bool any = s.samples > 0;
+    fmt::format_to(std::back_inserter(buf), "  {:<{}}  {:>6}  {:>9}  {:>6}  {:>7}  {:>12}  {:>9}\n", name, w, s.cases,
+                   s.simulated, s.failed, any ? signed_percent(s.bias) : "-", any ? abs_percent(s.median_abs_error) : "-",
                    any ? abs_percent(s.p90_abs_error) : "-");
   }
 }
@@ -77,11 +77,14 @@ void write_validation_table(std::ostream& out, const std::vector<ValidationCase>
   }
 
   const ValidationSummary s = summarize(cases);
-  fmt::format_to(put, "\nSummary: {} cases, {} simulated, {} failed; headline |error| median {}, p90 {}\n", s.cases,
-                 s.simulated, s.failed, s.simulated > 0 ? abs_percent(s.median_abs_error) : "-",
-                 s.simulated > 0 ? abs_percent(s.p90_abs_error) : "-");
-  buf.push_back('\n');
+  fmt::format_to(put, "\nSummary: {} cases, {} simulated, {} failed; headline |error| median {}, p90 {}; bias {}\n",
+                 s.cases, s.simulated, s.failed, s.samples > 0 ? abs_percent(s.median_abs_error) : "-",
+                 s.samples > 0 ? abs_percent(s.p90_abs_error) : "-", s.samples > 0 ? signed_percent(s.bias) : "-");
+  fmt::format_to(put, "(bias = signed median of the headline error as an iteration-time error: negative = simulated "
+                      "faster than measured)\n\n");
   write_summary_rows(buf, "group", summarize_by_group(cases));
+  buf.push_back('\n');
+  write_summary_rows(buf, "generation", summarize_by_generation(cases));
   buf.push_back('\n');
   write_summary_rows(buf, "GPU", summarize_by_gpu(cases));
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

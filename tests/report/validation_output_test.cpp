@@ -18,11 +18,11 @@ using ::testing::Not;
 // llmfoundry-d:   failed.
 std::vector<ValidationCase> sample_cases() {
   ValidationCase a{"megatron2021-a", "megatron2021", "A100-SXM4-80GB", "high",
-                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}}, "", "", {}};
-  ValidationCase b{"megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, "", "", {}};
-  ValidationCase c{"llmfoundry-c", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0.45}}, "", "", {}};
+                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}}, "", "", {}, "ampere"};
+  ValidationCase b{"megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, "", "", {}, "ampere"};
+  ValidationCase c{"llmfoundry-c", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0.45}}, "", "", {}, "hopper"};
   ValidationCase d{"llmfoundry-d", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0}},
-                   "parallelism.tensor: 48 heads not divisible by 5", "", {}};
+                   "parallelism.tensor: 48 heads not divisible by 5", "", {}, "hopper"};
   return {a, b, c, d};
 }
 
@@ -39,10 +39,11 @@ TEST(ValidationTable, RowsFailuresAndSummary) {
                            "  llmfoundry-d (H100-SXM): parallelism.tensor: 48 heads not divisible by 5"));
   // Headline |errors| {0.0504, 0.10, 0.10}: median 10.0 %, p90 10.0 %.
   EXPECT_THAT(t, HasSubstr("Summary: 4 cases, 3 simulated, 1 failed; headline |error| median 10.0%, p90 10.0%"));
-  // Group megatron2021: {0.0504, 0.10} -> median 7.5 %, p90 0.0504 + 0.9 (0.0496) = 9.5 %.
-  EXPECT_THAT(t, ::testing::ContainsRegex("megatron2021 +2 +2 +0 +7\\.5% +9\\.5%"));
-  EXPECT_THAT(t, ::testing::ContainsRegex("llmfoundry +2 +1 +1 +10\\.0% +10\\.0%"));
-  EXPECT_THAT(t, ::testing::ContainsRegex("H100-SXM +2 +1 +1 +10\\.0% +10\\.0%"));
+  // Group megatron2021: {0.0504, 0.10} -> median 7.5 %, p90 0.0504 + 0.9 (0.0496) = 9.5 %; bias: time errors
+  // {-0.0504, +0.10} -> +2.5 %. llmfoundry: mfu 0.5 -> 0.45 is a time error of 0.5 / 0.45 - 1 = +11.1 %.
+  EXPECT_THAT(t, ::testing::ContainsRegex("megatron2021 +2 +2 +0 +\\+2\\.5% +7\\.5% +9\\.5%"));
+  EXPECT_THAT(t, ::testing::ContainsRegex("llmfoundry +2 +1 +1 +\\+11\\.1% +10\\.0% +10\\.0%"));
+  EXPECT_THAT(t, ::testing::ContainsRegex("H100-SXM +2 +1 +1 +\\+11\\.1% +10\\.0% +10\\.0%"));
 }
 
 TEST(ValidationMarkdown, TitleSummaryAndCases) {
@@ -51,23 +52,23 @@ TEST(ValidationMarkdown, TitleSummaryAndCases) {
   const std::string md = out.str();
   EXPECT_THAT(md, ::testing::StartsWith("# Accuracy"));
   EXPECT_THAT(md, HasSubstr("`make accuracy`"));
-  EXPECT_THAT(md, HasSubstr("| **all** | 4 | 3 | 1 | 10.0% | 10.0% |"));
-  EXPECT_THAT(md, HasSubstr("| megatron2021 | 2 | 2 | 0 | 7.5% | 9.5% |"));
-  EXPECT_THAT(md, HasSubstr("| llmfoundry | 2 | 1 | 1 | 10.0% | 10.0% |"));
-  EXPECT_THAT(md, HasSubstr("| A100-SXM4-80GB | 2 | 2 | 0 | 7.5% | 9.5% |"));
+  EXPECT_THAT(md, HasSubstr("| **all** | 4 | 3 | 1 | +10.0% | 10.0% | 10.0% |"));
+  EXPECT_THAT(md, HasSubstr("| megatron2021 | 2 | 2 | 0 | +2.5% | 7.5% | 9.5% |"));
+  EXPECT_THAT(md, HasSubstr("| llmfoundry | 2 | 1 | 1 | +11.1% | 10.0% | 10.0% |"));
+  EXPECT_THAT(md, HasSubstr("| A100-SXM4-80GB | 2 | 2 | 0 | +2.5% | 7.5% | 9.5% |"));
   EXPECT_THAT(md, HasSubstr("| megatron2021-a | megatron2021 | A100-SXM4-80GB | high | **iteration_time_s** | 13.900 | "
                             "13.200 | -5.0% |"));
   EXPECT_THAT(md, HasSubstr("| megatron2021-a | megatron2021 | A100-SXM4-80GB | high | tflops_per_gpu | 148.0 | "
                             "155.0 | +4.7% |"));
-  EXPECT_THAT(md, HasSubstr("| llmfoundry-d | H100-SXM | parallelism.tensor: 48 heads not divisible by 5 |"));
+  EXPECT_THAT(md, HasSubstr("| llmfoundry-d | llmfoundry | H100-SXM | parallelism.tensor: 48 heads not divisible by 5 |"));
 }
 
 // A '|' in a message would split a markdown cell: it must be escaped.
 TEST(ValidationMarkdown, PipesAreEscaped) {
-  ValidationCase c{"x", "g", "gpu", "low", {}, "a | b\nc", "", {}};
+  ValidationCase c{"x", "g", "gpu", "low", {}, "a | b\nc", "", {}, ""};
   std::ostringstream out;
   write_validation_markdown(out, {c});
-  EXPECT_THAT(out.str(), HasSubstr("| x | gpu | a \\| b c |"));
+  EXPECT_THAT(out.str(), HasSubstr("| x | g | gpu | a \\| b c |"));
 }
 
 TEST(ValidationJson, CasesAndSummary) {
@@ -108,7 +109,7 @@ namespace {
 
 // Collective cases list every measured point with the simulated busbw, the error and both choices.
 TEST(ValidationMarkdown, CollectivePointsTable) {
-  ValidationCase c{"coll-x", "coll", "H100-SXM", "high", {{"busbw_GBps", 400, 380}}, "", "all_reduce", {}};
+  ValidationCase c{"coll-x", "coll", "H100-SXM", "high", {{"busbw_GBps", 400, 380}}, "", "all_reduce", {}, "hopper"};
   c.points.push_back({1024, 10.0, 12.5, "Tree", "LL", "Tree"});
   c.points.push_back({std::int64_t{1} << 30, 400.0, 380.0, "Ring", "Simple", ""});
   std::ostringstream out;
