@@ -34,6 +34,30 @@ TEST(ValidationCases, EveryCaseParses) {
   EXPECT_GT(collective, 0);
 }
 
+// cases-next/ holds the cases that needed today's recipe keys (pipeline_layout, recompute_modules, mtp_layers,
+// MoE parallel folding) and GB200: they must load too, and all of them are training jobs.
+TEST(ValidationCases, EveryNextCaseParses) {
+  const std::filesystem::path dir =
+      std::filesystem::path(TRAINSIM_SOURCE_DIR) / ".." / "shared" / "validation" / "cases-next";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no validation cases at " << dir;
+  int training = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    try {
+      const Scenario s = load_scenario(entry.path().string());
+      EXPECT_TRUE(s.has_training_job) << entry.path();
+      EXPECT_EQ(static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context *
+                    s.parallelism.data,
+                s.cluster.num_gpus)
+          << entry.path();
+      ++training;
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_GT(training, 0);
+}
+
 TEST(ValidationCases, EveryExampleParses) {
   // The shipped examples/ are what users copy first; they must load as written.
   const std::filesystem::path dir = std::filesystem::path(TRAINSIM_SOURCE_DIR) / "examples";
