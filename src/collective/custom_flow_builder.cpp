@@ -1,5 +1,6 @@
 #include "collective/custom_flow_builder.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.hpp"
@@ -30,7 +31,19 @@ int custom_nic_of(const NcclCommunicator& comm, int rank) {
       !comm.node_topology[node] || comm.node_topology[node]->nets.empty()) {
     return local;  // one NIC per GPU
   }
-  return local % static_cast<int>(comm.node_topology[node]->nets.size());
+  const NodeTopology& topo = *comm.node_topology[node];
+  // With computed paths: the GPU's rail, i.e. among its closest NICs the one its device id selects
+  // (dev mod their count), decided by the physical GPU and not by its position in the group. A group
+  // holding GPUs 1, 3, 5, 7 of each node thus uses NICs 1, 3, 5, 7 - not 0..3, which the node's other
+  // groups use at the same time - and GPU 1 of a DGX-A100 pair uses the pair's second NIC.
+  if (!topo.paths.empty() && local < static_cast<int>(topo.gpus.size())) {
+    const std::vector<int> mine = topo.local_nets(local);
+    if (!mine.empty()) {
+      const int dev = std::max(0, topo.vertices[static_cast<std::size_t>(topo.gpus[static_cast<std::size_t>(local)])].dev);
+      return mine[static_cast<std::size_t>(dev) % mine.size()];
+    }
+  }
+  return local % static_cast<int>(topo.nets.size());
 }
 
 LinkClass custom_intra_link(const NcclCommunicator& comm, int a, int b) {

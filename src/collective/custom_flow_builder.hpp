@@ -26,8 +26,10 @@ class CustomFlowBuilder {
   FlowDag dag_;
 };
 
-// NIC (index into the node's nets) a rank's network flows use: rail-optimised, GPU i on NIC i;
-// with fewer NICs than GPUs, local % nics. Without node topologies, one NIC per GPU.
+// NIC (index into the node's nets) a rank's network flows use: the GPU's rail - among its closest
+// NICs the one its device id selects - when the node topology has paths (rail-optimised: GPU i on
+// NIC i whatever the group's other members); else local % nics. Without node topologies, one NIC
+// per GPU.
 int custom_nic_of(const NcclCommunicator& comm, int rank);
 
 // Link class between two ranks of one node: NVLink when the node topology says the GPUs are joined

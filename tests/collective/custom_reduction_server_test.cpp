@@ -6,6 +6,7 @@
 
 #include "collective/collective_model.hpp"
 #include "collective/custom_algorithms.hpp"
+#include "collective/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "custom_test_support.hpp"
 #include "test_clusters.hpp"
@@ -251,6 +252,29 @@ TEST(CustomReductionServer, ReturnFlowsWaitForEveryWorker) {
   }
   EXPECT_LE(dag.dep_index.size(), dag.flows.size());
   EXPECT_EQ(testing::dag_depth(dag), 4 + 1);  // 4 pipelined pieces, then the last return
+}
+
+// NICs follow the physical GPU, not its position in the group: the DP group of GPUs 1, 3, 5, 7 of each
+// node sends through NICs 1, 3, 5, 7 (DGX-H100: one NIC per GPU), leaving 0, 2, 4, 6 to the group of
+// the even GPUs that runs at the same time; on a DGX-A100 pair the odd GPU takes the pair's second NIC.
+TEST(CustomReductionServer, NetworkFlowsUseEachGpusOwnRail) {
+  for (const bool a100 : {false, true}) {
+    SCOPED_TRACE(a100 ? "A100" : "H100");
+    const ClusterSpec c = a100 ? testing::a100_cluster(2) : testing::h100_cluster(2);
+    std::vector<int> odd;
+    for (int node = 0; node < 2; ++node)
+      for (int l = 1; l < 8; l += 2) odd.push_back(node * 8 + l);
+    const auto comm = NcclAnalyticalModel(c, {}).communicator(GroupPlacement::of(odd, c));
+    const auto dag = custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 20, *comm, {2, 200, 10});
+    int network_flows = 0;
+    for (const Flow& f : dag.flows) {
+      if (f.link != LinkClass::Network || f.src.kind != FlowEndpoint::Kind::Gpu) continue;
+      ++network_flows;
+      const int physical = odd[static_cast<std::size_t>(f.src.index)] % 8;
+      EXPECT_EQ(f.src_net, physical) << "group rank " << f.src.index;
+    }
+    EXPECT_GT(network_flows, 0);
+  }
 }
 
 TEST(CustomReductionServer, BadSpecsThrow) {
