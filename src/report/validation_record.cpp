@@ -164,7 +164,9 @@ void write_accuracy_comparison(std::ostream& out, const AccuracyComparison& cmp)
                    now ? fmt::format("{}", now->cases) : "-", now ? fmt::format("{}", now->failed) : "-",
                    any ? signed_percent(now->bias) : "-", any ? abs_percent(now->median_abs_error) : "-",
                    g.recorded ? fmt::format("{:.2f}%", 100.0 * g.recorded->median_abs_error) : "-",
-                   g.recorded && now ? fmt::format("{:+.2f}", g.delta_points) : "-",
+                   // |change| below the printed precision reads "+0.00", never "-0.00".
+                   g.recorded && now ? fmt::format("{:+.2f}", std::fabs(g.delta_points) < 0.005 ? 0.0 : g.delta_points)
+                                     : "-",
                    any ? abs_percent(now->p90_abs_error) : "-", verdict_text(g, cmp.tolerance_points));
   }
   fmt::format_to(put, "(n = cases; bias = signed median of the headline error as an iteration-time error, negative = "
