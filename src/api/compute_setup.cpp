@@ -16,7 +16,7 @@ namespace trainsim {
 namespace {
 std::unique_ptr<ComputeModel> roofline_for(const Scenario& s) {
   try {
-    return make_roofline_model(s.cluster.gpu, s.training.attention_kernel);
+    return make_roofline_model(s.cluster.gpu, s.training.attention_kernel, s.cluster.num_gpus);
   } catch (const Error& e) {
     if (s.training.attention_kernel == AttentionKernel::Auto) throw;
     throw ScenarioError(s.file, "training.attention_kernel", e.what());

@@ -41,6 +41,21 @@ void keep_top(std::vector<ExplainRow>& rows, std::size_t top) {
   if (rows.size() > top) rows.resize(top);
 }
 
+// What set an op's speed, with the source of each factor (docs/compute-model.md has the details).
+std::string why_text(const ExplainRow& r) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
+  if (r.efficiency > 0) add(fmt::format("{:.2f} of dense peak (shape tables, src/compute/roofline_constants.hpp)", r.efficiency));
+  if (r.clock_factor < 1.0)
+    add(fmt::format("clock x{:.3f} (sustained / calibration clock from data/gpus.yaml, at the pace of the job's "
+                    "slowest GPU)",
+                    r.clock_factor));
+  if (r.alone_s > 0 && r.interference_s > 1e-4 * r.alone_s)
+    add(fmt::format("+{:.1f}% beside collectives (their CTAs and HBM traffic)", 100.0 * r.interference_s / r.alone_s));
+  if (r.name.rfind("fp8.", 0) == 0) add("FP8 quantization kernel (Transformer Engine)");
+  return s;
+}
+
 }  // namespace
 
 Explanation explain_rank(const Workload& wl, const SimulationOutput& out, std::size_t ri, double iteration_s,
@@ -65,10 +80,14 @@ Explanation explain_rank(const Workload& wl, const SimulationOutput& out, std::s
                                  bytes_text(static_cast<double>(c.bytes)));
         row.source = collective_source;
       } else {
+        const KernelTiming& kt = out.kernel_timings[op.desc];
         row.detail = kernel_detail(wl.kernels[op.desc]);
-        row.source = out.kernel_timings[op.desc].source;
+        row.source = kt.source;
+        row.efficiency = kt.efficiency;
+        row.clock_factor = kt.clock_factor;
       }
     }
+    if (!coll) row.alone_s += to_seconds(out.kernel_timings[op.desc].time);
     row.time_s += to_seconds(dur);
     row.exposed_s += coll ? to_seconds(dur - covered(busy, t.start[i], t.end[i])) : to_seconds(dur);
   }
@@ -76,6 +95,10 @@ Explanation explain_rank(const Workload& wl, const SimulationOutput& out, std::s
   e.rank = p.rank;
   for (auto& [key, row] : rows) {
     row.share = iteration_s > 0 ? row.time_s / iteration_s : 0;
+    if (!std::get<0>(key)) {
+      row.interference_s = std::max(0.0, row.time_s - row.alone_s);
+      row.why = why_text(row);
+    }
     (std::get<0>(key) ? e.collectives : e.ops).push_back(std::move(row));
   }
   keep_top(e.ops, top);

@@ -16,6 +16,11 @@ struct KernelTiming {
   double achieved_tflops = 0;  // flops / time
   bool compute_bound = true;   // roofline side that decided the time
   const char* source = "roofline";  // "roofline" | "measured" | "scaled"
+  // Roofline tensor kernels: the fraction of the dense peak the shape reaches (plateau x shape factors)
+  // and the clock factor applied on top (sustained / calibration clock, times the pace of the job's
+  // slowest GPU). 0 and 1 elsewhere.
+  double efficiency = 0;
+  double clock_factor = 1;
 };
 
 // What collectives running beside a kernel take from its GPU (../shared/reference/kernels-in-training.md
@@ -43,6 +48,9 @@ class ComputeModel {
 // docs/compute-model.md.
 // `attention` is the fused attention kernel the stack runs (training.attention_kernel); throws
 // trainsim::Error naming that key when the GPU cannot run it (FA3 off Hopper, cuDNN on AMD).
-std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention = AttentionKernel::Auto);
+// `job_gpus`: GPUs of the synchronous job; its tensor kernels run at the pace of the slowest of them
+// (slowest_gpu_factor, roofline_model.hpp). 1 prices one GPU on its own.
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention = AttentionKernel::Auto,
+                                                  std::int64_t job_gpus = 1);
 
 }  // namespace trainsim

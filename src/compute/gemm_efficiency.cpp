@@ -33,17 +33,33 @@ double gemm_dimension_factor(double x) {
   return std::max(1.0 / (1.0 + r * r), 1.0 / (1.0 + r));
 }
 
-double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count) {
+double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count, int sm_available) {
   if (sm_count <= 0 || m <= 0 || n <= 0 || batch <= 0) return 1.0;
   const std::int64_t sms = sm_count;
-  double best = 0.0;
+  const auto fill = [](std::int64_t tiles, std::int64_t on) {
+    const std::int64_t waves = (tiles + on - 1) / on;
+    return static_cast<double>(tiles) / static_cast<double>(waves * on);
+  };
+  // The tile the library picks for the whole GPU: one wave if any candidate fits, else the best fill.
+  std::int64_t chosen = 0;
+  double best = -1.0;
+  bool one_wave = false;
   for (const auto& tile : rl::kGemmTiles) {
     const std::int64_t tiles = ((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n) * batch;
-    if (tiles <= sms) return 1.0;
-    const std::int64_t waves = (tiles + sms - 1) / sms;
-    best = std::max(best, static_cast<double>(tiles) / static_cast<double>(waves * sms));
+    if (tiles <= sms) {
+      one_wave = true;
+      break;
+    }
+    if (fill(tiles, sms) > best) {
+      best = fill(tiles, sms);
+      chosen = tiles;
+    }
   }
-  return best;
+  const std::int64_t on = sm_available > 0 ? std::min<std::int64_t>(sm_available, sms) : sms;
+  if (on == sms) return one_wave ? 1.0 : best;
+  // Fewer SMs: the same grid in waves of `on`. A one-wave grid was launched to fill the whole GPU
+  // (split-K / stream-K), i.e. as `sms` CTAs.
+  return one_wave ? fill(sms, on) : fill(chosen, on);
 }
 
 namespace {
@@ -62,10 +78,10 @@ double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 double gemm_efficiency(ArchFamily arch, int sm_count, Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
-                       std::int64_t batch) {
+                       std::int64_t batch, int sm_available) {
   return gemm_plateau(arch, p) * gemm_dimension_factor(static_cast<double>(k)) *
-         gemm_dimension_factor(static_cast<double>(std::min(m, n))) * gemm_wave_factor(m, n, batch, sm_count) *
-         gemm_alignment_factor(m, n, k);
+         gemm_dimension_factor(static_cast<double>(std::min(m, n))) *
+         gemm_wave_factor(m, n, batch, sm_count, sm_available) * gemm_alignment_factor(m, n, k);
 }
 
 }  // namespace trainsim

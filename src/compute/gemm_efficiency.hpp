@@ -20,7 +20,10 @@ double gemm_dimension_factor(double x);
 // Wave quantisation: the last wave of output tiles leaves SMs idle. For each candidate tile,
 // tiles = ceil(m/tm) * ceil(n/tn) * batch and the factor is tiles / (ceil(tiles/SMs) * SMs);
 // the best candidate wins. 1 when the grid fits in one wave or sm_count is unknown (<= 0).
-double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count);
+// `sm_available` (default: all) is how many SMs the kernel gets while collectives hold the others: the
+// library picked its tile for the whole GPU at launch (its heuristics do not see NCCL), and that grid
+// then runs in waves of the SMs left, so a one-wave grid needs two waves.
+double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count, int sm_available = 0);
 
 // 1 when every dim is a multiple of 8 elements (or smaller than 8); lower for dims divisible only
 // by 2 or 4, lowest for odd dims (kernels.md §2.3).
@@ -28,6 +31,6 @@ double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // plateau * g(k) * g(min(m, n)) * wave * alignment. Shapes must be positive.
 double gemm_efficiency(ArchFamily arch, int sm_count, Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
-                       std::int64_t batch);
+                       std::int64_t batch, int sm_available = 0);
 
 }  // namespace trainsim

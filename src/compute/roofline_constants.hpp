@@ -239,6 +239,30 @@ inline constexpr double kMemFractionUnfusedSoftmax = 0.09;
 inline constexpr double kDramLatencyS = 400e-9;
 
 // ---------------------------------------------------------------------------------------------
+// Sustained clocks (kernels-in-training.md §1). A training step keeps the tensor cores busy for minutes,
+// so the GPU runs at its sustained clock (data/gpus.yaml sustained_clock_mhz: power- and thermally
+// limited), not at the clock its calibration benchmark ran at. Two kinds of benchmark clock:
+//  - locked at the peak-basis clock: the FA3 paper's H100 tables (cuDNN, FA3, Triton forward) ran with
+//    the clock locked at 1830 MHz (FA3 appendix C.1); Blackwell's attention is derived from them. A
+//    step runs them at sustained / peak-basis clock (H100: 1640 / 1830 = 0.90).
+//  - short runs under the power cap, clock not logged: the GEMM plateaus (MAMF: 50 warm-up + 100 timed
+//    matmuls per shape, well under a second; XLA tables; EleutherAI's layer GEMMs; AMD MAF) and the
+//    FlashAttention repository's fwd+bwd figures. The power cap already acts within such a run, so only
+//    the long-run part applies: AMD's 30-s TAF runs and randn-vs-structured inputs put it at -1..-7%
+//    (kernels-in-training.md §1.1); we take the middle, 4% [derived].
+inline constexpr double kLongRunClockShare = 0.96;
+
+// The slowest GPU sets the pace of synchronous training. GPUs of one SKU differ: "5% and higher" between
+// the GPUs of one 8-GPU node in max-achievable matmul FLOPS, from cooling position and silicon V-F curves
+// (ml-engineering compute/accelerator/README.md, "Not all accelerators are created equal";
+// kernels-in-training.md §1.2). Read as the range of 8 normal draws (expected 2.847 sigma), the per-GPU
+// sigma of tensor throughput is 0.05 / 2.847 = 1.76% [derived]. A job of N GPUs runs its tensor kernels
+// at the expected slowest of N (Blom's approximation of the normal order statistic), e.g. 8 GPUs -2.5%,
+// 1,024 GPUs -5.6%. The calibration tables were measured on one GPU: a typical one.
+inline constexpr double kSameSkuSpreadRangeOf8 = 0.05;
+inline constexpr double kExpectedRangeOf8Normals = 2.847;
+
+// ---------------------------------------------------------------------------------------------
 // Compute-communication interference (kernels-in-training.md §2)
 // ---------------------------------------------------------------------------------------------
 

@@ -46,17 +46,24 @@ double memory_seconds(const GpuSpec& gpu, ArchFamily arch, KernelKind kind, doub
 
 class RooflineModel final : public ComputeModel {
  public:
-  RooflineModel(GpuSpec gpu, AttentionKernel attention)
-      : gpu_(std::move(gpu)), arch_(classify_arch(gpu_)), attention_(attention) {}
+  RooflineModel(GpuSpec gpu, AttentionKernel attention, std::int64_t job_gpus)
+      : gpu_(std::move(gpu)), arch_(classify_arch(gpu_)), attention_(attention), job_gpus_(job_gpus),
+        pace_(slowest_gpu_factor(job_gpus)) {}
 
   KernelTiming time(const KernelDesc& k) const override {
-    const RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_);
+    RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_);
+    if (b.compute_s > 0 && (is_gemm(k.kind) || is_flash(k.kind))) {
+      b.compute_s /= pace_;  // tensor kernels run at the pace of the job's slowest GPU
+      b.clock_factor *= pace_;
+    }
     KernelTiming t;
     t.time = from_seconds(b.total_s());
     // From the rounded time, so that achieved_tflops * time == flops exactly as reported.
     t.achieved_tflops = t.time > 0 ? k.flops / to_seconds(t.time) / 1e12 : 0.0;
     t.compute_bound = b.compute_s > 0 && b.compute_s >= b.memory_s;
     t.source = "roofline";
+    t.efficiency = b.efficiency;
+    t.clock_factor = b.clock_factor;
     return t;
   }
 
@@ -64,7 +71,7 @@ class RooflineModel final : public ComputeModel {
     if (load.idle()) return 1.0;
     const double alone = roofline_breakdown(gpu_, arch_, k, attention_).total_s();
     if (!(alone > 0)) return 1.0;
-    const double beside = roofline_breakdown(gpu_left_by(gpu_, load), arch_, k, attention_).total_s();
+    const double beside = roofline_breakdown(gpu_, arch_, k, attention_, load).total_s();
     return std::max(1.0, beside / alone);
   }
 
@@ -72,11 +79,13 @@ class RooflineModel final : public ComputeModel {
     std::string fp8 = gpu_.supports(Precision::FP8)
                           ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
                           : std::string();
-    const double clock = tensor_clock_factor(gpu_, arch_);
-    const std::string clocks =
-        clock < 1.0 ? fmt::format("; tensor clock {:.0f} MHz sustained of {:.0f} (x{:.3f})", gpu_.sustained_clock_mhz,
-                                  gpu_.peak_clock_mhz, clock)
-                    : std::string("; tensor clock as calibrated");
+    const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
+    const std::string clocks = fmt::format(
+        "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.2f} on short-run tables",
+        locked < 1.0 ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
+                     : std::string("as calibrated"),
+        locked, rl::kLongRunClockShare) +
+        fmt::format("; slowest of {} GPUs x{:.3f}", job_gpus_, pace_);
     return fmt::format(
         "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM {:.0f} "
         "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
@@ -90,16 +99,40 @@ class RooflineModel final : public ComputeModel {
   GpuSpec gpu_;
   ArchFamily arch_;
   AttentionKernel attention_;
+  std::int64_t job_gpus_;
+  double pace_;
 };
 
 }  // namespace
 
-double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch) {
-  // AMD's plateaus were measured at the clock the GPU held under load (MI300X median 1207 MHz in BF16
+double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
+  if (calibrated_at == CalibrationClock::ShortRun) return rl::kLongRunClockShare;
+  // AMD's tables were measured at the clock the GPU held under load (MI300X median 1207 MHz in BF16
   // GEMM; roofline_constants.hpp), so the sustained clock is in them already.
   if (arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3) return 1.0;
   if (!(gpu.peak_clock_mhz > 0) || !(gpu.sustained_clock_mhz > 0)) return 1.0;
   return std::min(1.0, gpu.sustained_clock_mhz / gpu.peak_clock_mhz);
+}
+
+double slowest_gpu_factor(std::int64_t gpus) {
+  if (gpus <= 1) return 1.0;
+  // Blom: E[min of N standard normals] ~ Phi^-1((1 - 0.375) / (N + 0.25)); Phi^-1 by bisection on erfc.
+  const double p = 0.625 / (static_cast<double>(gpus) + 0.25);
+  double lo = -10.0, hi = 0.0;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  const double sigma = rl::kSameSkuSpreadRangeOf8 / rl::kExpectedRangeOf8Normals;
+  return 1.0 + sigma * 0.5 * (lo + hi);
+}
+
+CalibrationClock attention_calibration_clock(ArchFamily arch, AttentionKernel kernel) {
+  const bool fa3_paper_tables = kernel == AttentionKernel::Auto || kernel == AttentionKernel::Cudnn ||
+                                kernel == AttentionKernel::Flash3 || kernel == AttentionKernel::Triton;
+  return (arch == ArchFamily::Hopper || arch == ArchFamily::Blackwell) && fa3_paper_tables
+             ? CalibrationClock::LockedAtPeakBasis
+             : CalibrationClock::ShortRun;
 }
 
 GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load) {
@@ -117,9 +150,11 @@ GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load) {
   return gpu;
 }
 
-RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
-                                     AttentionKernel attention) {
+RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, const KernelDesc& k,
+                                     AttentionKernel attention, const CommLoad& beside) {
   check_desc(k);
+  const GpuSpec left = beside.idle() ? GpuSpec{} : gpu_left_by(whole, beside);
+  const GpuSpec& gpu = beside.idle() ? whole : left;
   RooflineBreakdown b;
   if (k.flops == 0 && k.bytes == 0) return b;  // empty kernel: nothing is launched
   b.memory_s = memory_seconds(gpu, arch, k.kind, k.bytes);
@@ -128,8 +163,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
     b.overhead_s = rl::kTensorKernelOverheadS;
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
-      b.efficiency = gemm_efficiency(arch, gpu.sm_count, k.dtype, k.m, k.n, k.k, k.batch);
-      b.clock_factor = tensor_clock_factor(gpu, arch);
+      b.efficiency = gemm_efficiency(arch, whole.sm_count, k.dtype, k.m, k.n, k.k, k.batch, gpu.sm_count);
+      b.clock_factor = tensor_clock_factor(gpu, arch, CalibrationClock::ShortRun);
       b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }
     return b;
@@ -141,7 +176,7 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
       const double seq = std::sqrt(static_cast<double>(k.m) * static_cast<double>(k.n));
       b.efficiency =
           flash_attention_fraction(arch, k.dtype, k.kind == KernelKind::FlashAttnBwd, seq, k.k, k.causal, attention);
-      b.clock_factor = tensor_clock_factor(gpu, arch);
+      b.clock_factor = tensor_clock_factor(gpu, arch, attention_calibration_clock(arch, attention));
       b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }
     return b;
@@ -153,7 +188,7 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
   return b;
 }
 
-std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention) {
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention, std::int64_t job_gpus) {
   if (!(gpu.hbm_GBps > 0)) {
     throw Error(fmt::format("GPU {}: the roofline compute model needs a positive hbm_GBps (got {})",
                             gpu.name.empty() ? "(unnamed)" : gpu.name, gpu.hbm_GBps));
@@ -164,7 +199,7 @@ std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionK
   }
   if (auto problem = attention_kernel_problem(classify_arch(gpu), attention))
     throw Error(fmt::format("GPU {}: {}", gpu.name.empty() ? "(unnamed)" : gpu.name, *problem));
-  return std::make_unique<RooflineModel>(gpu, attention);
+  return std::make_unique<RooflineModel>(gpu, attention, job_gpus);
 }
 
 }  // namespace trainsim

@@ -19,15 +19,24 @@ struct RooflineBreakdown {
 // attention kernels with work but non-positive dims, and (via GpuSpec::peak_tflops) for a dtype
 // the GPU lacks. A kernel with no flops and no bytes is empty: all zeros.
 // `attention` picks the fused-attention kernel's table (training.attention_kernel).
+// `beside`: collectives running beside the kernel; it is priced on what they leave (gpu_left_by, with
+// the GEMM tile chosen for the whole GPU).
 RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const KernelDesc& k,
-                                     AttentionKernel attention = AttentionKernel::Auto);
+                                     AttentionKernel attention = AttentionKernel::Auto, const CommLoad& beside = {});
 
 // The tensor-core clock a training step holds over the clock the calibration tables were measured at
-// (kernels-in-training.md §1): NVIDIA tables ran at the peak-basis clock (the FA3 paper's H100 tables
-// locked at 1830 MHz; MAMF/XLA GEMM sweeps short enough to stay there), a step runs minutes at the
-// power- and thermally-limited sustained_clock_mhz of data/gpus.yaml. 1 where the catalog gives no
-// clocks, and on AMD, whose plateaus were measured at the clock held under load.
-double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch);
+// (kernels-in-training.md §1; roofline_constants.hpp kLongRunClockShare). Tables locked at the
+// peak-basis clock (the FA3 paper's H100 tables, 1830 MHz) run at sustained_clock_mhz / peak_clock_mhz
+// of data/gpus.yaml (1 where the catalog gives no clocks, and on AMD, whose tables were measured at the
+// clock held under load); short-run tables (GEMM sweeps, the FlashAttention repository's figures) were
+// already under the power cap and lose only the long-run share.
+enum class CalibrationClock { LockedAtPeakBasis, ShortRun };
+double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at);
+// Tensor throughput of the slowest of `gpus` GPUs of one SKU over a typical one (the calibration GPU):
+// the pace of a synchronous job (roofline_constants.hpp kSameSkuSpreadRangeOf8). 1 for one GPU.
+double slowest_gpu_factor(std::int64_t gpus);
+// Which kind of clock an attention kernel's table was measured at (roofline_constants.hpp).
+CalibrationClock attention_calibration_clock(ArchFamily arch, AttentionKernel kernel);
 
 // What a kernel has of `gpu` while collectives run beside it (kernels-in-training.md §2.1-2.2): the SMs
 // their CTAs hold are gone (every tensor peak scales with the SMs left, and the wave count of a GEMM

@@ -110,7 +110,9 @@ nlohmann::ordered_json to_json(const RunResult& r) {
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
       for (const ExplainRow& e : v)
         a.push_back({{"name", e.name}, {"detail", e.detail}, {"count", e.count}, {"time_s", e.time_s},
-                     {"share", e.share}, {"exposed_s", e.exposed_s}, {"source", e.source}});
+                     {"share", e.share}, {"exposed_s", e.exposed_s}, {"source", e.source}, {"alone_s", e.alone_s},
+                     {"interference_s", e.interference_s}, {"efficiency", e.efficiency},
+                     {"clock_factor", e.clock_factor}, {"why", e.why}});
       return a;
     };
     j["explain"] = {{"rank", r.explain->rank}, {"ops", rows(r.explain->ops)}, {"collectives", rows(r.explain->collectives)}};

@@ -78,6 +78,14 @@ struct ExplainRow {
   double share = 0;       // time_s / iteration time
   double exposed_s = 0;   // collectives: the part not hidden behind compute (ops: time_s)
   std::string source;     // ops: measured | scaled | roofline; collectives: nccl-model | flow
+  // Ops: what set the kernel's speed. alone_s = the calls priced alone (time_s - alone_s is what the
+  // collectives running beside them cost, interference_s); efficiency = fraction of the dense peak the
+  // shape reaches (roofline tensor kernels, else 0); clock_factor = sustained / calibration clock.
+  double alone_s = 0;
+  double interference_s = 0;
+  double efficiency = 0;
+  double clock_factor = 1;
+  std::string why;        // the same in words, with where each number comes from
 };
 struct Explanation {
   int rank = 0;  // global rank explained (the critical rank)

@@ -137,9 +137,11 @@ void write_explain(Buffer& buf, const Explanation& e) {
     for (const ExplainRow& x : rows) name_w = std::max(name_w, x.name.size());
     line(buf, "  {:<{}}  {:>7}  {:>10}  {:>7}  {}{:<10}  {}", "name", name_w, "count", "time s", "share",
          collectives ? "exposed s   " : "", "source", "what");
-    for (const ExplainRow& x : rows)
+    for (const ExplainRow& x : rows) {
       line(buf, "  {:<{}}  {:>7}  {:>10.4f}  {:>6.1f}%  {}{:<10}  {}", x.name, name_w, x.count, x.time_s, 100 * x.share,
            collectives ? fmt::format("{:>9.4f}   ", x.exposed_s) : "", x.source, x.detail);
+      if (!x.why.empty()) line(buf, "  {:<{}}  {}", "", name_w + 41, x.why);
+    }
     buf.push_back('\n');
   };
   table("Longest ops", e.ops, false);

@@ -47,8 +47,9 @@ cluster:
 // copies: the pipeline bubble shrinks ((p-1)/m -> (p-1)/(v*m) in the ideal), and more pipeline p2p
 // traffic is exposed (v times the transfers).
 TEST(InterleavedCli, ExampleRunsAndShrinksTheBubbleOfTheDemo) {
-  const auto il = run_json(example("gpt3-175b-1024-h100-interleaved.yaml"));
-  const auto base = run_json(example("gpt3-175b-1024-h100.yaml"));
+  // Kernels priced alone: the schedules overlap different collectives with compute (interference).
+  const auto il = run_json(example("gpt3-175b-1024-h100-interleaved.yaml") + " --set compute.interference=false");
+  const auto base = run_json(example("gpt3-175b-1024-h100.yaml") + " --set compute.interference=false");
   ASSERT_FALSE(il.empty());
   ASSERT_FALSE(base.empty());
   const double t = il["iteration_time_s"];
@@ -69,9 +70,10 @@ TEST(InterleavedCli, ExampleRunsAndShrinksTheBubbleOfTheDemo) {
 // More chunks, smaller bubble, on a small job; the same compute whatever v is.
 TEST(InterleavedCli, BubbleShrinksWithMoreChunks) {
   const std::string file = temp_file("interleaved_small.yaml", kSmall);
-  const auto v1 = run_json(file + " --set parallelism.virtual_pipeline=1");
-  const auto v2 = run_json(file);
-  const auto v4 = run_json(file + " --set parallelism.virtual_pipeline=4");
+  const std::string alone = " --set compute.interference=false";  // the same kernels, priced alone
+  const auto v1 = run_json(file + " --set parallelism.virtual_pipeline=1" + alone);
+  const auto v2 = run_json(file + alone);
+  const auto v4 = run_json(file + " --set parallelism.virtual_pipeline=4" + alone);
   ASSERT_FALSE(v1.empty());
   ASSERT_FALSE(v2.empty());
   ASSERT_FALSE(v4.empty());

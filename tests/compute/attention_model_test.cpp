@@ -4,6 +4,7 @@
 
 #include "compute/attention_efficiency.hpp"
 #include "compute/compute_model.hpp"
+#include "compute/roofline_constants.hpp"
 #include "core/error.hpp"
 #include "test_gpus.hpp"
 #include "test_kernels.hpp"
@@ -27,9 +28,11 @@ TEST(AttentionModel, A100Fa2CausalHd128At4kMatchesTable) {
   const KernelDesc bwd = test::flash(true, bh, 4096, 4096, 128, true);
   const double t = to_seconds(model->time(fwd).time) + to_seconds(model->time(bwd).time);
   const double combined_tflops = 3.5 * fwd.flops / t / 1e12;
-  EXPECT_NEAR(combined_tflops / 173.0, 1.0, 0.03);
+  // The FA2 repository's figure is a short-run table: in a step at the long-run clock share.
+  const double in_step = roofline::kLongRunClockShare;
+  EXPECT_NEAR(combined_tflops / (173.0 * in_step), 1.0, 0.03);
   const double fwd_tflops = model->time(fwd).achieved_tflops;
-  EXPECT_GT(fwd_tflops, 173.0);
+  EXPECT_GT(fwd_tflops, 173.0 * in_step);
   EXPECT_LE(fwd_tflops, 0.73 * 312.0);
   EXPECT_LT(model->time(bwd).achieved_tflops, fwd_tflops);
 }
