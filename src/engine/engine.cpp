@@ -201,14 +201,16 @@ class Simulator {
   }
 
   // Collectives take CTAs and HBM bandwidth from the kernels beside them (kernels-in-training.md §2).
-  // Their estimate gives both: one CTA per channel, and twice the bus bandwidth in HBM traffic (each
-  // byte sent is read from memory, each byte received written to it).
+  // Their estimate gives both: one CTA per channel (or the SMs the workload says the call holds,
+  // CollectiveDesc::sms), and twice the bus bandwidth in HBM traffic (each byte sent is read from
+  // memory, each byte received written to it).
   void add_load(std::uint32_t r, std::uint32_t desc, int sign, SimTime now) {
     if (!opt_.interference) return;
     const CollectiveEstimate& est = out_.collective_estimates[desc];
-    if (est.channels <= 0 && !(est.busbw_GBps > 0)) return;
+    const int sms = wl_.collectives[desc].sms >= 0 ? wl_.collectives[desc].sms : est.channels;
+    if (sms <= 0 && !(est.busbw_GBps > 0)) return;
     RankCommLoad& l = loads_[r];
-    l.ctas += sign * est.channels;
+    l.ctas += sign * sms;
     l.hbm_MBps += sign * static_cast<std::int64_t>(std::llround(2.0 * est.busbw_GBps * 1e3));
     retime(r, now);
   }

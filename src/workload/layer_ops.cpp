@@ -41,8 +41,9 @@ void LayerEmitter::elementwise(const OpContext& ctx, const char* name, double by
   rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, bytes, bytes / 2.0, d_.precision));
 }
 
-std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync) {
-  const auto id = rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, d_.act_bytes);
+std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync, int sms) {
+  const auto id = sms >= 0 ? rb_.collective_on_sms(ctx, Stream::TpComm, name, kind, g_.tp, d_.act_bytes, sms)
+                           : rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, d_.act_bytes);
   if (sync) rb_.wait(id);
   return id;
 }
@@ -114,7 +115,7 @@ void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::in
     // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1, §2.1 #2/#11;
     // dY before the row-parallel dgrads, §2.2 B2/B13); with userbuffers a ring exchange overlapped with
     // the GEMM (§8).
-    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_);
+    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_, tp_overlap_ ? kUbRingExchangeSms : -1);
     gemm_op(ctx, name, d_.T, n, d_.h);
     if (tp_overlap_) rb_.wait(ag);
     return;
@@ -131,7 +132,7 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
   if (tp_overlap_) {
     // Userbuffers "pipeline" overlap (§8): the GEMM is split in chunks whose reduce-scatter runs
     // while the next chunk computes; priced as the RS running concurrently with the whole GEMM.
-    const auto rs = rb_.collective(ctx, Stream::TpComm, rs_name, CollKind::ReduceScatter, g_.tp, d_.act_bytes);
+    const auto rs = tp_collective(ctx, rs_name, CollKind::ReduceScatter, false, kUbPipelineSms);
     gemm_op(ctx, name, d_.T, d_.h, k);
     rb_.wait(rs);
     return;
@@ -161,12 +162,12 @@ void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::in
   elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * ab * (2.0 * d_.G + 1.0));
   if (dense) module_start(ctx, "fc1", true);
   std::uint32_t ag = 0;
-  if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false);  // B6, async
+  if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false, ub_bulk_sms());  // B6, async
   gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                              // B7
   std::uint32_t red = 0;
   if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
     red = tp_collective(ctx, d_.sp ? n.rs_fc1_dgrad : n.ar_fc1_dgrad,
-                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
+                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, ub_bulk_sms());
   if (tp && d_.sp) rb_.wait(ag);
   gemm_op(ctx, n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T);  // B9
   if (tp) rb_.wait(red);
@@ -251,12 +252,12 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
       elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
     module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
-    if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false);  // B18
+    if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18
     gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
     std::uint32_t red = 0;
     if (tp)
       red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
-                          d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);  // B20
+                          d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, ub_bulk_sms());  // B20
     if (tp && d_.sp) rb_.wait(ag);
     gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
     if (tp) rb_.wait(red);

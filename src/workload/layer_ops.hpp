@@ -81,7 +81,16 @@ class LayerEmitter {
   KernelKind softmax_kind() const;  // fused (Megatron) or unfused (PyTorch) attention softmax
   // TP collective of one activation tensor; synchronous unless TP comm overlap hides it behind
   // the GEMM issued right after (returned op must then be waited for after that GEMM).
-  std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync);
+  // `sms` >= 0: a userbuffers collective holding that many SMs (CollectiveDesc::sms).
+  std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync, int sms = -1);
+  // SMs Transformer Engine's userbuffers hold per overlap method, its initialize_ub defaults
+  // (kernels-in-training.md §2.1, kernels.md §6.2): ring exchange 1 SM (copies go through the copy
+  // engines), pipelined and bulk overlap 16. The all-gathers before a GEMM are ring exchanges, the
+  // forward reduce-scatters pipelined, the backward input all-gathers and dgrad reductions bulk.
+  static constexpr int kUbRingExchangeSms = 1;
+  static constexpr int kUbPipelineSms = 16;
+  static constexpr int kUbBulkSms = 16;
+  int ub_bulk_sms() const { return tp_overlap_ ? kUbBulkSms : -1; }
   // Ring attention over the CP group (layer_ops_cp.cpp): c tiles with the KV (and dKV) exchanged
   // between them, replacing the single attention kernel when c > 1.
   void ring_attention_forward(const OpContext& ctx);

@@ -35,6 +35,7 @@ std::string key_of(const CollectiveDesc& d) {
   put(k, d.group);
   put(k, d.bytes);
   put(k, d.sender);
+  put(k, d.sms);
   return k;
 }
 }  // namespace
@@ -65,13 +66,16 @@ std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name
   return id;
 }
 
+std::uint32_t RankBuilder::collective_on_sms(const OpContext& ctx, Stream stream, const std::string& name,
+                                             CollKind kind, std::uint32_t group, std::int64_t bytes, int sms) {
+  if (sms < 0 || sms > 32767) throw Error("workload: '" + name + "' holds " + std::to_string(sms) + " SMs");
+  CollectiveDesc desc{kind, group, bytes};
+  desc.sms = static_cast<std::int16_t>(sms);
+  return append_collective(ctx, stream, name, desc);
+}
+
 std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
                                       std::uint32_t group, std::int64_t bytes, int sender) {
-  Op op;
-  op.type = Op::Type::Collective;
-  op.stream = stream;
-  op.phase = ctx.phase;
-  op.name = wb_.name(name);
   CollectiveDesc desc{kind, group, bytes};
   if (sender >= 0) {
     const auto& ranks = wb_.group_ranks(group);
@@ -79,6 +83,17 @@ std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const
     if (it == ranks.end()) throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + name + "'");
     desc.sender = static_cast<std::int8_t>(it - ranks.begin());
   }
+  return append_collective(ctx, stream, name, desc);
+}
+
+std::uint32_t RankBuilder::append_collective(const OpContext& ctx, Stream stream, const std::string& name,
+                                             const CollectiveDesc& desc) {
+  const std::uint32_t group = desc.group;
+  Op op;
+  op.type = Op::Type::Collective;
+  op.stream = stream;
+  op.phase = ctx.phase;
+  op.name = wb_.name(name);
   op.desc = wb_.collective(desc);
   op.layer = static_cast<std::int16_t>(ctx.layer);
   op.micro_batch = ctx.micro_batch;

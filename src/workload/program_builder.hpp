@@ -33,6 +33,9 @@ class RankBuilder {
   // `sender`: for a one-way SendRecv, the global rank that sends (-1: both members send).
   std::uint32_t collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
                            std::uint32_t group, std::int64_t bytes, int sender = -1);
+  // A collective whose kernels hold `sms` SMs instead of one CTA per NCCL channel (CollectiveDesc::sms).
+  std::uint32_t collective_on_sms(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+                                  std::uint32_t group, std::int64_t bytes, int sms);
   void wait(std::uint32_t op) { frontier_.push_back(op); }
   // A collective the compute stream waits for right away (synchronous NCCL call).
   std::uint32_t sync_collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
@@ -45,6 +48,8 @@ class RankBuilder {
 
  private:
   std::uint32_t append(Op op, const std::vector<std::uint32_t>& deps);
+  std::uint32_t append_collective(const OpContext& ctx, Stream stream, const std::string& name,
+                                  const CollectiveDesc& desc);
 
   WorkloadBuilder& wb_;
   RankProgram& prog_;

@@ -40,6 +40,10 @@ struct CollectiveDesc {
   // SendRecv on a pair: the group member (index into its ranks) that is the only one sending, for a
   // one-way pipeline send; -1 = both send (a batched send-and-receive).
   std::int8_t sender = -1;
+  // SMs the call's kernels hold while it runs, when they are not one CTA per NCCL channel: Transformer
+  // Engine's userbuffers (tp_comm_overlap) take 1 SM plus copy engines for a ring exchange and 16 for
+  // bulk and pipelined overlap (kernels-in-training.md §2.1). -1 = the collective model's channels.
+  std::int16_t sms = -1;
   bool operator==(const CollectiveDesc&) const = default;
 };
 

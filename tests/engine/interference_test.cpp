@@ -143,3 +143,20 @@ TEST(Interference, Deterministic) {
   EXPECT_EQ(a.timelines[0].end, b.timelines[0].end);
   EXPECT_EQ(a.events, b.events);
 }
+
+// A userbuffers call (CollectiveDesc::sms) holds the SMs the workload says, not the model's channels:
+// 1 SM (x1.01) instead of 25 (x1.25) while the 50 us all-gather runs beside the 100 us kernel.
+TEST(Interference, UserbuffersCallHoldsItsOwnSmCount) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::TP, {0, 1});
+  for (std::size_t r = 0; r < 2; ++r) {
+    auto rb = wb.rank_builder(r);
+    rb.collective_on_sms({}, Stream::TpComm, "ag", CollKind::AllGather, g, 50, 1);
+    rb.compute({}, "gemm", kernel_us(100));
+  }
+  const Workload wl = wb.finish();
+  ASSERT_EQ(wl.collectives.size(), 1u);
+  EXPECT_EQ(wl.collectives[0].sms, 1);
+  const auto out = run(wl);
+  EXPECT_NEAR(us(out.timelines[0].end[1]), 100.0 + 50.0 * (1 - 1 / 1.01), 1e-6);
+}

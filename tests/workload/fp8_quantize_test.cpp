@@ -105,3 +105,31 @@ TEST(Fp8Quantize, Bf16HasNoQuantizationKernels) {
 }
 
 }  // namespace trainsim
+
+namespace trainsim {
+// tp_comm_overlap: Transformer Engine's userbuffers hold their own SM counts (ring exchange 1, pipelined
+// and bulk 16); without it every TP call is NCCL's (sms = -1, one CTA per channel).
+TEST(UserbuffersSms, TpOverlapCallsCarryTheirSmCounts) {
+  auto with = [](bool overlap) {
+    const std::string yaml = std::string(R"(
+model: {family: gpt, num_layers: 2, hidden_size: 512, num_attention_heads: 8, ffn_hidden_size: 2048,
+        vocab_size: 1024, seq_length: 1024}
+training: {global_batch_size: 8, micro_batch_size: 1, precision: bf16}
+parallelism: {tensor: 2, pipeline: 1, sequence_parallel: true, tp_comm_overlap: )") +
+                             (overlap ? "true" : "false") + R"(}
+cluster: {gpu: H100-SXM, num_gpus: 8, gpus_per_node: 8}
+)";
+    const Workload wl = generate_workload(parse_scenario(yaml, "ub.yaml"), {});
+    std::map<std::string, int> sms;
+    for (const Op& op : wl.ranks[0].ops)
+      if (op.type == Op::Type::Collective) sms[wl.names[op.name]] = wl.collectives[op.desc].sms;
+    return sms;
+  };
+  const auto ub = with(true);
+  EXPECT_EQ(ub.at("tp.ag.qkv_input"), 16);  // the backward's bulk all-gather of the input comes last
+  EXPECT_EQ(ub.at("tp.rs.proj"), 16);
+  EXPECT_EQ(ub.at("tp.rs.qkv_dgrad"), 16);
+  EXPECT_EQ(ub.at("tp.ag.proj_dy"), 1);
+  for (const auto& [name, n] : with(false)) EXPECT_EQ(n, -1) << name;
+}
+}  // namespace trainsim
