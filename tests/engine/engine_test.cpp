@@ -5,49 +5,20 @@
 #include "core/error.hpp"
 #include "collective/flow_dag.hpp"
 #include "engine/engine.hpp"
+#include "fixed_models.hpp"
 #include "workload/program_builder.hpp"
 
 using namespace trainsim;
 
 namespace {
 
-// Every kernel takes `flops` picoseconds... expressed in microseconds: kernel time = flops us.
-class FixedCompute : public ComputeModel {
- public:
-  KernelTiming time(const KernelDesc& k) const override { return KernelTiming{from_microseconds(k.flops)}; }
-  std::string describe() const override { return "fixed"; }
-};
-
-// Every collective takes `bytes` microseconds.
-class FixedCollectives : public CollectiveModel {
- public:
-  CollectiveEstimate estimate(CollKind, std::int64_t bytes, const GroupPlacement&) const override {
-    CollectiveEstimate e;
-    e.time = from_microseconds(static_cast<double>(bytes));
-    return e;
-  }
-  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
-};
-
-KernelDesc kernel_us(double us) {
-  KernelDesc k;
-  k.kind = KernelKind::Elementwise;
-  k.flops = us;
-  return k;
-}
-
-ClusterSpec cluster(int gpus) {
-  ClusterSpec c;
-  c.num_gpus = gpus;
-  c.gpus_per_node = 8;
-  return c;
-}
-
-double us(SimTime t) { return to_microseconds(t); }
+using test::cluster;
+using test::kernel_us;
+using test::us;
 
 SimulationOutput run(const Workload& wl) {
-  FixedCompute compute;
-  FixedCollectives coll;
+  test::FixedCompute compute;
+  test::FixedCollectives coll;
   return simulate(wl, compute, coll, cluster(wl.world_size));
 }
 

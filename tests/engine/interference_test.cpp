@@ -5,53 +5,23 @@
 
 #include "collective/flow_dag.hpp"
 #include "engine/engine.hpp"
+#include "fixed_models.hpp"
 #include "workload/program_builder.hpp"
 
 using namespace trainsim;
 
 namespace {
 
-// Kernel time = flops us; beside collectives holding c CTAs it runs 1 + c/100 times slower.
-class CtaSensitiveCompute : public ComputeModel {
- public:
-  KernelTiming time(const KernelDesc& k) const override { return KernelTiming{from_microseconds(k.flops)}; }
-  std::string describe() const override { return "cta-sensitive"; }
-  double interference_slowdown(const KernelDesc&, const CommLoad& load) const override {
-    return 1.0 + load.ctas / 100.0;
-  }
-};
+using test::cluster;
+using test::us;
 
-// Every collective takes `bytes` us and holds 25 CTAs.
-class ChannelCollectives : public CollectiveModel {
- public:
-  CollectiveEstimate estimate(CollKind, std::int64_t bytes, const GroupPlacement&) const override {
-    CollectiveEstimate e;
-    e.time = from_microseconds(static_cast<double>(bytes));
-    e.channels = 25;
-    return e;
-  }
-  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
-};
-
-KernelDesc kernel_us(double us) {
-  KernelDesc k;
-  k.kind = KernelKind::Gemm;
-  k.flops = us;
-  return k;
-}
-
-ClusterSpec cluster(int gpus) {
-  ClusterSpec c;
-  c.num_gpus = gpus;
-  c.gpus_per_node = 8;
-  return c;
-}
-
-double us(SimTime t) { return to_microseconds(t); }
+// A 100 us "GEMM": beside collectives holding c CTAs it runs 1 + c/100 times slower; every collective
+// holds 25 CTAs.
+KernelDesc kernel_us(double t) { return test::kernel_us(t, KernelKind::Gemm); }
 
 SimulationOutput run(const Workload& wl, bool interference = true) {
-  CtaSensitiveCompute compute;
-  ChannelCollectives coll;
+  test::FixedCompute compute(0.01);
+  test::FixedCollectives coll(25);
   EngineOptions opt;
   opt.interference = interference;
   return simulate(wl, compute, coll, cluster(wl.world_size), opt);
