@@ -287,7 +287,8 @@ TEST(GpuCatalogLoad, ClocksPowerFp4AndDomainAreRead) {
 
 TEST(GpuCatalogLoad, ClocksAndPowerAreOptional) {
   TempFile f("gpus:" + kEntry);
-  const GpuSpec* g = GpuCatalog::load(f.str()).find("TOY");
+  const GpuCatalog catalog = GpuCatalog::load(f.str());  // g points into it: keep it alive
+  const GpuSpec* g = catalog.find("TOY");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->peak_clock_mhz, 0);
   EXPECT_EQ(g->sustained_clock_mhz, 0);
