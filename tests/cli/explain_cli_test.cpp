@@ -51,3 +51,35 @@ TEST(ExplainCli, OnlyWhenAsked) {
   EXPECT_NE(text.out.find("Longest ops (rank"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("Longest collectives (rank"), std::string::npos) << text.out;
 }
+
+// What set each kernel's speed: the efficiency of its shape, the clock factor (sustained clock and the
+// job's slowest GPU), and what the collectives beside it added, with alone + interference = time.
+TEST(ExplainCli, SaysWhatSetEachKernelsSpeed) {
+  const std::string file = example("gpt3-175b-1024-h100.yaml");
+  const Result r = run("run " + file + " --json --explain");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ops = nlohmann::json::parse(r.out)["explain"]["ops"];
+  bool gemm_seen = false, interfered = false;
+  for (const auto& row : ops) {
+    const double t = row["time_s"], alone = row["alone_s"], extra = row["interference_s"];
+    EXPECT_NEAR(alone + extra, t, 1e-9 * t + 1e-12) << row["name"];
+    EXPECT_GE(extra, 0.0);
+    interfered = interfered || extra > 0;
+    if (row["detail"].get<std::string>().rfind("gemm", 0) == 0) {
+      gemm_seen = true;
+      EXPECT_GT(row["efficiency"].get<double>(), 0.3) << row["name"];
+      EXPECT_LE(row["efficiency"].get<double>(), 0.8) << row["name"];
+      // Short-run GEMM tables lose the long-run share; 1,024 GPUs run at their slowest one's pace.
+      EXPECT_LT(row["clock_factor"].get<double>(), 0.96) << row["name"];
+      EXPECT_NE(row["why"].get<std::string>().find("of dense peak"), std::string::npos) << row["why"];
+    }
+  }
+  EXPECT_TRUE(gemm_seen);
+  // The data-parallel reduce-scatters overlap the backward GEMMs.
+  EXPECT_TRUE(interfered);
+  // Priced alone, nothing is added.
+  const Result alone = run("run " + file + " --json --explain --set compute.interference=false");
+  ASSERT_EQ(alone.status, 0) << alone.out;
+  for (const auto& row : nlohmann::json::parse(alone.out)["explain"]["ops"])
+    EXPECT_DOUBLE_EQ(row["interference_s"].get<double>(), 0.0) << row["name"];
+}
