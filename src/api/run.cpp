@@ -226,6 +226,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.simulation.network_model = s.simulation.network_model == NetworkModel::Flow ? "flow" : "analytical";
   r.simulation.simulated_ranks = static_cast<std::int64_t>(wl.ranks.size());
   r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
+  r.simulation.compute_model = compute->describe();
+  r.simulation.interference_s = to_seconds(sim.interference[ci]);
 
   if (options.want_trace) {
     for (int st = 0; st < kNumStreams; ++st) out.stream_names.emplace_back(to_string(static_cast<Stream>(st)));

@@ -16,8 +16,8 @@ void flatten_into(const nlohmann::ordered_json& node, const std::string& prefix,
     const std::string path = prefix.empty() ? name : prefix + "." + name;
     if (value.is_object())
       flatten_into(value, path, out);
-    else if (!value.is_array() && path != "simulation.wall_s")
-      out.emplace_back(path, value);
+    else if (!value.is_array() && path != "simulation.wall_s" && path != "simulation.compute_model")
+      out.emplace_back(path, value);  // wall time varies run to run; the model description is prose
   }
 }
 

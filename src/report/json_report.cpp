@@ -66,6 +66,8 @@ nlohmann::ordered_json simulation_json(const SimulationStats& s) {
   j["network_model"] = s.network_model;
   j["simulated_ranks"] = s.simulated_ranks;
   j["ops"] = s.ops;
+  j["compute_model"] = s.compute_model;
+  j["interference_s"] = s.interference_s;
   return j;
 }
 

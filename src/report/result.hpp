@@ -48,6 +48,8 @@ struct SimulationStats {
   std::string network_model;  // "analytical" | "flow"
   std::int64_t simulated_ranks = 0;
   std::int64_t ops = 0;
+  std::string compute_model;  // how kernels were priced: the model, its clock and curves (describe())
+  double interference_s = 0;  // critical rank: compute time added by collectives running beside kernels
 };
 
 // With faults: the same job on the fault-free cluster, for the slowdown.

@@ -171,6 +171,10 @@ void write_footer(Buffer& buf, const RunResult& r) {
        group_digits(s.events), group_digits(s.flows),
        group_digits(s.simulated_ranks), group_digits(s.ops),
        or_dash(s.network_model));
+  if (!s.compute_model.empty()) line(buf, "Compute: {}", s.compute_model);
+  if (s.interference_s > 0)
+    line(buf, "Collectives running beside kernels added {:.4f} s of compute on the critical rank "
+              "(compute.interference: false prices kernels alone)", s.interference_s);
 }
 
 }  // namespace

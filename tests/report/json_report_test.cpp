@@ -75,9 +75,12 @@ TEST(JsonReport, CommRows) {
 TEST(JsonReport, SimulationFields) {
   const auto s = to_json(test::sample_result())["simulation"];
   EXPECT_EQ(keys_of(s),
-            (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops"}));
+            (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops", "compute_model",
+                                      "interference_s"}));
   EXPECT_EQ(s["events"].get<std::int64_t>(), 1234567);
   EXPECT_EQ(s["network_model"], "analytical");
+  EXPECT_EQ(s["compute_model"], "roofline model for H100-SXM");
+  EXPECT_DOUBLE_EQ(s["interference_s"].get<double>(), 0.125);
 }
 
 // Dump and parse back: every number comes back bit for bit (nlohmann writes round-trip doubles).

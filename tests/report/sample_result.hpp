@@ -51,7 +51,7 @@ inline RunResult sample_result() {
   CommStat tp{"all_reduce", "tp", 8, 9216, 3.0 * 1024 * 1024 * 1024, 2.25, 0.8, "Ring", "Simple"};
   CommStat dp{"reduce_scatter", "dp", 16, 2, 1536.0, 0.5, 0.4, "Ring", "LL128"};
   r.comm = {tp, dp};
-  r.simulation = SimulationStats{0.75, 1234567, 4200, "analytical", 64, 98765};
+  r.simulation = SimulationStats{0.75, 1234567, 4200, "analytical", 64, 98765, "roofline model for H100-SXM", 0.125};
   r.critical_rank = 7;
   return r;
 }
