@@ -80,6 +80,7 @@ TEST(ExplainCli, SaysWhatSetEachKernelsSpeed) {
   // Priced alone, nothing is added.
   const Result alone = run("run " + file + " --json --explain --set compute.interference=false");
   ASSERT_EQ(alone.status, 0) << alone.out;
-  for (const auto& row : nlohmann::json::parse(alone.out)["explain"]["ops"])
+  const auto alone_json = nlohmann::json::parse(alone.out);  // rows point into it: keep it alive
+  for (const auto& row : alone_json["explain"]["ops"])
     EXPECT_DOUBLE_EQ(row["interference_s"].get<double>(), 0.0) << row["name"];
 }
