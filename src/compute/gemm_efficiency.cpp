@@ -50,8 +50,8 @@ double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int 
       one_wave = true;
       break;
     }
-    if (fill(tiles, sms) > best) {
-      best = fill(tiles, sms);
+    if (const double f = fill(tiles, sms); f > best) {
+      best = f;
       chosen = tiles;
     }
   }

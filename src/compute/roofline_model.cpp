@@ -51,11 +51,7 @@ class RooflineModel final : public ComputeModel {
         pace_(slowest_gpu_factor(job_gpus)) {}
 
   KernelTiming time(const KernelDesc& k) const override {
-    RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_);
-    if (b.compute_s > 0 && (is_gemm(k.kind) || is_flash(k.kind))) {
-      b.compute_s /= pace_;  // tensor kernels run at the pace of the job's slowest GPU
-      b.clock_factor *= pace_;
-    }
+    const RooflineBreakdown b = priced(k, CommLoad{});
     KernelTiming t;
     t.time = from_seconds(b.total_s());
     // From the rounded time, so that achieved_tflops * time == flops exactly as reported.
@@ -69,10 +65,9 @@ class RooflineModel final : public ComputeModel {
 
   double interference_slowdown(const KernelDesc& k, const CommLoad& load) const override {
     if (load.idle()) return 1.0;
-    const double alone = roofline_breakdown(gpu_, arch_, k, attention_).total_s();
+    const double alone = priced(k, CommLoad{}).total_s();
     if (!(alone > 0)) return 1.0;
-    const double beside = roofline_breakdown(gpu_, arch_, k, attention_, load).total_s();
-    return std::max(1.0, beside / alone);
+    return std::max(1.0, priced(k, load).total_s() / alone);
   }
 
   std::string describe() const override {
@@ -96,6 +91,17 @@ class RooflineModel final : public ComputeModel {
   }
 
  private:
+  // The breakdown of a kernel in this job: tensor kernels at the pace of its slowest GPU. Both the
+  // time and the interference ratio come from here, so they agree.
+  RooflineBreakdown priced(const KernelDesc& k, const CommLoad& beside) const {
+    RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_, beside);
+    if (b.compute_s > 0 && (is_gemm(k.kind) || is_flash(k.kind))) {
+      b.compute_s /= pace_;
+      b.clock_factor *= pace_;
+    }
+    return b;
+  }
+
   GpuSpec gpu_;
   ArchFamily arch_;
   AttentionKernel attention_;
@@ -153,8 +159,9 @@ GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load) {
 RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, const KernelDesc& k,
                                      AttentionKernel attention, const CommLoad& beside) {
   check_desc(k);
-  const GpuSpec left = beside.idle() ? GpuSpec{} : gpu_left_by(whole, beside);
-  const GpuSpec& gpu = beside.idle() ? whole : left;
+  std::optional<GpuSpec> left;
+  if (!beside.idle()) left = gpu_left_by(whole, beside);
+  const GpuSpec& gpu = left ? *left : whole;
   RooflineBreakdown b;
   if (k.flops == 0 && k.bytes == 0) return b;  // empty kernel: nothing is launched
   b.memory_s = memory_seconds(gpu, arch, k.kind, k.bytes);

@@ -65,6 +65,7 @@ RankState build_state(const RankProgram& p) {
 // remain as of `since`, progressing at 1 / `factor` (the interference slowdown).
 struct RunningKernel {
   std::uint32_t op = 0;
+  SimTime nominal = 0;  // its time alone (with any straggler slowdown)
   double left = 0;
   double factor = 1;
   SimTime since = 0;
@@ -133,10 +134,13 @@ class Simulator {
         continue;
       }
       const Event e = queue_.pop();
-      if (stale(e)) continue;
+      if (stale(e)) {
+        ++stale_events_;
+        continue;
+      }
       finish(e.rank, e.op, e.time);
     }
-    out_.events = static_cast<std::int64_t>(queue_.pushed());
+    out_.events = static_cast<std::int64_t>(queue_.pushed() - stale_events_);  // events that happened
     check_complete();
     return std::move(out_);
   }
@@ -153,7 +157,7 @@ class Simulator {
         queue_.push(now + dur, r, i);
         return;
       }
-      RunningKernel k{i, static_cast<double>(dur), slowdown(op.desc, loads_[r]), now, 0};
+      RunningKernel k{i, dur, static_cast<double>(dur), slowdown(op.desc, loads_[r]), now, 0};
       k.end = now + static_cast<SimTime>(std::llround(k.left * k.factor));
       running_[r].push_back(k);
       queue_.push(k.end, r, i);
@@ -263,12 +267,7 @@ class Simulator {
         auto& run = running_[r];
         const auto it = std::find_if(run.begin(), run.end(), [&](const RunningKernel& k) { return k.op == i; });
         if (it != run.end()) {
-          const SimTime nominal = out_.kernel_timings[op.desc].time;
-          const SimTime took = now - out_.timelines[r].start[i];
-          const SimTime straggled = !opt_.compute_slowdown.empty()
-                                        ? static_cast<SimTime>(static_cast<double>(nominal) * opt_.compute_slowdown[r])
-                                        : nominal;
-          out_.interference[r] += std::max<SimTime>(0, took - straggled);
+          out_.interference[r] += std::max<SimTime>(0, now - out_.timelines[r].start[i] - it->nominal);
           run.erase(it);
         }
       } else {
@@ -352,6 +351,7 @@ class Simulator {
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
   std::uint64_t next_token_ = 0;
+  std::uint64_t stale_events_ = 0;  // end events of re-timed kernels, skipped
 };
 
 }  // namespace

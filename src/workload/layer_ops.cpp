@@ -20,9 +20,14 @@ const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {
 
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                     std::int64_t k, std::int64_t batch) {
-  const Precision p = gemm_precision(name);
-  if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
-  return rb_.compute(ctx, name, gemm(m, n, k, p, batch));
+  if (d_.precision == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
+  return rb_.compute(ctx, name, gemm(m, n, k, d_.precision, batch));
+}
+
+std::uint32_t LayerEmitter::bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
+                                         std::int64_t k) {
+  const Precision p = d_.precision == Precision::FP8 ? Precision::BF16 : d_.precision;
+  return rb_.compute(ctx, name, gemm(m, n, k, p));
 }
 
 void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
@@ -303,7 +308,7 @@ void LayerEmitter::lm_head_forward(int mb) {
 void LayerEmitter::output_head_forward(const OpContext& ctx, bool mtp) {
   const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
   if (d_.t > 1 && d_.sp) tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, true);
-  gemm_op(ctx, mtp ? "mtp.lm_head" : "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
+  bf16_gemm_op(ctx, mtp ? "mtp.lm_head" : "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
   // Vocab-parallel cross-entropy (§3.3): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
   // softmax kept for backward. About 22 bytes per logit over the passes.
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.max" : "cross_entropy.max",
@@ -334,14 +339,14 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
               memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
   std::uint32_t ag = 0, red = 0;
   if (d_.t > 1 && d_.sp) ag = tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, false);
-  gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
+  bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
   if (d_.t > 1) {
     if (d_.sp) rb_.wait(ag);
     red = tp_collective(ctx, d_.sp ? (mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad")
                                    : (mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad"),
                         d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
   }
-  gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
+  bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
   if (d_.t > 1) rb_.wait(red);
 }
 

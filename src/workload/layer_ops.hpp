@@ -104,9 +104,10 @@ class LayerEmitter {
                             const char* ar_name);
   std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                         std::int64_t batch = 1);
-  // FP8 (layer_ops_fp8.cpp): the precision a named GEMM runs in (the output layer and the router stay
-  // BF16), and the quantization kernels Transformer Engine runs before an FP8 GEMM.
-  Precision gemm_precision(const char* name) const;
+  // A GEMM of a module Megatron builds outside Transformer Engine (output layers, MoE router): BF16 under
+  // an FP8 recipe, no quantization kernels.
+  std::uint32_t bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k);
+  // The quantization kernels Transformer Engine runs before an FP8 GEMM (layer_ops_fp8.cpp).
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::int64_t batch);
 

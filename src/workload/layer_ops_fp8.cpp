@@ -10,8 +10,9 @@
 //   dgrad  dX = dY W: dY is cast-transposed (its transpose is the wgrad operand).
 //   wgrad  dW = X^T dY: both operands exist already.
 // On Hopper the column-wise copies are physical transposes (TE performance_considerations); Blackwell
-// (MXFP8) quantizes row- and column-wise separately, the same bytes. The output layer and the MoE router
-// stay in BF16 (Megatron builds them outside Transformer Engine).
+// (MXFP8) quantizes row- and column-wise separately, the same bytes. The output layers (the LM head and
+// MTP's) and the MoE router stay in BF16: Megatron builds them outside Transformer Engine, and their
+// call sites use LayerEmitter::bf16_gemm_op.
 #include <string>
 #include <string_view>
 
@@ -38,13 +39,6 @@ bool norm_fused_input(std::string_view name) {
 }
 
 }  // namespace
-
-Precision LayerEmitter::gemm_precision(const char* name) const {
-  if (d_.precision != Precision::FP8) return d_.precision;
-  const std::string_view n(name);
-  if (starts_with(n, "lm_head") || starts_with(n, "moe.router")) return Precision::BF16;
-  return Precision::FP8;
-}
 
 void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                                 std::int64_t batch) {

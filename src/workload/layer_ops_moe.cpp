@@ -40,7 +40,7 @@ void LayerEmitter::moe_forward(const OpContext& ctx) {
   if (x.fs > 0) mlp_forward(ctx, kSharedExperts, x.fs / d_.t);
   // Router: gating GEMM (T_l, E, h), then softmax/sigmoid + top-k over the T_l x E scores (logits read, fp32
   // scores written and read, probabilities and routing map written).
-  gemm_op(ctx, "moe.router", x.tokens, x.experts, d_.h);
+  bf16_gemm_op(ctx, "moe.router", x.tokens, x.experts, d_.h);
   const double scores = tok * x.experts;
   rb_.compute(ctx, "moe.router_topk",
               memory_kernel(KernelKind::Elementwise, scores * (ab + 4.0 + 4.0 + kProbBytes + 1.0), scores * 8.0,
@@ -62,8 +62,8 @@ void LayerEmitter::moe_backward(const OpContext& ctx) {
   rb_.compute(ctx, "moe.router_topk.bwd",
               memory_kernel(KernelKind::Elementwise, scores * (kProbBytes * 2.0 + 4.0 + 1.0 + ab), scores * 6.0,
                             d_.precision));
-  gemm_op(ctx, "moe.router.dgrad", x.tokens, d_.h, x.experts);
-  gemm_op(ctx, "moe.router.wgrad", x.experts, d_.h, x.tokens);
+  bf16_gemm_op(ctx, "moe.router.dgrad", x.tokens, d_.h, x.experts);
+  bf16_gemm_op(ctx, "moe.router.wgrad", x.experts, d_.h, x.tokens);
   // shared_experts: the shared experts' MLP is checkpointed (moe_layer.py), re-run before its backward unless the
   // whole layer already was (moe).
   if (x.fs > 0 && sel_.shared_experts && !sel_.moe)

@@ -14,10 +14,10 @@ namespace {
 
 constexpr int kHidden = 512, kFfn = 2048, kSeq = 1024, kMicro = 2, kLayers = 2;
 
-Scenario scenario(const std::string& precision) {
+Scenario scenario(const std::string& precision, const std::string& model_extra = "") {
   const std::string yaml = R"(
 model:
-  family: gpt
+)" + model_extra + R"(  family: gpt
   num_layers: 2
   hidden_size: 512
   num_attention_heads: 8
@@ -97,6 +97,14 @@ TEST(Fp8Quantize, OutputLayerStaysBf16AndLinearsRunFp8) {
   EXPECT_EQ(gemm_dtype(wl, "proj.dgrad"), Precision::FP8);
   EXPECT_EQ(gemm_dtype(wl, "lm_head"), Precision::BF16);
   EXPECT_EQ(gemm_dtype(wl, "lm_head.wgrad"), Precision::BF16);
+}
+
+// MTP's output head is built outside Transformer Engine too (its name is not "lm_head").
+TEST(Fp8Quantize, MtpOutputHeadStaysBf16) {
+  const Workload wl = generate_workload(scenario("fp8", "  mtp_layers: 1\n"), {});
+  EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head"), Precision::BF16);
+  EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head.dgrad"), Precision::BF16);
+  for (const auto& [name, seen] : ops_by_name(wl)) EXPECT_EQ(name.find("fp8.cast_weight.mtp.lm_head"), name.npos);
 }
 
 TEST(Fp8Quantize, Bf16HasNoQuantizationKernels) {
