@@ -202,6 +202,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.data = p.data;
   r.context = p.context;
   r.micro_batches = s.micro_batches_per_iteration();
+  r.expert = p.expert;
+  r.expert_tensor = p.expert_tensor;
+  r.virtual_pipeline = p.virtual_pipeline;
+  for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
                                                                 s.training.recompute, recomputed_layers_total(s),

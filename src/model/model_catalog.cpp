@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -31,7 +32,8 @@ const std::set<std::string> kModelKeys = {
     "family",     "num_layers",       "hidden_size",    "num_attention_heads", "num_query_groups",
     "kv_channels", "ffn_hidden_size", "gated_mlp",      "vocab_size",          "seq_length",
     "untie_embeddings", "parallel_block", "sliding_window", "mla",             "moe"};
-const std::set<std::string> kTopKeys = {"name", "description", "source", "model"};
+const std::set<std::string> kTopKeys = {"name", "description", "source", "model", "pipeline_layouts",
+                                        "pipeline_layouts_source"};
 // Sizes every preset must state: without them no FLOP or memory count is possible.
 const char* const kRequiredPositive[] = {"num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size",
                                          "vocab_size", "seq_length"};
@@ -55,6 +57,30 @@ std::string required_string(const YAML::Node& root, const std::string& key, cons
   const YAML::Node n = root[key];
   if (!n || !n.IsScalar() || n.Scalar().empty()) fail(file, key, "expected a non-empty string");
   return n.Scalar();
+}
+
+// `pipeline_layouts:` maps "PIPELINExVIRTUAL" to a layout string; the layout itself is parsed against the model
+// when a scenario uses it (scenario/pipeline_layout.cpp), so only the keys' shape is checked here.
+void read_pipeline_layouts(const YAML::Node& root, const std::string& file, ModelPreset& p) {
+  const YAML::Node layouts = root["pipeline_layouts"];
+  if (!layouts) {
+    if (root["pipeline_layouts_source"]) fail(file, "pipeline_layouts_source", "given without pipeline_layouts");
+    return;
+  }
+  if (!layouts.IsMap()) fail(file, "pipeline_layouts", "expected a mapping like \"8x2\": \"Et*4|(t*4|)*14tL\"");
+  p.pipeline_layouts_source = required_string(root, "pipeline_layouts_source", file);
+  for (const auto& kv : layouts) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string at = "pipeline_layouts." + key;
+    static const std::regex kShape("([0-9]{1,4})x([0-9]{1,4})");
+    std::smatch m;
+    if (!std::regex_match(key, m, kShape)) fail(file, at, "expected PIPELINExVIRTUAL, e.g. 8x2");
+    const int pipeline = std::stoi(m[1].str());
+    const int virtual_pipeline = std::stoi(m[2].str());
+    if (pipeline < 2 || virtual_pipeline < 1) fail(file, at, "pipeline must be >= 2 and virtual_pipeline >= 1");
+    if (!kv.second.IsScalar() || kv.second.Scalar().empty()) fail(file, at, "expected a layout string");
+    p.pipeline_layouts[{pipeline, virtual_pipeline}] = kv.second.Scalar();
+  }
 }
 
 ModelPreset load_preset(const fs::path& path) {
@@ -91,6 +117,7 @@ ModelPreset load_preset(const fs::path& path) {
       fail(file, path_key, fmt::format("expected a positive integer, got '{}'", n.Scalar()));
     }
   }
+  read_pipeline_layouts(root, file, p);
   return p;
 }
 

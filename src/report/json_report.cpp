@@ -86,6 +86,9 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   j["memory"] = r.memory ? memory_json(*r.memory) : nlohmann::ordered_json(nullptr);
   j["comm"] = comm_json(r.comm);
   j["simulation"] = simulation_json(r.simulation);
+  nlohmann::ordered_json inferred = nlohmann::ordered_json::array();
+  for (const InferredSetting& v : r.inferred) inferred.push_back({{"key", v.key}, {"value", v.value}, {"why", v.why}});
+  j["simulation"]["inferred"] = std::move(inferred);  // settings validation chose (the spec's top level is fixed)
   if (!r.hot_links.empty()) {
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkUsageRow& l : r.hot_links) {

@@ -106,6 +106,11 @@ struct ComputeSources {
   std::vector<ModelledKernel> modelled;  // the roofline priced these (the database's gaps), longest first
 };
 
+// A setting the scenario left out that validation chose (scenario.hpp, InferredValue), echoed so it is not silent.
+struct InferredSetting {
+  std::string key, value, why;
+};
+
 struct RunResult {
   std::string scenario;  // name
   double iteration_time_s = 0;
@@ -125,6 +130,8 @@ struct RunResult {
   // Context for the text report.
   std::string model_name, gpu_name, precision;
   int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;
+  int expert = 1, expert_tensor = 0, virtual_pipeline = 1;  // expert_tensor 0: as tensor
+  std::vector<InferredSetting> inferred;
   double model_flops_per_iteration = 0, hardware_flops_per_iteration = 0;
   double peak_tflops = 0;
 };

@@ -34,8 +34,12 @@ void write_header(Buffer& buf, const RunResult& r) {
   std::string gpu = or_dash(r.gpu_name);
   if (!r.precision.empty()) gpu += fmt::format(" ({})", r.precision);
   line(buf, "  model {}   gpu {}   {} GPUs", or_dash(r.model_name), gpu, r.num_gpus);
-  line(buf, "  parallelism TP {}  PP {}  DP {}  CP {}   micro-batches {}", r.tensor, r.pipeline, r.data, r.context,
-       r.micro_batches);
+  std::string parallel = fmt::format("TP {}  PP {}  DP {}  CP {}", r.tensor, r.pipeline, r.data, r.context);
+  if (r.virtual_pipeline > 1) parallel += fmt::format("  VP {}", r.virtual_pipeline);
+  if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor)) parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
+  line(buf, "  parallelism {}   micro-batches {}", parallel, r.micro_batches);
+  // Settings the scenario left out and validation had to choose: said here, never silently.
+  for (const InferredSetting& v : r.inferred) line(buf, "  chosen: {} = {}  ({})", v.key, v.value, v.why);
   buf.push_back('\n');
 }
 

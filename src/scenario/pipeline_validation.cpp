@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "model/model_catalog.hpp"
 #include "scenario/validation.hpp"
 
 namespace trainsim::scenario_detail {
@@ -111,6 +112,40 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
   return stages;
 }
 
+namespace {
+
+// A preset model whose layers do not split evenly over the (virtual) stages is trained with its recipe's layout
+// (model_catalog.hpp, pipeline_layouts): Megatron itself would reject the even split, and the people who run such a
+// model take the layout from the recipe. Only when the scenario gives no split of its own and the model keeps the
+// preset's layer count; the report lists the choice (Scenario::inferred).
+void adopt_recipe_layout(Scenario& s) {
+  ParallelSpec& p = s.parallelism;
+  if (p.framework != Framework::Megatron || p.pipeline < 2) return;
+  if (p.first_stage_layers || p.last_stage_layers || p.account_for_embedding_in_pipeline_split ||
+      p.account_for_loss_in_pipeline_split)
+    return;
+  const std::int64_t chunks = static_cast<std::int64_t>(p.pipeline) * p.virtual_pipeline;
+  if (s.model.num_layers % chunks == 0) return;
+  const ModelPreset* preset = ModelCatalog::builtin().find(s.model.name);
+  if (preset == nullptr) return;
+  const auto layout = preset->pipeline_layouts.find({p.pipeline, p.virtual_pipeline});
+  if (layout == preset->pipeline_layouts.end()) return;
+  const YAML::Node preset_layers = preset->model["num_layers"];
+  if (!preset_layers || preset_layers.as<int>() != s.model.num_layers) return;
+  std::string text = layout->second;
+  // The MTP layers go before the loss in the last stage (Megatron-Bridge: last_layer = ["mtp"] * n + ["loss"]).
+  if (s.model.mtp_layers > 0 && !text.empty() && text.back() == 'L')
+    text.insert(text.size() - 1, std::string(static_cast<std::size_t>(s.model.mtp_layers), 'm'));
+  p.pipeline_layout = text;
+  s.inferred.push_back({"parallelism.pipeline_layout", text,
+                        "not given; model.num_layers " + str(s.model.num_layers) + " does not split evenly over pipeline " +
+                            str(p.pipeline) + " x virtual_pipeline " + str(p.virtual_pipeline) + " = " + str(chunks) +
+                            " model chunks, so the " + preset->name + " recipe's layout for this shape is used (" +
+                            preset->pipeline_layouts_source + ")"});
+}
+
+}  // namespace
+
 void resolve_pipeline_layout(Scenario& s) {
   ParallelSpec& p = s.parallelism;
   // These are Megatron-LM's (GPTModel's MTP block, its pipeline split arguments); DeepSpeed and FSDP have none.
@@ -125,6 +160,7 @@ void resolve_pipeline_layout(Scenario& s) {
     if (s.model.mtp_layers > 0) megatron_only("model.mtp_layers");
     if (s.training.recompute_modules_given) megatron_only("training.recompute_modules");
   }
+  if (!p.pipeline_layout) adopt_recipe_layout(s);
   if (!p.pipeline_layout) return;
   p.pipeline_layout_stages = parse_pipeline_layout(s);
   // Megatron takes the virtual pipeline size from the layout when it is not given (transformer_config.py).

@@ -161,6 +161,15 @@ struct AlgorithmsSpec {
   ReductionServerConfig reduction_server;
 };
 
+// A value the scenario did not state and validation chose because the documented default could not apply
+// (e.g. Megatron's expert_tensor = tensor when that leaves no valid expert layout). Reports list them so
+// that no such choice is silent.
+struct InferredValue {
+  std::string key;    // e.g. "parallelism.expert_tensor"
+  std::string value;  // as it would be written in the scenario
+  std::string why;    // one sentence
+};
+
 struct Scenario {
   std::string file;  // path it was read from ("<string>" for text)
   std::string name;  // file stem
@@ -177,6 +186,7 @@ struct Scenario {
   OutputSpec output;
   std::optional<ReferenceSpec> reference;
   std::optional<CollectiveSpec> collective;
+  std::vector<InferredValue> inferred;  // filled by validation
 
   int micro_batches_per_iteration() const {  // m = B / (b * D)
     return static_cast<int>(training.global_batch_size / (training.micro_batch_size * parallelism.data));

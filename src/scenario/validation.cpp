@@ -43,7 +43,6 @@ void resolve_data_parallel(Scenario& s, const Checker& c) {
 // sequence parallelism because tensor model parallelism is disabled"); tp_comm_overlap is turned
 // off too rather than rejected, so a sweep over tensor sizes can keep both flags on.
 void normalise_flags(Scenario& s) {
-  if (s.parallelism.expert_tensor == 0) s.parallelism.expert_tensor = s.parallelism.tensor;
   // DeepSpeed's config validator: overlap_comm defaults to true for ZeRO-3, false for stages 0-2
   // (../shared/reference/zero-fsdp.md §1.2).
   DeepSpeedSpec& ds = s.parallelism.deepspeed;
@@ -52,6 +51,28 @@ void normalise_flags(Scenario& s) {
     s.parallelism.sequence_parallel = false;
     s.parallelism.tp_comm_overlap = false;
   }
+}
+
+// parallelism.expert_tensor when not given: Megatron's default (--expert-tensor-parallel-size = tensor). When that
+// leaves no valid expert layout (expert must then divide data x context) but expert_tensor 1 does (MoE parallel
+// folding: the expert groups span the tensor ranks too), 1 is taken, as every published folding recipe sets it
+// (Megatron-Bridge / NeMo DeepSeek-V3, Qwen3-MoE, Moonlight: expert_tensor_parallel_size = 1), and the report
+// says so. Anything else is left to check_experts to reject with the numbers.
+void resolve_expert_tensor(Scenario& s) {
+  ParallelSpec& p = s.parallelism;
+  if (p.expert_tensor != 0) return;
+  p.expert_tensor = p.tensor;
+  if (!s.model.moe.enabled() || p.tensor == 1) return;
+  const std::int64_t stage = static_cast<std::int64_t>(p.tensor) * p.context * p.data;
+  if (stage % (static_cast<std::int64_t>(p.tensor) * p.expert) == 0) return;
+  if (stage % p.expert != 0) return;
+  p.expert_tensor = 1;
+  s.inferred.push_back({"parallelism.expert_tensor", "1",
+                        "not given; Megatron's default (= tensor " + str(p.tensor) + ") leaves expert " +
+                            str(p.expert) + " not dividing data x context = " +
+                            str(static_cast<std::int64_t>(p.data) * p.context) +
+                            ", so the expert groups fold over the tensor ranks (MoE parallel folding, as the "
+                            "published recipes set it)"});
 }
 
 void check_tensor_split(const Scenario& s, const Checker& c) {
@@ -203,6 +224,7 @@ void check_sharding(const Scenario& s, const Checker& c) {
 void validate_job(Scenario& s) {
   const Checker c{s};
   resolve_data_parallel(s, c);
+  resolve_expert_tensor(s);
   normalise_flags(s);
   check_tensor_split(s, c);
   check_sequence_split(s, c);

@@ -196,6 +196,29 @@ TEST(ModelCatalog, MissingSourceIsRejected) {
   expect_error(d.str(), {"tiny.yaml", "source"});
 }
 
+TEST(ModelCatalog, PipelineLayoutsAreReadWithTheirSource) {
+  TempDir d;
+  d.write("tiny.yaml", std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"2x1\": \"Et|tL\"\n");
+  const ModelCatalog cat = ModelCatalog::load(d.str());
+  const ModelPreset* p = cat.find("tiny");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->pipeline_layouts.at({2, 1}), "Et|tL");
+  EXPECT_EQ(p->pipeline_layouts_source, "a recipe");
+  EXPECT_FALSE(ModelCatalog::builtin().find("deepseek-v3")->pipeline_layouts.empty());
+}
+
+TEST(ModelCatalog, MalformedPipelineLayoutsAreRejected) {
+  TempDir d;
+  d.write("tiny.yaml", std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"two\": \"Et|tL\"\n");
+  expect_error(d.str(), {"tiny.yaml", "pipeline_layouts.two", "PIPELINExVIRTUAL"});
+  TempDir d2;
+  d2.write("tiny.yaml", std::string(kGood) + "pipeline_layouts:\n  \"2x1\": \"Et|tL\"\n");
+  expect_error(d2.str(), {"tiny.yaml", "pipeline_layouts_source"});
+  TempDir d3;
+  d3.write("tiny.yaml", std::string(kGood) + "pipeline_layouts_source: \"x\"\npipeline_layouts:\n  \"1x1\": \"EtL\"\n");
+  expect_error(d3.str(), {"tiny.yaml", "pipeline_layouts.1x1", "pipeline must be >= 2"});
+}
+
 TEST(ModelCatalog, MissingDirectoryIsAnError) {
   expect_error("/nonexistent/trainsim/models", {"/nonexistent/trainsim/models"});
 }

@@ -76,11 +76,25 @@ TEST(JsonReport, SimulationFields) {
   const auto s = to_json(test::sample_result())["simulation"];
   EXPECT_EQ(keys_of(s),
             (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops", "compute_model",
-                                      "interference_s"}));
+                                      "interference_s", "inferred"}));
+  EXPECT_TRUE(s["inferred"].empty());
   EXPECT_EQ(s["events"].get<std::int64_t>(), 1234567);
   EXPECT_EQ(s["network_model"], "analytical");
   EXPECT_EQ(s["compute_model"], "roofline model for H100-SXM");
   EXPECT_DOUBLE_EQ(s["interference_s"].get<double>(), 0.125);
+}
+
+// Settings validation chose are listed with the key, the value and why, in the order they were chosen.
+TEST(JsonReport, InferredSettingsAreListed) {
+  RunResult r = test::sample_result();
+  r.inferred.push_back({"parallelism.expert_tensor", "1", "not given; the default does not fit"});
+  r.inferred.push_back({"parallelism.pipeline_layout", "Et|tL", "recipe"});
+  const auto j = to_json(r)["simulation"]["inferred"];
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["key"], "parallelism.expert_tensor");
+  EXPECT_EQ(j[0]["value"], "1");
+  EXPECT_EQ(j[0]["why"], "not given; the default does not fit");
+  EXPECT_EQ(j[1]["key"], "parallelism.pipeline_layout");
 }
 
 // Dump and parse back: every number comes back bit for bit (nlohmann writes round-trip doubles).

@@ -29,6 +29,20 @@ TEST(TextReport, HeaderNamesTheJob) {
   EXPECT_THAT(t, HasSubstr("micro-batches 96"));
 }
 
+// Expert and virtual pipeline sizes appear when they matter; chosen settings are printed with their reason.
+TEST(TextReport, HeaderShowsExpertLayoutAndChosenSettings) {
+  RunResult r = test::sample_result();
+  EXPECT_THAT(text_of(r), Not(HasSubstr("EP ")));
+  EXPECT_THAT(text_of(r), Not(HasSubstr("chosen:")));
+  r.expert = 64;
+  r.expert_tensor = 1;
+  r.virtual_pipeline = 2;
+  r.inferred.push_back({"parallelism.expert_tensor", "1", "not given; the default does not fit"});
+  const std::string t = text_of(r);
+  EXPECT_THAT(t, HasSubstr("TP 8  PP 8  DP 16  CP 1  VP 2  EP 64  ETP 1"));
+  EXPECT_THAT(t, HasSubstr("chosen: parallelism.expert_tensor = 1  (not given; the default does not fit)"));
+}
+
 TEST(TextReport, HeadlineNumbers) {
   const std::string t = text_of(test::sample_result());
   EXPECT_THAT(t, HasSubstr("12.5000 s"));            // iteration time, 4 decimals

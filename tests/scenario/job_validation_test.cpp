@@ -84,8 +84,22 @@ TEST(JobValidation, ExpertParallel) {
   EXPECT_SCENARIO_ERROR(edit(moe, "model.moe.num_experts", "6"), "parallelism.expert",
                         "model.moe.num_experts 6 is not divisible by expert 4");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "parallelism.expert", "2"), "parallelism.expert", "needs an MoE model");
-  std::string big = edit(moe, "parallelism.expert", "8");  // 8 experts over data 4: no
-  EXPECT_SCENARIO_ERROR(big, "parallelism.expert", "expert 8 does not divide data 4 x context 1 = 4");
+  // 8 expert ranks over data 4: not with Megatron's default expert_tensor = tensor 2 ...
+  std::string big = edit(moe, "parallelism.expert", "8");
+  EXPECT_SCENARIO_ERROR(edit(big, "parallelism.expert_tensor", "2"), "parallelism.expert",
+                        "expert 8 does not divide data 4 x context 1 = 4");
+  // ... but when expert_tensor is not given, the groups fold over tensor x data = 8 with expert_tensor 1, and the
+  // choice is recorded for the report.
+  const Scenario folded = parse_scenario(big, "test.yaml");
+  EXPECT_EQ(folded.parallelism.expert_tensor, 1);
+  ASSERT_EQ(folded.inferred.size(), 1u);
+  EXPECT_EQ(folded.inferred[0].key, "parallelism.expert_tensor");
+  EXPECT_EQ(folded.inferred[0].value, "1");
+  EXPECT_NE(folded.inferred[0].why.find("data x context = 4"), std::string::npos) << folded.inferred[0].why;
+  EXPECT_TRUE(s.inferred.empty());  // the default fitted: nothing chosen
+  // 16 expert ranks fit neither way (16 does not divide the stage's 8 ranks): rejected with the numbers.
+  EXPECT_SCENARIO_ERROR(edit(edit(big, "model.moe", "{num_experts: 16}"), "parallelism.expert", "16"),
+                        "parallelism.expert", "expert 16 does not divide data 4 x context 1 = 4");
 }
 
 TEST(JobValidation, TpCommOverlapNeedsSequenceParallel) {

@@ -36,7 +36,7 @@ TEST(MoeValidation, ExpertParallelMustDivideExperts) {
 // The expert view world = expert_tensor x expert x expert-data x pipeline: t_e x e must divide the stage's
 // tensor x context x data = 2 x 1 x 4 = 8 ranks.
 TEST(MoeValidation, ExpertRanksMustTileAPipelineStage) {
-  std::string y = edit(moe(), "parallelism.expert", "8");
+  std::string y = edit(edit(moe(), "parallelism.expert", "8"), "parallelism.expert_tensor", "2");
   EXPECT_SCENARIO_ERROR(y, "parallelism.expert", "expert 8 does not divide data 4 x context 1 = 4");
   y = edit(edit(moe(), "parallelism.expert", "4"), "parallelism.expert_tensor", "4");
   EXPECT_SCENARIO_ERROR(y, "parallelism.expert_tensor", "expert_tensor 4 x expert 4 = 16 does not divide tensor 2",

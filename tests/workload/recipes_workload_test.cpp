@@ -182,7 +182,14 @@ TEST(ParallelFolding, ScenarioAcceptsExpertTensorOneAndExplainsTheDefault) {
   y.replace(y.find("num_experts: 8"), 14, "num_experts: 16");
   y.replace(y.find("  expert: 4\n"), 12, "  expert: 16\n");
   EXPECT_NO_THROW(parse_scenario(y, "fold.yaml"));
+  // Not given: Megatron's default (tensor 2) does not fit, 1 does, so 1 is taken and said.
   y.erase(y.find("  expert_tensor: 1\n"), 19);
+  const Scenario inferred = parse_scenario(y, "fold.yaml");
+  EXPECT_EQ(inferred.parallelism.expert_tensor, 1);
+  ASSERT_EQ(inferred.inferred.size(), 1u);
+  EXPECT_EQ(inferred.inferred[0].key, "parallelism.expert_tensor");
+  // Given as the default explicitly: rejected, with the folding hint.
+  y.replace(y.find("  expert: 16\n"), 13, "  expert: 16\n  expert_tensor: 2\n");
   try {
     parse_scenario(y, "fold.yaml");
     FAIL() << "expert 16 with expert_tensor = tensor 2 over 16 ranks should be rejected";
