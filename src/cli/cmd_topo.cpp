@@ -105,7 +105,7 @@ Command add_topo_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the summary, every node and every link as JSON");
   cmd->add_option("--dot", a->dot, "write the graph in Graphviz DOT to this file");
   return {cmd, [a]() {
-    const Scenario s = load_scenario(a->scenario, a->overrides);
+    const Scenario s = load_scenario(a->scenario, a->overrides, ScenarioNeeds::ClusterOnly);
     NetworkGraph g = [&] {
       try {
         return build_network(s.cluster);

@@ -34,7 +34,7 @@ void reject_job_overrides(const std::vector<std::string>& overrides) {
   for (const std::string& text : overrides)
     for (const char* block : kJobBlocks)
       if (const std::string key = override_key(text); key == block || key.starts_with(std::string(block) + "."))
-        throw ScenarioError("--set " + text, block,
+        throw ScenarioError("--set " + text, key,
                             "this command does not read the " + std::string(block) +
                                 " block (it uses the cluster, nccl, algorithms, faults and collective blocks)");
 }
