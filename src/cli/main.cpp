@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);  // --help and --version print here: exit 0 only if that was written
+    if (status != 0 || std::cout.flush()) return status;
+    std::cerr << "error: cannot write to standard output\n";
+    return 1;
   }
   try {
     for (const auto& c : commands)

@@ -34,6 +34,10 @@ TEST(Usage, VersionPrintsTheProjectVersion) {
   const Result r = run("--version");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out, "trainsim " + project_version() + "\n");
+  // Printed to a full disk, it was not printed.
+  const Result full = run_shell("{ " + std::string(TRAINSIM_BINARY) + " --version > /dev/full; }");
+  EXPECT_EQ(full.status, 1) << full.out;
+  EXPECT_THAT(full.out, HasSubstr("cannot write to standard output"));
 }
 
 TEST(Usage, AnUnknownCommandIsNamedWithTheCommands) {
