@@ -54,7 +54,8 @@ Command add_nccl_test_command(CLI::App& app) {
   cmd->add_option("--set", a->overrides, "override a key: --set nccl.NCCL_ALGO=Ring (repeatable)");
   cmd->add_flag("--json", a->json, "print the rows as JSON objects");
   return {cmd, [a, gpus]() {
-    const Scenario s = load_scenario(a->scenario, a->overrides);
+    // The cluster and its NCCL settings; a file with no training job is a valid test bed.
+    const Scenario s = load_scenario(a->scenario, a->overrides, ScenarioNeeds::ClusterOnly);
     NcclTestOptions o;
     if (!a->op.empty()) {
       const auto op = parse_collective_op(a->op);

@@ -1,9 +1,9 @@
 // `trainsim run SCENARIO`: simulate one iteration and print the report (or JSON).
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "core/error.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_loader.hpp"
@@ -25,13 +25,6 @@ struct RunArgs {
   bool per_rank = false;
   bool no_timing = false;
 };
-
-void write_file(const std::string& path, const std::function<void(std::ostream&)>& fn) {
-  std::ofstream f(path);
-  if (!f) throw Error("cannot write " + path);
-  fn(f);
-  if (!f) throw Error("error while writing " + path);
-}
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
@@ -41,8 +34,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "override a key: --set parallelism.tensor=4 (repeatable)");
   cmd->add_flag("--json", args->json, "print one JSON object (field names as in the scenario spec)");
   cmd->add_option("--trace", args->trace, "write a Chrome/Perfetto trace of every simulated rank's streams");
-  cmd->add_option("--trace-ranks", args->trace_ranks, "global ranks to include in the trace (default: all simulated)")
-      ->delimiter(',');
+  auto* trace_ranks = cmd->add_option("--trace-ranks", args->trace_ranks,
+                                      "global ranks to include in the trace (default: all simulated); needs --trace")
+                          ->delimiter(',');
   cmd->add_option("--csv", args->csv, "write the per-collective table as CSV");
   cmd->add_option("--links-csv", args->links_csv,
                   "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow)");
@@ -51,23 +45,32 @@ Command add_run_command(CLI::App& app) {
                 "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
-  return {cmd, [args]() {
+  return {cmd, [args, trace_ranks]() {
     const Scenario s = load_scenario(args->scenario, args->overrides);
     if (!args->links_csv.empty() && s.simulation.network_model != NetworkModel::Flow)
       throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow");
+    const bool trace_from_file = args->trace.empty() && s.output.trace;
+    const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
+    // Ranks of a trace that is not written would be accepted and never used.
+    if (trace_ranks->count() > 0 && trace.empty())
+      throw Error("--trace-ranks chooses the ranks of the trace, and no trace is written: add --trace FILE");
     RunOptions o;
     o.allow_oom = args->allow_oom;
     o.explain = args->explain;
     o.per_rank = args->per_rank;
-    const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
     o.want_trace = !trace.empty();
     o.trace_ranks = args->trace_ranks;
     RunOutput out = run_scenario(s, o);
     if (args->no_timing) out.result.simulation.wall_s = 0;
-    if (!trace.empty()) write_file(trace, [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names); });
+    if (!trace.empty())
+      write_output_file(trace_from_file ? "output.trace" : "--trace", trace,
+                        [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names); });
     const std::string csv = !args->csv.empty() ? args->csv : s.output.csv.value_or("");
-    if (!csv.empty()) write_file(csv, [&](std::ostream& f) { write_comm_csv(f, out.result); });
-    if (!args->links_csv.empty()) write_file(args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
+    if (!csv.empty())
+      write_output_file(args->csv.empty() ? "output.csv" : "--csv", csv,
+                        [&](std::ostream& f) { write_comm_csv(f, out.result); });
+    if (!args->links_csv.empty())
+      write_output_file("--links-csv", args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
     if (args->json)
       std::cout << to_json(out.result).dump(2) << "\n";
     else

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/thread_count.hpp"
 #include "core/error.hpp"
 #include "explore/mpi_split.hpp"
 #include "explore/parallel_eval.hpp"
@@ -95,7 +96,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
       std::ofstream f(a.csv);
       if (!f) throw Error("--csv: cannot write " + a.csv);
       write_sweep_csv(f, table);
-      if (!f) throw Error("--csv: error while writing " + a.csv);
+      if (!f.flush()) throw Error("--csv: error while writing " + a.csv);
     }
     write_sweep_text(std::cout, sweep, table);
   }
@@ -157,7 +158,7 @@ Command add_sweep_command(CLI::App& app) {
   auto* plot = cmd->add_option("--plot", args->plot, "draw the sweep with gnuplot into out.svg or out.png");
   auto* y = cmd->add_option("--y", args->y, "the CSV column to plot (default iteration_time_s)");
   cmd->add_option("--threads", args->threads, "worker threads (default 0: all cores, shared by the MPI ranks of a node)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(thread_count_check());
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate points that do not fit in GPU memory instead of skipping them");
   return {cmd, [args, cmd, vary, zip, plot, y]() {
     args->y_without_plot = y->count() > 0 && plot->count() == 0;

@@ -2,7 +2,6 @@
 // cluster block describes: switches and links per tier, bisection bandwidth, oversubscription and
 // the parameters the generator derived (docs/topologies.md). Faults marked `always` are applied;
 // every link a fault names is checked, so a misspelt name fails here with its key.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +9,7 @@
 
 #include "api/network_faults.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "topology/generate.hpp"
@@ -105,7 +105,7 @@ Command add_topo_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the summary, every node and every link as JSON");
   cmd->add_option("--dot", a->dot, "write the graph in Graphviz DOT to this file");
   return {cmd, [a]() {
-    const Scenario s = load_scenario(a->scenario, a->overrides);
+    const Scenario s = load_scenario(a->scenario, a->overrides, ScenarioNeeds::ClusterOnly);
     NetworkGraph g = [&] {
       try {
         return build_network(s.cluster);
@@ -115,12 +115,7 @@ Command add_topo_command(CLI::App& app) {
       }
     }();
     const AppliedFaults faults = apply_always_faults(g, s);
-    if (!a->dot.empty()) {
-      std::ofstream f(a->dot);
-      if (!f) throw Error("cannot write " + a->dot);
-      write_dot(f, g);
-      if (!f) throw Error("error while writing " + a->dot);
-    }
+    if (!a->dot.empty()) write_output_file("--dot", a->dot, [&](std::ostream& f) { write_dot(f, g); });
     const NetworkSummary summary = summarize(g, s.cluster.network);
     if (a->json) {
       write_json(std::cout, g, summary_json(summary, faults));

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/thread_count.hpp"
 #include "cli/tune_output.hpp"
 #include "core/error.hpp"
 #include "explore/tune_search.hpp"
@@ -94,7 +95,7 @@ Command add_tune_command(CLI::App& app) {
     req.overrides = a->overrides;
     req.objective = read_objective(*a);
     const auto top = static_cast<std::size_t>(parse_int_flag("--top", a->top, 1, "a positive number of configurations"));
-    req.threads = parse_int_flag("--threads", a->threads, 0, "a number of threads, 0 = all cores");
+    req.threads = parse_thread_count("--threads", a->threads);
     for (const std::string& s : a->space) explore::add_space_values(req.space, s, "--space");
     req.space.allow_tp_beyond_scale_up = a->allow_tp_beyond_scale_up;
 

@@ -1,7 +1,9 @@
 // `trainsim validate PATH...`: run every scenario with a `reference:` block and compare. A case
-// that cannot be loaded or simulated is a failed row, never the end of the run. `--record FILE`
-// writes the per-group record CI compares against; `--check FILE` compares with it (exit 1 when a
-// group regressed, is gone, or a case newly fails).
+// that cannot be loaded or simulated is a failed row, never the end of the run, and makes the exit
+// status 1 once the table is out; a large deviation from the reference is a result, not a failure
+// (exit 0). `--record FILE` writes the per-group record CI compares against; `--check FILE`
+// compares with it instead (exit 1 when a group regressed, is gone, or a case newly fails: the
+// cases the record lists as failing are known and pass).
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -10,10 +12,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
+#include "cli/thread_count.hpp"
 #include "core/error.hpp"
 #include "report/validation_report.hpp"
 #include "scenario/scenario_loader.hpp"
@@ -134,6 +137,23 @@ std::optional<ValidationCase> validate_file(const std::string& file, const std::
   }
 }
 
+// Exit status of a table run: 1 when a case could not be loaded or simulated, saying which on
+// stderr after the table (which has the reasons).
+int report_failed_cases(const std::vector<ValidationCase>& cases) {
+  std::vector<std::string> failed;
+  for (const auto& c : cases)
+    if (!c.error.empty()) failed.push_back(c.name);
+  if (failed.empty()) return 0;
+  constexpr std::size_t kNamed = 5;
+  std::string names;
+  for (std::size_t i = 0; i < std::min(failed.size(), kNamed); ++i) names += (i ? ", " : "") + failed[i];
+  if (failed.size() > kNamed) names += ", ...";
+  check_stdout();  // the table before the error line
+  std::cerr << "error: " << failed.size() << " of " << cases.size()
+            << " cases could not be loaded or simulated (reasons in the table): " << names << "\n";
+  return 1;
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
@@ -153,7 +173,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--tolerance", args->tolerance_points, "points of median |error| a group may lose in --check (default 1)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", args->threads, "cases simulated at a time (default 0: all cores); the output does not depend on it")
-      ->check(CLI::NonNegativeNumber);
+      ->check(thread_count_check());
   return {cmd, [args]() {
             // Read the record first: a missing or malformed one is an error before minutes of simulation.
             std::optional<AccuracyRecord> recorded;
@@ -190,12 +210,10 @@ Command add_validate_command(CLI::App& app) {
             std::vector<ValidationCase> cases;
             for (auto& slot : slots)
               if (slot) cases.push_back(std::move(*slot));
-            if (!args->record.empty()) {
-              std::ostringstream text;
-              text << accuracy_record_to_json(make_accuracy_record(cases)).dump(2) << "\n";
-              std::ofstream out(args->record, std::ios::binary);
-              if (!(out << text.str())) throw Error("validate --record: cannot write " + args->record);
-            }
+            if (!args->record.empty())
+              write_output_file("--record", args->record, [&](std::ostream& out) {
+                out << accuracy_record_to_json(make_accuracy_record(cases)).dump(2) << "\n";
+              });
             if (recorded) {
               const AccuracyComparison cmp = compare_accuracy(*recorded, make_accuracy_record(cases), args->tolerance_points);
               write_accuracy_comparison(std::cout, cmp);
@@ -207,7 +225,7 @@ Command add_validate_command(CLI::App& app) {
               write_validation_markdown(std::cout, cases);
             else
               write_validation_table(std::cout, cases);
-            return 0;
+            return report_failed_cases(cases);
           }};
 }
 

@@ -5,10 +5,13 @@
 
 namespace trainsim {
 
-// Levenshtein distance, for "did you mean ...?" suggestions.
+// Levenshtein distance, case-insensitive, for "did you mean ...?" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// The candidate closest to `word`, or "" when none is reasonably close.
+// The candidate closest to `word`, or "" when none is reasonably close. Names are compared
+// normalised (lowercase, without '-', '_' and spaces), with look-alike characters (0/o, 1/l/i)
+// as equal, and a word may be the start of a longer name: "H1OO" and "h100" suggest H100-SXM,
+// "llama3_70b" suggests llama3-70b.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 // "a, b, c"

@@ -65,7 +65,7 @@ class TempDir {
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream f(path);
-  f << text;
+  f << text << std::flush;  // a write that fails (full disk) shows only at the flush
   if (!f) throw Error("--plot: cannot write " + path.string());
 }
 

@@ -78,12 +78,33 @@ YAML::Node apply_overrides(YAML::Node root, const std::vector<std::string>& over
     const std::vector<std::string> keys = split_path(key, override_text);
     check_override_path(keys);
 
-    const YAML::Node value = parse_value(override_text, trim(override_text.substr(eq + 1)), key);
+    const std::string value_text = trim(override_text.substr(eq + 1));
+    if (value_text.empty())
+      throw ScenarioError(kLabel, key, "empty value in '" + override_text + "': give a value, or " + key +
+                                           "=null to restore the default");
+    const YAML::Node value = parse_value(override_text, value_text, key);
     if (!tree.IsMap())
       throw ScenarioError(kLabel, key, "cannot apply '" + override_text + "': the scenario is not a mapping of sections");
     set_at(tree, keys, 0, value, key);
   }
   return tree;
+}
+
+std::string override_key(const std::string& override_text) {
+  const std::size_t eq = override_text.find('=');
+  return eq == std::string::npos ? "" : trim(override_text.substr(0, eq));
+}
+
+const std::string* override_of(const std::vector<std::string>& overrides, const std::string& key_path) {
+  const std::string* found = nullptr;
+  for (const std::string& text : overrides) {
+    const std::string key = override_key(text);
+    if (key.empty() || key_path.compare(0, key.size(), key) != 0) continue;
+    // The path itself, or below it: "parallelism" covers "parallelism.tensor", "faults" covers
+    // "faults[0].rank"; "parallelism.tensor" does not cover "parallelism.tensor_parallel".
+    if (key_path.size() == key.size() || key_path[key.size()] == '.' || key_path[key.size()] == '[') found = &text;
+  }
+  return found;
 }
 
 }  // namespace trainsim::scenario_detail

@@ -27,20 +27,35 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   }
 }
 
-Scenario build(const YAML::Node& root, const std::string& file) {
+constexpr const char* kJobBlocks[] = {"model", "training", "parallelism"};
+
+// Under ScenarioNeeds::ClusterOnly an override of a job key would be accepted and never used.
+void reject_job_overrides(const std::vector<std::string>& overrides) {
+  for (const std::string& text : overrides)
+    for (const char* block : kJobBlocks)
+      if (const std::string key = override_key(text); key == block || key.starts_with(std::string(block) + "."))
+        throw ScenarioError("--set " + text, key,
+                            "this command does not read the " + std::string(block) +
+                                " block (it uses the cluster, nccl, algorithms, faults and collective blocks)");
+}
+
+Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds needs) {
   check_known_keys(root, file);
   const Section top(root, "", file);
   if (!top.present())
-    throw ScenarioError(file, "", "empty scenario: expected model, training, parallelism and cluster sections");
+    throw ScenarioError(file, "", needs == ScenarioNeeds::Job
+                                      ? "empty scenario: expected model, training, parallelism and cluster sections"
+                                      : "empty scenario: expected a cluster section");
 
   Scenario s;
   s.file = file;
   s.name = std::filesystem::path(file).stem().string();
   const bool job_blocks = top.has("model") || top.has("training") || top.has("parallelism");
-  if (!job_blocks && !top.has("collective"))
+  if (needs == ScenarioNeeds::Job && !job_blocks && !top.has("collective"))
     throw ScenarioError(file, "model", "missing required section model (or a collective block for a collective benchmark)");
-  // A collective benchmark (validation README, "Extensions") has no job: only cluster, nccl and collective.
-  s.has_training_job = job_blocks;
+  // A collective benchmark (validation README, "Extensions") has no job: only cluster, nccl and
+  // collective. A command that needs only the cluster reads no job either.
+  s.has_training_job = job_blocks && needs == ScenarioNeeds::Job;
 
   s.cluster = read_cluster(top.child("cluster"));
   s.nccl = read_nccl(top.child("nccl"));
@@ -64,10 +79,19 @@ Scenario build(const YAML::Node& root, const std::string& file) {
 }  // namespace
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_label,
-                        const std::vector<std::string>& overrides) {
+                        const std::vector<std::string>& overrides, ScenarioNeeds needs) {
   try {
+    if (needs == ScenarioNeeds::ClusterOnly) reject_job_overrides(overrides);
     const YAML::Node root = apply_overrides(parse_yaml(yaml_text, file_label), overrides);
-    return build(root, file_label);
+    try {
+      return build(root, file_label, needs);
+    } catch (const ScenarioError& e) {
+      // The file did not say it: the override did. Errors about a key the file gave (even one an
+      // override made wrong, such as a divisibility) stay with the file.
+      const std::string* by = e.file() == file_label ? override_of(overrides, e.key()) : nullptr;
+      if (!by) throw;
+      throw ScenarioError("--set " + *by, e.key(), e.detail());
+    }
   } catch (const YAML::Exception& e) {
     // Every read goes through the typed getters, so this is a safety net for yaml-cpp surprises:
     // still the user's input, reported as such rather than as a crash.
@@ -75,13 +99,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_la
   }
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides, ScenarioNeeds needs) {
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
     throw ScenarioError(path, "", "cannot read scenario file (no such file, or not readable)");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path, overrides);
+  return parse_scenario(text.str(), path, overrides, needs);
 }
 
 }  // namespace trainsim

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a scenario: YAML text -> `--set` overrides -> presets -> defaults -> validation.
-// Every problem is a ScenarioError naming the file, the key path and what was expected.
+// Every problem is a ScenarioError naming the file, the key path and what was expected; a bad value
+// that an override gave names that override ("--set parallelism.tensor=abc") instead of the file.
 #include <string>
 #include <vector>
 
@@ -8,9 +9,22 @@
 
 namespace trainsim {
 
+// The blocks a command reads, so that it asks for what it uses and no more.
+enum class ScenarioNeeds {
+  // A training job (model, training, parallelism) or a collective benchmark: run, memory, ops,
+  // sweep, tune, validate.
+  Job,
+  // The cluster and what acts on it (nccl, algorithms, faults, collective): topo, nccl-test. The
+  // job blocks may be absent; when present they are checked for unknown keys but not read, so a
+  // batch that does not divide cannot stop a command that never uses it. A `--set` of a job key
+  // is an error: it would change nothing.
+  ClusterOnly,
+};
+
 // `overrides` are "key.path=value" strings from `--set`; values are parsed as YAML scalars/flow.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       ScenarioNeeds needs = ScenarioNeeds::Job);
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_label,
-                        const std::vector<std::string>& overrides = {});
+                        const std::vector<std::string>& overrides = {}, ScenarioNeeds needs = ScenarioNeeds::Job);
 
 }  // namespace trainsim

@@ -63,6 +63,47 @@ TEST(Overrides, OverrideValuesAreTypeChecked) {
   EXPECT_NE(e.what.find("expected a positive integer, got 'abc'"), std::string::npos) << e.what;
 }
 
+// A bad value the override gave is the override's fault, not the file's: the message names it.
+TEST(Overrides, ABadValueIsBlamedOnTheOverrideThatGaveIt) {
+  auto e = test::parse_error(kValidScenario, {"cluster.nic_gbps=200", "parallelism.tensor=abc"});
+  ASSERT_TRUE(e.thrown);
+  EXPECT_EQ(e.file, "--set parallelism.tensor=abc");
+  EXPECT_EQ(e.what.rfind("--set parallelism.tensor=abc: parallelism.tensor: expected a positive integer", 0), 0u)
+      << e.what;
+  // Through a whole mapping, and through a list.
+  e = test::parse_error(kValidScenario, {"parallelism={tensor: abc, pipeline: 2}"});
+  EXPECT_EQ(e.file, "--set parallelism={tensor: abc, pipeline: 2}") << e.what;
+  EXPECT_EQ(e.key, "parallelism.tensor");
+  e = test::parse_error(kValidScenario, {"faults=[{kind: gpu_slow, rank: 99, factor: 0.5, at_s: 10}]"});
+  EXPECT_EQ(e.file, "--set faults=[{kind: gpu_slow, rank: 99, factor: 0.5, at_s: 10}]") << e.what;
+  // The later of two overrides of the key is the one in force.
+  e = test::parse_error(kValidScenario, {"parallelism.tensor=abc", "parallelism.tensor=-1"});
+  EXPECT_EQ(e.file, "--set parallelism.tensor=-1") << e.what;
+}
+
+TEST(Overrides, WhatTheFileSaidStaysTheFilesFault) {
+  // The file's own bad value, with an override of a sibling key whose name its name starts with.
+  auto e = test::parse_error(edit(kValidScenario, "training.recompute_num_layers", "abc"), {"training.recompute=full"});
+  ASSERT_TRUE(e.thrown);
+  EXPECT_EQ(e.file, "test.yaml") << e.what;
+  EXPECT_EQ(e.key, "training.recompute_num_layers");
+  e = test::parse_error(edit(kValidScenario, "parallelism.tensor", "abc"), {"parallelism.pipeline=1"});
+  EXPECT_EQ(e.file, "test.yaml") << e.what;
+  EXPECT_EQ(e.key, "parallelism.tensor");
+}
+
+TEST(Overrides, AnEmptyValueIsAnErrorNotTheDefault) {
+  // Read as YAML, "" is null: TP would silently become the default 1.
+  for (const char* text : {"parallelism.tensor=", "parallelism.tensor=  "}) {
+    const auto e = test::parse_error(kValidScenario, {text});
+    ASSERT_TRUE(e.thrown) << text;
+    EXPECT_EQ(e.file, "--set");
+    EXPECT_EQ(e.key, "parallelism.tensor");
+    EXPECT_NE(e.what.find("empty value"), std::string::npos) << e.what;
+    EXPECT_NE(e.what.find("parallelism.tensor=null"), std::string::npos) << e.what;
+  }
+}
+
 struct BadOverride {
   const char* text;
   const char* key;
