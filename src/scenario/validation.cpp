@@ -264,11 +264,15 @@ void validate_faults(const Scenario& s) {
     if (f.rank >= cl.num_gpus)
       throw ScenarioError(s.file, at + "rank", "rank " + str(f.rank) + " does not exist; the cluster has " +
                                                    str(cl.num_gpus) + " GPUs");
-    // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed.
-    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor > 0 && f.factor <= 1))
+    // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed. Below 0.1% a
+    // part is dead rather than slow, and the times it would produce (a 1 GB transfer at 1e-9 of a NIC) run past
+    // the simulator's clock.
+    constexpr double kMinFactor = 1e-3;
+    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor >= kMinFactor && f.factor <= 1))
       throw ScenarioError(s.file, at + "factor",
-                          "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed); got " +
-                              std::to_string(f.factor));
+                          "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed) and at least "
+                          "0.001 (a part at under 0.1% of its speed is a dead one: use link_down, nic_down or "
+                          "node_down); got " + std::to_string(f.factor));
   }
 }
 
