@@ -9,6 +9,7 @@
 #include "api/explain.hpp"
 #include "compute/measured_compute_model.hpp"
 #include "compute/op_database.hpp"
+#include "compute/op_database_physics.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -29,7 +30,12 @@ std::unique_ptr<ComputeModel> make_compute_model(const Scenario& s) {
   const std::string& path = *s.compute.database;
   OpDatabase db = [&] {
     try {
-      return OpDatabase::load(path);
+      OpDatabase loaded = OpDatabase::load(path);
+      // The scenario's own description of its GPUs (a cluster.gpu_spec part, or a catalog part with overridden
+      // peaks) bounds their rows too.
+      check_rows_within_peak(loaded, s.cluster.gpu.name, s.cluster.gpu);
+      if (s.compute.scale_from) check_rows_within_peak(loaded, s.compute.scale_from->name, *s.compute.scale_from);
+      return loaded;
     } catch (const Error& e) {
       throw ScenarioError(s.file, "compute.database", e.what());
     }

@@ -206,6 +206,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.expert_tensor = p.expert_tensor;
   r.virtual_pipeline = p.virtual_pipeline;
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
+  for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
+  r.seq_length = s.model.seq_length;
+  r.global_batch_size = s.training.global_batch_size;
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
                                                                 s.training.recompute, recomputed_layers_total(s),

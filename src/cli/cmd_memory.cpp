@@ -54,6 +54,7 @@ void write_text(std::ostream& out, const Scenario& s, const std::vector<StageMem
   out << fmt::format("trainsim memory: {}\n", s.name);
   out << fmt::format("  model {}   gpu {} ({:.2f} GiB)   {} GPUs\n", s.model.name, s.cluster.gpu.name, cap,
                      s.cluster.num_gpus);
+  out << fmt::format("  sequence length {}   global batch size {}\n", s.model.seq_length, s.training.global_batch_size);
   out << fmt::format("  TP {}  PP {}{}  DP {}  CP {}  EP {}   micro-batch {} x {} per iteration\n", p.tensor, p.pipeline,
                      p.virtual_pipeline > 1 ? fmt::format(" (virtual {})", p.virtual_pipeline) : "", p.data, p.context,
                      p.expert, s.training.micro_batch_size, s.micro_batches_per_iteration());

@@ -254,7 +254,13 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
   if (auto v = get("NCCL_MIN_NRINGS")) out.min_nchannels = parse_int("NCCL_MIN_NRINGS", *v, 0, nccl::kMaxChannels);
   if (auto v = get("NCCL_MIN_NCHANNELS")) out.min_nchannels = parse_int("NCCL_MIN_NCHANNELS", *v, 0, nccl::kMaxChannels);
   if (auto v = get("NCCL_NVLS_ENABLE")) out.nvls_enable = parse_int("NCCL_NVLS_ENABLE", *v, 0, 2);
-  if (auto v = get("NCCL_NET_OVERHEAD")) out.net_overhead_us = parse_nonnegative("NCCL_NET_OVERHEAD", *v) / 1000.0;
+  if (auto v = get("NCCL_NET_OVERHEAD")) {
+    // ns per network step (NCCL's defaults: 1000 Intel, 2000 AMD hosts). A second per step is no host, and a
+    // collective's thousands of steps would run past the simulator's picosecond clock.
+    const double ns = parse_nonnegative("NCCL_NET_OVERHEAD", *v);
+    if (ns > 1e9) reject("NCCL_NET_OVERHEAD", "'" + *v + "' ns is more than 1 s per network step (NCCL's default is 1000-2000)");
+    out.net_overhead_us = ns / 1000.0;
+  }
   // Thread counts: NCCL takes multiples of 32 in these ranges (enqueue.cc / init.cc) and falls back
   // to the default otherwise; a scenario asking for an impossible count is a mistake, so we refuse it.
   if (auto v = get("NCCL_NTHREADS")) out.nthreads = parse_multiple("NCCL_NTHREADS", *v, 64, 512, 32);

@@ -11,8 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "compute/op_database_physics.hpp"
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "hardware/gpu_catalog.hpp"
 
 namespace trainsim {
 
@@ -281,6 +283,11 @@ OpDatabase OpDatabase::parse(std::string_view text, const std::string& path) {
   }
   if (!header_seen) throw Error(fmt::format("{}: no header row '{}' (the file is empty or all comments)", path, kHeader));
   if (db.records_.empty()) throw Error(fmt::format("{}: the op database has a header but no measured rows", path));
+
+  // Rows of a catalog GPU cannot beat its peaks (op_database_physics.hpp); rows of a GPU the catalog does not know
+  // are checked when a scenario describes it (api/compute_setup.cpp).
+  for (const std::string& gpu : db.gpus())
+    if (const GpuSpec* spec = GpuCatalog::builtin().find(gpu)) check_rows_within_peak(db, gpu, *spec);
 
   for (auto& [key, idx] : db.groups_) {
     std::stable_sort(idx.begin(), idx.end(), [&db](std::size_t a, std::size_t b) {

@@ -5,7 +5,7 @@
 //
 //   # comments and blank lines are ignored
 //   gpu,op,dtype,m,n,k,batch,causal,bytes,time_us
-//   H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,812.5
+//   H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,1250.0
 //
 // A lookup answers from the rows of one group (gpu, op kind, dtype, and causal for fused
 // attention): an exact shape match gives that row's time; otherwise log(time) is interpolated

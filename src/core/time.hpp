@@ -15,11 +15,19 @@ inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
 constexpr double to_seconds(SimTime t) { return static_cast<double>(t) / static_cast<double>(kPicosPerSecond); }
 constexpr double to_microseconds(SimTime t) { return static_cast<double>(t) / 1e6; }
 
+// Throws trainsim::Error: `seconds` is beyond what SimTime holds (time.cpp).
+[[noreturn]] void throw_time_out_of_range(double seconds);
+
 // Rounds to the nearest picosecond; negative or NaN durations are a programming error upstream
-// and are clamped to zero so the event queue never goes backwards.
+// and are clamped to zero so the event queue never goes backwards. A duration beyond the clock's
+// range (about 106 days; infinity too) would make llround's result undefined, so it is an Error
+// naming the value: the scenario layer bounds every input time and rate so that none is reached.
 inline SimTime from_seconds(double s) {
   if (!(s > 0.0)) return 0;
-  return static_cast<SimTime>(std::llround(s * static_cast<double>(kPicosPerSecond)));
+  const double ps = s * static_cast<double>(kPicosPerSecond);
+  // 9.2e18 ps: just below INT64_MAX (9.22e18), and exactly representable as a double.
+  if (!(ps < 9.2e18)) throw_time_out_of_range(s);
+  return static_cast<SimTime>(std::llround(ps));
 }
 inline SimTime from_microseconds(double us) { return from_seconds(us * 1e-6); }
 

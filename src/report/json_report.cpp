@@ -89,6 +89,9 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   nlohmann::ordered_json inferred = nlohmann::ordered_json::array();
   for (const InferredSetting& v : r.inferred) inferred.push_back({{"key", v.key}, {"value", v.value}, {"why", v.why}});
   j["simulation"]["inferred"] = std::move(inferred);  // settings validation chose (the spec's top level is fixed)
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const ScenarioWarningNote& w : r.warnings) warnings.push_back({{"key", w.key}, {"message", w.message}});
+  j["simulation"]["warnings"] = std::move(warnings);
   if (!r.hot_links.empty()) {
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkUsageRow& l : r.hot_links) {

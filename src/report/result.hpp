@@ -111,6 +111,11 @@ struct InferredSetting {
   std::string key, value, why;
 };
 
+// A warning about the scenario (scenario.hpp, ScenarioWarning): it ran, but likely not as the user expects.
+struct ScenarioWarningNote {
+  std::string key, message;
+};
+
 struct RunResult {
   std::string scenario;  // name
   double iteration_time_s = 0;
@@ -131,7 +136,9 @@ struct RunResult {
   std::string model_name, gpu_name, precision;
   int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;
   int expert = 1, expert_tensor = 0, virtual_pipeline = 1;  // expert_tensor 0: as tensor
+  std::int64_t seq_length = 0, global_batch_size = 0;  // tokens per sequence, sequences per iteration (0: unknown)
   std::vector<InferredSetting> inferred;
+  std::vector<ScenarioWarningNote> warnings;
   double model_flops_per_iteration = 0, hardware_flops_per_iteration = 0;
   double peak_tflops = 0;
 };

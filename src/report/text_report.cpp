@@ -34,12 +34,15 @@ void write_header(Buffer& buf, const RunResult& r) {
   std::string gpu = or_dash(r.gpu_name);
   if (!r.precision.empty()) gpu += fmt::format(" ({})", r.precision);
   line(buf, "  model {}   gpu {}   {} GPUs", or_dash(r.model_name), gpu, r.num_gpus);
+  if (r.seq_length > 0 || r.global_batch_size > 0)
+    line(buf, "  sequence length {}   global batch size {}", r.seq_length, r.global_batch_size);
   std::string parallel = fmt::format("TP {}  PP {}  DP {}  CP {}", r.tensor, r.pipeline, r.data, r.context);
   if (r.virtual_pipeline > 1) parallel += fmt::format("  VP {}", r.virtual_pipeline);
   if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor)) parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
   line(buf, "  parallelism {}   micro-batches {}", parallel, r.micro_batches);
   // Settings the scenario left out and validation had to choose: said here, never silently.
   for (const InferredSetting& v : r.inferred) line(buf, "  chosen: {} = {}  ({})", v.key, v.value, v.why);
+  for (const ScenarioWarningNote& w : r.warnings) line(buf, "  warning: {}: {}", w.key, w.message);
   buf.push_back('\n');
 }
 

@@ -1,5 +1,6 @@
 // The `algorithms:` block: which algorithm runs all_reduce / all_gather / reduce_scatter (NCCL's own
 // choice by default, or one trainsim adds for what-if studies), and the reduction-server settings.
+#include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -30,7 +31,10 @@ AlgorithmsSpec read_algorithms(const Section& algorithms) {
   const Section rs = algorithms.child("reduction_server");
   rs.read("servers", spec.reduction_server.servers, Bound::NonNegative);
   rs.read("nic_gbps", spec.reduction_server.nic_gbps, Bound::Positive);
+  require_at_least(rs, "nic_gbps", spec.reduction_server.nic_gbps, kMinNicGbps, "Gb/s",
+                   "1 Gb/s Ethernet is the slowest server port");
   rs.read("latency_us", spec.reduction_server.latency_us, Bound::NonNegative);
+  require_time_in_range(rs, "latency_us", spec.reduction_server.latency_us, 1e-6);
   return spec;
 }
 

@@ -1,4 +1,5 @@
 // The `cluster:` block: GPUs, nodes, the scale-up fabric, NICs and the scale-out network.
+#include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -15,6 +16,9 @@ ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_
   // Defaults: the GPU's own scale-up bandwidth, and a domain of one node.
   s.bandwidth_GBps = gpu.scale_up_GBps;
   scale_up.read("bandwidth_GBps", s.bandwidth_GBps, Bound::Positive);
+  if (scale_up.has("bandwidth_GBps"))
+    require_at_least(scale_up, "bandwidth_GBps", s.bandwidth_GBps, kMinLinkGBps, "GB/s",
+                     "one PCIe Gen3 lane; NVLink and Infinity Fabric give 20-900 GB/s per GPU");
   if (s.bandwidth_GBps <= 0)
     scale_up.missing("bandwidth_GBps", "GPU " + gpu.name + " has no scale-up bandwidth to default to");
   s.domain_size = gpus_per_node;
@@ -46,6 +50,10 @@ NetworkSpec read_network(const Section& network) {
     } else {
       n.oversubscription.push_back(parse_number(node, path, network.file(), Bound::Positive));
     }
+    for (std::size_t i = 0; i < n.oversubscription.size(); ++i)
+      require_at_most(network, node.IsSequence() ? "oversubscription[" + std::to_string(i) + "]" : "oversubscription",
+                      n.oversubscription[i], kMaxOversubscription, "(down:up)",
+                      "built fabrics taper at most about 16:1; beyond 100 an uplink carries under 1% of a port");
     if (n.oversubscription.size() > static_cast<std::size_t>(n.tiers))
       network.fail("oversubscription", std::to_string(n.oversubscription.size()) + " values for " + std::to_string(n.tiers) +
                                            " tiers (cluster.network.tiers); give at most one per tier");
@@ -55,7 +63,11 @@ NetworkSpec read_network(const Section& network) {
   if (n.switch_radix < 2) network.fail("switch_radix", "a switch needs at least 2 ports, got " + std::to_string(n.switch_radix));
   network.read("link_latency_ns", n.link_latency_ns, Bound::NonNegative);
   network.read("switch_latency_ns", n.switch_latency_ns, Bound::NonNegative);
+  require_time_in_range(network, "link_latency_ns", n.link_latency_ns, 1e-9);
+  require_time_in_range(network, "switch_latency_ns", n.switch_latency_ns, 1e-9);
   network.read("pcie_GBps", n.pcie_GBps, Bound::Positive);
+  require_at_least(network, "pcie_GBps", n.pcie_GBps, kMinLinkGBps, "GB/s",
+                   "one PCIe Gen3 lane; a NIC's x16 slot gives 16-64 GB/s");
   if (auto r = network.choice<NetworkSpec::Routing>("routing", {{"ecmp", NetworkSpec::Routing::Ecmp},
                                                                 {"adaptive", NetworkSpec::Routing::Adaptive}}))
     n.routing = *r;
@@ -84,6 +96,8 @@ ClusterSpec read_cluster(const Section& cluster) {
   c.scale_up = read_scale_up(cluster.child("scale_up"), c.gpu, c.gpus_per_node);
   cluster.read("nics_per_node", c.nics_per_node, Bound::Positive);
   cluster.read("nic_gbps", c.nic_gbps, Bound::Positive);
+  require_at_least(cluster, "nic_gbps", c.nic_gbps, kMinNicGbps, "Gb/s",
+                   "1 Gb/s Ethernet is the slowest server port; GPU clusters use 100-800 Gb/s");
   c.network = read_network(cluster.child("network"));
   if (c.network.pod_size && c.network.pod_size.value() % c.gpus_per_node != 0)
     cluster.fail("network.pod_size", "pod_size " + std::to_string(*c.network.pod_size) +

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/strings.hpp"
+#include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -46,6 +47,7 @@ FaultSpec read_fault(const Section& event) {
 
   const bool always = event.boolean("always").value_or(false);
   f.at_s = event.number("at_s", Bound::NonNegative);
+  if (f.at_s) require_time_in_range(event, "at_s", *f.at_s, 1);
   if (always && f.at_s) event.fail("at_s", "give at_s or always: true, not both");
   if (!always && !f.at_s) event.missing("at_s", "seconds into the run, or always: true");
   if (always) f.at_s.reset();

@@ -2,6 +2,7 @@
 // gpu_spec fields override the catalog entry, e.g. a power-capped part with a lower peak.
 #include "core/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -38,6 +39,7 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
   bool any_peak = false;
   for (const auto& p : precisions)
     if (auto v = peak.number(p.key, Bound::Positive)) {
+      require_at_least(peak, p.key, *v, kMinPeakTflops, "TFLOP/s", "below an embedded GPU; datacenter GPUs have 10-5000");
       gpu.*(p.field) = *v;
       any_peak = true;
     }
@@ -50,8 +52,13 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
   spec.read("sm_version", gpu.sm_version, Bound::NonNegative);
   spec.read("sm_count", gpu.sm_count, Bound::NonNegative);
   spec.read("hbm_GBps", gpu.hbm_GBps, Bound::Positive);
+  if (spec.has("hbm_GBps"))
+    require_at_least(spec, "hbm_GBps", gpu.hbm_GBps, kMinHbmGBps, "GB/s", "below any GPU memory; HBM gives 1500-8000 GB/s");
   spec.read("memory_gib", gpu.memory_gib, Bound::Positive);
   spec.read("scale_up_GBps", gpu.scale_up_GBps, Bound::Positive);
+  if (spec.has("scale_up_GBps"))
+    require_at_least(spec, "scale_up_GBps", gpu.scale_up_GBps, kMinLinkGBps, "GB/s",
+                     "one PCIe Gen3 lane; NVLink and Infinity Fabric give 20-900 GB/s per GPU");
 }
 
 }  // namespace

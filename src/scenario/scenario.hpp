@@ -170,6 +170,13 @@ struct InferredValue {
   std::string why;    // one sentence
 };
 
+// Something the scenario asks for that runs, but likely not as the user expects (e.g. tensor parallelism wider
+// than the scale-up domain). Reports print every one, beside the inferred values.
+struct ScenarioWarning {
+  std::string key;      // the key it is about, e.g. "parallelism.tensor"
+  std::string message;  // what happens, in one or two sentences
+};
+
 struct Scenario {
   std::string file;  // path it was read from ("<string>" for text)
   std::string name;  // file stem
@@ -187,6 +194,7 @@ struct Scenario {
   std::optional<ReferenceSpec> reference;
   std::optional<CollectiveSpec> collective;
   std::vector<InferredValue> inferred;  // filled by validation
+  std::vector<ScenarioWarning> warnings;  // filled by validation
 
   int micro_batches_per_iteration() const {  // m = B / (b * D)
     return static_cast<int>(training.global_batch_size / (training.micro_batch_size * parallelism.data));

@@ -1,9 +1,11 @@
 // Reading a scenario: YAML text -> `--set` overrides -> known-key check -> blocks -> validation.
 #include "scenario/scenario_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "scenario/key_schema.hpp"
@@ -18,13 +20,40 @@ namespace {
 
 using namespace scenario_detail;
 
+// 1-based line of the `---` marker that opens the document whose content starts at 0-based line
+// `content_line`: document markers sit at column 0 (an indented `---` is content), so the last one at or
+// before the content is its start. Without a marker (cannot happen for a second document) the content line.
+int document_start_line(const std::string& text, int content_line) {
+  int line = 0, marker = -1;
+  for (std::size_t pos = 0; pos < text.size() && line <= content_line; ++line) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view row(text.data() + pos, end - pos);
+    if (row.substr(0, 3) == "---" && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' || row[3] == '\r'))
+      marker = line;
+    pos = end + 1;
+  }
+  return (marker >= 0 ? marker : content_line) + 1;
+}
+
+// One scenario per file: yaml-cpp's Load would read the first document of a multi-document file and
+// drop the rest without a word, so every further document with content is an error naming its line.
+// (An empty trailing document, a lone `---` at the end, holds nothing to drop.)
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(file, "", "YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
                                       std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
+  for (std::size_t i = 1; i < documents.size(); ++i) {
+    if (is_missing(documents[i])) continue;
+    const int content = documents[i].Mark().line;
+    const std::string where = content >= 0 ? " at line " + std::to_string(document_start_line(text, content)) : "";
+    throw ScenarioError(file, "", "a second YAML document starts" + where +
+                                      "; a scenario file holds one document (put each scenario in its own file)");
+  }
+  return documents.empty() ? YAML::Node() : documents.front();
 }
 
 constexpr const char* kJobBlocks[] = {"model", "training", "parallelism"};

@@ -92,7 +92,16 @@ TrainingSpec read_training(const Section& training) {
                                                         {"lamb", Optimizer::Lamb},
                                                         {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
+  // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first
+  // parameter all-gather launched at zero_grad, as after a previous step), and every Megatron, FSDP and DeepSpeed
+  // iteration ends in world-wide all-reduces (the rerun check, the gradient norm) that no rank passes early: the
+  // next iteration starts from the same state, so simulating more would repeat the same time N-fold. Any other
+  // value is refused rather than accepted and ignored.
   training.read("iterations", t.iterations, Bound::Positive);
+  if (t.iterations != 1)
+    training.fail("iterations", "trainsim simulates one steady-state iteration (each iteration ends in world-wide "
+                                "all-reduces, so the next starts from the same state and takes the same time); got " +
+                                    std::to_string(t.iterations) + ": remove the key or set 1");
   return t;
 }
 

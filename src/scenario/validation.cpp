@@ -219,6 +219,18 @@ void check_sharding(const Scenario& s, const Checker& c) {
                                          " is not supported for fsdp; use zero_stage 2 (SHARD_GRAD_OP)");
 }
 
+// Megatron places the tensor-parallel ranks next to each other so that their per-layer collectives stay on the
+// scale-up fabric (NVLink); a tensor group wider than the scale-up domain runs, but those collectives cross the
+// scale-out network at NIC speed, usually a large slowdown the user did not intend.
+void warn_tensor_beyond_scale_up(Scenario& s) {
+  const int t = s.parallelism.tensor, domain = s.cluster.scale_up.domain_size;
+  if (t <= domain) return;
+  s.warnings.push_back({"parallelism.tensor",
+                        "tensor " + str(t) + " is larger than the scale-up domain (cluster.scale_up.domain_size " +
+                            str(domain) + "): every layer's tensor-parallel collectives cross the scale-out network "
+                            "at NIC speed instead of the scale-up fabric"});
+}
+
 }  // namespace
 
 void validate_job(Scenario& s) {
@@ -232,6 +244,7 @@ void validate_job(Scenario& s) {
   check_batch(s, c);
   check_precision(s, c);
   check_sharding(s, c);
+  warn_tensor_beyond_scale_up(s);
   resolve_pipeline_layout(s);
   validate_recompute_modules(s);
   validate_recompute_layers(s, validate_pipeline_split(s));
@@ -251,11 +264,15 @@ void validate_faults(const Scenario& s) {
     if (f.rank >= cl.num_gpus)
       throw ScenarioError(s.file, at + "rank", "rank " + str(f.rank) + " does not exist; the cluster has " +
                                                    str(cl.num_gpus) + " GPUs");
-    // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed.
-    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor > 0 && f.factor <= 1))
+    // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed. Below 0.1% a
+    // part is dead rather than slow, and the times it would produce (a 1 GB transfer at 1e-9 of a NIC) run past
+    // the simulator's clock.
+    constexpr double kMinFactor = 1e-3;
+    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor >= kMinFactor && f.factor <= 1))
       throw ScenarioError(s.file, at + "factor",
-                          "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed); got " +
-                              std::to_string(f.factor));
+                          "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed) and at least "
+                          "0.001 (a part at under 0.1% of its speed is a dead one: use link_down, nic_down or "
+                          "node_down); got " + std::to_string(f.factor));
   }
 }
 

@@ -39,7 +39,7 @@ TEST(OpDatabaseParse, ReadsTheDocumentedExample) {
       "# trainsim op database v1\n"
       "\n"
       "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n"
-      "H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,812.5\n"
+      "H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,1250\n"
       "# a comment between rows\n"
       "H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,1234.0\r\n"  // CRLF files too
       "H100-SXM,layernorm,bf16,0,0,0,1,0,67108864,45.2\n",
@@ -53,7 +53,7 @@ TEST(OpDatabaseParse, ReadsTheDocumentedExample) {
   EXPECT_EQ(g.n, 12288);
   EXPECT_EQ(g.k, 4096);
   EXPECT_EQ(g.batch, 1);
-  EXPECT_DOUBLE_EQ(g.time_us, 812.5);
+  EXPECT_DOUBLE_EQ(g.time_us, 1250.0);
   EXPECT_EQ(g.line, 4);
   const OpRecord& fa = db.records()[1];
   EXPECT_EQ(fa.kind, KernelKind::FlashAttnFwd);
@@ -190,12 +190,12 @@ TEST(OpDatabaseWork, FollowsTheKernelFlopConventions) {
 
 TEST(OpDatabaseLookup, ExactShapeGivesItsTime) {
   const OpDatabase db = db_of(
-      "H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,812.5\n"
+      "H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,1250\n"
       "H100-SXM,gemm,bf16,4096,12288,4096,1,0,0,420\n");
   const auto hit = db.lookup("H100-SXM", test::gemm(8192, 12288, 4096));
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->rule, LookupRule::Exact);
-  EXPECT_DOUBLE_EQ(hit->time_s, 812.5e-6);
+  EXPECT_DOUBLE_EQ(hit->time_s, 1250e-6);
   EXPECT_DOUBLE_EQ(*db.time_s("H100-SXM", test::gemm(4096, 12288, 4096)), 420e-6);
 }
 

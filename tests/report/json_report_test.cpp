@@ -76,8 +76,10 @@ TEST(JsonReport, SimulationFields) {
   const auto s = to_json(test::sample_result())["simulation"];
   EXPECT_EQ(keys_of(s),
             (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops", "compute_model",
-                                      "interference_s", "inferred"}));
+                                      "interference_s", "inferred", "warnings"}));
   EXPECT_TRUE(s["inferred"].empty());
+  EXPECT_TRUE(s["warnings"].is_array());  // [] rather than absent: a reader can rely on it
+  EXPECT_TRUE(s["warnings"].empty());
   EXPECT_EQ(s["events"].get<std::int64_t>(), 1234567);
   EXPECT_EQ(s["network_model"], "analytical");
   EXPECT_EQ(s["compute_model"], "roofline model for H100-SXM");
@@ -95,6 +97,19 @@ TEST(JsonReport, InferredSettingsAreListed) {
   EXPECT_EQ(j[0]["value"], "1");
   EXPECT_EQ(j[0]["why"], "not given; the default does not fit");
   EXPECT_EQ(j[1]["key"], "parallelism.pipeline_layout");
+}
+
+// Warnings about the scenario are listed under simulation.warnings with the key and the message, in order.
+TEST(JsonReport, WarningsAreListed) {
+  RunResult r = test::sample_result();
+  r.warnings.push_back({"parallelism.tensor", "tensor 16 is larger than the scale-up domain"});
+  r.warnings.push_back({"cluster.gpu", "second"});
+  const auto j = to_json(r)["simulation"]["warnings"];
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(keys_of(j[0]), (std::vector<std::string>{"key", "message"}));
+  EXPECT_EQ(j[0]["key"], "parallelism.tensor");
+  EXPECT_EQ(j[0]["message"], "tensor 16 is larger than the scale-up domain");
+  EXPECT_EQ(j[1]["key"], "cluster.gpu");
 }
 
 // Dump and parse back: every number comes back bit for bit (nlohmann writes round-trip doubles).

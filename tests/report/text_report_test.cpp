@@ -43,6 +43,28 @@ TEST(TextReport, HeaderShowsExpertLayoutAndChosenSettings) {
   EXPECT_THAT(t, HasSubstr("chosen: parallelism.expert_tensor = 1  (not given; the default does not fit)"));
 }
 
+// The job's size in tokens: sequence length and global batch size, so a reader sees what was trained (a Hugging
+// Face config's max_position_embeddings taken as the sequence length would show here).
+TEST(TextReport, HeaderShowsSequenceLengthAndGlobalBatch) {
+  RunResult r = test::sample_result();
+  EXPECT_THAT(text_of(r), Not(HasSubstr("sequence length")));  // unknown: not printed as 0
+  r.seq_length = 2048;
+  r.global_batch_size = 1536;
+  EXPECT_THAT(text_of(r), HasSubstr("sequence length 2048   global batch size 1536"));
+}
+
+// Warnings about the scenario are printed in the header, one line each with the key, in their order.
+TEST(TextReport, HeaderListsWarnings) {
+  RunResult r = test::sample_result();
+  EXPECT_THAT(text_of(r), Not(HasSubstr("warning:")));
+  r.warnings.push_back({"parallelism.tensor", "tensor 16 is larger than the scale-up domain"});
+  r.warnings.push_back({"cluster.gpu", "second"});
+  const std::string t = text_of(r);
+  EXPECT_THAT(t, HasSubstr("  warning: parallelism.tensor: tensor 16 is larger than the scale-up domain\n"));
+  EXPECT_LT(t.find("warning: parallelism.tensor"), t.find("warning: cluster.gpu"));
+  EXPECT_LT(t.find("warning: cluster.gpu"), t.find("iteration time"));  // in the header, before the numbers
+}
+
 TEST(TextReport, HeadlineNumbers) {
   const std::string t = text_of(test::sample_result());
   EXPECT_THAT(t, HasSubstr("12.5000 s"));            // iteration time, 4 decimals

@@ -21,12 +21,12 @@ TEST(Blocks, NcclValuesAreKeptAsStrings) {
 }
 
 TEST(Blocks, SimulationAndOutput) {
-  std::string yaml = edit(kValidScenario, "simulation", "{network_model: packet, seed: 42, threads: 4, per_rank: true}");
+  std::string yaml = edit(kValidScenario, "simulation", "{network_model: packet, seed: 42, threads: 0, per_rank: true}");
   yaml = edit(yaml, "output", "{trace: out/trace.json, csv: null}");
   const Scenario s = parse_scenario(yaml, "test.yaml");
   EXPECT_EQ(s.simulation.network_model, NetworkModel::Packet);
   EXPECT_EQ(s.simulation.seed, 42u);
-  EXPECT_EQ(s.simulation.threads, 4);
+  EXPECT_EQ(s.simulation.threads, 0);
   EXPECT_TRUE(s.simulation.per_rank);
   EXPECT_EQ(s.output.trace, "out/trace.json");
   EXPECT_FALSE(s.output.csv.has_value());

@@ -44,7 +44,7 @@ cluster:
   nic_gbps: 400
   network: {topology: rail-optimized, tiers: 3, oversubscription: [1, 1, 7], switch_radix: 64}
 nccl: {NCCL_ALGO: Ring, NCCL_P2P_PXN_LEVEL: 2}
-simulation: {network_model: flow, seed: 7, threads: 2}
+simulation: {network_model: flow, seed: 7, threads: 0}
 faults:
   - {kind: gpu_slow, rank: 3, factor: 0.8, at_s: 1.5}
   - {kind: link_down, link: "n0-leaf0", always: true}

@@ -1,0 +1,34 @@
+// SimTime conversions: exact where they should be, and a checked error (not undefined behaviour) beyond the
+// clock's range.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/time.hpp"
+
+namespace trainsim {
+namespace {
+
+TEST(Time, SecondsToPicosecondsRound) {
+  EXPECT_EQ(from_seconds(1.0), kPicosPerSecond);
+  EXPECT_EQ(from_seconds(1.5e-12), 2);  // nearest picosecond
+  EXPECT_EQ(from_microseconds(3.0), 3'000'000);
+  EXPECT_EQ(from_seconds(-1.0), 0);  // clamped
+  EXPECT_EQ(from_seconds(std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_EQ(from_seconds(9.0e6), 9'000'000 * kPicosPerSecond);  // 104 days: still in range
+}
+
+TEST(Time, BeyondTheClockIsAnError) {
+  EXPECT_THROW(from_seconds(1e300), Error);
+  EXPECT_THROW(from_seconds(9.3e6), Error);  // just past INT64_MAX picoseconds
+  EXPECT_THROW(from_seconds(std::numeric_limits<double>::infinity()), Error);
+  try {
+    from_seconds(1e300);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("1e+300 s is beyond the simulator's clock"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,47 @@
+// Keys that are accepted must act: a value trainsim would read and then ignore is refused with the reason, and a
+// file whose content would be dropped (a second YAML document) is an error naming the line.
+#include <algorithm>
+
+#include "scenario_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+using test::edit;
+using test::kValidScenario;
+
+// One steady-state iteration is simulated; 1 (the spec's default) is accepted, anything else is refused.
+TEST(AcceptedMeansUsed, IterationsOtherThanOneAreRefused) {
+  EXPECT_EQ(parse_scenario(edit(kValidScenario, "training.iterations", "1"), "test.yaml").training.iterations, 1);
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.iterations", "10"), "training.iterations",
+                        "one steady-state iteration", "got 10", "remove the key or set 1");
+}
+
+// A simulation runs on one thread: 0 (the spec's default) is accepted, any other count is refused, pointing at the
+// commands whose --threads does act.
+TEST(AcceptedMeansUsed, SimulationThreadsOtherThanZeroAreRefused) {
+  EXPECT_EQ(parse_scenario(edit(kValidScenario, "simulation.threads", "0"), "test.yaml").simulation.threads, 0);
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "simulation.threads", "8"), "simulation.threads", "one thread", "got 8",
+                        "--threads");
+}
+
+// yaml-cpp's Load reads the first document only; the second one used to vanish. Its `---` is at line 4 here.
+TEST(AcceptedMeansUsed, SecondYamlDocumentIsAnErrorNamingItsLine) {
+  const std::string two = std::string(kValidScenario) + "---\n# the next case\ntraining: {global_batch_size: 128}\n";
+  const auto e = test::parse_error(two);
+  ASSERT_TRUE(e.thrown);
+  EXPECT_EQ(e.file, "test.yaml");
+  const int marker_line = 1 + static_cast<int>(std::count(two.begin(), two.begin() + static_cast<std::ptrdiff_t>(two.find("---")), '\n'));
+  EXPECT_NE(e.what.find("a second YAML document starts at line " + std::to_string(marker_line)), std::string::npos)
+      << e.what;
+  EXPECT_NE(e.what.find("test.yaml"), std::string::npos) << e.what;
+}
+
+TEST(AcceptedMeansUsed, LeadingMarkerAndEmptyTrailingDocumentAreFine) {
+  EXPECT_NO_THROW(parse_scenario(std::string("---\n") + kValidScenario, "test.yaml"));  // one document, marked
+  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "---\n", "test.yaml"));   // nothing after the marker
+  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "...\n", "test.yaml"));   // document end marker
+}
+
+}  // namespace
+}  // namespace trainsim
