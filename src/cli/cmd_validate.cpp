@@ -6,6 +6,8 @@
 // cases the record lists as failing are known and pass).
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -171,7 +173,16 @@ Command add_validate_command(CLI::App& app) {
                   "instead of the table, compare the groups with FILE written by --record: exit 1 when a group's "
                   "median |error| rose by more than --tolerance points, a group is gone or a case newly fails");
   cmd->add_option("--tolerance", args->tolerance_points, "points of median |error| a group may lose in --check (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11's NonNegativeNumber would say "not in range 0 to 1.797...e308".
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return !text.empty() && *end == '\0' && v >= 0 && std::isfinite(v)
+                       ? std::string()
+                       : "expected a non-negative number of points, got '" + text + "'";
+          },
+          "POINTS"));
   cmd->add_option("--threads", args->threads, "cases simulated at a time (default 0: all cores); the output does not depend on it")
       ->check(thread_count_check());
   return {cmd, [args]() {

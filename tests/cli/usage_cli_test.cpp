@@ -100,6 +100,15 @@ TEST(Usage, ThreadsOutOfBoundsIsAnErrorNamingTheFlag) {
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
+TEST(Usage, ValidateToleranceMustBeANonNegativeNumber) {
+  for (const char* value : {"-1", "nan", "x"}) {
+    const Result r = run("validate " + kTiny + " --check /nonexistent.json --tolerance " + value);
+    EXPECT_NE(r.status, 0) << value;
+    EXPECT_THAT(r.out, HasSubstr("--tolerance: expected a non-negative number of points, got '" + std::string(value) + "'"))
+        << r.out;
+  }
+}
+
 TEST(Usage, PresetsAsJsonListModelsAndGpus) {
   const Result r = run("presets --json");
   ASSERT_EQ(r.status, 0) << r.out;
