@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/fabric_check.hpp"
 #include "api/flow_setup.hpp"
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
@@ -61,6 +62,8 @@ void validate_run_options(const Scenario& s) {
     if (s.faults[i].kind == FaultKind::GpuSlow && s.faults[i].at_s)
       throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].at_s",
                           "a GPU that slows down mid-run is not modelled yet; use always: true for the slowed state");
+  // The flow level builds the fabric itself; the analytical model checks that it could (fabric_check.hpp).
+  if (s.simulation.network_model == NetworkModel::Analytical) check_fabric_buildable(s.file, s.cluster);
 }
 
 // gpu_slow faults as per-simulated-rank compute slowdowns (time × 1/factor). A straggler that is not
@@ -265,6 +268,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
   if (!s.collective) throw Error(s.file + ": no collective block");
+  check_fabric_buildable(s.file, s.cluster);
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   std::vector<int> ranks(static_cast<std::size_t>(s.cluster.num_gpus));
   for (int i = 0; i < s.cluster.num_gpus; ++i) ranks[static_cast<std::size_t>(i)] = i;
