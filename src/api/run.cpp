@@ -62,8 +62,6 @@ void validate_run_options(const Scenario& s) {
     if (s.faults[i].kind == FaultKind::GpuSlow && s.faults[i].at_s)
       throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].at_s",
                           "a GPU that slows down mid-run is not modelled yet; use always: true for the slowed state");
-  // The flow level builds the fabric itself; the analytical model checks that it could (fabric_check.hpp).
-  if (s.simulation.network_model == NetworkModel::Analytical) check_fabric_buildable(s.file, s.cluster);
 }
 
 // gpu_slow faults as per-simulated-rank compute slowdowns (time × 1/factor). A straggler that is not
@@ -210,6 +208,14 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.virtual_pipeline = p.virtual_pipeline;
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
+  // The flow level refuses a fabric it cannot build. The analytical run goes ahead with a warning rather than the
+  // same error, because published validation cases (dgxc-llama3.1-405b-2304h100-*: 2 tiers of radix 64 for 72
+  // leaves) describe such fabrics and their results must not change until they are corrected.
+  if (s.simulation.network_model == NetworkModel::Analytical)
+    if (const auto e = fabric_problem(s.cluster))
+      r.warnings.push_back({e->key(), "the fabric cannot be built: " + e->detail() +
+                                          " (the analytical model prices collectives from each node's NICs without "
+                                          "the fabric; network_model: flow refuses this cluster)"});
   r.seq_length = s.model.seq_length;
   r.global_batch_size = s.training.global_batch_size;
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
