@@ -3,6 +3,7 @@
 // per-collective *GetCollByteCount / *GetBw functions) so the table can be compared line by line.
 #include <cmath>
 
+#include "api/fabric_check.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl_analytical_model.hpp"
 #include "core/error.hpp"
@@ -73,6 +74,7 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
   if (rooted(o.op) && (o.root < 0 || o.root >= n))
     reject("-r", "root " + std::to_string(o.root) + " is not a rank of the " + std::to_string(n) + " GPUs");
 
+  check_fabric_buildable(scenario.file, cluster);
   const auto model = make_collective_model(cluster, scenario.nccl.env, scenario.algorithms);
   std::vector<int> ranks(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/fabric_check.hpp"
 #include "api/flow_setup.hpp"
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
@@ -207,6 +208,14 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.virtual_pipeline = p.virtual_pipeline;
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
+  // The flow level refuses a fabric it cannot build. The analytical run goes ahead with a warning rather than the
+  // same error, because published validation cases (dgxc-llama3.1-405b-2304h100-*: 2 tiers of radix 64 for 72
+  // leaves) describe such fabrics and their results must not change until they are corrected.
+  if (s.simulation.network_model == NetworkModel::Analytical)
+    if (const auto e = fabric_problem(s.cluster))
+      r.warnings.push_back({e->key(), "the fabric cannot be built: " + e->detail() +
+                                          " (the analytical model prices collectives from each node's NICs without "
+                                          "the fabric; network_model: flow refuses this cluster)"});
   r.seq_length = s.model.seq_length;
   r.global_batch_size = s.training.global_batch_size;
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
@@ -265,6 +274,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
   if (!s.collective) throw Error(s.file + ": no collective block");
+  check_fabric_buildable(s.file, s.cluster);
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   std::vector<int> ranks(static_cast<std::size_t>(s.cluster.num_gpus));
   for (int i = 0; i < s.cluster.num_gpus; ++i) ranks[static_cast<std::size_t>(i)] = i;

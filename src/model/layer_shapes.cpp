@@ -71,10 +71,8 @@ void add_attention(const ModelSpec& m, LayerParams& p) {
   const double q = a * static_cast<double>(head_dim(m));
   const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
   p.tp_sharded += h * (q + 2 * kv) + q * h;  // fused QKV (column parallel) + output projection (row parallel)
-  if (m.add_bias_linear) {
-    p.tp_sharded += q + 2 * kv;
-    p.replicated += h;
-  }
+  if (m.add_bias_linear || m.add_qkv_bias) p.tp_sharded += q + 2 * kv;
+  if (m.add_bias_linear) p.replicated += h;
 }
 
 }  // namespace
@@ -141,7 +139,7 @@ std::vector<ParamTensor> layer_param_tensors(const ModelSpec& m, int layer) {
     const double q = a * static_cast<double>(head_dim(m));
     const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
     out.push_back({"qkv", h * (q + 2 * kv), true, false});
-    if (bias) out.push_back({"qkv", q + 2 * kv, true, true});
+    if (bias || m.add_qkv_bias) out.push_back({"qkv", q + 2 * kv, true, true});
     out.push_back({"proj", q * h, true, false});
     if (bias) out.push_back({"proj", h, false, true});  // row-parallel output bias: replicated
   }

@@ -56,6 +56,9 @@ struct ModelSpec {
   Normalization normalization = Normalization::LayerNorm;
   PositionEmbedding position_embedding = PositionEmbedding::LearnedAbsolute;
   bool add_bias_linear = true;
+  // Biases on the query, key and value projections only (Megatron's --add-qkv-bias; Qwen2): implied by
+  // add_bias_linear, which biases every linear layer.
+  bool add_qkv_bias = false;
 };
 
 // Megatron pads the vocabulary to a multiple of 128 * tensor (megatron/training/vocab_utils.py).

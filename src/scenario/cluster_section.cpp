@@ -1,4 +1,6 @@
 // The `cluster:` block: GPUs, nodes, the scale-up fabric, NICs and the scale-out network.
+#include <cctype>
+
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
@@ -6,13 +8,37 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The scale-up fabric is the GPU vendor's: NVLink (through NVSwitch, or a mesh) on NVIDIA parts, Infinity
+// Fabric (xGMI links, fully connected within a platform) on AMD ones; PCIe on either. The default follows the
+// vendor, so an MI300X node is not described as an NVSwitch system (with NVSwitch paths in the NCCL/RCCL
+// topology); a kind of the other vendor is refused. A gpu_spec without a vendor keeps every choice.
+ScaleUpKind scale_up_kind(const Section& scale_up, const GpuSpec& gpu) {
+  const std::string vendor = lower(gpu.vendor);
+  const bool amd = vendor == "amd", nvidia = vendor == "nvidia";
+  const auto kind = scale_up.choice<ScaleUpKind>("kind", {{"nvswitch", ScaleUpKind::NVSwitch},
+                                                         {"nvlink-mesh", ScaleUpKind::NVLinkMesh},
+                                                         {"pcie", ScaleUpKind::PCIe},
+                                                         {"infinity-fabric", ScaleUpKind::InfinityFabric}});
+  if (!kind) return amd ? ScaleUpKind::InfinityFabric : ScaleUpKind::NVSwitch;
+  const bool nvlink = *kind == ScaleUpKind::NVSwitch || *kind == ScaleUpKind::NVLinkMesh;
+  if (amd && nvlink)
+    scale_up.fail("kind", std::string(to_string(*kind)) + " is NVIDIA's NVLink; " + gpu.name +
+                              " is an AMD GPU, whose GPUs connect over Infinity Fabric (xGMI): use infinity-fabric "
+                              "(the default for AMD GPUs) or pcie");
+  if (nvidia && *kind == ScaleUpKind::InfinityFabric)
+    scale_up.fail("kind", "infinity-fabric is AMD's xGMI; " + gpu.name +
+                              " is an NVIDIA GPU: use nvswitch (the default), nvlink-mesh or pcie");
+  return *kind;
+}
+
 ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_per_node) {
   ScaleUpSpec s;
-  if (auto kind = scale_up.choice<ScaleUpKind>("kind", {{"nvswitch", ScaleUpKind::NVSwitch},
-                                                        {"nvlink-mesh", ScaleUpKind::NVLinkMesh},
-                                                        {"pcie", ScaleUpKind::PCIe},
-                                                        {"infinity-fabric", ScaleUpKind::InfinityFabric}}))
-    s.kind = *kind;
+  s.kind = scale_up_kind(scale_up, gpu);
   // Defaults: the GPU's own scale-up bandwidth, and a domain of one node.
   s.bandwidth_GBps = gpu.scale_up_GBps;
   scale_up.read("bandwidth_GBps", s.bandwidth_GBps, Bound::Positive);

@@ -17,7 +17,8 @@ namespace {
 // have the keys that follow; "nccl.*" is open: any key starting with NCCL_.
 // Keys this implementation adds to spec/scenario.md:
 //   model.normalization (layernorm | rmsnorm), model.position_embedding (learned | rope),
-//   model.add_bias_linear (bool): override what model.family implies;
+//   model.add_bias_linear (bool): override what model.family implies; model.add_qkv_bias (bool: biases on the
+//     q, k, v projections only, Megatron's --add-qkv-bias, Qwen2);
 //   cluster.gpu_spec.{name, vendor, architecture, sm_version, sm_count, scale_up_GBps}: optional
 //     details of a GPU given by its datasheet (the compute model picks curves by architecture);
 //   training.iterations (already in the spec's example), simulation.per_rank (bool: simulate every
@@ -41,7 +42,7 @@ constexpr std::string_view kKnownKeys[] = {
     "model.moe.num_experts", "model.moe.router_topk", "model.moe.expert_ffn_hidden_size",
     "model.moe.shared_experts", "model.moe.layer_freq", "model.moe.first_dense_layers",
     "model.moe.capacity_factor",
-    "model.normalization", "model.position_embedding", "model.add_bias_linear",
+    "model.normalization", "model.position_embedding", "model.add_bias_linear", "model.add_qkv_bias",
 
     "training.global_batch_size", "training.micro_batch_size", "training.precision", "training.recompute",
     "training.recompute_num_layers", "training.recompute_modules", "training.flash_attention", "training.attention_kernel", "training.optimizer", "training.iterations",

@@ -37,6 +37,7 @@ void read_model_layer(const Section& model, ModelDraft& draft) {
   take(draft.untie_embeddings, model.boolean("untie_embeddings"));
   take(draft.parallel_block, model.boolean("parallel_block"));
   take(draft.add_bias_linear, model.boolean("add_bias_linear"));
+  take(draft.add_qkv_bias, model.boolean("add_qkv_bias"));
   // An explicit null is a value here: it switches a preset's sliding window / MLA off.
   if (model.contains("sliding_window")) draft.sliding_window.set(model.integer("sliding_window", Bound::Positive));
   if (model.contains("mla")) draft.mla.set(read_mla(model.child("mla")));

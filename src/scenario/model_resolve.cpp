@@ -108,6 +108,7 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   m.position_embedding =
       value_or(d.position_embedding, gpt ? PositionEmbedding::LearnedAbsolute : PositionEmbedding::Rope);
   m.add_bias_linear = value_or(d.add_bias_linear, gpt);
+  m.add_qkv_bias = value_or(d.add_qkv_bias, false);
 
   MoeSpec& moe = m.moe;
   moe.num_experts = value_or(d.num_experts, 0);
@@ -138,6 +139,17 @@ ModelSpec read_model(const Section& model) {
   if (model.has("preset")) apply_preset(model, draft);
   if (auto hf = model.string("hf_config")) read_hf_config(*hf, model, draft);
   read_model_layer(model, draft);
+  // A config.json describes the architecture, not the job: its max_position_embeddings is the longest context
+  // the positions allow (131072 for Llama 3.1), which taken as the sequence length would train 16x longer
+  // sequences than the published 8192 without a word. The training length is the scenario's to give.
+  if (model.has("hf_config") && !draft.seq_length.given) {
+    std::string message = "missing required key model.seq_length: a Hugging Face config gives no training sequence "
+                          "length";
+    if (draft.hf_max_position_embeddings)
+      message += "; its max_position_embeddings (" + std::to_string(*draft.hf_max_position_embeddings) +
+                 ") is the longest context the model supports, not the length a job trains at";
+    model.fail("seq_length", message + "; set model.seq_length (tokens per sequence, e.g. 4096)");
+  }
   return resolve_model(draft, model);
 }
 

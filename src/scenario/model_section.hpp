@@ -33,7 +33,7 @@ struct ModelDraft {
   Given<std::string> family;
   Given<int> num_layers, num_attention_heads, num_query_groups, mtp_layers;
   Given<std::int64_t> hidden_size, kv_channels, ffn_hidden_size, vocab_size, seq_length;
-  Given<bool> gated_mlp, untie_embeddings, parallel_block, add_bias_linear;
+  Given<bool> gated_mlp, untie_embeddings, parallel_block, add_bias_linear, add_qkv_bias;
   Given<std::optional<std::int64_t>> sliding_window;  // given as null = full attention
   Given<std::optional<MlaSpec>> mla;                  // given as null = plain MHA/GQA
   Given<Normalization> normalization;
@@ -42,6 +42,9 @@ struct ModelDraft {
   Given<int> num_experts, router_topk, shared_experts, layer_freq, first_dense_layers;
   Given<std::int64_t> expert_ffn_hidden_size;
   Given<std::optional<double>> capacity_factor;  // given as null = dropless
+  // A Hugging Face config's max_position_embeddings (n_positions): not a training length, only quoted when the
+  // scenario leaves model.seq_length out.
+  std::optional<std::int64_t> hf_max_position_embeddings;
 };
 
 // Applies the keys of one `model:` mapping (a preset's or the user's) onto the draft.

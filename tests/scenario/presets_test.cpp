@@ -108,9 +108,9 @@ TEST_F(HfConfigTest, ReadsConfigRelativeToTheScenario) {
 }
 
 TEST_F(HfConfigTest, HeadDimIsRead) {
-  write("config.json", R"({"hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
+  write("config.json", R"({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
     "head_dim": 256, "intermediate_size": 8192, "vocab_size": 32000, "max_position_embeddings": 2048})");
-  write("case.yaml", edit(kValidScenario, "model", "{hf_config: config.json}"));
+  write("case.yaml", edit(kValidScenario, "model", "{hf_config: config.json, seq_length: 2048}"));
   const Scenario s = load_scenario((dir_ / "case.yaml").string());
   EXPECT_EQ(s.model.kv_channels, 256);  // head_dim, not hidden / heads = 128
 }
@@ -127,7 +127,7 @@ TEST_F(HfConfigTest, MissingFileNamesTheKey) {
 }
 
 TEST_F(HfConfigTest, BadValueNamesTheConfigFileAndField) {
-  write("config.json", R"({"hidden_size": "big", "num_hidden_layers": 4})");
+  write("config.json", R"({"model_type": "llama", "hidden_size": "big", "num_hidden_layers": 4})");
   write("case.yaml", edit(kValidScenario, "model", "{hf_config: config.json}"));
   try {
     load_scenario((dir_ / "case.yaml").string());
