@@ -1,5 +1,7 @@
 #pragma once
 // trainsim's public API: what the CLI (and future bindings) use. Everything else is internal.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,8 +53,13 @@ struct NcclTestOptions {
   std::optional<int> gpus;                    // --gpus: ranks in the test (default: the cluster's)
   int agg_iters = 1;                          // -m: operations per NCCL group (times stay per operation)
 };
-// Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse.
-NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options);
+// Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse, and
+// ("-f", "-i") before computing anything for steps that do not advance or that would give more than
+// kMaxNcclTestRows rows. `on_row`, when given, is called after each row is added (the table so far:
+// its header fields and rows), so a caller can print rows as they come.
+inline constexpr std::int64_t kMaxNcclTestRows = 10000;
+NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options,
+                            const std::function<void(const NcclTestTable&)>& on_row = {});
 // Bytes per element of an nccl-tests type name; nullopt for unknown names.
 std::optional<int> nccl_dtype_size(const std::string& dtype);
 
