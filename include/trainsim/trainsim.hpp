@@ -28,7 +28,8 @@ struct RunOutput {
 };
 
 // Simulates one iteration of the scenario's training job. Throws Error (ScenarioError, DeadlockError)
-// with a message for the user.
+// with a message for the user; ScenarioError before building anything when the estimated work is
+// above simulation.max_ops.
 RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.

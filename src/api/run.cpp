@@ -8,6 +8,7 @@
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
 #include "api/run_statistics.hpp"
+#include "api/work_estimate.hpp"
 #include "collective/collective_model.hpp"
 #include "compute/compute_model.hpp"
 #include "core/error.hpp"
@@ -207,6 +208,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.virtual_pipeline = p.virtual_pipeline;
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
+  // Before anything is built: a runaway value (tokens typed as sequences) is refused here, in
+  // microseconds, instead of filling memory.
+  check_work_limit(s, estimate_work(s, wo.per_rank));
   r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
                                                                 s.training.recompute, recomputed_layers_total(s),
                                                                 s.training.recompute_modules);

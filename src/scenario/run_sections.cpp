@@ -12,6 +12,7 @@ SimulationSpec read_simulation(const Section& simulation) {
   if (auto seed = simulation.integer("seed", Bound::NonNegative)) s.seed = static_cast<std::uint64_t>(*seed);
   simulation.read("threads", s.threads, Bound::NonNegative);
   simulation.read("per_rank", s.per_rank);
+  simulation.read("max_ops", s.max_ops, Bound::NonNegative);
   return s;
 }
 
