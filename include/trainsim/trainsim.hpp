@@ -1,5 +1,7 @@
 #pragma once
 // trainsim's public API: what the CLI (and future bindings) use. Everything else is internal.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,12 +12,26 @@
 
 namespace trainsim {
 
+// How a run is going, for a progress display. Watching changes nothing in the run or its results.
+struct RunProgress {
+  enum class Stage { Estimated, Simulating, Done };
+  Stage stage = Stage::Estimated;
+  // Estimated (once, before the first simulation): the work ahead and its wall time, roughly.
+  double estimated_ops = 0, estimated_flows = 0, estimated_seconds = 0;
+  // Simulating (every so many events) and Done.
+  int run = 1, runs = 1;      // with faults, the fault-free baseline is run 2 of 2
+  double simulated_s = 0;     // simulated time reached in this run
+  std::int64_t events = 0;    // processed in this run
+  double fraction = 0;        // of all runs' ops finished
+};
+
 struct RunOptions {
   bool per_rank = false;     // simulate every rank (default: one per symmetric class)
   bool allow_oom = false;    // simulate even if the memory model says it does not fit
   bool want_trace = false;   // collect trace spans
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
   bool explain = false;      // the critical rank's longest ops and collectives (RunResult::explain)
+  std::function<void(const RunProgress&)> progress;  // called on the simulating thread; empty = none
 };
 
 struct RunOutput {
@@ -26,7 +42,8 @@ struct RunOutput {
 };
 
 // Simulates one iteration of the scenario's training job. Throws Error (ScenarioError, DeadlockError)
-// with a message for the user.
+// with a message for the user; ScenarioError before building anything when the estimated work is
+// above simulation.max_ops.
 RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
@@ -51,8 +68,13 @@ struct NcclTestOptions {
   std::optional<int> gpus;                    // --gpus: ranks in the test (default: the cluster's)
   int agg_iters = 1;                          // -m: operations per NCCL group (times stay per operation)
 };
-// Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse.
-NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options);
+// Throws ScenarioError (key "--gpus", "-d", "-o", "-b"...) for values nccl-tests would refuse, and
+// ("-f", "-i") before computing anything for steps that do not advance or that would give more than
+// kMaxNcclTestRows rows. `on_row`, when given, is called after each row is added (the table so far:
+// its header fields and rows), so a caller can print rows as they come.
+inline constexpr std::int64_t kMaxNcclTestRows = 10000;
+NcclTestTable run_nccl_test(const Scenario& s, const NcclTestOptions& options,
+                            const std::function<void(const NcclTestTable&)>& on_row = {});
 // Bytes per element of an nccl-tests type name; nullopt for unknown names.
 std::optional<int> nccl_dtype_size(const std::string& dtype);
 

@@ -2,6 +2,9 @@
 // scenario's cluster. Sizes, counts and bus bandwidth follow nccl-tests (src/common.cu and the
 // per-collective *GetCollByteCount / *GetBw functions) so the table can be compared line by line.
 #include <cmath>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "api/fabric_check.hpp"
 #include "collective/collective_model.hpp"
@@ -33,6 +36,53 @@ std::int64_t call_count(CollectiveOp op, std::int64_t size, int elt, int nranks)
   return (count / nranks) / align * align;
 }
 
+// The size after `size`: nccl-tests adds -i when given, else multiplies by -f. As a double first, so
+// that a huge -e cannot overflow; floored to whole bytes like nccl-tests' integer sizes.
+double next_size(std::int64_t size, const NcclTestOptions& o) {
+  return o.increment > 0 ? static_cast<double>(size) + static_cast<double>(o.increment)
+                         : std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor);
+}
+
+std::string grouped(std::int64_t n) {  // 1234567 -> "1,234,567"
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Checks the size steps before anything is computed: every step must grow the size (a factor that
+// rounds back to the same byte count would repeat one row forever), and the table is at most
+// kMaxNcclTestRows rows (-i 1 from 8 B to 1 GiB would be a billion rows, printed over hours).
+void check_steps(const NcclTestOptions& o) {
+  const std::string range = "from -b " + std::to_string(o.min_bytes) + " to -e " + std::to_string(o.max_bytes);
+  if (o.increment > 0) {
+    const std::int64_t rows = (o.max_bytes - o.min_bytes) / o.increment + 1;
+    if (rows > kMaxNcclTestRows) {
+      const std::int64_t least = (o.max_bytes - o.min_bytes + kMaxNcclTestRows - 2) / (kMaxNcclTestRows - 1);
+      reject("-i", "-i " + std::to_string(o.increment) + " " + range + " gives " + grouped(rows) + " rows, more than " +
+                       grouped(kMaxNcclTestRows) + "; use -i " + std::to_string(least) +
+                       " or more, a narrower -b/-e, or -f to multiply the size instead");
+    }
+    return;
+  }
+  std::int64_t rows = 1;
+  for (std::int64_t size = o.min_bytes; size < o.max_bytes; ++rows) {
+    const double grown = next_size(size, o);
+    if (grown > static_cast<double>(o.max_bytes)) break;
+    const auto next = static_cast<std::int64_t>(grown);
+    if (next <= size)
+      reject("-f", fmt::format("-f {} does not grow {} bytes ({} x {} rounds down to {}), so the table would never "
+                               "reach -e {}; use a larger -f, a larger -b, or -i to add bytes instead",
+                               o.factor, size, std::max<std::int64_t>(size, 1), o.factor, next, o.max_bytes));
+    if (rows >= kMaxNcclTestRows)
+      reject("-f", "-f " + fmt::format("{}", o.factor) + " " + range + " gives more than " + grouped(kMaxNcclTestRows) +
+                       " rows; use a larger -f or a narrower -b/-e");
+    size = next;
+  }
+}
+
 }  // namespace
 
 std::optional<int> nccl_dtype_size(const std::string& dtype) {
@@ -46,7 +96,8 @@ std::optional<int> nccl_dtype_size(const std::string& dtype) {
   return std::nullopt;
 }
 
-NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) {
+NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
+                            const std::function<void(const NcclTestTable&)>& on_row) {
   const auto elt = nccl_dtype_size(o.dtype);
   if (!elt)
     reject("-d", "unknown type '" + o.dtype +
@@ -58,6 +109,7 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
   if (o.min_bytes < 0) reject("-b", "the minimum size must be >= 0");
   if (o.max_bytes < o.min_bytes) reject("-e", "the maximum size must be >= the minimum size (-b)");
   if (o.increment <= 0 && !(o.factor > 1)) reject("-f", "the step factor must be > 1 (or give -i)");
+  check_steps(o);
 
   ClusterSpec cluster = scenario.cluster;
   int n = cluster.num_gpus;
@@ -104,10 +156,9 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o) 
     row.protocol = to_string(est.protocol);
     row.channels = est.channels;
     table.rows.push_back(row);
-    // nccl-tests: -i adds, otherwise -f multiplies; stop once the next size would pass -e (checked
-    // before computing it, so a huge -e cannot overflow).
-    const double grown = o.increment > 0 ? static_cast<double>(size) + static_cast<double>(o.increment)
-                                         : std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor);
+    if (on_row) on_row(table);
+    // Stop once the next size would pass -e (check_steps made sure every step grows).
+    const double grown = next_size(size, o);
     if (grown > static_cast<double>(o.max_bytes)) break;
     const auto next = static_cast<std::int64_t>(grown);
     if (next <= size) break;

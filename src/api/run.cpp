@@ -9,6 +9,7 @@
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
 #include "api/run_statistics.hpp"
+#include "api/work_estimate.hpp"
 #include "collective/collective_model.hpp"
 #include "compute/compute_model.hpp"
 #include "core/error.hpp"
@@ -117,9 +118,42 @@ void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
   for (std::size_t i = 0; i < fabric.size() && i < kHotLinks; ++i) out.hot_links.push_back(out.links[fabric[i]]);
 }
 
+// Which of the run's simulations this is, for progress reports.
+struct RunIndex {
+  int run = 1, runs = 1;
+};
+
+// The estimate before the first simulation (flow-level: with the transfers each call will put on the
+// fabric), and the engine's progress as a share of all runs' ops.
+void watch(const Workload& wl, FlowBackend* network, RunIndex at, const RunOptions& options,
+           EngineOptions& eo) {
+  if (!options.progress) return;
+  const auto& report = options.progress;
+  if (at.run == 1) {
+    RunProgress p;
+    p.stage = RunProgress::Stage::Estimated;
+    p.runs = at.runs;
+    p.estimated_ops = static_cast<double>(wl.op_count());
+    p.estimated_flows = network ? planned_flows(wl, *network) * at.runs : 0;
+    p.estimated_seconds = estimated_seconds(p.estimated_ops * at.runs, p.estimated_flows);
+    report(p);
+  }
+  eo.progress = [&report, at](const EngineProgress& e) {
+    RunProgress p;
+    p.stage = RunProgress::Stage::Simulating;
+    p.run = at.run;
+    p.runs = at.runs;
+    p.simulated_s = to_seconds(e.now);
+    p.events = e.events;
+    const double share = e.ops_total > 0 ? static_cast<double>(e.ops_done) / static_cast<double>(e.ops_total) : 1;
+    p.fraction = (at.run - 1 + share) / at.runs;
+    report(p);
+  };
+}
+
 // One simulation of the workload, with or without the scenario's faults.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
-                       bool per_rank, bool with_faults) {
+                       bool per_rank, bool with_faults, RunIndex at, const RunOptions& options) {
   Simulated out;
   EngineOptions eo;
   eo.interference = s.compute.interference;
@@ -129,6 +163,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
     eo.network = flow.backend.get();
   }
+  watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
   if (flow.backend) {
     out.flows = flow.backend->stats().flows;
@@ -174,13 +209,17 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
       }
     }
   }
+  // Before anything is built: a runaway value (tokens typed as sequences) is refused here, in
+  // microseconds, instead of filling memory.
+  check_work_limit(s, estimate_work(s, wo.per_rank));
   const Workload wl = generate_workload(s, wo);
   const auto compute = make_compute_model(s);
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-  Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true);
+  const int runs = s.faults.empty() ? 1 : 2;
+  Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true, {1, runs}, options);
   const SimulationOutput& sim = run.sim;
   if (!s.faults.empty()) {
-    const Simulated clean = simulate_job(s, wl, *compute, *coll, wo.per_rank, false);
+    const Simulated clean = simulate_job(s, wl, *compute, *coll, wo.per_rank, false, {2, runs}, options);
     FaultImpact fi;
     fi.faults = static_cast<int>(s.faults.size());
     fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
@@ -189,6 +228,15 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   }
   out.links = std::move(run.links);
   r.hot_links = std::move(run.hot_links);
+  if (options.progress) {
+    RunProgress done;
+    done.stage = RunProgress::Stage::Done;
+    done.run = done.runs = runs;
+    done.simulated_s = to_seconds(sim.makespan);
+    done.events = sim.events;
+    done.fraction = 1;
+    options.progress(done);
+  }
 
   const std::size_t ci = critical_rank_index(wl, sim);
   const double t = to_seconds(sim.makespan);

@@ -75,11 +75,18 @@ Command add_nccl_test_command(CLI::App& app) {
     o.root = a->root;
     o.agg_iters = a->agg_iters;
     if (gpus->count() > 0) o.gpus = a->gpus;  // --gpus 0 is an error, not "unset"
-    const NcclTestTable table = run_nccl_test(s, o);
-    if (a->json)
-      std::cout << to_json(table).dump(2) << "\n";
-    else
-      write_nccl_test_table(std::cout, table);
+    if (a->json) {
+      std::cout << to_json(run_nccl_test(s, o)).dump(2) << "\n";
+      return 0;
+    }
+    // Each row as soon as it is computed, as nccl-tests prints them: a long table shows progress and
+    // an interrupted one keeps what it printed.
+    const NcclTestTable table = run_nccl_test(s, o, [](const NcclTestTable& so_far) {
+      if (so_far.rows.size() == 1) write_nccl_test_header(std::cout, so_far);
+      write_nccl_test_row(std::cout, so_far.rows.back());
+      std::cout << std::flush;
+    });
+    write_nccl_test_footer(std::cout, table);
     return 0;
   }};
 }

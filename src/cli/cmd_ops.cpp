@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/work_estimate.hpp"
 #include "cli/commands.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
@@ -174,6 +175,7 @@ Command add_ops_command(CLI::App& app) {
     const Scenario s = load_scenario(a->scenario, a->overrides);
     // The ranks `trainsim run` simulates by default, one per pipeline stage: the TP, CP and DP peers
     // of a rank run the same kernels, so the distinct shapes are those of every rank.
+    check_work_limit(s, estimate_work(s, false));  // the workload is built in full: same limit as `run`
     const OpsTable t = collect_ops(generate_workload(s));
     if (a->json) write_json(std::cout, s, t);
     else write_text(std::cout, s, t);

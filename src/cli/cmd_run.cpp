@@ -2,8 +2,11 @@
 #include <iostream>
 #include <memory>
 
+#include <unistd.h>
+
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
+#include "cli/run_progress.hpp"
 #include "core/error.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_loader.hpp"
@@ -24,6 +27,7 @@ struct RunArgs {
   bool explain = false;
   bool per_rank = false;
   bool no_timing = false;
+  bool progress = false;
 };
 }  // namespace
 
@@ -45,6 +49,8 @@ Command add_run_command(CLI::App& app) {
                 "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
+  cmd->add_flag("--progress", args->progress,
+                "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
   return {cmd, [args, trace_ranks]() {
     const Scenario s = load_scenario(args->scenario, args->overrides);
     if (!args->links_csv.empty() && s.simulation.network_model != NetworkModel::Flow)
@@ -60,6 +66,10 @@ Command add_run_command(CLI::App& app) {
     o.per_rank = args->per_rank;
     o.want_trace = !trace.empty();
     o.trace_ranks = args->trace_ranks;
+    // Progress goes to stderr only, so stdout is the same with or without it.
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    RunProgressPrinter progress(std::cerr, args->progress || terminal, terminal);
+    o.progress = [&progress](const RunProgress& p) { progress.report(p); };
     RunOutput out = run_scenario(s, o);
     if (args->no_timing) out.result.simulation.wall_s = 0;
     if (!trace.empty())

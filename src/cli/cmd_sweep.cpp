@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <yaml-cpp/yaml.h>
 
@@ -14,6 +15,7 @@
 #include "core/error.hpp"
 #include "explore/mpi_split.hpp"
 #include "explore/parallel_eval.hpp"
+#include "explore/sweep_csv_stream.hpp"
 #include "explore/sweep_plot.hpp"
 #include "explore/sweep_spec.hpp"
 #include "explore/sweep_table.hpp"
@@ -66,22 +68,29 @@ std::string preflight(const SweepArgs& a) {
 }
 
 // Evaluates this rank's share of the points and brings every outcome to rank 0 (in point order).
-std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep, const MpiWorld& world) {
+// One process with --csv FILE writes the CSV as points finish (`csv`); under MPI rank 0 learns the
+// other ranks' outcomes only at the gather, so the file is written at the end.
+std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep, const MpiWorld& world,
+                                         std::optional<SweepCsvStream>& csv) {
   const std::vector<Overrides> points = sweep.overrides(a.overrides);
   const std::vector<std::size_t> mine = rank_share(points.size(), world.rank(), world.size());
   const int threads = a.threads > 0 ? a.threads : threads_per_rank(world.ranks_on_this_node());
   PointOptions options;
   options.allow_oom = a.allow_oom;
+  if (world.size() == 1 && !a.csv.empty() && a.csv != "-") csv.emplace(a.csv, sweep, points.size());
 
   Progress progress(world.size() > 1 ? "points of rank 0" : "points");
   ProgressFn report;
   if (world.is_root()) report = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
-  std::vector<PointOutcome> outcomes = evaluate_points(a.scenario, points, mine, threads, options, report);
+  OutcomeFn stream;
+  if (csv) stream = [&csv](std::size_t point, const PointOutcome& outcome) { csv->add(point, outcome); };
+  std::vector<PointOutcome> outcomes = evaluate_points(a.scenario, points, mine, threads, options, report, stream);
   progress.finish();
+  if (csv) csv->finish();
   return world.gather(points.size(), mine, std::move(outcomes));
 }
 
-int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<PointOutcome>& outcomes) {
+int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<PointOutcome>& outcomes, bool csv_written) {
   const SweepTable table = make_sweep_table(sweep, outcomes);
   std::size_t simulated = 0;
   for (bool ok : table.ok) simulated += ok ? 1 : 0;
@@ -92,7 +101,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
   if (a.csv == "-") {
     write_sweep_csv(std::cout, table);
   } else {
-    if (!a.csv.empty()) {
+    if (!a.csv.empty() && !csv_written) {
       std::ofstream f(a.csv);
       if (!f) throw Error("--csv: cannot write " + a.csv);
       write_sweep_csv(f, table);
@@ -123,9 +132,10 @@ int run_sweep(const SweepArgs& a, const MpiWorld& world) {
       !problem.empty())
     throw Error(problem);
 
-  const std::vector<PointOutcome> outcomes = evaluate_sweep(a, sweep, world);
+  std::optional<SweepCsvStream> csv;
+  const std::vector<PointOutcome> outcomes = evaluate_sweep(a, sweep, world, csv);
   if (!world.is_root()) return 0;  // rank 0 writes everything
-  return write_outputs(a, sweep, outcomes);
+  return write_outputs(a, sweep, outcomes, csv.has_value());
 }
 
 // How many --vary values the command line gives before its first --zip: the zipped axis takes that

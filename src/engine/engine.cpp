@@ -116,6 +116,7 @@ class Simulator {
       out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
       total_ops += wl.ranks[r].ops.size();
     }
+    total_ops_ = static_cast<std::int64_t>(total_ops);
     queue_.reserve(std::min<std::size_t>(total_ops, 1 << 20));
   }
 
@@ -124,10 +125,16 @@ class Simulator {
       for (std::uint32_t i = 0; i < wl_.ranks[r].ops.size(); ++i)
         if (states_[r].pending[i] == 0) become_ready(r, i, 0);
     std::vector<std::uint64_t> completed;
+    std::int64_t processed = 0, until_report = opt_.progress_every;
     while (true) {
       const SimTime tq = queue_.empty() ? kNever : queue_.top().time;
       const SimTime tn = opt_.network != nullptr ? opt_.network->next_event() : kNever;
       if (tq == kNever && tn == kNever) break;
+      ++processed;
+      if (opt_.progress && --until_report <= 0) {
+        until_report = opt_.progress_every;
+        opt_.progress(EngineProgress{std::min(tq, tn), processed, ops_done_, total_ops_});
+      }
       if (tn <= tq) {  // the network's events at an instant go first (deterministic either way)
         opt_.network->advance(tn, completed);
         for (std::uint64_t token : completed) complete_collective(token, tn);
@@ -276,6 +283,7 @@ class Simulator {
     }
     out_.timelines[r].end[i] = now;
     st.finished[i] = 1;
+    ++ops_done_;
     out_.makespan = std::max(out_.makespan, now);
     auto release = [&](std::uint32_t j) {
       if (--st.pending[j] == 0) become_ready(r, j, now);
@@ -352,6 +360,7 @@ class Simulator {
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
   std::uint64_t next_token_ = 0;
   std::uint64_t stale_events_ = 0;  // end events of re-timed kernels, skipped
+  std::int64_t ops_done_ = 0, total_ops_ = 0;  // for progress reports
 };
 
 }  // namespace

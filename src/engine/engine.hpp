@@ -4,6 +4,7 @@
 // (picoseconds), a binary heap ordered by (time, insertion sequence) so ties break the same way
 // every run, and a jump straight to the next event.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "collective/collective_model.hpp"
@@ -29,16 +30,28 @@ struct SimulationOutput {
   std::vector<SimTime> interference;
 };
 
+// How far a simulation has got, for a progress line.
+struct EngineProgress {
+  SimTime now = 0;              // simulated time reached
+  std::int64_t events = 0;      // processed so far (engine events and network completions)
+  std::int64_t ops_done = 0;    // ops finished, of
+  std::int64_t ops_total = 0;   // every simulated rank's ops
+};
+
 // Optional per-rank slowdown of compute kernels (a straggler); empty = none. `network`: an
 // event-driven backend that times collectives once every member has arrived (flow-level); null =
 // the collective model's estimate (analytical).
 // `interference`: a kernel that runs while collectives of its rank are in flight is slowed by what
 // they take from the GPU (kernels-in-training.md §2); its remaining work is re-timed whenever a
 // collective of its rank starts or ends.
+// `progress`: called every `progress_every` processed events on the simulating thread; it only
+// observes (the simulation and its results are the same with or without it). Empty = none.
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
   NetworkBackend* network = nullptr;
   bool interference = true;
+  std::function<void(const EngineProgress&)> progress;
+  std::int64_t progress_every = 1024;  // the callback throttles by wall time; this bounds its cost
 };
 
 // Throws DeadlockError naming the waiting ranks, ops and groups if the workload cannot finish, and

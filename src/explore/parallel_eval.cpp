@@ -20,7 +20,8 @@ int resolve_threads(int requested) {
 
 std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, const std::vector<Overrides>& points,
                                           const std::vector<std::size_t>& indices, int threads,
-                                          const PointOptions& options, const ProgressFn& progress) {
+                                          const PointOptions& options, const ProgressFn& progress,
+                                          const OutcomeFn& on_outcome) {
   // Checked here, not in the workers: an exception escaping a std::jthread terminates the process.
   for (std::size_t i : indices)
     if (i >= points.size())
@@ -35,9 +36,11 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
   auto worker = [&] {
     for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
       out[j] = evaluate_point(scenario_path, points[indices[j]], options);
-      if (progress) {
+      if (progress || on_outcome) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        progress(++done, indices.size());
+        if (on_outcome) on_outcome(indices[j], out[j]);
+        ++done;
+        if (progress) progress(done, indices.size());
       }
     }
   };

@@ -61,7 +61,7 @@ std::vector<std::string> SweepTable::numeric_columns() const {
   return out;
 }
 
-SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>& outcomes) {
+SweepTable empty_sweep_table(const Sweep& sweep) {
   SweepTable t;
   // A column per key, zipped keys included, in axis order: the order of the overrides.
   t.key_columns = sweep.key_count();
@@ -69,27 +69,38 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
     for (const auto& k : axis.keys) t.columns.push_back(k.key);
   t.columns.push_back("status");
   t.columns.push_back("reason");
+  return t;
+}
 
-  std::vector<std::vector<std::pair<std::string, nlohmann::ordered_json>>> fields(outcomes.size());
-  std::map<std::string, std::size_t> index_of;
-  for (std::size_t p = 0; p < outcomes.size(); ++p) {
-    if (outcomes[p].status != PointStatus::Ok) continue;
-    fields[p] = flatten_scalars(outcomes[p].result);
-    for (const auto& [name, value] : fields[p])
-      if (index_of.emplace(name, t.columns.size()).second) t.columns.push_back(name);
+bool add_sweep_row(SweepTable& t, const Sweep& sweep, std::size_t point, const PointOutcome& outcome) {
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> fields;
+  if (outcome.status == PointStatus::Ok) fields = flatten_scalars(outcome.result);
+  std::vector<std::size_t> where;
+  where.reserve(fields.size());
+  const std::size_t before = t.columns.size();
+  for (const auto& [name, value] : fields) {
+    const auto [it, fresh] = t.result_columns.emplace(name, t.columns.size());
+    if (fresh) t.columns.push_back(name);
+    where.push_back(it->second);
   }
+  const bool grew = t.columns.size() != before;
+  if (grew)
+    for (auto& row : t.rows) row.resize(t.columns.size());  // earlier rows: empty cells
+  std::vector<nlohmann::ordered_json> row(t.columns.size());
+  std::size_t c = 0;
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a)
+    for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k) row[c++] = sweep.value(point, a, k).text;
+  row[t.key_columns] = to_string(outcome.status);
+  row[t.key_columns + 1] = outcome.reason;
+  for (std::size_t f = 0; f < fields.size(); ++f) row[where[f]] = std::move(fields[f].second);
+  t.rows.push_back(std::move(row));
+  t.ok.push_back(outcome.status == PointStatus::Ok);
+  return grew;
+}
 
-  for (std::size_t p = 0; p < outcomes.size(); ++p) {
-    std::vector<nlohmann::ordered_json> row(t.columns.size());
-    std::size_t c = 0;
-    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
-      for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k) row[c++] = sweep.value(p, a, k).text;
-    row[t.key_columns] = to_string(outcomes[p].status);
-    row[t.key_columns + 1] = outcomes[p].reason;
-    for (auto& [name, value] : fields[p]) row[index_of.at(name)] = std::move(value);
-    t.rows.push_back(std::move(row));
-    t.ok.push_back(outcomes[p].status == PointStatus::Ok);
-  }
+SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>& outcomes) {
+  SweepTable t = empty_sweep_table(sweep);
+  for (std::size_t p = 0; p < outcomes.size(); ++p) add_sweep_row(t, sweep, p, outcomes[p]);
   return t;
 }
 
@@ -99,15 +110,23 @@ std::string csv_cell(const nlohmann::ordered_json& cell) {
   return report_format::csv_field(cell.dump());
 }
 
-void write_sweep_csv(std::ostream& out, const SweepTable& table) {
+std::string sweep_csv_header(const SweepTable& table) {
   std::string text;
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     text += (c ? "," : "") + report_format::csv_field(table.columns[c]);
-  text += "\n";
-  for (const auto& row : table.rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + csv_cell(row[c]);
-    text += "\n";
-  }
+  return text + "\n";
+}
+
+std::string sweep_csv_row(const SweepTable& table, std::size_t row) {
+  std::string text;
+  const auto& cells = table.rows.at(row);
+  for (std::size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + csv_cell(cells[c]);
+  return text + "\n";
+}
+
+void write_sweep_csv(std::ostream& out, const SweepTable& table) {
+  std::string text = sweep_csv_header(table);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) text += sweep_csv_row(table, r);
   out << text;
 }
 

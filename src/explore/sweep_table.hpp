@@ -3,6 +3,7 @@
 // each), then status and reason, then every scalar field of the `trainsim run --json` object
 // flattened with dotted names. The CSV output and the plot both read this table, so they always agree.
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,6 +27,8 @@ struct SweepTable {
   std::vector<std::string> columns;  // key paths, "status", "reason", result fields
   std::vector<std::vector<nlohmann::ordered_json>> rows;  // a cell per column; null = empty
   std::vector<bool> ok;              // per row: the point simulated
+  // Result field -> its column (a field named like a key column still gets a column of its own).
+  std::map<std::string, std::size_t> result_columns;
 
   // Index of `name` in `columns`, if any.
   std::optional<std::size_t> column(const std::string& name) const;
@@ -39,11 +42,20 @@ struct SweepTable {
 // order, so the column set depends only on the outcomes, never on threads or ranks.
 SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>& outcomes);
 
+// The same table built a row at a time, in point order (make_sweep_table is exactly this): the key,
+// status and reason columns, then add_sweep_row for points 0, 1, 2... Returns true when the point
+// brought result columns the table lacked (earlier rows then get empty cells there).
+SweepTable empty_sweep_table(const Sweep& sweep);
+bool add_sweep_row(SweepTable& table, const Sweep& sweep, std::size_t point, const PointOutcome& outcome);
+
 // The cell as CSV text: strings RFC 4180-quoted when needed, numbers as nlohmann prints them
 // (shortest text that reads back to the same double), booleans true/false, null empty.
 std::string csv_cell(const nlohmann::ordered_json& cell);
 
 // Header row, then one row per point in point order; lines end with '\n'.
 void write_sweep_csv(std::ostream& out, const SweepTable& table);
+// Its lines one at a time: the header, and row `row`.
+std::string sweep_csv_header(const SweepTable& table);
+std::string sweep_csv_row(const SweepTable& table, std::size_t row);
 
 }  // namespace trainsim::explore

@@ -1,6 +1,7 @@
 #include "network/flow_backend.hpp"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 #include <string>
 
@@ -205,6 +206,42 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
       Transfer& parent = call.transfers[base + dag.dep_index[d]];
       call.dependents[parent.next_end++] = base + i;
     }
+}
+
+namespace {
+
+// add_copy's transfers for one copy of a DAG: one per channel for a coupled ring, one per peer pair
+// for merged point-to-point, else one per flow.
+std::int64_t transfers_of(const FlowDag& dag) {
+  if (dag.dep_index.empty() && !dag.flows.empty()) {
+    if (dag.algorithm == NcclAlgorithm::Ring) {
+      std::set<int> channels;
+      for (const Flow& f : dag.flows) channels.insert(f.channel);
+      return static_cast<std::int64_t>(channels.size());
+    }
+    if (dag.algorithm == NcclAlgorithm::P2P) {
+      std::set<std::tuple<int, int, int, int, int>> pairs;
+      for (const Flow& f : dag.flows) pairs.emplace(f.src.index, f.dst.index, f.src_net, f.dst_net, f.relay);
+      return static_cast<std::int64_t>(pairs.size());
+    }
+  }
+  return static_cast<std::int64_t>(dag.flows.size());
+}
+
+}  // namespace
+
+std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
+  if (call.group >= replicas_.size()) throw Error("network: collective on unknown group " + std::to_string(call.group));
+  const auto& copies = replicas_[call.group];
+  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
+  if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return 0;
+  std::int64_t n = 0;
+  for (const auto& members : copies) {
+    auto dag = dag_for(call, members);
+    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+    n += transfers_of(*dag);
+  }
+  return n;
 }
 
 void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& call) {

@@ -59,6 +59,9 @@ class FlowBackend final : public NetworkBackend {
   void advance(SimTime t, std::vector<std::uint64_t>& completed) override;
 
   const FlowBackendStats& stats() const { return stats_; }
+  // The transfers `call` would put on the fabric (what stats().flows adds when it starts), without
+  // starting it: for the run's work estimate. Builds and caches its flow DAGs as start() would.
+  std::int64_t planned_transfers(const CollectiveCall& call);
   // Per link (by LinkId of the graph), up to the last event processed.
   std::vector<LinkStats> link_statistics() const { return network_.link_statistics(); }
   const NetworkGraph& graph() const { return graph_; }

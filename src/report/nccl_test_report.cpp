@@ -6,7 +6,7 @@
 
 namespace trainsim {
 
-void write_nccl_test_table(std::ostream& out, const NcclTestTable& t) {
+void write_nccl_test_header(std::ostream& out, const NcclTestTable& t) {
   fmt::memory_buffer b;
   fmt::format_to(std::back_inserter(b), "# trainsim nccl-test: {} on {} x {} ({} node{} x {} GPUs), NCCL 2.30 model\n",
                  t.op, t.gpus, t.gpu, t.nodes, t.nodes == 1 ? "" : "s", t.gpus_per_node);
@@ -15,16 +15,26 @@ void write_nccl_test_table(std::ostream& out, const NcclTestTable& t) {
                  "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
   fmt::format_to(std::back_inserter(b), "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
-  double busbw_sum = 0;
-  for (const auto& r : t.rows) {
-    fmt::format_to(std::back_inserter(b), "  {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}  {:<15} {:<8} {:>8}\n",
-                   r.size_bytes, r.count, r.dtype, r.redop, r.root, r.time_us, r.algbw_GBps, r.busbw_GBps, r.algorithm,
-                   r.protocol, r.channels);
-    busbw_sum += r.busbw_GBps;
-  }
-  fmt::format_to(std::back_inserter(b), "# Avg bus bandwidth    : {:.4f}\n",
-                 t.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(t.rows.size()));
   out << fmt::to_string(b);
+}
+
+void write_nccl_test_row(std::ostream& out, const NcclTestRow& r) {
+  out << fmt::format("  {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}  {:<15} {:<8} {:>8}\n",
+                     r.size_bytes, r.count, r.dtype, r.redop, r.root, r.time_us, r.algbw_GBps, r.busbw_GBps, r.algorithm,
+                     r.protocol, r.channels);
+}
+
+void write_nccl_test_footer(std::ostream& out, const NcclTestTable& t) {
+  double busbw_sum = 0;
+  for (const auto& r : t.rows) busbw_sum += r.busbw_GBps;
+  out << fmt::format("# Avg bus bandwidth    : {:.4f}\n",
+                     t.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(t.rows.size()));
+}
+
+void write_nccl_test_table(std::ostream& out, const NcclTestTable& t) {
+  write_nccl_test_header(out, t);
+  for (const auto& r : t.rows) write_nccl_test_row(out, r);
+  write_nccl_test_footer(out, t);
 }
 
 nlohmann::json to_json(const NcclTestTable& t) {

@@ -28,6 +28,11 @@ struct NcclTestTable {
 
 // nccl-tests' text layout (out-of-place columns only), with a header naming the cluster.
 void write_nccl_test_table(std::ostream& out, const NcclTestTable& table);
+// The same in pieces, for printing each row as it is computed (as nccl-tests does): the header
+// (from the table's fields, rows not needed), one row, and the average line over `table.rows`.
+void write_nccl_test_header(std::ostream& out, const NcclTestTable& table);
+void write_nccl_test_row(std::ostream& out, const NcclTestRow& row);
+void write_nccl_test_footer(std::ostream& out, const NcclTestTable& table);
 // {"op", "gpus", "nodes", "gpu", "rows": [{size_bytes, count, dtype, redop, root, time_us,
 // algbw_GBps, busbw_GBps, algorithm, protocol, channels}]}
 nlohmann::json to_json(const NcclTestTable& table);

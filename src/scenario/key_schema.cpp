@@ -22,7 +22,8 @@ namespace {
 //   cluster.gpu_spec.{name, vendor, architecture, sm_version, sm_count, scale_up_GBps}: optional
 //     details of a GPU given by its datasheet (the compute model picks curves by architecture);
 //   training.iterations (already in the spec's example), simulation.per_rank (bool: simulate every
-//     rank instead of one per symmetric class);
+//     rank instead of one per symmetric class), simulation.max_ops (refuse runs estimated above this
+//     many ops; 0 = no limit);
 //   algorithms.{all_reduce, all_gather, reduce_scatter} (nccl | halving_doubling | hierarchical |
 //     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us};
 //   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md);
@@ -78,6 +79,7 @@ constexpr std::string_view kKnownKeys[] = {
     "algorithms.reduction_server.latency_us",
 
     "simulation.network_model", "simulation.seed", "simulation.threads", "simulation.per_rank",
+    "simulation.max_ops",
 
     "faults[].kind", "faults[].at_s", "faults[].always", "faults[].link", "faults[].factor",
     "faults[].node", "faults[].nic", "faults[].rank",

@@ -20,6 +20,7 @@ SimulationSpec read_simulation(const Section& simulation) {
                                ": remove the key, or use --threads of trainsim sweep, tune or validate, which run "
                                "several simulations at a time");
   simulation.read("per_rank", s.per_rank);
+  simulation.read("max_ops", s.max_ops, Bound::NonNegative);
   return s;
 }
 

@@ -98,6 +98,9 @@ struct SimulationSpec {
   std::uint64_t seed = 0;
   int threads = 0;         // 0 = all cores
   bool per_rank = false;   // simulate every rank instead of one representative per symmetric class
+  // A run whose estimated ops (summed over the simulated ranks) exceed this is refused before the
+  // workload is built (api/work_estimate.hpp): a mistyped key must not fill memory. 0 = no limit.
+  std::int64_t max_ops = 50'000'000;
 };
 
 enum class FaultKind { LinkDown, LinkDegraded, NicDown, GpuSlow, NodeDown };

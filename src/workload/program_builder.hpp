@@ -45,6 +45,7 @@ class RankBuilder {
     return id;
   }
   int rank() const { return prog_.rank; }
+  std::size_t op_count() const { return prog_.ops.size(); }  // ops issued so far
 
  private:
   std::uint32_t append(Op op, const std::vector<std::uint32_t>& deps);
