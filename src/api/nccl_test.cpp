@@ -9,6 +9,7 @@
 #include "api/fabric_check.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl_analytical_model.hpp"
+#include "report/format_utils.hpp"
 #include "core/error.hpp"
 #include "trainsim/trainsim.hpp"
 
@@ -43,14 +44,7 @@ double next_size(std::int64_t size, const NcclTestOptions& o) {
                          : std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor);
 }
 
-std::string grouped(std::int64_t n) {  // 1234567 -> "1,234,567"
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string grouped(std::int64_t n) { return report_format::group_digits(n); }
 
 // Checks the size steps before anything is computed: every step must grow the size (a factor that
 // rounds back to the same byte count would repeat one row forever), and the table is at most

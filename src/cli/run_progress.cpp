@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/progress.hpp"
+#include "report/format_utils.hpp"
 
 namespace trainsim::cli {
 
@@ -16,14 +17,7 @@ constexpr double kNoteSeconds = 60;
 constexpr double kTerminalEvery = 0.25;
 constexpr double kLogEvery = 5;
 
-std::string grouped(std::int64_t n) {  // 1234567 -> "1,234,567"
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string grouped(std::int64_t n) { return report_format::group_digits(n); }
 
 std::string minutes(double seconds) {
   if (seconds < 90) return fmt::format("{:.0f} s", seconds);
