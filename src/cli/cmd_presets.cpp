@@ -62,6 +62,7 @@ nlohmann::ordered_json presets_json() {
                          {"sm_count", g.sm_count > 0 ? nlohmann::ordered_json(g.sm_count) : nlohmann::ordered_json()},
                          {"peak_clock_mhz", known(g.peak_clock_mhz)},
                          {"sustained_clock_mhz", known(g.sustained_clock_mhz)},
+                         {"boost_clock_mhz", known(g.boost_clock_mhz)},
                          {"power_w", known(g.power_w)}});
   return j;
 }

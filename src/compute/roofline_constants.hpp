@@ -245,12 +245,24 @@ inline constexpr double kDramLatencyS = 400e-9;
 //  - locked at the peak-basis clock: the FA3 paper's H100 tables (cuDNN, FA3, Triton forward) ran with
 //    the clock locked at 1830 MHz (FA3 appendix C.1); Blackwell's attention is derived from them. A
 //    step runs them at sustained / peak-basis clock (H100: 1640 / 1830 = 0.90).
-//  - short runs under the power cap, clock not logged: the GEMM plateaus (MAMF: 50 warm-up + 100 timed
-//    matmuls per shape, well under a second; XLA tables; EleutherAI's layer GEMMs; AMD MAF) and the
-//    FlashAttention repository's fwd+bwd figures. The power cap already acts within such a run, so only
-//    the long-run part applies: AMD's 30-s TAF runs and randn-vs-structured inputs put it at -1..-7%
-//    (kernels-in-training.md §1.1); we take the middle, 4% [derived].
+//  - short runs, clock not logged: the GEMM plateaus (MAMF: 50 warm-up + 100 timed matmuls per shape,
+//    well under a second; XLA tables; EleutherAI's layer GEMMs; AMD MAF) and the FlashAttention
+//    repository's fwd+bwd figures. Measured on an H200 (700 W, data/measured/H200-2026-11-27): the power
+//    cap takes about half a second to bite — nvidia-smi read 1950 MHz 0.03 s into back-to-back bf16
+//    8192^3 GEMMs, 1515 MHz at 0.5 s, then 1440-1530 MHz (median 1470) with "SW power cap" active for
+//    the remaining 40 s. So a short run on Hopper runs at the boost clock (1980 MHz): 807 TF alone, 660 TF
+//    sustained. Where the catalog gives boost_clock_mhz, a short-run table runs in a step at
+//    (sustained / boost)^kClockThroughputElasticity; where it does not (no clock log of that part's
+//    short runs: A100, whose 400 W cap already acts inside short runs at randn data, kernels-in-training.md
+//    §1.1; Blackwell; AMD), only the long-run part applies: AMD's 30-s TAF runs and randn-vs-structured
+//    inputs put it at -1..-7% (kernels-in-training.md §1.1); we take the middle, 4% [derived].
 inline constexpr double kLongRunClockShare = 0.96;
+
+// Throughput does not fall as fast as the clock: the H200 run above gave 660 / 807 TF = 0.818 of the
+// short-run throughput at 1470 / 1980 MHz = 0.742 of the clock (HBM keeps its clock; a slower SM waits
+// less on it), so throughput ~ clock^0.67 [measured: ln 0.818 / ln 0.742 = 0.67]. Used for every clock
+// ratio of a tensor-core table: short-run (boost -> sustained) and locked (peak basis -> sustained).
+inline constexpr double kClockThroughputElasticity = 0.67;
 
 // The slowest GPU sets the pace of synchronous training. GPUs of one SKU differ: "5% and higher" between
 // the GPUs of one 8-GPU node in max-achievable matmul FLOPS, from cooling position and silicon V-F curves

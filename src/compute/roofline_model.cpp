@@ -75,11 +75,14 @@ class RooflineModel final : public ComputeModel {
                           ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
                           : std::string();
     const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
+    const double short_run = tensor_clock_factor(gpu_, arch_, CalibrationClock::ShortRun);
     const std::string clocks = fmt::format(
-        "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.2f} on short-run tables",
+        "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.3f} on short-run tables{}",
         locked < 1.0 ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
                      : std::string("as calibrated"),
-        locked, rl::kLongRunClockShare) +
+        locked, short_run,
+        gpu_.boost_clock_mhz > 0 ? fmt::format(" (run at the {:.0f} MHz boost)", gpu_.boost_clock_mhz)
+                                 : std::string(" (long-run share)")) +
         fmt::format("; slowest of {} GPUs x{:.3f}", job_gpus_, pace_);
     return fmt::format(
         "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM {:.0f} "
@@ -112,12 +115,19 @@ class RooflineModel final : public ComputeModel {
 }  // namespace
 
 double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
-  if (calibrated_at == CalibrationClock::ShortRun) return rl::kLongRunClockShare;
+  const auto share = [](double held, double benchmarked) {
+    return std::min(1.0, std::pow(held / benchmarked, rl::kClockThroughputElasticity));
+  };
+  if (calibrated_at == CalibrationClock::ShortRun) {
+    // A short run on a part whose boost clock is known ran at that clock (roofline_constants.hpp).
+    if (gpu.boost_clock_mhz > 0 && gpu.sustained_clock_mhz > 0) return share(gpu.sustained_clock_mhz, gpu.boost_clock_mhz);
+    return rl::kLongRunClockShare;
+  }
   // AMD's tables were measured at the clock the GPU held under load (MI300X median 1207 MHz in BF16
   // GEMM; roofline_constants.hpp), so the sustained clock is in them already.
   if (arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3) return 1.0;
   if (!(gpu.peak_clock_mhz > 0) || !(gpu.sustained_clock_mhz > 0)) return 1.0;
-  return std::min(1.0, gpu.sustained_clock_mhz / gpu.peak_clock_mhz);
+  return share(gpu.sustained_clock_mhz, gpu.peak_clock_mhz);
 }
 
 double slowest_gpu_factor(std::int64_t gpus) {

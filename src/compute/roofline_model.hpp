@@ -26,10 +26,11 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
 
 // The tensor-core clock a training step holds over the clock the calibration tables were measured at
 // (kernels-in-training.md §1; roofline_constants.hpp kLongRunClockShare). Tables locked at the
-// peak-basis clock (the FA3 paper's H100 tables, 1830 MHz) run at sustained_clock_mhz / peak_clock_mhz
-// of data/gpus.yaml (1 where the catalog gives no clocks, and on AMD, whose tables were measured at the
-// clock held under load); short-run tables (GEMM sweeps, the FlashAttention repository's figures) were
-// already under the power cap and lose only the long-run share.
+// peak-basis clock (the FA3 paper's H100 tables, 1830 MHz) run at (sustained_clock_mhz / peak_clock_mhz)
+// ^ kClockThroughputElasticity of data/gpus.yaml (1 where the catalog gives no clocks, and on AMD, whose
+// tables were measured at the clock held under load); short-run tables (GEMM sweeps, the FlashAttention
+// repository's figures) ran at boost_clock_mhz where the catalog gives it (sustained / boost, same
+// elasticity), else they lose only the flat long-run share.
 enum class CalibrationClock { LockedAtPeakBasis, ShortRun };
 double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at);
 // Tensor throughput of the slowest of `gpus` GPUs of one SKU over a typical one (the calibration GPU):

@@ -79,7 +79,7 @@ std::optional<double> read_peak(const YAML::Node& peaks, const std::string& key,
 const std::set<std::string> kEntryKeys = {"id",           "aliases",         "vendor",          "architecture",
                                           "sm_version",   "sm_count",        "peak_tflops",     "hbm_GBps",
                                           "memory_gb",    "memory_gib",      "scale_up_GBps",   "scale_up_domain",
-                                          "peak_clock_mhz", "sustained_clock_mhz", "power_w",   "notes"};
+                                          "peak_clock_mhz", "sustained_clock_mhz", "boost_clock_mhz", "power_w", "notes"};
 // fp4 is optional (dense FP4 peak, informational); the others must be present (null = unsupported).
 const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
 const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3", "cdna4"};
@@ -101,7 +101,8 @@ void reject_unknown_keys(const YAML::Node& map, const std::set<std::string>& kno
 
 // peak_clock_mhz / sustained_clock_mhz / power_w: each optional, but the two clocks come together (a
 // sustained clock means nothing without the clock the peaks are specified at), all positive, and the
-// sustained clock at most kMaxSustainedOverPeak x the peak-basis clock.
+// sustained clock at most kMaxSustainedOverPeak x the peak-basis clock. boost_clock_mhz (optional) needs
+// both and is at least the sustained clock.
 void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec& g) {
   const bool peak = static_cast<bool>(e["peak_clock_mhz"]), sustained = static_cast<bool>(e["sustained_clock_mhz"]);
   if (peak != sustained) {
@@ -115,6 +116,15 @@ void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec
     if (g.sustained_clock_mhz > kMaxSustainedOverPeak * g.peak_clock_mhz) {
       ctx.fail("sustained_clock_mhz", fmt::format("{} MHz exceeds {} x peak_clock_mhz ({} MHz)", g.sustained_clock_mhz,
                                                   kMaxSustainedOverPeak, g.peak_clock_mhz));
+    }
+  }
+  if (e["boost_clock_mhz"]) {
+    if (!peak) ctx.fail("boost_clock_mhz", "needs peak_clock_mhz and sustained_clock_mhz (the boost clock is read against them)");
+    g.boost_clock_mhz = read_non_negative(e, "boost_clock_mhz", ctx, true);
+    if (g.boost_clock_mhz < g.sustained_clock_mhz) {
+      ctx.fail("boost_clock_mhz", fmt::format("{} MHz is below sustained_clock_mhz ({} MHz): the boost clock is the "
+                                              "highest the part runs at",
+                                              g.boost_clock_mhz, g.sustained_clock_mhz));
     }
   }
   if (e["power_w"]) g.power_w = read_non_negative(e, "power_w", ctx, true);

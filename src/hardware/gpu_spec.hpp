@@ -27,6 +27,9 @@ struct GpuSpec {
   // 0 = unknown (no clock derating is applied).
   double peak_clock_mhz = 0;
   double sustained_clock_mhz = 0;
+  // The clock a short, cool benchmark runs at before the power cap bites (the maximum SM clock, e.g.
+  // 1980 MHz on H100/H200); 0 = not known (the roofline then applies a flat long-run share).
+  double boost_clock_mhz = 0;
   double power_w = 0;        // rated board power (TDP / TGP), W; 0 = unknown
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -203,4 +204,49 @@ TEST(ProfileOpsCli, BadScenarioKeyIsReported) {
   profile(python, scenario, csv, " --set parallelism.tensr=2", &r);
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("parallelism.tensr"), std::string::npos) << r.out;
+}
+
+// --ops-json reads a kernel list saved from `trainsim ops --json` (a GPU machine without trainsim): the
+// same rows as profiling the scenario, and trainsim is not run (a binary that does not exist is named).
+TEST(ProfileOpsCli, SavedKernelListNeedsNoTrainsim) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  const std::string scenario = temp_file("profile_ops_saved.yaml", kTiny);
+  const Result listing = run("ops " + scenario + " --json");
+  ASSERT_EQ(listing.status, 0) << listing.out;
+  const std::string saved = temp_file("profile_ops_saved.json", listing.out);
+  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_saved.csv").string();
+  std::filesystem::remove(csv);
+  const Result r = run_shell(python + " " + script() + " --ops-json " + saved + " -o " + csv +
+                             " --trainsim /nonexistent/trainsim --device cpu --warmup 0 --iters 1 --max-ops 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ops = nlohmann::json::parse(listing.out)["ops"];
+  const Database db = read_database(csv);
+  EXPECT_EQ(db.header, kHeader);
+  ASSERT_EQ(db.time_us.size(), 4u) << r.out;
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(db.time_us.count(db_key(ops[i])), 1u) << db_key(ops[i]);
+}
+
+// A scenario and --ops-json together, neither, --set with --ops-json, an unreadable or foreign file:
+// each a clear error naming what is wrong, before torch is imported.
+TEST(ProfileOpsCli, BadKernelListArgumentsAreReported) {
+  const std::string python = python_with_torch();
+  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  const std::string scenario = temp_file("profile_ops_args.yaml", kTiny);
+  const std::string foreign = temp_file("profile_ops_foreign.json", R"({"rows": []})");
+  const std::string broken = temp_file("profile_ops_broken.json", "{not json");
+  const std::string base = python + " " + script() + " -o /tmp/trainsim_cli_profile_ops_args.csv ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {scenario + " --ops-json " + foreign, "one of the two"},
+      {"", "one of the two"},
+      {"--ops-json " + foreign + " --set model.num_layers=1", "--set applies to a scenario"},
+      {"--ops-json /nonexistent/list.json", "cannot read --ops-json"},
+      {"--ops-json " + broken, "is not JSON"},
+      {"--ops-json " + foreign, "needs 'gpu' and a list 'ops'"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const Result r = run_shell(base + args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_NE(r.out.find(fragment), std::string::npos) << args << "\n" << r.out;
+  }
 }

@@ -133,8 +133,12 @@ TEST(GpuCatalog, PeakClockReproducesTheDensePeak) {
 TEST(GpuCatalog, MeasuredClockAnchors) {
   const GpuCatalog& cat = GpuCatalog::builtin();
   EXPECT_DOUBLE_EQ(cat.find("H100")->peak_clock_mhz, 1830);  // not the 1980 MHz maximum
-  EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1500);
+  EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1440);  // [MEAS-H200] 1440-1530 MHz on the same die
   EXPECT_LE(cat.find("H100")->sustained_clock_mhz, 1780);
+  EXPECT_DOUBLE_EQ(cat.find("H100")->boost_clock_mhz, 1980);
+  EXPECT_DOUBLE_EQ(cat.find("H200")->sustained_clock_mhz, 1470);  // measured 2026-11-27
+  EXPECT_DOUBLE_EQ(cat.find("H200")->boost_clock_mhz, 1980);
+  EXPECT_DOUBLE_EQ(cat.find("A100")->boost_clock_mhz, 0);  // not logged for its short runs: long-run share
   EXPECT_DOUBLE_EQ(cat.find("H100")->power_w, 700);
   EXPECT_DOUBLE_EQ(cat.find("A100")->sustained_clock_mhz, 1200);
   EXPECT_DOUBLE_EQ(cat.find("A100")->peak_clock_mhz, 1410);
@@ -315,6 +319,16 @@ TEST(GpuCatalogLoad, BadClockPowerAndDomainValuesAreRejected) {
   // 1.1 x peak is still accepted (1980 MHz boost over an 1830 MHz basis is about 1.08).
   TempFile ok("gpus:" + kEntry + both + "1980\n");
   EXPECT_DOUBLE_EQ(GpuCatalog::load(ok.str()).find("TOY")->sustained_clock_mhz, 1980);
+}
+
+TEST(GpuCatalogLoad, BoostClockNeedsBothClocksAndIsAtLeastTheSustainedOne) {
+  expect_error("gpus:" + kEntry + "    boost_clock_mhz: 1980\n", {"TOY", "boost_clock_mhz", "needs peak_clock_mhz"});
+  const std::string both = "    peak_clock_mhz: 1800\n    sustained_clock_mhz: 1600\n";
+  expect_error("gpus:" + kEntry + both + "    boost_clock_mhz: 1500\n", {"TOY", "boost_clock_mhz", "below"});
+  expect_error("gpus:" + kEntry + both + "    boost_clock_mhz: 0\n", {"TOY", "boost_clock_mhz", "> 0"});
+  expect_error("gpus:" + kEntry + both + "    boost_clok_mhz: 1900\n", {"TOY", "boost_clok_mhz", "did you mean"});
+  TempFile ok("gpus:" + kEntry + both + "    boost_clock_mhz: 1980\n");
+  EXPECT_DOUBLE_EQ(GpuCatalog::load(ok.str()).find("TOY")->boost_clock_mhz, 1980);
 }
 
 TEST(GpuCatalogLoad, Cdna4IsAnArchitecture) {

@@ -61,7 +61,10 @@ class Skip(Exception):
 def parse_args(argv):
     p = argparse.ArgumentParser(
         description="Time the distinct kernels of a trainsim scenario with PyTorch and write an op database CSV.")
-    p.add_argument("scenario", help="scenario YAML file")
+    p.add_argument("scenario", nargs="?", help="scenario YAML file (or give --ops-json instead)")
+    p.add_argument("--ops-json", metavar="FILE",
+                   help="read the kernel list from FILE, saved earlier from `trainsim ops SCENARIO --json`, "
+                        "instead of running trainsim (for a GPU machine without trainsim)")
     p.add_argument("-o", "--output", required=True, help="op database CSV to write")
     p.add_argument("--trainsim", help="trainsim binary (default: trainsim on PATH, else build/trainsim of this checkout)")
     p.add_argument("--gpu-name", help="value of the gpu column (default: the scenario's cluster.gpu on CUDA, 'cpu' on CPU)")
@@ -80,6 +83,10 @@ def parse_args(argv):
         v = getattr(a, name)
         if v is not None and v < (1 if name == "iters" else 0):
             p.error(f"--{name.replace('_', '-')} must be >= {1 if name == 'iters' else 0}, got {v}")
+    if (a.scenario is None) == (a.ops_json is None):
+        p.error("give a scenario or --ops-json FILE (one of the two)")
+    if a.ops_json is not None and a.overrides:
+        p.error("--set applies to a scenario; the kernel list of --ops-json is already resolved")
     if a.gpu_name is not None and (not a.gpu_name.strip() or "," in a.gpu_name or "\n" in a.gpu_name):
         p.error(f"--gpu-name must be a non-empty name without commas, got {a.gpu_name!r}")
     return a
@@ -112,6 +119,21 @@ def load_ops(trainsim, scenario, overrides):
         return json.loads(r.stdout)
     except json.JSONDecodeError as e:
         sys.exit(f"profile_ops: `{' '.join(cmd)}` printed no JSON ({e})")
+
+
+def load_ops_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            listing = json.load(f)
+    except OSError as e:
+        sys.exit(f"profile_ops: cannot read --ops-json {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        sys.exit(f"profile_ops: --ops-json {path} is not JSON ({e})")
+    if not isinstance(listing, dict) or not isinstance(listing.get("ops"), list) or "gpu" not in listing:
+        sys.exit(f"profile_ops: --ops-json {path} is not the output of `trainsim ops SCENARIO --json` "
+                 f"(needs 'gpu' and a list 'ops')")
+    listing.setdefault("scenario", path)
+    return listing
 
 
 def describe(op):
@@ -357,7 +379,10 @@ def csv_row(gpu, op, time_us):
 def main(argv):
     a = parse_args(argv)
     # The kernel list first: a bad scenario is reported before the slow import of torch.
-    listing = load_ops(find_trainsim(a.trainsim), a.scenario, a.overrides)
+    if a.ops_json is not None:
+        listing = load_ops_json(a.ops_json)
+    else:
+        listing = load_ops(find_trainsim(a.trainsim), a.scenario, a.overrides)
     ops = listing["ops"]
     try:
         import torch
