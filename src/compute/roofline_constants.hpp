@@ -251,7 +251,10 @@ inline constexpr double kDramLatencyS = 400e-9;
 //    cap takes about half a second to bite — nvidia-smi read 1950 MHz 0.03 s into back-to-back bf16
 //    8192^3 GEMMs, 1515 MHz at 0.5 s, then 1440-1530 MHz (median 1470) with "SW power cap" active for
 //    the remaining 40 s. So a short run on Hopper runs at the boost clock (1980 MHz): 807 TF alone, 660 TF
-//    sustained. Where the catalog gives boost_clock_mhz, a short-run table runs in a step at
+//    sustained. A training step's mix draws less power than GEMMs alone: a Llama-7B-sized layer's
+//    forward + backward held 1515-1650 MHz (median 1582) at the same cap and ran 0.917 of its short-run
+//    speed; the catalog's sustained clock is that of the layer mix (1580 MHz; data/gpus.yaml [MEAS-H200]).
+//    Where the catalog gives boost_clock_mhz, a short-run table runs in a step at
 //    (sustained / boost)^kClockThroughputElasticity; where it does not (no clock log of that part's
 //    short runs: A100, whose 400 W cap already acts inside short runs at randn data, kernels-in-training.md
 //    §1.1; Blackwell; AMD), only the long-run part applies: AMD's 30-s TAF runs and randn-vs-structured

@@ -131,15 +131,18 @@ TEST(TensorClock, ShortRunTablesRunAtSustainedOverBoostWhereBoostIsKnown) {
   EXPECT_DOUBLE_EQ(roofline_breakdown(h, ArchFamily::Hopper, big_gemm()).clock_factor, 1.0);
 }
 
-// The catalog's Hopper parts carry the measured clocks, and so their big GEMMs run at about the
-// sustained throughput measured on the H200 (660 TF of 989 = 0.67 of peak), not at a short run's 0.80.
-TEST(TensorClock, CatalogHopperGemmRunsAtTheMeasuredSustainedThroughput) {
+// The catalog's Hopper parts carry the clocks measured on an H200, and so their big GEMMs run between
+// the throughput measured for GEMMs alone under the power cap (660 TF) and a short run's (807 TF): in
+// a training step's mix the clock holds 1580 MHz, above the 1470 of GEMMs alone.
+TEST(TensorClock, CatalogHopperGemmRunsBetweenSustainedAndShortRunThroughput) {
   for (const char* id : {"H100-SXM", "H200", "H800-SXM"}) {
     const GpuSpec& g = *GpuCatalog::builtin().find(id);
     const KernelDesc k = big_gemm();
     const auto b = roofline_breakdown(g, ArchFamily::Hopper, k);
     const double tflops = k.flops / b.compute_s / 1e12;
-    EXPECT_NEAR(tflops, 660.0, 660.0 * 0.05) << id;
+    EXPECT_GT(tflops, 660.0) << id;
+    EXPECT_LT(tflops, 0.95 * 807.0) << id;
+    EXPECT_NEAR(b.clock_factor, 0.86, 0.01) << id;
   }
 }
 

@@ -136,7 +136,7 @@ TEST(GpuCatalog, MeasuredClockAnchors) {
   EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1440);  // [MEAS-H200] 1440-1530 MHz on the same die
   EXPECT_LE(cat.find("H100")->sustained_clock_mhz, 1780);
   EXPECT_DOUBLE_EQ(cat.find("H100")->boost_clock_mhz, 1980);
-  EXPECT_DOUBLE_EQ(cat.find("H200")->sustained_clock_mhz, 1470);  // measured 2026-11-27
+  EXPECT_DOUBLE_EQ(cat.find("H200")->sustained_clock_mhz, 1580);  // measured 2026-11-27, layer fwd + bwd
   EXPECT_DOUBLE_EQ(cat.find("H200")->boost_clock_mhz, 1980);
   EXPECT_DOUBLE_EQ(cat.find("A100")->boost_clock_mhz, 0);  // not logged for its short runs: long-run share
   EXPECT_DOUBLE_EQ(cat.find("H100")->power_w, 700);

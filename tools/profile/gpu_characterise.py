@@ -19,6 +19,9 @@ Each part is a measurement that trainsim's models take a number from (docs/compu
   fp8           layer-sized GEMMs in bf16 and fp8 (torch._scaled_mm, tensor-wise and row-wise scales),
                 and the cast, transpose-cast and amax kernels Transformer Engine runs per GEMM input.
   memory        device copy and elementwise add: achieved HBM bandwidth.
+  layer         a Llama-7B-sized transformer layer (RMSNorm, QKV, causal attention, output projection,
+                SwiGLU MLP; bf16, 2 x 4096 tokens), forward + backward back to back for --sustained-s
+                seconds with the clock logged: a training step's mix of kernels, short run vs sustained.
   launch        host time per kernel launch (eager) and per kernel in a replayed CUDA graph.
 
 Every part is independent: one that fails is recorded with its error and the others still run. The
@@ -37,7 +40,7 @@ import threading
 import time
 import traceback
 
-PARTS = ("sustained", "interference", "attention", "fp8", "memory", "launch")
+PARTS = ("sustained", "interference", "attention", "fp8", "memory", "launch", "layer")
 L2_FLUSH_BYTES = 256 << 20
 
 
@@ -90,6 +93,89 @@ class Timer:
 
 
 # --- sustained clocks -------------------------------------------------------------------------------
+
+class SmiSampler:
+    """nvidia-smi's SM clock, power and clock-event reasons every ~0.5 s, in a thread."""
+
+    def __init__(self):
+        self.q = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
+        if smi(self.q) is None:
+            self.q = "clocks.sm,clocks.mem,power.draw,temperature.gpu"
+        self.samples = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        t0 = time.time()
+        while not self.stop.is_set():
+            v = smi(self.q)
+            if v:
+                self.samples.append([round(time.time() - t0, 2)] + v)
+            time.sleep(0.5)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def clock_after(self, t):
+        c = [float(r[1]) for r in self.samples if r[0] >= t and r[1].replace(".", "").isdigit()]
+        return statistics.median(c) if c else None
+
+
+def part_layer(torch, timer, args, raw_log):
+    F = torch.nn.functional
+    h, heads, ffn, seq, mb = 4096, 32, 11008, 4096, 2
+    d = h // heads
+    dev, dt = "cuda", torch.bfloat16
+
+    def w(*shape):
+        return (torch.randn(*shape, device=dev, dtype=dt) * 0.02).requires_grad_(True)
+    wqkv, wo, wg, wu, wd = w(h, 3 * h), w(h, h), w(h, ffn), w(h, ffn), w(ffn, h)
+    n1, n2 = torch.ones(h, device=dev, dtype=dt, requires_grad=True), torch.ones(h, device=dev, dtype=dt,
+                                                                                  requires_grad=True)
+    x = torch.randn(mb, seq, h, device=dev, dtype=dt, requires_grad=True)
+
+    def rms(t, g):
+        return t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(t.dtype) * g
+
+    def step():
+        a = rms(x, n1)
+        q, k, v = (a @ wqkv).view(mb, seq, 3, heads, d).permute(2, 0, 3, 1, 4).unbind(0)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(mb, seq, h)
+        y = x + o @ wo
+        b = rms(y, n2)
+        z = y + (F.silu(b @ wg) * (b @ wu)) @ wd
+        z.backward(torch.ones_like(z))
+    flops = 3 * 2 * mb * seq * h * (3 * h + h + 3 * ffn) + 3.5 * 4 * mb * heads * seq * seq * d / 2
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    time.sleep(3.0)  # cool down: the first timed window is a short run
+    windows = []
+    with SmiSampler() as smi_log:
+        t0 = time.time()
+        while time.time() - t0 < args.sustained_s:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(5):
+                step()
+            e.record()
+            e.synchronize()
+            windows.append((round(time.time() - t0, 2), s.elapsed_time(e) / 5))
+    late = [ms for t, ms in windows if t >= args.sustained_s / 2]
+    return {"layer": f"llama-style h={h} heads={heads} ffn={ffn} seq={seq} mb={mb} bf16, fwd+bwd",
+            "model_flops_per_step": flops,
+            "first_window_ms": windows[0][1], "median_second_half_ms": statistics.median(late),
+            "first_window_tflops": flops / windows[0][1] / 1e9,
+            "sustained_tflops": flops / statistics.median(late) / 1e9,
+            "sustained_over_first": windows[0][1] / statistics.median(late),
+            "sm_clock_mhz_median_second_half": smi_log.clock_after(args.sustained_s / 2),
+            "windows": windows, "smi_samples": smi_log.samples}
+
 
 def part_sustained(torch, timer, args, raw_log):
     n = 8192
