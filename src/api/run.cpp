@@ -308,8 +308,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         sp.tid = static_cast<int>(op.stream);
         sp.name = wl.names[op.name];
         sp.category = trace_category(op, wl);
-        sp.start_us = to_microseconds(tl.start[i]);
-        sp.dur_us = to_microseconds(tl.end[i] - tl.start[i]);
+        // The trace is written to the nanosecond: round the start and the end, not the duration, so
+        // that a span never ends after the next one on its stream starts.
+        const SimTime start_ns = to_nanoseconds_rounded(tl.start[i]), end_ns = to_nanoseconds_rounded(tl.end[i]);
+        sp.start_us = static_cast<double>(start_ns) / 1e3;
+        sp.dur_us = static_cast<double>(end_ns - start_ns) / 1e3;
         sp.layer = op.layer;
         sp.micro_batch = op.micro_batch;
         out.trace.push_back(std::move(sp));

@@ -14,6 +14,9 @@ inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
 
 constexpr double to_seconds(SimTime t) { return static_cast<double>(t) / static_cast<double>(kPicosPerSecond); }
 constexpr double to_microseconds(SimTime t) { return static_cast<double>(t) / 1e6; }
+// The nearest nanosecond (halves up) of a non-negative time: rounding is monotonic, so times in
+// order stay in order (a span's end never passes the next span's start).
+constexpr SimTime to_nanoseconds_rounded(SimTime t) { return (t + 500) / 1000; }
 
 // Throws trainsim::Error: `seconds` is beyond what SimTime holds (time.cpp).
 [[noreturn]] void throw_time_out_of_range(double seconds);

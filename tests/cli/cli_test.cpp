@@ -1,11 +1,16 @@
 // End-to-end: the trainsim binary on the examples and on bad input, as a user runs it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <set>
 #include <sys/wait.h>
@@ -82,6 +87,34 @@ TEST(Cli, TraceIsValidChromeTraceJson) {
     }
   EXPECT_EQ(pids, (std::set<int>{0, 128}));
   EXPECT_GT(spans, 1000u);
+}
+
+// A stream runs one op at a time, so in the trace each span ends at or before the next one on its
+// stream starts, to the nanosecond the file is written in: rounding a start and a duration separately
+// used to leave some spans ending 1 ns after their successor began.
+TEST(Cli, TraceSpansOfAStreamNeverOverlap) {
+  const auto path = (std::filesystem::temp_directory_path() / "trainsim_cli_trace_order.json").string();
+  const Result r = run("run " + example("llama3-70b-512-h100.yaml") + " --trace " + path + " --trace-ranks 0");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream f(path);
+  const auto j = nlohmann::json::parse(f);
+  std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> streams;  // (start, end) in ns
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") {
+      const long long start = std::llround(e["ts"].get<double>() * 1e3);
+      const long long end = start + std::llround(e["dur"].get<double>() * 1e3);
+      streams[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(start, end);
+    }
+  ASSERT_FALSE(streams.empty());
+  std::size_t checked = 0;
+  for (auto& [stream, spans] : streams) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i, ++checked)
+      ASSERT_LE(spans[i - 1].second, spans[i].first)
+          << "rank " << stream.first << " stream " << stream.second << ": span " << i - 1 << " ends at "
+          << spans[i - 1].second << " ns, after span " << i << " starts at " << spans[i].first << " ns";
+  }
+  EXPECT_GT(checked, 1000u);
 }
 
 TEST(Cli, BadInputExitsNonZeroWithTheKey) {

@@ -32,3 +32,13 @@ TEST(Time, BeyondTheClockIsAnError) {
 
 }  // namespace
 }  // namespace trainsim
+
+// Nearest nanosecond, halves up, and monotonic: times in order stay in order after rounding.
+TEST(Time, NanosecondRoundingIsNearestAndMonotonic) {
+  EXPECT_EQ(to_nanoseconds_rounded(0), 0);
+  EXPECT_EQ(to_nanoseconds_rounded(499), 0);
+  EXPECT_EQ(to_nanoseconds_rounded(500), 1);
+  EXPECT_EQ(to_nanoseconds_rounded(1499), 1);
+  EXPECT_EQ(to_nanoseconds_rounded(13'783'516'700), 13'783'517);
+  for (SimTime t = 0; t < 5000; t += 7) EXPECT_LE(to_nanoseconds_rounded(t), to_nanoseconds_rounded(t + 1));
+}
