@@ -30,8 +30,6 @@ TEST(Time, BeyondTheClockIsAnError) {
   }
 }
 
-}  // namespace
-}  // namespace trainsim
 
 // Nearest nanosecond, halves up, and monotonic: times in order stay in order after rounding.
 TEST(Time, NanosecondRoundingIsNearestAndMonotonic) {
@@ -42,3 +40,6 @@ TEST(Time, NanosecondRoundingIsNearestAndMonotonic) {
   EXPECT_EQ(to_nanoseconds_rounded(13'783'516'700), 13'783'517);
   for (SimTime t = 0; t < 5000; t += 7) EXPECT_LE(to_nanoseconds_rounded(t), to_nanoseconds_rounded(t + 1));
 }
+
+}  // namespace
+}  // namespace trainsim
