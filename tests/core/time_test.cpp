@@ -30,7 +30,6 @@ TEST(Time, BeyondTheClockIsAnError) {
   }
 }
 
-
 // Nearest nanosecond, halves up, and monotonic: times in order stay in order after rounding.
 TEST(Time, NanosecondRoundingIsNearestAndMonotonic) {
   EXPECT_EQ(to_nanoseconds_rounded(0), 0);
