@@ -50,8 +50,17 @@ def parse_args(argv):
     p.add_argument("--parts", default=",".join(PARTS), help="comma-separated subset of " + ",".join(PARTS))
     p.add_argument("--sustained-s", type=float, default=45.0, help="seconds of back-to-back GEMMs (default 45)")
     p.add_argument("--smi-log", help="also keep nvidia-smi's raw clock log here (CSV)")
+    p.add_argument("--layer", default="4096,32,11008,4096,2", metavar="H,HEADS,FFN,SEQ,MB",
+                   help="the layer part's size: hidden, heads, SwiGLU width, sequence, micro-batch "
+                        "(default a Llama-7B layer over 2 x 4096 tokens)")
     a = p.parse_args(argv)
     a.parts = [x for x in a.parts.split(",") if x]
+    try:
+        a.layer = [int(v) for v in a.layer.split(",")]
+    except ValueError:
+        p.error(f"--layer needs five integers H,HEADS,FFN,SEQ,MB, got {a.layer!r}")
+    if len(a.layer) != 5 or min(a.layer) < 1 or a.layer[0] % a.layer[1]:
+        p.error(f"--layer needs five positive integers with HEADS dividing H, got {a.layer}")
     bad = [x for x in a.parts if x not in PARTS]
     if bad:
         p.error(f"unknown part(s) {bad}; choose from {PARTS}")
@@ -128,7 +137,7 @@ class SmiSampler:
 
 def part_layer(torch, timer, args, raw_log):
     F = torch.nn.functional
-    h, heads, ffn, seq, mb = 4096, 32, 11008, 4096, 2
+    h, heads, ffn, seq, mb = args.layer
     d = h // heads
     dev, dt = "cuda", torch.bfloat16
 
@@ -154,6 +163,17 @@ def part_layer(torch, timer, args, raw_log):
     for _ in range(3):
         step()
     torch.cuda.synchronize()
+    # Bursts: one step after a second of idle, so the clock is at boost when it starts (the power cap
+    # takes tens of milliseconds to react): the speed a short benchmark of these kernels sees.
+    bursts = []
+    for _ in range(5):
+        time.sleep(1.0)
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        step()
+        e.record()
+        e.synchronize()
+        bursts.append(s.elapsed_time(e))
     time.sleep(3.0)  # cool down: the first timed window is a short run
     windows = []
     with SmiSampler() as smi_log:
@@ -173,6 +193,8 @@ def part_layer(torch, timer, args, raw_log):
             "first_window_tflops": flops / windows[0][1] / 1e9,
             "sustained_tflops": flops / statistics.median(late) / 1e9,
             "sustained_over_first": windows[0][1] / statistics.median(late),
+            "burst_ms": bursts, "burst_median_ms": statistics.median(bursts),
+            "sustained_over_burst": statistics.median(bursts) / statistics.median(late),
             "sm_clock_mhz_median_second_half": smi_log.clock_after(args.sustained_s / 2),
             "windows": windows, "smi_samples": smi_log.samples}
 
