@@ -22,7 +22,6 @@ constexpr const char* kKey = "parallelism.pipeline_layout";
 // Far beyond any real layout (Megatron's largest recipes have a few hundred entries); stops "t*99999999999".
 constexpr std::size_t kMaxExpanded = 1 << 20;
 
-std::string str(std::int64_t v) { return std::to_string(v); }
 
 bool is_layer_char(char c) { return c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|'; }
 

@@ -19,8 +19,6 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-std::string str(std::int64_t v) { return std::to_string(v); }
-
 }  // namespace
 
 std::vector<int> validate_pipeline_split(const Scenario& s) {

@@ -8,8 +8,6 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-std::string str(std::int64_t v) { return std::to_string(v); }
-
 struct Checker {
   const Scenario& s;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {

@@ -1,12 +1,16 @@
 #pragma once
 // Checks that need more than one block (spec/scenario.md: "A configuration that cannot run ...
 // gives a clear error"). Each error names the key to change and the numbers that disagree.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "scenario/scenario.hpp"
 
 namespace trainsim::scenario_detail {
+
+// An integer in a validation message, as the user wrote it (no digit grouping).
+inline std::string str(std::int64_t v) { return std::to_string(v); }
 
 // Resolves parallelism.data and normalises flags that have no effect, then checks the training
 // job against the model and cluster (validation.cpp).

@@ -11,10 +11,6 @@ namespace trainsim {
 
 namespace {
 
-// The Adam step's memory traffic per partition element, and the local grad-norm pass: the sizing the Megatron
-// step uses (generator.cpp, megatron.md §5.4): Adam read p,g,m,v + write p,m,v 28, clip scale 8, fp32 -> lp copy 6.
-constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
-constexpr double kGradNormBytesPerElement = 4.0;
 // ZeRO-3 runs its optimizer per sub-group of at most sub_group_size partition elements (§2.1, code default).
 constexpr double kSubGroupSize = 1e9;
 

@@ -37,11 +37,6 @@ double grad_bytes(const Scenario& s) {
   return s.training.precision == Precision::FP16 ? 2.0 : 4.0;
 }
 
-// Fused Adam and its surrounding passes, bytes per local shard element (§5.4): grad-norm read 4,
-// clip scale 8, Adam read p,g,m,v + write p,m,v 28, fp32 -> bf16 copy 6.
-constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
-constexpr double kGradNormBytesPerElement = 4.0;
-
 ScheduleKind schedule_kind(const Scenario& s) {
   if (s.parallelism.pipeline == 1) return ScheduleKind::NoPipelining;
   if (s.parallelism.virtual_pipeline > 1) return ScheduleKind::Interleaved;

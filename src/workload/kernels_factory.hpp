@@ -11,6 +11,12 @@ namespace trainsim {
 double activation_bytes(Precision p);
 double gemm_operand_bytes(Precision p);
 
+// The optimizer step's HBM traffic per local shard element, as Megatron sizes it (megatron.md §5.4):
+// fused Adam reads p, g, m, v and writes p, m, v (28 B), the clip scale pass 8, the fp32 -> bf16 copy
+// 6; the local grad-norm pass reads 4. DeepSpeed ZeRO's step (deepspeed_zero.cpp) uses the same.
+inline constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
+inline constexpr double kGradNormBytesPerElement = 4.0;
+
 // C[m x n] = A[m x k] * B[k x n]; FLOPs 2mnk per matmul (x batch).
 KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch = 1);
 

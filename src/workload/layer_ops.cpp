@@ -5,7 +5,7 @@
 namespace trainsim {
 
 namespace {
-double D(std::int64_t v) { return static_cast<double>(v); }
+using layer_ops_detail::D;
 }  // namespace
 
 const LayerEmitter::MlpNames LayerEmitter::kDenseMlp = {

@@ -13,6 +13,11 @@
 
 namespace trainsim {
 
+namespace layer_ops_detail {
+// int64 -> double for the FLOP and byte arithmetic of the layer_ops*.cpp emitters.
+inline double D(std::int64_t v) { return static_cast<double>(v); }
+}  // namespace layer_ops_detail
+
 struct LayerGroups {
   std::uint32_t tp = 0;      // tensor-parallel communicator (unused when t == 1)
   std::uint32_t cp = 0;      // context-parallel communicator (unused when c == 1)

@@ -11,7 +11,7 @@
 namespace trainsim {
 
 namespace {
-double D(std::int64_t v) { return static_cast<double>(v); }
+using layer_ops_detail::D;
 }  // namespace
 
 void LayerEmitter::latent_up_forward(const OpContext& ctx, const char* norm_name, const char* ag_name,

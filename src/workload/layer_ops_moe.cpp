@@ -24,7 +24,7 @@
 namespace trainsim {
 
 namespace {
-double D(std::int64_t v) { return static_cast<double>(v); }
+using layer_ops_detail::D;
 constexpr double kProbBytes = 4;  // routing probabilities travel in fp32 (--moe-router-dtype fp32 of the recipes)
 }  // namespace
 

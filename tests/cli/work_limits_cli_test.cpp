@@ -14,6 +14,8 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 
 // Seconds `args` takes; `timeout` stops a run that is not refused (the bug: it grew for minutes).
+// A refusal takes milliseconds in a release build; the bounds below are 10-20x that so that a
+// sanitizer build on a loaded machine passes, and still far below the runaway they guard against.
 double timed(const std::string& args, Result& r) {
   const auto t0 = std::chrono::steady_clock::now();
   r = run_shell("timeout 30 " + std::string(TRAINSIM_BINARY) + " " + args);
@@ -26,7 +28,7 @@ TEST(WorkLimitCli, TokensTypedAsGlobalBatchSizeAreRefusedAtOnceNamingTheKey) {
     const double seconds = timed("run " + example("tiny-8-h100.yaml") + " --set training.global_batch_size=" + gbs, r);
     EXPECT_NE(r.status, 0) << r.out;
     EXPECT_NE(r.status, 124) << "still running after 30 s";
-    EXPECT_LT(seconds, 1.0) << r.out;  // refused from the estimate, nothing built
+    EXPECT_LT(seconds, 10.0) << r.out;  // refused from the estimate, nothing built
     EXPECT_THAT(r.out, HasSubstr("training.global_batch_size"));
     EXPECT_THAT(r.out, HasSubstr("micro-batches"));
     EXPECT_THAT(r.out, HasSubstr("simulation.max_ops 50000000"));
@@ -38,7 +40,7 @@ TEST(WorkLimitCli, OpsBuildsTheSameWorkloadAndHasTheSameLimit) {
   Result r;
   const double seconds = timed("ops " + example("tiny-8-h100.yaml") + " --set training.global_batch_size=1048576", r);
   EXPECT_NE(r.status, 0) << r.out;
-  EXPECT_LT(seconds, 1.0);
+  EXPECT_LT(seconds, 10.0);
   EXPECT_THAT(r.out, HasSubstr("training.global_batch_size"));
 }
 
@@ -57,7 +59,7 @@ TEST(WorkLimitCli, SimulatingEveryRankOfALargeJobNamesPerRank) {
   Result r;
   const double seconds = timed("run " + example("deepseek-v3-2048-h800.yaml") + " --per-rank", r);
   EXPECT_NE(r.status, 0) << r.out;
-  EXPECT_LT(seconds, 5.0);
+  EXPECT_LT(seconds, 20.0);
   EXPECT_THAT(r.out, HasSubstr("simulation.per_rank"));
   EXPECT_THAT(r.out, HasSubstr("128 per pipeline stage"));
 }
