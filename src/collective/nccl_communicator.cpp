@@ -3,6 +3,7 @@
 // p2p channel counts, transport/nvls.cc ncclNvlsTuning). Everything is computed once per node or
 // once per (channel, node) so a communicator over thousands of nodes costs O(nranks · channels).
 #include "collective/nccl_communicator.hpp"
+#include "collective/nccl_constants.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -13,9 +14,10 @@
 namespace trainsim {
 namespace {
 
-constexpr int kMaxChannels = 64;           // MAXCHANNELS
+using nccl::kMaxChannels;
+// NCCL_P2P_PER_CHANNEL_NET_BW as the integer NCCL divides by (GB/s).
+constexpr int kP2pChannelNetBwInt = static_cast<int>(nccl::kP2pPerChannelNetBw);
 constexpr int kP2pWorkPerBatch = 8;        // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-constexpr int kP2pPerChannelNetBw = 14;    // NCCL_P2P_PER_CHANNEL_NET_BW (GB/s)
 constexpr int kNvlsChannelsSm90 = 16;      // NVLS_NCHANNELS_SM90
 constexpr int kNvlsChannelsSm100 = 32;     // NVLS_NCHANNELS_SM100 (multi-node)
 constexpr int kNvlsChannelsSm100Nvl = 24;  // NVLS_NCHANNELS_SM100_NVL (single node)
@@ -180,7 +182,7 @@ int node_p2p_channels_per_peer(const NodeTopology& topo, bool has_remote_peers, 
         local_net_count_by_bw(topo, g, count, bw);
         n = 2;
         const int bw_int = static_cast<int>(bw);
-        if (count > 0) n = std::max(count, (bw_int + kP2pPerChannelNetBw - 1) / kP2pPerChannelNetBw);
+        if (count > 0) n = std::max(count, (bw_int + kP2pChannelNetBwInt - 1) / kP2pChannelNetBwInt);
       }
       min_channels = std::min(min_channels, n);
     }

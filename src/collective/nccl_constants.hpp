@@ -90,6 +90,7 @@ inline constexpr double kCollNetDirectSm90Factor = 0.85;
 inline constexpr double kCollNetDirectPerPeerLatUs = 0.4;  // per extra local rank (§5.3)
 
 inline constexpr int kMaxChannels = 64;  // MAXCHANNELS
+inline constexpr double kLocBw = 5000.0;  // LOC_BW (topo.h): a path inside one device or CPU, GB/s
 // NCCL_MAX_DEV_WORK_BATCH_COLLS = 1024 / sizeof(ncclDevWorkColl): aggregated non-ring ops per latency (§5.4).
 inline constexpr int kMaxDevWorkBatchColls = 8;
 inline constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY: NVLS heads per node

@@ -6,6 +6,7 @@
 // slowest case seen needs: NCCL's global timeout does not stop a search that has found nothing yet),
 // so no input can make the simulator spin, and the rounding of the reported float bandwidths to
 // 1e-4 GB/s.
+#include "collective/nccl_constants.hpp"
 #include "collective/nccl_graph_search.hpp"
 
 #include <algorithm>
@@ -19,8 +20,8 @@ namespace trainsim {
 
 namespace {
 
-constexpr int kMaxChannels = 64;      // MAXCHANNELS
-constexpr int kMaxNvlsArity = 32;     // NCCL_MAX_NVLS_ARITY
+using nccl::kMaxChannels;
+using nccl::kMaxNvlsArity;
 constexpr int kMaxDirectArity = 7;    // NCCL_MAX_DIRECT_ARITY
 constexpr std::int64_t kGlobalTimeout = 1LL << 19;
 constexpr int kTimeout = 1 << 14;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "collective/nccl_constants.hpp"
 #include "collective/nccl_node_topology.hpp"
 #include "core/error.hpp"
 
@@ -12,7 +13,7 @@ namespace trainsim {
 
 namespace {
 
-constexpr double kLocBw = 5000.0;
+using nccl::kLocBw;
 
 PathType path_type_of_link(TopoLinkType t) {
   switch (t) {

@@ -12,6 +12,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "collective/nccl_constants.hpp"
 #include "collective/nccl_node_topology.hpp"
 #include "core/error.hpp"
 
@@ -19,7 +20,7 @@ namespace trainsim {
 
 namespace {
 
-constexpr double kLocBw = 5000.0;  // LOC_BW (topo.h)
+using nccl::kLocBw;
 
 class XmlReader {
  public:

@@ -33,11 +33,10 @@ constexpr std::array<Precision, 5> kAllDtypes = {Precision::FP32, Precision::TF3
                                                  Precision::FP8};
 
 bool is_gemm_like(KernelKind kind) { return kind == KernelKind::Gemm || kind == KernelKind::AttnScoreGemm; }
-bool is_flash(KernelKind kind) { return kind == KernelKind::FlashAttnFwd || kind == KernelKind::FlashAttnBwd; }
 
 // Only fused attention has a causal variant; for every other kind the column is ignored so that a
 // stray 1 does not hide a row from lookups.
-bool group_causal(KernelKind kind, bool causal) { return is_flash(kind) && causal; }
+bool group_causal(KernelKind kind, bool causal) { return is_flash_attention(kind) && causal; }
 
 std::string_view trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -218,7 +217,7 @@ const char* to_string(LookupRule r) {
   return "?";
 }
 
-bool is_tensor_kind(KernelKind kind) { return is_gemm_like(kind) || is_flash(kind); }
+bool is_tensor_kind(KernelKind kind) { return is_gemm_like(kind) || is_flash_attention(kind); }
 
 double op_work(KernelKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, bool causal,
                double bytes) {

@@ -21,7 +21,6 @@ namespace rl = roofline;
 namespace {
 
 bool is_gemm(KernelKind k) { return k == KernelKind::Gemm || k == KernelKind::AttnScoreGemm; }
-bool is_flash(KernelKind k) { return k == KernelKind::FlashAttnFwd || k == KernelKind::FlashAttnBwd; }
 
 void check_desc(const KernelDesc& k) {
   const auto bad = [](double v) { return !std::isfinite(v) || v < 0; };
@@ -29,7 +28,7 @@ void check_desc(const KernelDesc& k) {
     throw Error(fmt::format("{} kernel: flops ({}) and bytes ({}) must be finite and non-negative", to_string(k.kind),
                             k.flops, k.bytes));
   }
-  if ((is_gemm(k.kind) || is_flash(k.kind)) && k.flops > 0 && (k.m <= 0 || k.n <= 0 || k.k <= 0 || k.batch <= 0)) {
+  if ((is_gemm(k.kind) || is_flash_attention(k.kind)) && k.flops > 0 && (k.m <= 0 || k.n <= 0 || k.k <= 0 || k.batch <= 0)) {
     throw Error(fmt::format("{} kernel: m, n, k and batch must be positive (got m={} n={} k={} batch={})",
                             to_string(k.kind), k.m, k.n, k.k, k.batch));
   }
@@ -98,7 +97,7 @@ class RooflineModel final : public ComputeModel {
   // time and the interference ratio come from here, so they agree.
   RooflineBreakdown priced(const KernelDesc& k, const CommLoad& beside) const {
     RooflineBreakdown b = roofline_breakdown(gpu_, arch_, k, attention_, beside);
-    if (b.compute_s > 0 && (is_gemm(k.kind) || is_flash(k.kind))) {
+    if (b.compute_s > 0 && (is_gemm(k.kind) || is_flash_attention(k.kind))) {
       b.compute_s /= pace_;
       b.clock_factor *= pace_;
     }
@@ -186,7 +185,7 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
     }
     return b;
   }
-  if (is_flash(k.kind)) {
+  if (is_flash_attention(k.kind)) {
     b.overhead_s = rl::kTensorKernelOverheadS;
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;

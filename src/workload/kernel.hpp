@@ -36,4 +36,7 @@ struct KernelDesc {
 
 const char* to_string(KernelKind k);
 
+// The fused-attention kinds (forward and backward), keyed and priced by shape and mask.
+inline bool is_flash_attention(KernelKind k) { return k == KernelKind::FlashAttnFwd || k == KernelKind::FlashAttnBwd; }
+
 }  // namespace trainsim
