@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench accuracy accuracy-check accuracy-docs-check clean
+.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check clean
 
 all: build
 
@@ -30,6 +30,16 @@ test-asan: deps
 
 bench: build
 	bench/run-bench $(BUILD)
+
+# tests/golden/<example>.json: the `run --json` output of every examples/*.yaml. Run it after an
+# intended model change and commit tests/golden/; it prints every value that changed. `make test`
+# fails while an example's output differs from its golden file (tests/cli/golden_cli_test.cpp).
+golden: build
+	scripts/golden $(BUILD)/trainsim
+
+# The same comparison without writing: the changed JSON paths, old -> new; exit 1 if any.
+golden-check: build
+	scripts/golden --check $(BUILD)/trainsim
 
 # Every generated accuracy artifact, from every public case (../shared/validation/cases and
 # cases-next): docs/accuracy.md (then the hand-written docs/accuracy-discussion.md),
