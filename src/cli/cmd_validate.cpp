@@ -71,7 +71,8 @@ ValidationCase case_of(const Scenario& s) {
 ValidationCase failed_case(ValidationCase c, const std::exception& e) {
   c.fields.clear();
   c.points.clear();
-  c.error = e.what();
+  const auto* internal = dynamic_cast<const InternalError*>(&e);
+  c.error = internal ? internal_error_message(*internal) : e.what();  // a bug says so in its row
   if (c.error.empty()) c.error = "failed (no message)";
   return c;
 }

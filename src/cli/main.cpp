@@ -1,9 +1,11 @@
 // trainsim: how long one training iteration takes on a cluster, and where the time goes.
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
@@ -21,7 +23,7 @@ int main(int argc, char** argv) {
                                                         trainsim::cli::add_tune_command(app)};
   if (const std::string unknown = trainsim::cli::unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
-    return 2;  // a usage error, as for other command-line tools
+    return 1;  // a usage error, like every other mistake on the command line; 2 is kept for trainsim's bugs
   }
   try {
     app.parse(argc, argv);
@@ -32,17 +34,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
+    // For tests of the exit status only: no input can break an invariant on purpose (that is what an
+    // invariant is), so tests/cli/exit_status_cli_test.cpp sets this variable to see how a broken one
+    // is reported. It does nothing else, and nothing sets it outside that test.
+    TRAINSIM_CHECK(std::getenv("TRAINSIM_TEST_INTERNAL_ERROR") == nullptr,
+                   "TRAINSIM_TEST_INTERNAL_ERROR is set, so this run stops as at a broken invariant");
     for (const auto& c : commands)
       if (c.app->parsed()) {
         const int status = c.action();
         trainsim::cli::check_stdout();  // a full disk or closed pipe is not success
         return status;
       }
-  } catch (const trainsim::Error& e) {
+  } catch (const trainsim::Error& e) {  // the user's input: exit 1
     std::cerr << "error: " << e.what() << "\n";
     return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+  } catch (const trainsim::InternalError& e) {  // a broken invariant (TRAINSIM_CHECK): exit 2
+    std::cerr << trainsim::internal_error_message(e) << "\n";
+    return 2;
+  } catch (const std::exception& e) {  // nothing of trainsim's own should get here: also a bug
+    std::cerr << "internal error: " << e.what() << " — this is a bug in trainsim, please report it with the scenario\n";
     return 2;
   }
   return 1;

@@ -7,6 +7,7 @@
 
 #include "collective/custom_algorithm_parts.hpp"
 #include "collective/nccl_analytical_model.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -83,13 +84,13 @@ CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::in
   if (!custom_algorithm_supports(a, kind)) throw Error(custom_algorithm_unsupported_reason(a, kind, 0, 0, 0));
   switch (a) {
     case CollectiveAlgorithm::Nccl:
-      if (!ctx.nccl) throw Error("estimate_custom: no NCCL model (CustomAlgoContext::nccl unset)");
+      TRAINSIM_CHECK(ctx.nccl, "estimate_custom: no NCCL model (CustomAlgoContext::nccl unset)");
       return ctx.nccl(kind, bytes, ctx.ppn, ctx.nnodes);
     case CollectiveAlgorithm::HalvingDoubling: return estimate_halving_doubling(kind, bytes, ctx);
     case CollectiveAlgorithm::Hierarchical: return estimate_hierarchical(kind, bytes, ctx);
     case CollectiveAlgorithm::ReductionServer: return estimate_reduction_server(bytes, ctx);
   }
-  throw Error("estimate_custom: unknown collective algorithm");
+  TRAINSIM_UNREACHABLE("estimate_custom: unknown collective algorithm");
 }
 
 FlowDag custom_flows(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const NcclCommunicator& comm,
@@ -97,12 +98,12 @@ FlowDag custom_flows(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, c
   if (!custom_algorithm_supports(a, kind)) throw Error(custom_algorithm_unsupported_reason(a, kind, 0, 0, 0));
   switch (a) {
     case CollectiveAlgorithm::Nccl:
-      throw Error("custom_flows: NCCL's own algorithms get their flows from the NCCL flow generator (nccl_flows.hpp)");
+      TRAINSIM_UNREACHABLE("custom_flows: NCCL's own algorithms get their flows from the NCCL flow generator (nccl_flows.hpp)");
     case CollectiveAlgorithm::HalvingDoubling: return halving_doubling_flows(kind, bytes, comm);
     case CollectiveAlgorithm::Hierarchical: return hierarchical_flows(kind, bytes, comm);
     case CollectiveAlgorithm::ReductionServer: return reduction_server_flows(bytes, comm, rs);
   }
-  throw Error("custom_flows: unknown collective algorithm");
+  TRAINSIM_UNREACHABLE("custom_flows: unknown collective algorithm");
 }
 
 }  // namespace trainsim

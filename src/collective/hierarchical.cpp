@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collective/custom_algorithm_parts.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -54,7 +55,7 @@ CollectiveEstimate estimate_hierarchical(CollKind kind, std::int64_t bytes, cons
                 std::to_string(n) + " ranks on " + std::to_string(ctx.nnodes) + " nodes, " + std::to_string(ctx.ppn) +
                 " per node)");
   }
-  if (!ctx.nccl) throw Error("hierarchical: no NCCL model to price its phases (CustomAlgoContext::nccl unset)");
+  TRAINSIM_CHECK(ctx.nccl, "hierarchical: no NCCL model to price its phases (CustomAlgoContext::nccl unset)");
 
   SimTime total = 0;
   CollectiveEstimate inter{};

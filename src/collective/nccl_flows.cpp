@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collective/flows_internal.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -149,8 +150,8 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
                                   const CallPlan& plan, const FlowOptions& options, int root) {
   validate_comm(comm);
   validate_options(options);
-  if (bytes < 0) throw Error("flow generation: negative byte count");
-  if (root < 0 || root >= comm.nranks) throw Error("flow generation: root " + std::to_string(root) + " out of range");
+  TRAINSIM_CHECK(bytes >= 0, "flow generation: negative byte count");
+  TRAINSIM_CHECK(root >= 0 && root < comm.nranks, "flow generation: root " + std::to_string(root) + " out of range");
   FlowDag dag;
   dag.algorithm = is_p2p(kind) ? NcclAlgorithm::P2P : plan.algorithm;
   dag.protocol = plan.protocol;
@@ -163,7 +164,7 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
     flows::p2p_collective_flows(ctx, dag);
     return dag;
   }
-  if (plan.channels < 1) throw Error("flow generation: plan needs at least one channel");
+  TRAINSIM_CHECK(plan.channels >= 1, "flow generation: plan needs at least one channel");
   const bool simple_only = plan.algorithm == NcclAlgorithm::NVLS || plan.algorithm == NcclAlgorithm::NVLSTree ||
                            plan.algorithm == NcclAlgorithm::PAT || plan.algorithm == NcclAlgorithm::CollNetChain ||
                            plan.algorithm == NcclAlgorithm::CollNetDirect;
@@ -220,9 +221,9 @@ FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std:
                             const FlowOptions& options) {
   validate_comm(comm);
   validate_options(options);
-  if (bytes < 0) throw Error("flow generation: negative byte count");
-  if (src < 0 || src >= comm.nranks || dst < 0 || dst >= comm.nranks)
-    throw Error("flow generation: send " + std::to_string(src) + " -> " + std::to_string(dst) + " outside the communicator");
+  TRAINSIM_CHECK(bytes >= 0, "flow generation: negative byte count");
+  TRAINSIM_CHECK(src >= 0 && src < comm.nranks && dst >= 0 && dst < comm.nranks,
+                 "flow generation: send " + std::to_string(src) + " -> " + std::to_string(dst) + " outside the communicator");
   FlowDag dag;
   dag.algorithm = NcclAlgorithm::P2P;
   if (src == dst || bytes == 0) {

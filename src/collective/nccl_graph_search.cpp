@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -81,9 +82,8 @@ float sub_round(float a, float b) { return round_half_away((a - b) * 1000.0f) / 
 class Searcher {
  public:
   Searcher(const NodeTopology& node, const SearchOptions& options) : node_(node), options_(options) {
-    if (node.paths.size() != node.vertices.size()) {
-      throw Error("NCCL graph search: compute_paths must run on the node topology first");
-    }
+    TRAINSIM_CHECK(node.paths.size() == node.vertices.size(),
+                   "NCCL graph search: compute_paths must run on the node topology first");
     inter_ = options.multi_node;
     // NCCL's GPU index order = vertex (XML) order.
     for (std::size_t r = 0; r < node.gpus.size(); ++r) gpu_vertex_.push_back(node.gpus[r]);

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "collective/custom_algorithm_parts.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -54,10 +55,9 @@ CollectiveEstimate estimate_reduction_server(std::int64_t bytes, const CustomAlg
   const bool per_node = ctx.ppn > 1 && ctx.nnodes >= 1 && ctx.ppn * ctx.nnodes == n;
   const int q = per_node ? ctx.ppn : 1;
   const int workers = per_node ? ctx.nnodes : n;
-  if (per_node && !ctx.nccl) {
-    throw Error("reduction_server: no NCCL model to price the intra-node reduce-scatter / all-gather "
-                "(CustomAlgoContext::nccl unset)");
-  }
+  TRAINSIM_CHECK(!per_node || ctx.nccl,
+                 "reduction_server: no NCCL model to price the intra-node reduce-scatter / all-gather "
+                 "(CustomAlgoContext::nccl unset)");
 
   const double S = static_cast<double>(bytes);
   const double shard = std::ceil(S / q);  // bytes each GPU sends (and receives) in phase 2

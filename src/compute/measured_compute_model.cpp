@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/strings.hpp"
 
@@ -58,7 +59,7 @@ double simai_scale_time(double measured_s, const GpuSpec& src, const GpuSpec& ds
 MeasuredComputeModel::MeasuredComputeModel(OpDatabase db, GpuSpec target, std::optional<GpuSpec> source,
                                            std::unique_ptr<ComputeModel> fallback)
     : db_(std::move(db)), target_(std::move(target)), source_(std::move(source)), fallback_(std::move(fallback)) {
-  if (!fallback_) throw Error("measured compute model: no fallback model given");
+  TRAINSIM_CHECK(fallback_ != nullptr, "measured compute model: no fallback model given");
   check_bandwidth(target_, "target");
   if (source_) {
     check_bandwidth(*source_, "compute.scale_from");

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "core/check.hpp"
 
 namespace trainsim {
 
@@ -10,6 +10,12 @@ void throw_time_out_of_range(double seconds) {
   throw Error(fmt::format("a simulated time of {:g} s is beyond the simulator's clock (picoseconds in 64 bits: "
                           "about 9.2e6 s, 106 days); an input rate or time is far outside physical values",
                           seconds));
+}
+
+SimTime from_nonpositive_seconds(double seconds) {
+  TRAINSIM_CHECK(seconds > -kNegligibleNegativeSeconds,
+                 fmt::format("a duration of {:g} s (negative or NaN) reached the simulated clock", seconds));
+  return 0;
 }
 
 }  // namespace trainsim

@@ -20,13 +20,21 @@ constexpr SimTime to_nanoseconds_rounded(SimTime t) { return (t + 500) / 1000; }
 
 // Throws trainsim::Error: `seconds` is beyond what SimTime holds (time.cpp).
 [[noreturn]] void throw_time_out_of_range(double seconds);
+// 0 for a duration within floating-point noise below zero (kNegligibleNegativeSeconds); a NaN or a
+// clearly negative one is an InternalError (time.cpp).
+SimTime from_nonpositive_seconds(double seconds);
 
-// Rounds to the nearest picosecond; negative or NaN durations are a programming error upstream
-// and are clamped to zero so the event queue never goes backwards. A duration beyond the clock's
-// range (about 106 days; infinity too) would make llround's result undefined, so it is an Error
-// naming the value: the scenario layer bounds every input time and rate so that none is reached.
+// A negative duration this close to zero is what cancellation leaves of an exact zero (a - b with
+// a == b mathematically, both up to about 1e3 s, is off by a few ulps: ~1e-13 s); it is zero.
+inline constexpr double kNegligibleNegativeSeconds = 1e-12;
+
+// Rounds to the nearest picosecond. A NaN or negative duration is a bug upstream (every input time
+// and rate is validated by the scenario layer), so it is an InternalError rather than clamped; only
+// cancellation noise below zero maps to 0. A duration beyond the clock's range (about 106 days;
+// infinity too) would make llround's result undefined, so it is an Error naming the value: the
+// scenario layer bounds every input time and rate so that none is reached.
 inline SimTime from_seconds(double s) {
-  if (!(s > 0.0)) return 0;
+  if (!(s > 0.0)) return from_nonpositive_seconds(s);
   const double ps = s * static_cast<double>(kPicosPerSecond);
   // 9.2e18 ps: just below INT64_MAX (9.22e18), and exactly representable as a double.
   if (!(ps < 9.2e18)) throw_time_out_of_range(s);

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "engine/event_queue.hpp"
 
@@ -46,7 +47,7 @@ RankState build_state(const RankProgram& p) {
     s.pending[i] += op.num_deps;
     for (std::uint32_t k = 0; k < op.num_deps; ++k) {
       const auto dep = p.deps[op.first_dep + k];
-      if (dep >= i) throw Error(fmt::format("rank {}: op {} depends on a later op {}", p.rank, i, dep));
+      TRAINSIM_CHECK(dep < i, fmt::format("rank {}: op {} depends on a later op {}", p.rank, i, dep));
       count[dep + 1] += 1;
     }
   }
@@ -205,7 +206,7 @@ class Simulator {
   // A collective the network backend has finished: its members' ops end now.
   void complete_collective(std::uint64_t token, SimTime now) {
     const auto it = in_flight_.find(token);
-    if (it == in_flight_.end()) throw Error(fmt::format("network backend completed unknown call {}", token));
+    TRAINSIM_CHECK(it != in_flight_.end(), fmt::format("network backend completed unknown call {}", token));
     const auto members = std::move(it->second);
     in_flight_.erase(it);
     for (auto [mr, mi] : members) finish(mr, mi, now);
@@ -233,8 +234,8 @@ class Simulator {
     if (it != slowdowns_.end()) return it->second;
     const double f = compute_.interference_slowdown(
         wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3});
-    if (!std::isfinite(f) || f < 1.0)
-      throw Error(fmt::format("compute model gave an interference slowdown of {} (must be >= 1)", f));
+    TRAINSIM_CHECK(std::isfinite(f) && f >= 1.0,
+                   fmt::format("compute model gave an interference slowdown of {} (must be >= 1)", f));
     slowdowns_.emplace(key, f);
     return f;
   }

@@ -36,6 +36,9 @@ PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<
   } catch (const OutOfMemoryError& e) {
     out.status = PointStatus::OutOfMemory;
     out.reason = e.what();
+  } catch (const InternalError& e) {  // a bug: the row says so (points run on worker threads)
+    out.status = PointStatus::Failed;
+    out.reason = internal_error_message(e);
   } catch (const std::exception& e) {
     out.status = PointStatus::Failed;
     out.reason = e.what();

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "explore/parallel_eval.hpp"
 #include "scenario/scenario_loader.hpp"
@@ -49,7 +50,7 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
     const StageMemory* worst = nullptr;
     for (const StageMemory& st : stages)
       if (!worst || st.total_gib() > worst->total_gib()) worst = &st;
-    if (!worst) throw Error("the memory model returned no pipeline stage");
+    TRAINSIM_CHECK(worst != nullptr, "the memory model returned no pipeline stage");
     s.peak_gib = worst->total_gib();
     // The same test as run_scenario's (memory.fits), so a pruned candidate is one `run` would refuse.
     if (s.peak_gib > s.capacity_gib) {
@@ -57,6 +58,9 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
       s.reason = fmt::format("pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB", worst->stage, s.peak_gib,
                              s.capacity_gib);
     }
+  } catch (const InternalError& e) {  // a bug, said so in the candidate's reason (a worker thread cannot rethrow)
+    s.verdict = Verdict::Invalid;
+    s.reason = internal_error_message(e);
   } catch (const std::exception& e) {  // ScenarioError above all; anything else is no better a candidate
     s.verdict = Verdict::Invalid;
     s.reason = e.what();

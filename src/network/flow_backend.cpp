@@ -5,6 +5,7 @@
 #include <tuple>
 #include <string>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -50,8 +51,9 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_stamp_(graph.links().size(), 0) {
   for (std::size_t i = 0; i < link_changes_.size(); ++i) {
     const ScheduledLinkState& c = link_changes_[i];
-    if (c.link < 0 || c.link >= graph.link_count()) throw Error("network: link change on an unknown link");
-    if (!(c.factor > 0 && c.factor <= 1)) throw Error("network: a link keeps a fraction in (0, 1] of its capacity");
+    // The scenario layer resolved the link's name and bounded the factor (faults:).
+    TRAINSIM_CHECK(c.link >= 0 && c.link < graph.link_count(), "network: link change on an unknown link");
+    TRAINSIM_CHECK(c.factor > 0 && c.factor <= 1, "network: a link keeps a fraction in (0, 1] of its capacity");
     push_timer(c.at, TimerKind::LinkState, static_cast<std::uint32_t>(i), 0);
   }
 }
@@ -231,7 +233,7 @@ std::int64_t transfers_of(const FlowDag& dag) {
 }  // namespace
 
 std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
-  if (call.group >= replicas_.size()) throw Error("network: collective on unknown group " + std::to_string(call.group));
+  TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
   if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return 0;
@@ -245,9 +247,9 @@ std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
 }
 
 void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& call) {
-  if (call.group >= replicas_.size()) throw Error("network: collective on unknown group " + std::to_string(call.group));
+  TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
   const auto& copies = replicas_[call.group];
-  if (copies.empty()) throw Error("network: group " + std::to_string(call.group) + " has no members");
+  TRAINSIM_CHECK(!copies.empty(), "network: group " + std::to_string(call.group) + " has no members");
   const std::uint64_t seq = calls_started_++;
   const std::uint32_t ci = new_call();
   Call& c = calls_[ci];

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "network/indexed_heap.hpp"
 
@@ -34,47 +35,39 @@ void validate(const FlowNetwork& network, const TransferDag& dag, std::span<cons
   const auto links = static_cast<std::int64_t>(network.num_links());
   for (std::size_t i = 0; i < dag.transfers.size(); ++i) {
     const DagTransfer& t = dag.transfers[i];
-    if (t.path_begin > t.path_end || t.path_end > dag.path_links.size()) {
-      throw Error(fmt::format("flow DAG: transfer {}: path range [{}, {}) is outside the {} path links", i,
-                              t.path_begin, t.path_end, dag.path_links.size()));
-    }
-    if (t.path_begin == t.path_end) throw Error(fmt::format("flow DAG: transfer {}: empty path", i));
+    TRAINSIM_CHECK(t.path_begin <= t.path_end && t.path_end <= dag.path_links.size(),
+                   fmt::format("flow DAG: transfer {}: path range [{}, {}) is outside the {} path links", i,
+                               t.path_begin, t.path_end, dag.path_links.size()));
+    TRAINSIM_CHECK(t.path_begin != t.path_end, fmt::format("flow DAG: transfer {}: empty path", i));
     for (std::uint32_t p = t.path_begin; p < t.path_end; ++p) {
       const LinkId l = dag.path_links[p];
-      if (l < 0 || l >= links) {
-        throw Error(fmt::format("flow DAG: transfer {}: unknown link id {} (the network has links 0..{})", i, l,
-                                links - 1));
-      }
+      TRAINSIM_CHECK(l >= 0 && l < links,
+                     fmt::format("flow DAG: transfer {}: unknown link id {} (the network has links 0..{})", i, l,
+                                 links - 1));
     }
-    if (t.bytes < 0) throw Error(fmt::format("flow DAG: transfer {}: bytes {} is negative", i, t.bytes));
-    if (t.latency < 0) throw Error(fmt::format("flow DAG: transfer {}: latency {} ps is negative", i, t.latency));
-    if (!(t.rate_cap_Bps > 0)) {
-      throw Error(fmt::format("flow DAG: transfer {}: rate cap {} B/s; expected a number > 0", i, t.rate_cap_Bps));
-    }
-    if (t.dep_begin > t.dep_end || t.dep_end > dag.dep_index.size()) {
-      throw Error(fmt::format("flow DAG: transfer {}: dependency range [{}, {}) is outside the {} dependencies", i,
-                              t.dep_begin, t.dep_end, dag.dep_index.size()));
-    }
+    TRAINSIM_CHECK(t.bytes >= 0, fmt::format("flow DAG: transfer {}: bytes {} is negative", i, t.bytes));
+    TRAINSIM_CHECK(t.latency >= 0, fmt::format("flow DAG: transfer {}: latency {} ps is negative", i, t.latency));
+    TRAINSIM_CHECK(t.rate_cap_Bps > 0,
+                   fmt::format("flow DAG: transfer {}: rate cap {} B/s; expected a number > 0", i, t.rate_cap_Bps));
+    TRAINSIM_CHECK(t.dep_begin <= t.dep_end && t.dep_end <= dag.dep_index.size(),
+                   fmt::format("flow DAG: transfer {}: dependency range [{}, {}) is outside the {} dependencies", i,
+                               t.dep_begin, t.dep_end, dag.dep_index.size()));
     for (std::uint32_t d = t.dep_begin; d < t.dep_end; ++d) {
-      if (dag.dep_index[d] >= i) {
-        throw Error(fmt::format("flow DAG: transfer {} depends on transfer {}; dependencies must be earlier transfers",
-                                i, dag.dep_index[d]));
-      }
+      TRAINSIM_CHECK(dag.dep_index[d] < i,
+                     fmt::format("flow DAG: transfer {} depends on transfer {}; dependencies must be earlier transfers",
+                                 i, dag.dep_index[d]));
     }
   }
   for (std::size_t c = 0; c < changes.size(); ++c) {
     const CapacityChange& ch = changes[c];
-    if (ch.link < 0 || ch.link >= links) {
-      throw Error(fmt::format("flow DAG: capacity change {}: unknown link id {}", c, ch.link));
-    }
-    if (!std::isfinite(ch.capacity_Bps) || ch.capacity_Bps < 0) {
-      throw Error(fmt::format("flow DAG: capacity change {}: capacity {} B/s; expected a finite number >= 0", c,
-                              ch.capacity_Bps));
-    }
-    if (ch.time < network.now()) {
-      throw Error(fmt::format("flow DAG: capacity change {} at {} ps is before the run starts ({} ps)", c, ch.time,
-                              network.now()));
-    }
+    TRAINSIM_CHECK(ch.link >= 0 && ch.link < links,
+                   fmt::format("flow DAG: capacity change {}: unknown link id {}", c, ch.link));
+    TRAINSIM_CHECK(std::isfinite(ch.capacity_Bps) && ch.capacity_Bps >= 0,
+                   fmt::format("flow DAG: capacity change {}: capacity {} B/s; expected a finite number >= 0", c,
+                               ch.capacity_Bps));
+    TRAINSIM_CHECK(ch.time >= network.now(),
+                   fmt::format("flow DAG: capacity change {} at {} ps is before the run starts ({} ps)", c, ch.time,
+                               network.now()));
   }
 }
 

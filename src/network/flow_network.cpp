@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -38,34 +39,28 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> 
       path_seen_(capacity_.size(), 0),
       start_(start),
       now_(start) {
-  if (latency_.size() != capacity_.size()) {
-    throw Error(fmt::format("flow network: {} link capacities but {} link latencies; one of each per link",
-                            capacity_.size(), latency_.size()));
-  }
+  TRAINSIM_CHECK(latency_.size() == capacity_.size(),
+                 fmt::format("flow network: {} link capacities but {} link latencies; one of each per link",
+                             capacity_.size(), latency_.size()));
   if (capacity_.size() > static_cast<std::size_t>(INT32_MAX)) throw Error("flow network: more links than LinkId can index");
   usage_.reserve(capacity_.size());
   for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    if (!std::isfinite(capacity_[l]) || capacity_[l] < 0) {
-      throw Error(fmt::format("flow network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
-    }
-    if (latency_[l] < 0) {
-      throw Error(fmt::format("flow network: link {} latency {} ps is negative", l, latency_[l]));
-    }
+    TRAINSIM_CHECK(std::isfinite(capacity_[l]) && capacity_[l] >= 0,
+                   fmt::format("flow network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
+    TRAINSIM_CHECK(latency_[l] >= 0, fmt::format("flow network: link {} latency {} ps is negative", l, latency_[l]));
     usage_.emplace_back(capacity_[l], start);
   }
 }
 
 void FlowNetwork::check_link(LinkId link, const char* what) const {
-  if (link < 0 || static_cast<std::size_t>(link) >= capacity_.size()) {
-    throw Error(fmt::format("flow network: {}: unknown link id {} (the network has links 0..{})", what, link,
-                            static_cast<std::int64_t>(capacity_.size()) - 1));
-  }
+  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < capacity_.size(),
+                 fmt::format("flow network: {}: unknown link id {} (the network has links 0..{})", what, link,
+                             static_cast<std::int64_t>(capacity_.size()) - 1));
 }
 
 const FlowNetwork::FlowState& FlowNetwork::checked_flow(FlowId flow, const char* what) const {
-  if (flow < 0 || static_cast<std::size_t>(flow) >= flows_.size() || !flows_[static_cast<std::size_t>(flow)].active) {
-    throw Error(fmt::format("flow network: {}: flow {} is not active", what, flow));
-  }
+  TRAINSIM_CHECK(flow >= 0 && static_cast<std::size_t>(flow) < flows_.size() && flows_[static_cast<std::size_t>(flow)].active,
+                 fmt::format("flow network: {}: flow {} is not active", what, flow));
   return flows_[static_cast<std::size_t>(flow)];
 }
 
@@ -90,15 +85,12 @@ SimTime FlowNetwork::path_latency(std::span<const LinkId> path) const {
 
 FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
-  if (bytes < 0) throw Error(fmt::format("flow network: start: flow bytes {} is negative", bytes));
-  if (path.empty()) throw Error("flow network: start: empty path (a flow crosses at least one link)");
-  if (!(rate_cap_Bps > 0)) {
-    throw Error(fmt::format("flow network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
-                            rate_cap_Bps));
-  }
-  if (now < now_) {
-    throw Error(fmt::format("flow network: start at {} ps is before the current time {} ps", now, now_));
-  }
+  TRAINSIM_CHECK(bytes >= 0, fmt::format("flow network: start: flow bytes {} is negative", bytes));
+  TRAINSIM_CHECK(!path.empty(), "flow network: start: empty path (a flow crosses at least one link)");
+  TRAINSIM_CHECK(rate_cap_Bps > 0,
+                 fmt::format("flow network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
+                             rate_cap_Bps));
+  TRAINSIM_CHECK(now >= now_, fmt::format("flow network: start at {} ps is before the current time {} ps", now, now_));
   if (++path_epoch_ == 0) {
     std::fill(path_seen_.begin(), path_seen_.end(), 0);
     path_epoch_ = 1;
@@ -106,7 +98,7 @@ FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_
   for (LinkId link : path) {
     check_link(link, "start");
     std::uint32_t& seen = path_seen_[static_cast<std::size_t>(link)];
-    if (seen == path_epoch_) throw Error(fmt::format("flow network: start: path crosses link {} twice", link));
+    TRAINSIM_CHECK(seen != path_epoch_, fmt::format("flow network: start: path crosses link {} twice", link));
     seen = path_epoch_;
   }
   move_to(now, "start");
@@ -136,13 +128,11 @@ FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_
 
 void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) {
   check_link(link, "set_capacity");
-  if (!std::isfinite(capacity_Bps) || capacity_Bps < 0) {
-    throw Error(fmt::format("flow network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0",
-                            link, capacity_Bps));
-  }
-  if (now < now_) {
-    throw Error(fmt::format("flow network: set_capacity at {} ps is before the current time {} ps", now, now_));
-  }
+  TRAINSIM_CHECK(std::isfinite(capacity_Bps) && capacity_Bps >= 0,
+                 fmt::format("flow network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0",
+                             link, capacity_Bps));
+  TRAINSIM_CHECK(now >= now_,
+                 fmt::format("flow network: set_capacity at {} ps is before the current time {} ps", now, now_));
   move_to(now, "set_capacity");
   const auto l = static_cast<std::size_t>(link);
   if (capacity_[l] == capacity_Bps) return;
@@ -158,7 +148,7 @@ SimTime FlowNetwork::next_completion() {
 }
 
 void FlowNetwork::advance(SimTime t, std::vector<FlowId>& finished) {
-  if (t < now_) throw Error(fmt::format("flow network: advance to {} ps is before the current time {} ps", t, now_));
+  TRAINSIM_CHECK(t >= now_, fmt::format("flow network: advance to {} ps is before the current time {} ps", t, now_));
   finished.clear();
   finished.insert(finished.end(), unreported_.begin(), unreported_.end());
   unreported_.clear();
@@ -168,9 +158,8 @@ void FlowNetwork::advance(SimTime t, std::vector<FlowId>& finished) {
 }
 
 void FlowNetwork::move_to(SimTime now, const char* what) {
-  if (now < now_) {
-    throw Error(fmt::format("flow network: {} at {} ps is before the current time {} ps", what, now, now_));
-  }
+  TRAINSIM_CHECK(now >= now_,
+                 fmt::format("flow network: {} at {} ps is before the current time {} ps", what, now, now_));
   if (now > now_) run_until(now, unreported_);
 }
 

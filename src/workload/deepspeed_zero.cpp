@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "workload/kernels_factory.hpp"
 
@@ -104,8 +105,8 @@ void DeepSpeedZero::backward(int mb) {
     pending_.push_back(emb);
     grads_ready();
   }
-  if (stage_ == 3 && visit_ != visits_.size())
-    throw Error("DeepSpeedZero: " + std::to_string(visits_.size() - visit_) + " ZeRO-3 module visits were not made");
+  TRAINSIM_CHECK(stage_ != 3 || visit_ == visits_.size(),
+                 "DeepSpeedZero: " + std::to_string(visits_.size() - visit_) + " ZeRO-3 module visits were not made");
   backward_epilogue();
   in_backward_ = false;
 }
@@ -127,9 +128,9 @@ void DeepSpeedZero::on_module(int layer, const char* module, bool backward) {
 
 void DeepSpeedZero::fetch(int module, bool backward, int layer) {
   if (stage_ != 3 || module < 0) return;
-  if (visit_ >= visits_.size() || visits_[visit_].module != module || visits_[visit_].backward != backward)
-    throw Error("DeepSpeedZero: module '" + params_.modules[static_cast<std::size_t>(module)].name + "' of layer " +
-                std::to_string(layer) + " visited out of the ZeRO-3 trace order");
+  TRAINSIM_CHECK(visit_ < visits_.size() && visits_[visit_].module == module && visits_[visit_].backward == backward,
+                 "DeepSpeedZero: module '" + params_.modules[static_cast<std::size_t>(module)].name + "' of layer " +
+                     std::to_string(layer) + " visited out of the ZeRO-3 trace order");
   const Zero3Visit& v = plan_.visits[visit_++];
   const OpContext ctx{in_backward_ ? Phase::Backward : Phase::Forward, layer, mb_};
   const auto gather = [&](int batch, const char* name) {
@@ -181,8 +182,8 @@ void DeepSpeedZero::grads_ready() {
 }
 
 void DeepSpeedZero::arrive(int tensor) {
-  if (next_ >= order_.size() || order_[next_] != tensor)
-    throw Error("DeepSpeedZero: gradient of tensor " + std::to_string(tensor) + " arrived out of reduction order");
+  TRAINSIM_CHECK(next_ < order_.size() && order_[next_] == tensor,
+                 "DeepSpeedZero: gradient of tensor " + std::to_string(tensor) + " arrived out of reduction order");
   // The bucket closes when the next gradient would overflow it (greedy_buckets).
   if (static_cast<int>(next_) > buckets_[bucket_].last) flush_bucket();
   const DsTensor& t = params_.tensors[static_cast<std::size_t>(tensor)];
@@ -248,8 +249,8 @@ void DeepSpeedZero::flush_reduce_scatter(double padded_elements) {
 
 void DeepSpeedZero::backward_epilogue() {
   if (!reducing_) return;
-  if (next_ != order_.size())
-    throw Error("DeepSpeedZero: " + std::to_string(order_.size() - next_) + " gradients never reached the buckets");
+  TRAINSIM_CHECK(next_ == order_.size(),
+                 "DeepSpeedZero: " + std::to_string(order_.size() - next_) + " gradients never reached the buckets");
   if (bucket_ < buckets_.size()) flush_bucket();
   if (stage_ == 3) {
     // reduce_and_partition_stream.synchronize(): the CPU (so every later kernel) waits for every flush.

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "workload/deepspeed_zero.hpp"
 #include "workload/grad_buckets.hpp"
@@ -268,8 +269,7 @@ class RankGenerator {
         case InterleavedEvent::Kind::Forward: forward_step(e.micro_batch, e.chunk); break;
         case InterleavedEvent::Kind::Backward: backward_step(e.micro_batch, e.chunk); break;
         case InterleavedEvent::Kind::Post:
-          if (e.handle != static_cast<int>(handle_ops.size()))
-            throw Error("interleaved schedule: handles out of order");
+          TRAINSIM_CHECK(e.handle == static_cast<int>(handle_ops.size()), "interleaved schedule: handles out of order");
           handle_ops.push_back(post_p2p(e));
           break;
         case InterleavedEvent::Kind::Wait: rb_.wait(handle_ops.at(static_cast<std::size_t>(e.handle))); break;

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "workload/pipeline_schedule.hpp"
 
@@ -224,8 +225,8 @@ class InterleavedRecorder {
     if (send_prev_ != kNone) wait(send_prev_);
     // Chunks whose reduction the aligned rule did not reach start now, in chunk order.
     for (int c = 0; c < v_; ++c) grad_sync(c);
-    if (!recv_prev_.empty() || !recv_next_.empty())
-      throw Error("interleaved schedule: receives left outstanding at the end of the iteration");
+    TRAINSIM_CHECK(recv_prev_.empty() && recv_next_.empty(),
+                   "interleaved schedule: receives left outstanding at the end of the iteration");
   }
 
   int p_, r_, m_, v_, total_;

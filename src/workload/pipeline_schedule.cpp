@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -75,7 +76,8 @@ std::vector<PipelineStep> interleaved_table(int p, int m, int v) {
 }
 
 std::vector<PipelineStep> pipeline_schedule(ScheduleKind kind, int p, int r, int m, int v) {
-  if (p < 1 || r < 0 || r >= p || m < 1 || v < 1) throw Error("invalid pipeline schedule parameters");
+  // The scenario layer bounds pipeline, virtual_pipeline and the micro-batch count; r is one of the p stages.
+  TRAINSIM_CHECK(p >= 1 && r >= 0 && r < p && m >= 1 && v >= 1, "invalid pipeline schedule parameters");
   switch (kind) {
     case ScheduleKind::NoPipelining: {
       std::vector<PipelineStep> s;
@@ -105,7 +107,7 @@ std::vector<PipelineStep> pipeline_schedule(ScheduleKind kind, int p, int r, int
       return s;
     }
   }
-  throw Error("unknown schedule");
+  TRAINSIM_UNREACHABLE("unknown schedule");
 }
 
 std::string to_string(const PipelineStep& s) {

@@ -1,6 +1,7 @@
 // Exit statuses tell the truth: output that could not be written (a full disk, a closed pipe) is an
 // error naming the file, on every command and for standard output; `validate` exits 1 when a case
-// could not be simulated.
+// could not be simulated; the user's mistakes are "error:" and exit 1, a bug in trainsim (a broken
+// invariant) is "internal error: ... please report" and exit 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@ namespace {
 
 using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kTiny = example("tiny-8-h100.yaml");
 
@@ -55,6 +57,34 @@ TEST(ExitStatus, AFileOutputThatCannotBeWrittenIsAnErrorNamingIt) {
     const Result r = run_with_stdout(args, "/dev/null");
     EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
     EXPECT_THAT(r.out, HasSubstr("error: " + flag + ": error while writing /dev/full")) << args;
+  }
+}
+
+TEST(ExitStatus, AUserErrorIsErrorAndExitOne) {
+  const std::string cases[] = {"run " + kTiny + " --set parallelism.tensor=3", "run /nonexistent.yaml",
+                               "frobnicate " + kTiny};
+  for (const std::string& args : cases) {
+    const Split r = run_split(args);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
+    EXPECT_THAT(r.err, ::testing::StartsWith("error: ")) << args;
+    EXPECT_THAT(r.err, Not(HasSubstr("internal error"))) << args;
+  }
+}
+
+TEST(ExitStatus, ABrokenInvariantIsAnInternalErrorAndExitTwo) {
+  // No input can break an invariant (that is what makes it one), so main.cpp has one check that only
+  // this test's environment variable fails: the same TRAINSIM_CHECK and InternalError as everywhere.
+  const Split r = run_split("run " + kTiny);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string cases[] = {"run " + kTiny, "presets"};
+  for (const std::string& args : cases) {
+    const std::string env = "TRAINSIM_TEST_INTERNAL_ERROR=1 ";
+    const Result bad = run_shell(env + TRAINSIM_BINARY + " " + args);
+    EXPECT_EQ(bad.status, 2) << args << "\n" << bad.out;
+    EXPECT_THAT(bad.out, ::testing::StartsWith("internal error: TRAINSIM_TEST_INTERNAL_ERROR is set")) << bad.out;
+    EXPECT_THAT(bad.out, HasSubstr("(at src/cli/main.cpp:"));
+    EXPECT_THAT(bad.out, HasSubstr("this is a bug in trainsim, please report it with the scenario"));
+    EXPECT_THAT(bad.out, Not(HasSubstr("\nerror:")));
   }
 }
 

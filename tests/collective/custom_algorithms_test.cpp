@@ -71,9 +71,10 @@ TEST(CustomAlgorithms, UnsupportedCombinationsThrow) {
   EXPECT_THROW(custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::ReduceScatter, 1 << 20, comm, {}), Error);
   EXPECT_THROW(custom_flows(CollectiveAlgorithm::HalvingDoubling, CollKind::Reduce, 1 << 20, comm, {}), Error);
   // NCCL's own flows come from the NCCL flow generator, not from here.
-  EXPECT_THROW(custom_flows(CollectiveAlgorithm::Nccl, CollKind::AllReduce, 1 << 20, comm, {}), Error);
-  // Without an NCCL pricing function the nccl entry cannot answer.
-  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Nccl, CollKind::AllReduce, 1 << 20, ctx), Error);
+  // (The selector never asks, so asking is a bug: an InternalError, not a user's Error.)
+  EXPECT_THROW(custom_flows(CollectiveAlgorithm::Nccl, CollKind::AllReduce, 1 << 20, comm, {}), InternalError);
+  // Without an NCCL pricing function the nccl entry cannot answer (the selector always gives one).
+  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Nccl, CollKind::AllReduce, 1 << 20, ctx), InternalError);
 }
 
 TEST(CustomAlgorithms, NcclEntryUsesTheContextsNcclModel) {

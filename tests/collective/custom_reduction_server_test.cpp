@@ -286,7 +286,7 @@ TEST(CustomReductionServer, BadSpecsThrow) {
   EXPECT_THROW(rs_us(1 << 20, no_net), Error);
   auto no_nccl = context(2, 8, {});
   no_nccl.nccl = nullptr;
-  EXPECT_THROW(rs_us(1 << 20, no_nccl), Error);
+  EXPECT_THROW(rs_us(1 << 20, no_nccl), InternalError);  // the selector always gives one
   EXPECT_NO_THROW(rs_us(1 << 20, [] { auto c = context(2, 1, {}); c.nccl = nullptr; return c; }()));
   EXPECT_THROW(custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 20,
                             testing::custom_comm(2, 8), {-3, 100, 10}),

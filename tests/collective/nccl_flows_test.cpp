@@ -462,13 +462,13 @@ TEST(NcclFlowsErrors, AlgorithmsTheCommunicatorCannotRunThrow) {
   EXPECT_THROW(gen(c, CollKind::AllReduce, MiB, NcclAlgorithm::NVLS, NcclProtocol::Simple, 2), Error);  // multi-node
   EXPECT_THROW(gen(c, CollKind::AllReduce, MiB, NcclAlgorithm::NVLSTree, NcclProtocol::LL, 2), Error);
   EXPECT_THROW(gen(c, CollKind::AllReduce, MiB, NcclAlgorithm::CollNetDirect, NcclProtocol::Simple, 2), Error);
-  EXPECT_THROW(gen(c, CollKind::AllReduce, -1, NcclAlgorithm::Ring, NcclProtocol::Simple, 2), Error);
+  EXPECT_THROW(gen(c, CollKind::AllReduce, -1, NcclAlgorithm::Ring, NcclProtocol::Simple, 2), InternalError);
   c.nvls_heads = 0;
   c.nvls_head_local.clear();
   EXPECT_THROW(gen(c, CollKind::AllReduce, MiB, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, 16), Error);
   NcclCommunicator one = h100_1x8();
   EXPECT_THROW(gen(one, CollKind::AllReduce, MiB, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, 16), Error);
-  EXPECT_THROW(generate_send_flows(one, 0, 9, MiB, FlowOptions{}), Error);
+  EXPECT_THROW(generate_send_flows(one, 0, 9, MiB, FlowOptions{}), InternalError);  // rank 9 of 8
   EXPECT_TRUE(gen(one, CollKind::AllReduce, 0, NcclAlgorithm::Ring, NcclProtocol::Simple, 2).flows.empty());
 }
 

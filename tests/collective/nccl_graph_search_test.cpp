@@ -373,7 +373,7 @@ TEST(NcclGraphSearch, DeterministicAndNeedsPaths) {
   expect_same(search_graph(t, GraphPattern::Ring, multi(2)), search_graph(t, GraphPattern::Ring, multi(2)));
   const NodeTopology raw =
       load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
-  EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), Error);
+  EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), InternalError);  // a bug: paths come first
   EXPECT_STREQ(to_string(GraphPattern::BalancedTree), "BALANCED_TREE");
 }
 

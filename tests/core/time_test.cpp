@@ -14,9 +14,33 @@ TEST(Time, SecondsToPicosecondsRound) {
   EXPECT_EQ(from_seconds(1.0), kPicosPerSecond);
   EXPECT_EQ(from_seconds(1.5e-12), 2);  // nearest picosecond
   EXPECT_EQ(from_microseconds(3.0), 3'000'000);
-  EXPECT_EQ(from_seconds(-1.0), 0);  // clamped
-  EXPECT_EQ(from_seconds(std::numeric_limits<double>::quiet_NaN()), 0);
   EXPECT_EQ(from_seconds(9.0e6), 9'000'000 * kPicosPerSecond);  // 104 days: still in range
+}
+
+// A negative or NaN duration comes from a bug upstream (inputs are validated), so it is an
+// InternalError, not silently zero; only floating-point noise below zero is zero.
+TEST(Time, NegativeOrNanDurationsAreInternalErrorsButCancellationNoiseIsZero) {
+  EXPECT_EQ(from_seconds(0.0), 0);
+  EXPECT_EQ(from_seconds(-0.0), 0);
+  EXPECT_EQ(from_seconds(-1e-15), 0);  // e.g. (a + b) - a - b with a ~ 1 s: a few ulps
+  const double cancelled = (0.1 + 0.2) - 0.3 - 1e-16;  // ~ -4.4e-17 (0.1 + 0.2 - 0.3 is 5.6e-17)
+  EXPECT_LT(cancelled, 0.0);
+  EXPECT_EQ(from_seconds(cancelled), 0);
+  EXPECT_EQ(from_microseconds(-1e-9), 0);  // -1e-15 s
+  EXPECT_THROW(from_seconds(std::numeric_limits<double>::quiet_NaN()), InternalError);
+  EXPECT_THROW(from_seconds(-1.0), InternalError);
+  EXPECT_THROW(from_seconds(-2e-12), InternalError);  // two picoseconds: not noise
+  EXPECT_THROW(from_microseconds(-3.0), InternalError);
+  EXPECT_THROW(from_seconds(-std::numeric_limits<double>::infinity()), InternalError);
+  try {
+    from_seconds(-0.5);
+    ADD_FAILURE() << "no InternalError";
+  } catch (const Error&) {
+    ADD_FAILURE() << "a negative duration is not the user's error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("a duration of -0.5 s (negative or NaN)"), std::string::npos) << e.what();
+    EXPECT_EQ(e.file(), "src/core/time.cpp");
+  }
 }
 
 TEST(Time, BeyondTheClockIsAnError) {

@@ -197,7 +197,7 @@ TEST(FlowBackend, UnknownGroupIsAnError) {
   const NcclAnalyticalModel nccl(c, {});
   NetworkGraph g = build_network(c);
   FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
-  EXPECT_THROW(b.start(0, 0, {CollKind::AllReduce, 1024, 5}), Error);
+  EXPECT_THROW(b.start(0, 0, {CollKind::AllReduce, 1024, 5}), InternalError);  // the workload names its groups
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Bad input to the flow network is a trainsim::Error that says what is wrong, never a crash, and
-// a rejected call leaves the network as it was.
+// Bad input to the flow network (only trainsim's own code calls it) is a trainsim::InternalError that
+// says what is wrong, never a crash nor a user-facing Error, and a rejected call leaves the network as
+// it was.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const Error& e) {
+  } catch (const InternalError& e) {
     return e.what();
   }
   return "(no error)";
