@@ -182,7 +182,8 @@ TEST(MeasuredComputeModel, WithoutScaleFromOtherGpusRowsAreNotUsed) {
 }
 
 TEST(MeasuredComputeModel, RejectsBadConstruction) {
-  EXPECT_THROW(MeasuredComputeModel(db_of(kA100Rows), h100(), std::nullopt, nullptr), Error);
+  // No fallback model is a programming error, not a user's: an internal error.
+  EXPECT_THROW(MeasuredComputeModel(db_of(kA100Rows), h100(), std::nullopt, nullptr), InternalError);
   GpuSpec no_bw = h100();
   no_bw.hbm_GBps = 0;
   EXPECT_THROW(MeasuredComputeModel(db_of(kA100Rows), no_bw, std::nullopt, make_roofline_model(h100())), Error);
