@@ -9,8 +9,8 @@
 #include "api/fabric_check.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl_analytical_model.hpp"
-#include "report/format_utils.hpp"
 #include "core/error.hpp"
+#include "report/format_utils.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim {
@@ -44,7 +44,7 @@ double next_size(std::int64_t size, const NcclTestOptions& o) {
                          : std::floor(static_cast<double>(std::max<std::int64_t>(size, 1)) * o.factor);
 }
 
-std::string grouped(std::int64_t n) { return report_format::group_digits(n); }
+using report_format::group_digits;  // 1234567 -> "1,234,567"
 
 // Checks the size steps before anything is computed: every step must grow the size (a factor that
 // rounds back to the same byte count would repeat one row forever), and the table is at most
@@ -55,8 +55,8 @@ void check_steps(const NcclTestOptions& o) {
     const std::int64_t rows = (o.max_bytes - o.min_bytes) / o.increment + 1;
     if (rows > kMaxNcclTestRows) {
       const std::int64_t least = (o.max_bytes - o.min_bytes + kMaxNcclTestRows - 2) / (kMaxNcclTestRows - 1);
-      reject("-i", "-i " + std::to_string(o.increment) + " " + range + " gives " + grouped(rows) + " rows, more than " +
-                       grouped(kMaxNcclTestRows) + "; use -i " + std::to_string(least) +
+      reject("-i", "-i " + std::to_string(o.increment) + " " + range + " gives " + group_digits(rows) + " rows, more than " +
+                       group_digits(kMaxNcclTestRows) + "; use -i " + std::to_string(least) +
                        " or more, a narrower -b/-e, or -f to multiply the size instead");
     }
     return;
@@ -71,7 +71,7 @@ void check_steps(const NcclTestOptions& o) {
                                "reach -e {}; use a larger -f, a larger -b, or -i to add bytes instead",
                                o.factor, size, std::max<std::int64_t>(size, 1), o.factor, next, o.max_bytes));
     if (rows >= kMaxNcclTestRows)
-      reject("-f", "-f " + fmt::format("{}", o.factor) + " " + range + " gives more than " + grouped(kMaxNcclTestRows) +
+      reject("-f", "-f " + fmt::format("{}", o.factor) + " " + range + " gives more than " + group_digits(kMaxNcclTestRows) +
                        " rows; use a larger -f or a narrower -b/-e");
     size = next;
   }

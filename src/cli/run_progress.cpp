@@ -17,7 +17,7 @@ constexpr double kNoteSeconds = 60;
 constexpr double kTerminalEvery = 0.25;
 constexpr double kLogEvery = 5;
 
-std::string grouped(std::int64_t n) { return report_format::group_digits(n); }
+using report_format::group_digits;  // 1234567 -> "1,234,567"
 
 std::string minutes(double seconds) {
   if (seconds < 90) return fmt::format("{:.0f} s", seconds);
@@ -50,9 +50,9 @@ void RunProgressPrinter::report(const RunProgress& p) {
       if (p.estimated_seconds >= kNoteSeconds) {
         if (open_line_) out_ << "\n";
         open_line_ = false;
-        std::string what = fmt::format("{} ops", grouped(static_cast<std::int64_t>(p.estimated_ops)));
+        std::string what = fmt::format("{} ops", group_digits(static_cast<std::int64_t>(p.estimated_ops)));
         if (p.estimated_flows > 0)
-          what += fmt::format(" and {} flows on the fabric", grouped(static_cast<std::int64_t>(p.estimated_flows)));
+          what += fmt::format(" and {} flows on the fabric", group_digits(static_cast<std::int64_t>(p.estimated_flows)));
         out_ << fmt::format("note: estimated ~{} for this run ({}{})", minutes(p.estimated_seconds), what,
                             p.runs > 1 ? ", twice: with the faults and without" : "");
         if (p.estimated_flows > 0)
@@ -61,7 +61,7 @@ void RunProgressPrinter::report(const RunProgress& p) {
         out_ << "\n" << std::flush;
       }
       if (show_)
-        line(fmt::format("simulating {} ops{}", grouped(static_cast<std::int64_t>(p.estimated_ops)),
+        line(fmt::format("simulating {} ops{}", group_digits(static_cast<std::int64_t>(p.estimated_ops)),
                          p.runs > 1 ? " twice (with the faults, then without)" : ""));
       return;
     }
@@ -76,12 +76,12 @@ void RunProgressPrinter::report(const RunProgress& p) {
           p.fraction > 0 ? Progress::format_duration(elapsed / p.fraction * (1 - p.fraction)) : "?";
       line(fmt::format("simulating{}: {:.1f}% of ops, {:.6f} s of the iteration simulated, {} events, elapsed {}, ETA {}",
                        p.runs > 1 ? fmt::format(" run {}/{}", p.run, p.runs) : "", 100 * p.fraction, p.simulated_s,
-                       grouped(p.events), Progress::format_duration(elapsed), eta));
+                       group_digits(p.events), Progress::format_duration(elapsed), eta));
       return;
     }
     case RunProgress::Stage::Done: {
       if (!show_) return;
-      line(fmt::format("simulated: {:.6f} s iteration, {} events, in {}", p.simulated_s, grouped(p.events),
+      line(fmt::format("simulated: {:.6f} s iteration, {} events, in {}", p.simulated_s, group_digits(p.events),
                        Progress::format_duration(elapsed)));
       if (open_line_) out_ << "\n" << std::flush;
       open_line_ = false;

@@ -244,7 +244,8 @@ inline constexpr double kDramLatencyS = 400e-9;
 // limited), not at the clock its calibration benchmark ran at. Two kinds of benchmark clock:
 //  - locked at the peak-basis clock: the FA3 paper's H100 tables (cuDNN, FA3, Triton forward) ran with
 //    the clock locked at 1830 MHz (FA3 appendix C.1); Blackwell's attention is derived from them. A
-//    step runs them at sustained / peak-basis clock (H100: 1640 / 1830 = 0.90).
+//    step runs them at (sustained / peak-basis clock)^kClockThroughputElasticity (H100: (1580 / 1830)^0.67
+//    = 0.906).
 //  - short runs, clock not logged: the GEMM plateaus (MAMF: 50 warm-up + 100 timed matmuls per shape,
 //    well under a second; XLA tables; EleutherAI's layer GEMMs; AMD MAF) and the FlashAttention
 //    repository's fwd+bwd figures. Measured on an H200 (700 W, data/measured/H200-2026-11-27): the power

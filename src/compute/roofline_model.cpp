@@ -28,7 +28,8 @@ void check_desc(const KernelDesc& k) {
     throw Error(fmt::format("{} kernel: flops ({}) and bytes ({}) must be finite and non-negative", to_string(k.kind),
                             k.flops, k.bytes));
   }
-  if ((is_gemm(k.kind) || is_flash_attention(k.kind)) && k.flops > 0 && (k.m <= 0 || k.n <= 0 || k.k <= 0 || k.batch <= 0)) {
+  const bool shaped = is_gemm(k.kind) || is_flash_attention(k.kind);
+  if (shaped && k.flops > 0 && (k.m <= 0 || k.n <= 0 || k.k <= 0 || k.batch <= 0)) {
     throw Error(fmt::format("{} kernel: m, n, k and batch must be positive (got m={} n={} k={} batch={})",
                             to_string(k.kind), k.m, k.n, k.k, k.batch));
   }
@@ -119,7 +120,8 @@ double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock
   };
   if (calibrated_at == CalibrationClock::ShortRun) {
     // A short run on a part whose boost clock is known ran at that clock (roofline_constants.hpp).
-    if (gpu.boost_clock_mhz > 0 && gpu.sustained_clock_mhz > 0) return share(gpu.sustained_clock_mhz, gpu.boost_clock_mhz);
+    if (gpu.boost_clock_mhz > 0 && gpu.sustained_clock_mhz > 0)
+      return share(gpu.sustained_clock_mhz, gpu.boost_clock_mhz);
     return rl::kLongRunClockShare;
   }
   // AMD's tables were measured at the clock the GPU held under load (MI300X median 1207 MHz in BF16

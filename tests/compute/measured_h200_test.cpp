@@ -44,9 +44,8 @@ std::vector<double> ratios(AttentionKernel attention, Pick pick, Make make) {
 
 }  // namespace
 
-// The database is the one the README describes: every row an H200 row, nothing physically impossible
-// (OpDatabase::load checks each row against nothing; the measured compute model checks them against
-// the GPU: test MeasuredModel.* in measured_compute_model_test.cpp).
+// The database is the one the README describes: it loads (each row well formed, no duplicates) and
+// every row is an H200 row.
 TEST(MeasuredH200, DatabaseLoadsWithOnlyH200Rows) {
   const OpDatabase db = OpDatabase::load(kDb);
   EXPECT_GT(db.records().size(), 700u);
@@ -115,16 +114,27 @@ TEST(MeasuredH200, RooflineCudnnAttentionMatchesMeasuredShortRuns) {
   }
 }
 
-// Memory-bound kernels (norms, elementwise, cross-entropy, embedding, optimizer, memset) of >= 64 MB.
-TEST(MeasuredH200, RooflineMemoryBoundKernelsMatchMeasuredShortRuns) {
-  for (const KernelKind kind : {KernelKind::Elementwise, KernelKind::LayerNorm, KernelKind::CrossEntropy,
-                                KernelKind::OptimizerStep, KernelKind::Memset, KernelKind::Embedding}) {
+// Memory-bound kernels of >= 64 MB. The roofline's bytes / (0.90 x HBM) is right for kernels that
+// stream their bytes once (elementwise, embedding gather: within 10% at the median). PyTorch's own
+// layer_norm and cross_entropy make more passes than the fused kernels the model describes (~2x), its
+// fused Adam and zero_ run at ~0.72 of HBM (1.25x): those bounds document the gap so that a change in
+// the model or the database shows here.
+TEST(MeasuredH200, RooflineMemoryBoundKernelsAgainstMeasuredShortRuns) {
+  struct Expect {
+    KernelKind kind;
+    double lo, hi;  // bounds of the median of measured / roofline
+  };
+  for (const Expect& e : {Expect{KernelKind::Elementwise, 0.9, 1.1}, Expect{KernelKind::Embedding, 0.9, 1.15},
+                          Expect{KernelKind::LayerNorm, 1.7, 2.4}, Expect{KernelKind::CrossEntropy, 1.8, 2.4},
+                          Expect{KernelKind::OptimizerStep, 1.1, 1.4}, Expect{KernelKind::Memset, 1.1, 1.4}}) {
     const auto r = ratios(
-        AttentionKernel::Auto, [&](const OpRecord& o) { return o.kind == kind && o.bytes >= 64e6; },
-        [&](const OpRecord& o) { return memory_kernel(kind, o.bytes, 0, Precision::BF16); });
-    if (r.empty()) continue;
+        AttentionKernel::Auto, [&](const OpRecord& o) { return o.kind == e.kind && o.bytes >= 64e6; },
+        [&](const OpRecord& o) { return memory_kernel(e.kind, o.bytes, 0, Precision::BF16); });
+    ASSERT_GT(r.size(), 10u) << to_string(e.kind);
     const double med = median(r);
-    std::printf("%s >= 64 MB: %zu rows, measured / roofline median %.3f, min %.3f, max %.3f\n", to_string(kind),
+    std::printf("%s >= 64 MB: %zu rows, measured / roofline median %.3f, min %.3f, max %.3f\n", to_string(e.kind),
                 r.size(), med, *std::min_element(r.begin(), r.end()), *std::max_element(r.begin(), r.end()));
+    EXPECT_GT(med, e.lo) << to_string(e.kind);
+    EXPECT_LT(med, e.hi) << to_string(e.kind);
   }
 }

@@ -107,9 +107,10 @@ class SmiSampler:
     """nvidia-smi's SM clock, power and clock-event reasons every ~0.5 s, in a thread."""
 
     def __init__(self):
-        self.q = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
-        if smi(self.q) is None:
-            self.q = "clocks.sm,clocks.mem,power.draw,temperature.gpu"
+        base = "clocks.sm,clocks.mem,power.draw,temperature.gpu"
+        # clocks_event_reasons (drivers >= 535), clocks_throttle_reasons before; without either, no reasons.
+        self.q = next((q for q in (base + ",clocks_event_reasons.active", base + ",clocks_throttle_reasons.active")
+                       if smi(q) is not None), base)
         self.samples = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -204,41 +205,22 @@ def part_sustained(torch, timer, args, raw_log):
     a = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
     b = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
     flop = 2.0 * n ** 3
-    samples = []
-    stop = threading.Event()
-
-    q = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
-    if smi(q) is None:  # older drivers name it clocks_throttle_reasons
-        q = "clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active"
-    if smi(q) is None:
-        q = "clocks.sm,clocks.mem,power.draw,temperature.gpu"
-
-    def sampler():
-        t0 = time.time()
-        while not stop.is_set():
-            v = smi(q)
-            if v:
-                samples.append([round(time.time() - t0, 2)] + v)
-            time.sleep(0.5)
-
-    th = threading.Thread(target=sampler, daemon=True)
     for _ in range(5):
         torch.matmul(a, b)
     torch.cuda.synchronize()
-    th.start()
     windows = []  # (t_end_s, tflops) per window of 40 GEMMs
-    t_start = time.time()
-    while time.time() - t_start < args.sustained_s:
-        reps = 40
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(reps):
-            torch.matmul(a, b)
-        e.record()
-        e.synchronize()
-        windows.append((round(time.time() - t_start, 2), reps * flop / (s.elapsed_time(e) * 1e-3) / 1e12))
-    stop.set()
-    th.join()
+    with SmiSampler() as smi_log:
+        t_start = time.time()
+        while time.time() - t_start < args.sustained_s:
+            reps = 40
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(reps):
+                torch.matmul(a, b)
+            e.record()
+            e.synchronize()
+            windows.append((round(time.time() - t_start, 2), reps * flop / (s.elapsed_time(e) * 1e-3) / 1e12))
+    samples = smi_log.samples
     if raw_log:
         with open(raw_log, "w") as f:
             f.write("t_s,sm_mhz,mem_mhz,power_w,temp_c,event_reasons\n")
