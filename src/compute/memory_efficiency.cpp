@@ -8,6 +8,7 @@ namespace rl = roofline;
 
 double memory_bandwidth_fraction(ArchFamily arch, KernelKind kind) {
   if (kind == KernelKind::Softmax) return rl::kMemFractionUnfusedSoftmax;
+  if (kind == KernelKind::TorchLayerNorm) return rl::kMemFractionTorchLayerNorm;
   return arch == ArchFamily::Blackwell ? rl::kMemFractionBlackwell : rl::kMemFractionDefault;
 }
 

@@ -25,10 +25,10 @@ constexpr std::string_view kHeader = "gpu,op,dtype,m,n,k,batch,causal,bytes,time
 constexpr std::size_t kFieldCount = 10;
 
 // Every KernelKind, for the op column's names (to_string(KernelKind)); keep in step with the enum.
-constexpr std::array<KernelKind, 11> kAllKinds = {
-    KernelKind::Gemm,      KernelKind::FlashAttnFwd, KernelKind::FlashAttnBwd, KernelKind::AttnScoreGemm,
-    KernelKind::Softmax,   KernelKind::LayerNorm,    KernelKind::Elementwise,  KernelKind::CrossEntropy,
-    KernelKind::Embedding, KernelKind::OptimizerStep, KernelKind::Memset};
+constexpr std::array<KernelKind, 12> kAllKinds = {
+    KernelKind::Gemm,      KernelKind::FlashAttnFwd,  KernelKind::FlashAttnBwd, KernelKind::AttnScoreGemm,
+    KernelKind::Softmax,   KernelKind::LayerNorm,     KernelKind::Elementwise,  KernelKind::CrossEntropy,
+    KernelKind::Embedding, KernelKind::OptimizerStep, KernelKind::Memset,       KernelKind::TorchLayerNorm};
 constexpr std::array<Precision, 5> kAllDtypes = {Precision::FP32, Precision::TF32, Precision::BF16, Precision::FP16,
                                                  Precision::FP8};
 

@@ -226,6 +226,14 @@ inline constexpr double kMemFractionDefault = 0.90;
 // B300 measured 0.84 (torchao roofline_utils, kernels.md §4.1); used for Blackwell.
 inline constexpr double kMemFractionBlackwell = 0.84;
 
+// PyTorch's own layer_norm kernel (F.layer_norm, which an eager model such as llm-foundry's MPT calls; fused
+// stacks run Transformer Engine's or apex's norm instead): measured on an H200 at 2.03x the time of
+// bytes / (0.90 x HBM) at the median of 23 bf16 shapes of >= 64 MB, width 4096 (1.72-2.25x;
+// data/measured/H200-2026-11-27, test MeasuredH200.RooflineMemoryBoundKernelsAgainstMeasuredShortRuns)
+// => 0.90 / 2.03 = 0.443 of HBM. Its backward was not measured and is taken to run alike. Applied on
+// every GPU (one measurement, on Hopper).
+inline constexpr double kMemFractionTorchLayerNorm = 0.443;
+
 // Unfused attention softmax (scale + mask + softmax): EleutherAI cookbook transformer.out, h=4096,
 // a=16, b=4, s=2048, fp16: 268 M scores in 7.6 ms; reading and writing them once in fp16 (1.07 GB)
 // implies ~0.14 TB/s (kernels.md §4.2) = 0.091 of the A100-40GB's 1.555 TB/s [derived; the source

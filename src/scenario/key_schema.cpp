@@ -31,6 +31,7 @@ namespace {
 //   parallelism.moe_dispatcher (alltoall | allgather) (docs/moe.md);
 //   parallelism.deepspeed.{reduce_bucket_size, stage3_prefetch_bucket_size, stage3_max_live_parameters,
 //     stage3_max_reuse_distance, stage3_param_persistence_threshold, overlap_comm} (docs/zero-and-fsdp.md);
+//   training.fusion (auto | eager | fused: one kernel per PyTorch op, or fused kernels; docs/compute-model.md);
 //   compute.database (measured op database CSV) and compute.scale_from (the GPU it was measured on)
 //     (docs/op-database.md).
 constexpr std::string_view kKnownKeys[] = {
@@ -46,7 +47,7 @@ constexpr std::string_view kKnownKeys[] = {
     "model.normalization", "model.position_embedding", "model.add_bias_linear", "model.add_qkv_bias",
 
     "training.global_batch_size", "training.micro_batch_size", "training.precision", "training.recompute",
-    "training.recompute_num_layers", "training.recompute_modules", "training.flash_attention", "training.attention_kernel", "training.optimizer", "training.iterations",
+    "training.recompute_num_layers", "training.recompute_modules", "training.flash_attention", "training.attention_kernel", "training.fusion", "training.optimizer", "training.iterations",
 
     "parallelism.tensor", "parallelism.pipeline", "parallelism.data", "parallelism.context",
     "parallelism.expert", "parallelism.expert_tensor", "parallelism.moe_dispatcher", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",

@@ -47,6 +47,20 @@ const char* to_string(AttentionKernel k) {
   return "auto";
 }
 
+const char* to_string(Fusion f) {
+  switch (f) {
+    case Fusion::Auto: return "auto";
+    case Fusion::Eager: return "eager";
+    case Fusion::Fused: return "fused";
+  }
+  return "auto";
+}
+
+bool eager_pytorch(const Scenario& s) {
+  if (s.training.fusion != Fusion::Auto) return s.training.fusion == Fusion::Eager;
+  return s.parallelism.framework == Framework::FSDP;
+}
+
 const char* to_string(RecomputeGranularity r) {
   switch (r) {
     case RecomputeGranularity::None: return "none";

@@ -24,6 +24,11 @@ enum class MoeDispatcher { AllToAll, AllGather };
 // today's default stack runs on the GPU: FlashAttention-2 on Ampere, Transformer Engine's cuDNN
 // attention on Hopper and Blackwell (docs/compute-model.md §1.2).
 enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Triton, Cudnn };
+// How the step's memory-bound work runs (training.fusion): Eager, one kernel per PyTorch op (a plain PyTorch
+// model: norms, activations, RoPE and attention layout changes each their own passes over HBM), or Fused
+// (Megatron's and Transformer Engine's fused kernels, or torch.compile). Auto: eager for framework fsdp,
+// fused for megatron and deepspeed (Megatron-DeepSpeed builds Megatron's fused kernels).
+enum class Fusion { Auto, Eager, Fused };
 
 struct TrainingSpec {
   std::int64_t global_batch_size = 0;  // sequences per iteration
@@ -38,6 +43,7 @@ struct TrainingSpec {
   bool recompute_modules_given = false;  // written (validation: only meaningful with selective)
   bool flash_attention = true;
   AttentionKernel attention_kernel = AttentionKernel::Auto;  // with flash_attention
+  Fusion fusion = Fusion::Auto;
   Optimizer optimizer = Optimizer::Adam;
   int iterations = 1;
 };
@@ -214,5 +220,8 @@ const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
 const char* to_string(RecomputeGranularity r);
 const char* to_string(AttentionKernel k);
+const char* to_string(Fusion f);
+// Whether the model runs as eager PyTorch (training.fusion, its auto resolved by parallelism.framework).
+bool eager_pytorch(const Scenario& s);
 
 }  // namespace trainsim

@@ -88,6 +88,8 @@ TrainingSpec read_training(const Section& training) {
                                                                      {"triton", AttentionKernel::Triton},
                                                                      {"cudnn", AttentionKernel::Cudnn}}))
     t.attention_kernel = *k;
+  if (auto f = training.choice<Fusion>("fusion", {{"auto", Fusion::Auto}, {"eager", Fusion::Eager}, {"fused", Fusion::Fused}}))
+    t.fusion = *f;
   if (auto o = training.choice<Optimizer>("optimizer", {{"adam", Optimizer::Adam},
                                                         {"lamb", Optimizer::Lamb},
                                                         {"sgd", Optimizer::SGD}}))

@@ -73,6 +73,15 @@ void resolve_expert_tensor(Scenario& s) {
                             "published recipes set it)"});
 }
 
+// training.fusion: auto on an FSDP job means eager PyTorch kernels (docs/compute-model.md §1.3a); the report says
+// so, since it prices the layer's memory-bound work several times over what fused kernels take.
+void note_eager_fusion(Scenario& s) {
+  if (s.training.fusion != Fusion::Auto || !eager_pytorch(s)) return;
+  s.inferred.push_back({"training.fusion", "eager",
+                        "not given; framework fsdp runs a plain PyTorch model, one kernel per op (norms, activations, "
+                        "attention layout); set fused for torch.compile or Transformer Engine layers"});
+}
+
 void check_tensor_split(const Scenario& s, const Checker& c) {
   const ModelSpec& m = s.model;
   const int t = s.parallelism.tensor;
@@ -235,6 +244,7 @@ void validate_job(Scenario& s) {
   const Checker c{s};
   resolve_data_parallel(s, c);
   resolve_expert_tensor(s);
+  note_eager_fusion(s);
   normalise_flags(s);
   check_tensor_split(s, c);
   check_sequence_split(s, c);

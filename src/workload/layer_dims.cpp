@@ -67,14 +67,15 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.G = m.gated_mlp ? 2 : 1;
   d.sp = p.sequence_parallel && p.tensor > 1;
   d.flash = sc.training.flash_attention;
+  d.eager = eager_pytorch(sc);
   // Megatron's FusedScaleMaskSoftmax.is_kernel_available (megatron.md §2.1 #6): fp16/bf16 input,
   // 16 < key length <= 16384, query length and b * heads / t multiples of 4. Megatron-based stacks
-  // (Megatron-LM, Megatron-DeepSpeed) build it; an FSDP model is plain PyTorch and takes the unfused path.
+  // (Megatron-LM, Megatron-DeepSpeed) build it; an eager PyTorch model takes the unfused path.
   {
     const bool half = sc.training.precision == Precision::FP16 || sc.training.precision == Precision::BF16;
     const std::int64_t kv = m.seq_length, q = m.seq_length / p.context;
     const std::int64_t batches = sc.training.micro_batch_size * (m.num_attention_heads / p.tensor);
-    d.fused_softmax = p.framework != Framework::FSDP && half && kv > 16 && kv <= 16384 && q % 4 == 0 &&
+    d.fused_softmax = !d.eager && half && kv > 16 && kv <= 16384 && q % 4 == 0 &&
                       batches % 4 == 0;
   }
   d.rope = m.position_embedding == PositionEmbedding::Rope;

@@ -44,6 +44,10 @@ struct LayerDims {
   // Unfused attention only: Megatron's fused scale-mask-softmax CUDA kernel runs (one memory-bound
   // pass) instead of PyTorch's separate mask, scale and fp32 softmax (layer_dims.cpp says when).
   bool fused_softmax = false;
+  // The model runs as eager PyTorch, one kernel per PyTorch op (training.fusion): PyTorch's own layer_norm
+  // kernel, RMSNorm, SwiGLU and RoPE as chains of elementwise ops, and the attention's layout copies
+  // (layer_ops_eager.cpp). Otherwise the fused kernels of Megatron / Transformer Engine or torch.compile.
+  bool eager = false;
   bool rope = false;
   bool bias = true;
   bool layernorm = true;

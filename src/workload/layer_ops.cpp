@@ -35,6 +35,7 @@ void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
 }
 
 void LayerEmitter::norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width) {
+  if (d_.eager) return eager_norm(ctx, name, backward, rows, width);
   // Forward reads x and writes y (+ mean/rstd); backward reads x, dy and writes dx (§2.1 #1, #10).
   const double ab = activation_bytes(d_.precision);
   const double elems = rows * width;
@@ -148,23 +149,21 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
 }
 
 void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
-  const double ab = activation_bytes(d_.precision);
   const bool dense = &n == &kDenseMlp;  // module hooks: the dense MLP's linears only
   if (dense) module_start(ctx, "fc1", false);
   gathered_gemm(ctx, n.fc1, d_.G * ffn_local, n.ag_fc1_input);
-  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * ab * (d_.G + 1.0));
+  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * activation_bytes_per_element(false));
   if (dense) module_start(ctx, "fc2", false);
   row_parallel_forward(ctx, n.fc2, ffn_local, n.rs_fc2, n.ar_fc2);
 }
 
 void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
   const bool tp = d_.t > 1;
-  const double ab = activation_bytes(d_.precision);
   const bool dense = &n == &kDenseMlp;
   if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
   gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);          // B4
-  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * ab * (2.0 * d_.G + 1.0));
+  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true));
   if (dense) module_start(ctx, "fc1", true);
   std::uint32_t ag = 0;
   if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false, ub_bulk_sms());  // B6, async
@@ -192,9 +191,10 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
     module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
     if (d_.rope)
-      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(false));
   }
   attention_forward(ctx);
+  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, false, true);
   module_start(ctx, "proj", false);
   row_parallel_forward(ctx, "proj", d_.mla.on ? d_.mla.v_local : d_.attn_local, "tp.rs.proj", "tp.ar.proj");
   elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
@@ -245,8 +245,13 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   // mla_up_proj: the q/kv up-projections and RoPE discarded their outputs (the core-attention inputs); they
   // run again when the core-attention gradient arrives (multi_latent_attention.py qkv_up_checkpoint).
   if (sel_.mla_up_proj && d_.mla.on) mla_up_proj_recompute(redo);
-  if (recompute_attention) attention_forward(redo);
+  if (recompute_attention) {
+    attention_forward(redo);
+    if (d_.eager && !d_.mla.on) eager_attention_layout(redo, false, true);
+  }
+  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, true, false);
   attention_backward(ctx);  // B16
+  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, true, true);
   if (d_.mla.on) {
     module_start(ctx, "attention", true);
     // layernorm: MLA's input norm is a separate TENorm (the down-projections are plain linears).
@@ -254,7 +259,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
-      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * ab * 2.0);
+      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(true));
     module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
     if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18

@@ -17,6 +17,7 @@ const char* to_string(KernelKind k) {
     case KernelKind::Embedding: return "embedding";
     case KernelKind::OptimizerStep: return "optimizer_step";
     case KernelKind::Memset: return "memset";
+    case KernelKind::TorchLayerNorm: return "torch_layernorm";
   }
   return "?";
 }

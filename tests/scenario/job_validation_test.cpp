@@ -1,4 +1,6 @@
 // Cross-block checks: configurations Megatron would refuse to start are errors naming the key.
+#include <algorithm>
+
 #include "scenario_test_support.hpp"
 
 namespace trainsim {
@@ -67,6 +69,31 @@ TEST(JobValidation, AttentionKernel) {
   // A fused kernel with unfused attention is a contradiction, not a silent choice.
   EXPECT_SCENARIO_ERROR(edit(fa1, "training.flash_attention", "false"), "training.attention_kernel",
                         "needs training.flash_attention: true");
+}
+
+// training.fusion: auto resolves by framework (fsdp: a plain PyTorch model, eager; megatron and deepspeed: fused
+// kernels); an explicit value wins; anything else is an error naming the key and the accepted values.
+TEST(JobValidation, Fusion) {
+  EXPECT_EQ(parse_scenario(kValidScenario, "test.yaml").training.fusion, Fusion::Auto);
+  EXPECT_FALSE(eager_pytorch(parse_scenario(kValidScenario, "test.yaml")));
+  std::string fsdp = edit(edit(kValidScenario, "parallelism.framework", "fsdp"), "parallelism.zero_stage", "3");
+  fsdp = edit(edit(fsdp, "parallelism.tensor", "1"), "parallelism.pipeline", "1");
+  EXPECT_TRUE(eager_pytorch(parse_scenario(fsdp, "test.yaml")));
+  // The report says when auto chose eager kernels, and only then.
+  const auto noted = [](const Scenario& s) {
+    return std::count_if(s.inferred.begin(), s.inferred.end(),
+                         [](const InferredValue& v) { return v.key == "training.fusion" && v.value == "eager"; });
+  };
+  EXPECT_EQ(noted(parse_scenario(fsdp, "test.yaml")), 1);
+  EXPECT_EQ(noted(parse_scenario(kValidScenario, "test.yaml")), 0);
+  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "training.fusion", "eager"), "test.yaml")), 0);
+  EXPECT_FALSE(eager_pytorch(parse_scenario(edit(fsdp, "training.fusion", "fused"), "test.yaml")));
+  const Scenario eager = parse_scenario(edit(kValidScenario, "training.fusion", "eager"), "test.yaml");
+  EXPECT_EQ(eager.training.fusion, Fusion::Eager);
+  EXPECT_TRUE(eager_pytorch(eager));
+  EXPECT_STREQ(to_string(Fusion::Eager), "eager");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.fusion", "compiled"), "training.fusion", "fused");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.fusion", "true"), "training.fusion", "eager");
 }
 
 TEST(JobValidation, SequenceParallelNeedsSequenceDivisibleByTensor) {

@@ -29,20 +29,23 @@ DB_HEADER = "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us"
 
 # Kinds the database keys by shape (m, n, k, batch, causal); the others by the HBM bytes they move.
 SHAPE_KINDS = ("gemm", "attention_unfused", "flash_attn_fwd", "flash_attn_bwd")
-MEMORY_KINDS = ("softmax", "layernorm", "elementwise", "cross_entropy", "embedding", "optimizer_step", "memset")
+MEMORY_KINDS = ("softmax", "layernorm", "torch_layernorm", "elementwise", "cross_entropy", "embedding", "optimizer_step",
+                "memset")
 
 # HBM traffic per element of the PyTorch op each memory-bound kind runs, in elements of the tensor
 # dtype (reads + writes): the op is sized with bytes / (traffic * element size) elements so that it
 # moves about the kernel's `bytes`.
 #   softmax        torch.softmax(x, -1)                     read x, write y               2
 #   layernorm      F.layer_norm(x, (w,), weight, bias)      read x, write y               2
+#                  (stands in for the fused norm of Transformer Engine / apex, which needs those packages)
+#   torch_layernorm  F.layer_norm, as an eager model runs it  read x, write y               2
 #   elementwise    torch.add(a, b, out=c)                   read a, b, write c            3
 #   cross_entropy  F.cross_entropy(logits, target)          log-softmax read + write, nll read   3
 #   embedding      F.embedding(index, table)                read gathered rows, write out 2
 #   memset         t.zero_()                                write t                       1
 # optimizer_step runs torch.optim.Adam on fp32 master weights whatever the training dtype: it reads
 # weight, grad, exp_avg, exp_avg_sq and writes weight, exp_avg, exp_avg_sq, 7 x 4 = 28 bytes/param.
-MEMORY_TRAFFIC = {"softmax": 2, "layernorm": 2, "elementwise": 3, "cross_entropy": 3, "embedding": 2, "memset": 1}
+MEMORY_TRAFFIC = {"softmax": 2, "layernorm": 2, "torch_layernorm": 2, "elementwise": 3, "cross_entropy": 3, "embedding": 2, "memset": 1}
 ADAM_BYTES_PER_PARAM = 28
 ROW_WIDTH = 4096          # last dimension of the 2-D tensors memory-bound ops run on (a hidden size)
 EMBEDDING_TABLE_ROWS = 8192
@@ -288,7 +291,7 @@ class Profiler:
         if kind == "softmax":
             x = self.randn((rows, cols), dt)
             return lambda: torch.softmax(x, dim=-1)
-        if kind == "layernorm":
+        if kind in ("layernorm", "torch_layernorm"):
             x, w, b = self.randn((rows, cols), dt), self.randn((cols,), dt), self.randn((cols,), dt)
             return lambda: F.layer_norm(x, (cols,), w, b)
         if kind == "elementwise":
