@@ -13,6 +13,8 @@
 // (MXFP8) quantizes row- and column-wise separately, the same bytes. The output layers (the LM head and
 // MTP's) and the MoE router stay in BF16: Megatron builds them outside Transformer Engine, and their
 // call sites use LayerEmitter::bf16_gemm_op.
+// An eager model (training.fusion: eager) that swaps its linears for te.Linear keeps PyTorch's own norm, so
+// qkv and fc1 get the full cast-transpose too, and it casts the weights on every forward call.
 #include <string>
 #include <string_view>
 
@@ -54,12 +56,17 @@ void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int
     return;
   }
   const double input = b * static_cast<double>(m) * static_cast<double>(k);
-  if (norm_fused_input(gemm_name)) {
+  if (norm_fused_input(gemm_name) && !d_.eager) {
     kernel(std::string("fp8.transpose.") + name, input, kTransposeOnlyBytes);
   } else {
     kernel(std::string("fp8.cast_transpose.") + name, input, kCastTransposeBytes);
   }
-  if (ctx.micro_batch == 0 && ctx.phase == Phase::Forward) {
+  // Megatron passes is_first_microbatch, so TE casts the weight once per step; an eager model calling
+  // te.Linear directly (llm-foundry's fc_type: te) passes nothing and every forward call casts it again,
+  // a recomputed forward included.
+  const bool cast_weight = d_.eager ? ctx.phase == Phase::Forward || ctx.phase == Phase::Recompute
+                                    : ctx.micro_batch == 0 && ctx.phase == Phase::Forward;
+  if (cast_weight) {
     kernel(std::string("fp8.cast_weight.") + name, b * static_cast<double>(n) * static_cast<double>(k),
            kCastTransposeBytes);
   }

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
@@ -14,7 +15,8 @@ namespace {
 
 constexpr int kHidden = 512, kFfn = 2048, kSeq = 1024, kMicro = 2, kLayers = 2;
 
-Scenario scenario(const std::string& precision, const std::string& model_extra = "") {
+Scenario scenario(const std::string& precision, const std::string& model_extra = "",
+                  const std::vector<std::string>& overrides = {}) {
   const std::string yaml = R"(
 model:
 )" + model_extra + R"(  family: gpt
@@ -36,7 +38,7 @@ cluster:
   num_gpus: 8
   gpus_per_node: 8
 )";
-  return parse_scenario(yaml, "fp8.yaml");
+  return parse_scenario(yaml, "fp8.yaml", overrides);
 }
 
 struct Seen {
@@ -89,6 +91,21 @@ TEST(Fp8Quantize, CastsBeforeFpropAndDgradOnly) {
     EXPECT_EQ(name.find(".wgrad", name.find("fp8.")), name.npos) << name;
     EXPECT_EQ(name.find("lm_head", name.find("fp8.")), name.npos) << name;
   }
+}
+
+// An eager model with te.Linear layers (training.fusion: eager): its norm is PyTorch's, so qkv's input is cast
+// with its transpose like any other, and with no is_first_microbatch every forward call casts the weights.
+TEST(Fp8Quantize, EagerModelCastsEveryInputAndEveryMicroBatchesWeights) {
+  const auto ops = ops_by_name(generate_workload(scenario("fp8", "", {"training.fusion=eager"}), {}));
+  const double tokens = kSeq;
+  EXPECT_EQ(ops.count("fp8.transpose.qkv"), 0u);
+  ASSERT_TRUE(ops.count("fp8.cast_transpose.qkv"));
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.qkv").bytes, tokens * kHidden * 4.0);
+  EXPECT_EQ(ops.at("fp8.cast_weight.fc1").count, kLayers * kMicro);
+  // A recomputed forward casts them again.
+  const auto full = ops_by_name(
+      generate_workload(scenario("fp8", "", {"training.fusion=eager", "training.recompute=full"}), {}));
+  EXPECT_EQ(full.at("fp8.cast_weight.fc1").count, 2 * kLayers * kMicro);
 }
 
 TEST(Fp8Quantize, OutputLayerStaysBf16AndLinearsRunFp8) {
