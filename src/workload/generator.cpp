@@ -31,9 +31,13 @@ bool deepspeed_zero(const Scenario& s) {
 }
 
 // Bytes per element of gradients in the DP reduction: Megatron accumulates and reduces in fp32 with
-// bf16 (grad_reduce_in_fp32, §5.1); fp16 recipes reduce in fp16; FSDP/DeepSpeed reduce in the
-// training dtype.
+// bf16 (grad_reduce_in_fp32, §5.1); fp16 recipes reduce in fp16; PyTorch FSDP reduces in fp32, as the
+// common configurations set its MixedPrecision (Composer's mixed_precision DEFAULT: param_dtype = the
+// autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py get_mixed_precision;
+// torchtitan's mixed_precision_reduce default float32): the gradient is cast up before the reduce-scatter
+// (zero-fsdp.md §3.1 step 3); DeepSpeed reduces in the training dtype.
 double grad_bytes(const Scenario& s) {
+  if (s.parallelism.framework == Framework::FSDP) return 4.0;
   if (s.parallelism.framework != Framework::Megatron) return activation_bytes(s.training.precision);
   return s.training.precision == Precision::FP16 ? 2.0 : 4.0;
 }
@@ -590,6 +594,16 @@ class RankGenerator {
     if (has_lm_head(chunk)) emitter_->lm_head_forward(mb);
   }
 
+  // FSDP's post-backward cast of a unit's unsharded gradient to the reduce dtype (a new full-size tensor: read
+  // the training dtype, write fp32), on the post-backward stream before the reduce-scatter; none when the
+  // gradient is already fp32.
+  void cast_grad_for_reduce(const OpContext& ctx, double params) {
+    const double from = activation_bytes(s_.training.precision);
+    if (from >= grad_bytes(s_)) return;
+    rb_.compute(ctx, "fsdp.grad_cast",
+                memory_kernel(KernelKind::Elementwise, params * (from + grad_bytes(s_)), params, s_.training.precision));
+  }
+
   void sharded_backward(int mb, int chunk) {
     const auto& ls = layout_.layers(stage_, chunk);
     const bool full = s_.training.recompute == RecomputeGranularity::Full;
@@ -609,12 +623,14 @@ class RankGenerator {
       if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
       if (full && i < recompute_n) emitter_->forward(layer, mb, Phase::Recompute);
       emitter_->backward(layer, mb, selective);
+      cast_grad_for_reduce({Phase::Backward, layer, mb}, d_.layer_params);
       pending_dp_.push_back(rb_.collective({Phase::GradSync, layer, mb}, Stream::DpComm, "fsdp.reduce_scatter",
                                            CollKind::ReduceScatter, dp_, grad));
     }
     if (has_embedding(chunk)) emitter_->embedding_backward(mb);
     if (mb == m_ - 1) {
       const double root = d_.embedding_params + d_.final_norm_params + (owns_lm_head_weight() ? d_.lm_head_params : 0);
+      cast_grad_for_reduce({Phase::Backward, -1, mb}, root);
       pending_dp_.push_back(rb_.collective({Phase::GradSync, -1, mb}, Stream::DpComm, "fsdp.reduce_scatter.root",
                                            CollKind::ReduceScatter, dp_, static_cast<std::int64_t>(root * grad_bytes(s_))));
     }

@@ -1,0 +1,82 @@
+// PyTorch FSDP FULL_SHARD (framework: fsdp, zero_stage: 3): per layer one parameter all-gather in forward and one
+// in backward in the training dtype, and one gradient reduce-scatter in fp32 after the gradient's cast up
+// (reduce_dtype float32, as Composer's mixed_precision DEFAULT and torchtitan configure it).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario_loader.hpp"
+#include "workload/generator.hpp"
+#include "workload/layer_dims.hpp"
+
+namespace trainsim {
+namespace {
+
+Scenario scenario(const std::string& precision) {
+  const std::string yaml = R"(
+model:
+  family: gpt
+  num_layers: 4
+  hidden_size: 1024
+  num_attention_heads: 8
+  ffn_hidden_size: 4096
+  vocab_size: 1024
+  seq_length: 1024
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+  precision: )" + precision + R"(
+parallelism:
+  tensor: 1
+  pipeline: 1
+  framework: fsdp
+  zero_stage: 3
+cluster:
+  gpu: H100-SXM
+  num_gpus: 8
+  gpus_per_node: 8
+)";
+  return parse_scenario(yaml, "fsdp.yaml");
+}
+
+struct Calls {
+  int count = 0;
+  double bytes = 0;  // of the last call
+};
+
+std::map<std::string, Calls> by_name(const Workload& wl) {
+  std::map<std::string, Calls> out;
+  for (const Op& op : wl.ranks[0].ops) {
+    Calls& c = out[wl.names[op.name]];
+    ++c.count;
+    c.bytes = op.type == Op::Type::Compute ? wl.kernels[op.desc].bytes
+                                           : static_cast<double>(wl.collectives[op.desc].bytes);
+  }
+  return out;
+}
+
+TEST(FsdpWorkload, GathersInTheTrainingDtypeReducesInFp32) {
+  const Scenario s = scenario("bf16");
+  const double layer_params = LayerDims::of(s).layer_params;
+  const int micro_batches = s.micro_batches_per_iteration();
+  auto ops = by_name(generate_workload(s, {}));
+  EXPECT_EQ(ops["fsdp.allgather.fwd"].count, 4 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.allgather.fwd"].bytes, layer_params * 2.0, 1.0);
+  EXPECT_NEAR(ops["fsdp.allgather.bwd"].bytes, layer_params * 2.0, 1.0);
+  EXPECT_EQ(ops["fsdp.reduce_scatter"].count, 4 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.reduce_scatter"].bytes, layer_params * 4.0, 1.0);
+  // The cast before each reduce-scatter: read bf16, write fp32.
+  EXPECT_EQ(ops["fsdp.grad_cast"].count, 4 * micro_batches + 1);  // + the root unit's, once
+  EXPECT_EQ(ops.count("fsdp.reduce_scatter.root"), 1u);
+}
+
+TEST(FsdpWorkload, Fp32TrainingNeedsNoCast) {
+  auto ops = by_name(generate_workload(scenario("fp32"), {}));
+  EXPECT_EQ(ops.count("fsdp.grad_cast"), 0u);
+  EXPECT_GT(ops["fsdp.reduce_scatter"].count, 0);
+}
+
+}  // namespace
+}  // namespace trainsim
