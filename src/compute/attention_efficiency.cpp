@@ -74,6 +74,16 @@ FwdBwdFractions from_forward(const std::array<rl::AttnRow, N>& table, double ref
   return {fwd, fwd * interp_seq(bwd_over_fwd, seq, false)};
 }
 
+// FlashAttention-2 on Hopper: the forward and backward measured at head dim 128 (kHopperFa2Measured*), moved to
+// other head dims by the FA2 figure's ratio at the same sequence length and mask.
+FwdBwdFractions hopper_fa2_fractions(double seq, double hd, bool causal) {
+  const double peak = rl::kHopperAttnRefPeakTflops;
+  const double hd_ratio =
+      table_tflops(rl::kHopperFa2FwdBwd, seq, hd, causal) / table_tflops(rl::kHopperFa2FwdBwd, seq, 128.0, causal);
+  return {table_tflops(rl::kHopperFa2MeasuredFwd, seq, 128.0, causal) * hd_ratio / peak,
+          table_tflops(rl::kHopperFa2MeasuredBwd, seq, 128.0, causal) * hd_ratio / peak};
+}
+
 FwdBwdFractions ampere_fractions(AttentionKernel kernel, double seq, double hd, bool causal) {
   const double peak = rl::kAmpereAttnRefPeakTflops;
   switch (kernel) {
@@ -89,7 +99,7 @@ FwdBwdFractions hopper_fractions(AttentionKernel kernel, double seq, double hd, 
   const double peak = rl::kHopperAttnRefPeakTflops;
   switch (kernel) {
     case AttentionKernel::Flash1: return from_combined(rl::kHopperFa1FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
-    case AttentionKernel::Flash2: return from_combined(rl::kHopperFa2FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Flash2: return hopper_fa2_fractions(seq, hd, causal);
     case AttentionKernel::Flash3: return from_forward(rl::kHopperFa3Fwd, peak, rl::kFa3BwdOverFwd, seq, hd, causal);
     case AttentionKernel::Triton: return from_forward(rl::kHopperTritonFwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
     case AttentionKernel::Auto:

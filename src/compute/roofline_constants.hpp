@@ -162,6 +162,22 @@ inline constexpr std::array<AttnRow, 4> kHopperFa1FwdBwd = {{
     {128, true, {98, 109, 108, 126, 135, 137}},
 }};
 
+// FlashAttention-2 on Hopper as PyTorch's flash backend runs it, measured on an H200 (132 SMs, the H100's
+// GH100 die and dense peak; short runs near the 1980 MHz boost, like the figure above; data/measured/
+// H200-2026-11-27, characterise-kernels.json `attention`): forward and backward separately, head dim 128,
+// TFLOPS on causal FLOPs counted as half. batch x heads was 256 up to 4K, then 64 and 16; the 32K and 64K
+// rows ran with 4 and 1, fewer than any training shape, so the table stops at 16K and is held beyond, like
+// the others. Used for flash2 on Hopper in place of the figure, which it undercuts by 4-25% (most at short
+// sequences); the figure's rows still give the ratio between head dims.
+inline constexpr std::array<AttnRow, 2> kHopperFa2MeasuredFwd = {{
+    {128, false, {290.4, 335.2, 355.1, 357.8, 360.4, 361.5}},
+    {128, true, {167.2, 248.8, 305.8, 337.5, 335.2, 327.4}},
+}};
+inline constexpr std::array<AttnRow, 2> kHopperFa2MeasuredBwd = {{
+    {128, false, {178.4, 232.8, 272.5, 296.5, 302.1, 307.1}},
+    {128, true, {112.3, 172.0, 227.8, 267.5, 290.1, 309.7}},
+}};
+
 // H100 FORWARD (kernels.md §3.3, FA3 paper figure): FlashAttention-3 and the Triton kernel. The Triton
 // causal hd64 row is marked "labels hard to read" in the source; used as transcribed.
 inline constexpr std::array<AttnRow, 6> kHopperFa3Fwd = {{
