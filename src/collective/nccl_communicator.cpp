@@ -133,9 +133,10 @@ void local_net_count_by_bw(const NodeTopology& topo, int gpu, int& count, float&
   bw = 0;
   if (topo.nets.empty()) return;
   const float gpu_bw = gpu_cpu_bw(topo, gpu);
+  const NodeTopology::ChannelNets channels = topo.channel_nets(gpu);
   int first = -1;
   for (int c = 0; c < kMaxChannels; ++c) {
-    const int net = topo.net_for_channel(gpu, c);
+    const int net = channels.at(c);
     if (c == 0) first = net;
     else if (net == first) break;
     bw += static_cast<float>(topo.gpu_to_net(gpu, net).bw);
@@ -148,9 +149,10 @@ void local_net_count_by_bw(const NodeTopology& topo, int gpu, int& count, float&
 float min_net_bw(const NodeTopology& topo, int gpu) {
   if (topo.nets.empty()) return 0;
   float best = -1;
+  const NodeTopology::ChannelNets channels = topo.channel_nets(gpu);
   int first = -1;
   for (int c = 0; c < kMaxChannels; ++c) {
-    const int net = topo.net_for_channel(gpu, c);
+    const int net = channels.at(c);
     if (c == 0) first = net;
     else if (net == first) break;
     const auto b = static_cast<float>(topo.gpu_to_net(gpu, net).bw);

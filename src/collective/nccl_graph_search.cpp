@@ -139,8 +139,9 @@ class Searcher {
     }
     for (int s = 0; s < ngpus_; ++s) {
       std::vector<int> prefs;
+      const NodeTopology::ChannelNets channels = node.channel_nets(gpu_rank_[static_cast<std::size_t>(s)]);
       for (int c = 0; c < kMaxChannels && nnets_ > 0; ++c) {
-        const int n = node.net_for_channel(gpu_rank_[static_cast<std::size_t>(s)], c);
+        const int n = channels.at(c);
         if (n < 0 || (c > 0 && n == prefs.front())) break;
         prefs.push_back(n);
       }
@@ -893,6 +894,16 @@ SearchGraph to_search_graph(const Searcher& s, const Graph& g) {
   return out;
 }
 
+// One search of `pattern` between the channel bounds (NVLS always searches 1..MAXCHANNELS). Every search
+// leaves the searcher's bandwidths as it found them, so one searcher serves all the patterns of a node.
+SearchGraph run_search(Searcher& searcher, GraphPattern pattern, int min_channels, int max_channels) {
+  if (pattern == GraphPattern::Nvls) {
+    min_channels = 1;
+    max_channels = kMaxChannels;
+  }
+  return to_search_graph(searcher, searcher.compute(pattern, min_channels, max_channels));
+}
+
 }  // namespace
 
 const char* to_string(GraphPattern p) {
@@ -909,33 +920,27 @@ const char* to_string(GraphPattern p) {
 
 SearchGraph search_graph(const NodeTopology& node, GraphPattern pattern, const SearchOptions& options) {
   Searcher searcher(node, options);
-  int min_channels = options.min_channels, max_channels = options.max_channels;
-  if (pattern == GraphPattern::Nvls) {
-    min_channels = 1;
-    max_channels = kMaxChannels;
-  }
-  return to_search_graph(searcher, searcher.compute(pattern, min_channels, max_channels));
+  return run_search(searcher, pattern, options.min_channels, options.max_channels);
 }
 
 NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
                               bool search_collnet) {
+  // The searcher's set-up (every endpoint pair's path compiled, each NET's local GPU) is the same for every
+  // pattern; only the channel bounds differ.
+  Searcher searcher(node, options);
   NodeGraphs out;
-  out.ring = search_graph(node, GraphPattern::Ring, options);
-  SearchOptions tree = options;
-  tree.min_channels = tree.max_channels = out.ring.nchannels;
-  out.tree = search_graph(node, GraphPattern::BalancedTree, tree);
+  out.ring = run_search(searcher, GraphPattern::Ring, options.min_channels, options.max_channels);
+  const int ring_channels = out.ring.nchannels;
+  out.tree = run_search(searcher, GraphPattern::BalancedTree, ring_channels, ring_channels);
   // init.cc order (§6.5): CollNetChain (TREE, the ring's count) and CollNetDirect (1..MAXCHANNELS,
   // clamped to NCCL_MAX_DIRECT_ARITY + 1 heads inside the search) before NVLS.
   out.collnet_chain.pattern = GraphPattern::Tree;
   out.collnet_direct.pattern = GraphPattern::CollNetDirect;
   if (search_collnet && options.multi_node) {
-    out.collnet_chain = search_graph(node, GraphPattern::Tree, tree);
-    SearchOptions direct = options;
-    direct.min_channels = 1;
-    direct.max_channels = kMaxChannels;
-    out.collnet_direct = search_graph(node, GraphPattern::CollNetDirect, direct);
+    out.collnet_chain = run_search(searcher, GraphPattern::Tree, ring_channels, ring_channels);
+    out.collnet_direct = run_search(searcher, GraphPattern::CollNetDirect, 1, kMaxChannels);
   }
-  if (search_nvls) out.nvls = search_graph(node, GraphPattern::Nvls, options);
+  if (search_nvls) out.nvls = run_search(searcher, GraphPattern::Nvls, options.min_channels, options.max_channels);
   out.nvls.pattern = GraphPattern::Nvls;
   return out;
 }

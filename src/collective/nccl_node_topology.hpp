@@ -91,8 +91,19 @@ struct NodeTopology {
 
   // NICs local to a GPU (max bw, ties lowest type; §6.3 last rule), as indices into `nets`.
   std::vector<int> local_nets(int gpu) const;
+  // How a GPU spreads its channels over its local NICs (ncclTopoGetLocalNet, §6.4): channel c uses
+  // nets[(start + c % per_gpu) % nets.size()]. Worked out once per GPU by callers that ask for many channels.
+  struct ChannelNets {
+    std::vector<int> nets;  // local_nets(gpu)
+    int start = 0;
+    int per_gpu = 1;
+    int at(int channel) const {
+      return nets.empty() ? -1 : nets[static_cast<std::size_t>((start + channel % per_gpu) % static_cast<int>(nets.size()))];
+    }
+  };
+  ChannelNets channel_nets(int gpu) const;
   // NIC a GPU uses on channel c (ncclTopoGetLocalNet, §6.4), index into `nets`.
-  int net_for_channel(int gpu, int channel) const;
+  int net_for_channel(int gpu, int channel) const { return channel_nets(gpu).at(channel); }
   // The GPU local to a NET (ncclTopoGetLocalGpu, §6.3 last rule): the first of the NET's closest GPUs
   // (channels c = 0, 1, ...) whose channel-c NIC is this NET; local rank, or -1.
   int local_gpu_of_net(int net) const;

@@ -316,9 +316,11 @@ std::vector<int> NodeTopology::local_nets(int gpu) const {
   return best_targets(*this, g, [&](std::size_t i) { return nets[i]; }, nets.size());
 }
 
-int NodeTopology::net_for_channel(int gpu, int channel) const {
-  const std::vector<int> mine = local_nets(gpu);
-  if (mine.empty()) return -1;
+NodeTopology::ChannelNets NodeTopology::channel_nets(int gpu) const {
+  ChannelNets out;
+  out.nets = local_nets(gpu);
+  const std::vector<int>& mine = out.nets;
+  if (mine.empty()) return out;
   // How many GPUs share the first local NIC (the count does not depend on the GPU order).
   const int first = nets[static_cast<std::size_t>(mine[0])];
   const std::size_t local_gpu_count = std::max<std::size_t>(
@@ -334,16 +336,20 @@ int NodeTopology::net_for_channel(int gpu, int channel) const {
       if (net & b) mirror |= mb;
     net = mirror;
   }
-  net += channel % nets_per_gpu;
-  return mine[static_cast<std::size_t>(net % count)];
+  out.start = net;
+  out.per_gpu = nets_per_gpu;
+  return out;
 }
 
 int NodeTopology::local_gpu_of_net(int net) const {
   const std::vector<int> order = gpu_index_order(*this);
   const std::vector<int> locals = local_gpus_of_net_vertex(*this, nets.at(static_cast<std::size_t>(net)), order);
+  std::vector<ChannelNets> by_gpu;
+  by_gpu.reserve(locals.size());
+  for (int g : locals) by_gpu.push_back(channel_nets(g));
   for (int c = 0; c < 64; ++c) {
-    for (int g : locals) {
-      if (net_for_channel(g, c) == net) return g;
+    for (std::size_t i = 0; i < locals.size(); ++i) {
+      if (by_gpu[i].at(c) == net) return locals[i];
     }
   }
   return -1;
