@@ -42,7 +42,7 @@ void keep_top(std::vector<ExplainRow>& rows, std::size_t top) {
 }
 
 // What set an op's speed, with the source of each factor (docs/compute-model.md has the details).
-std::string why_text(const ExplainRow& r) {
+std::string why_text(const ExplainRow& r, KernelKind kind) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
   if (r.efficiency > 0) add(fmt::format("{:.2f} of dense peak (shape tables, src/compute/roofline_constants.hpp)", r.efficiency));
@@ -53,6 +53,11 @@ std::string why_text(const ExplainRow& r) {
   if (r.alone_s > 0 && r.interference_s > 1e-4 * r.alone_s)
     add(fmt::format("+{:.1f}% beside collectives (their CTAs and HBM traffic)", 100.0 * r.interference_s / r.alone_s));
   if (r.name.rfind("fp8.", 0) == 0) add("FP8 quantization kernel (Transformer Engine)");
+  if (kind == KernelKind::TorchLayerNorm)
+    add("PyTorch's own layer_norm kernel, at about half the HBM bandwidth of a fused norm (measured on an H200; "
+        "training.fusion: eager)");
+  if (r.name.find("_layout") != std::string::npos)
+    add("a layout copy eager PyTorch makes around the attention kernel (training.fusion: eager)");
   return s;
 }
 
@@ -97,7 +102,7 @@ Explanation explain_rank(const Workload& wl, const SimulationOutput& out, std::s
     row.share = iteration_s > 0 ? row.time_s / iteration_s : 0;
     if (!std::get<0>(key)) {
       row.interference_s = std::max(0.0, row.time_s - row.alone_s);
-      row.why = why_text(row);
+      row.why = why_text(row, wl.kernels[std::get<2>(key)].kind);
     }
     (std::get<0>(key) ? e.collectives : e.ops).push_back(std::move(row));
   }

@@ -84,3 +84,32 @@ TEST(ExplainCli, SaysWhatSetEachKernelsSpeed) {
   for (const auto& row : alone_json["explain"]["ops"])
     EXPECT_DOUBLE_EQ(row["interference_s"].get<double>(), 0.0) << row["name"];
 }
+
+// An eager PyTorch model (training.fusion: eager) says so where it matters: PyTorch's own layer_norm kernel and
+// the attention's layout copies are named as such. A narrow model keeps them among the ten longest ops.
+TEST(ExplainCli, NamesEagerPyTorchKernels) {
+  const std::string file = temp_file("eager-explain.yaml", R"(
+model: {family: gpt, num_layers: 2, hidden_size: 256, num_attention_heads: 2, ffn_hidden_size: 256,
+        vocab_size: 256, seq_length: 4096}
+training: {global_batch_size: 8, micro_batch_size: 8, precision: bf16, fusion: eager}
+parallelism: {tensor: 1, pipeline: 1}
+cluster: {gpu: H100-SXM, num_gpus: 1, gpus_per_node: 1}
+)");
+  const Result r = run("run " + file + " --json --explain");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ops = nlohmann::json::parse(r.out)["explain"]["ops"];
+  bool norm = false, layout = false;
+  for (const auto& row : ops) {
+    const std::string why = row["why"], detail = row["detail"];
+    if (detail.rfind("torch_layernorm", 0) == 0) {
+      norm = true;
+      EXPECT_NE(why.find("PyTorch's own layer_norm"), std::string::npos) << why;
+    }
+    if (row["name"].get<std::string>().find("_layout") != std::string::npos) {
+      layout = true;
+      EXPECT_NE(why.find("layout copy"), std::string::npos) << why;
+    }
+  }
+  EXPECT_TRUE(norm) << r.out;
+  EXPECT_TRUE(layout) << r.out;
+}
