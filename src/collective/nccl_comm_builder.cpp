@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collective/nccl_constants.hpp"
+#include "collective/nccl_search_cache.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -135,7 +136,7 @@ std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const Grou
     const bool nvls = env_.nvls_enable != 0 && tuning_sm(restricted.sm) >= 90 && !is_amd(cluster_) &&
                       restricted.nvswitch >= 0 && per_node >= 2;
     LocalSearch ls;
-    ls.graphs = search_node_graphs(restricted, search, nvls, env_.collnet_enable);
+    ls.graphs = cached_search_node_graphs(restricted, search, nvls, env_.collnet_enable);
     ls.topology = std::make_shared<const NodeTopology>(std::move(restricted));
     sit = searches_.emplace(std::make_pair(local, multi), std::move(ls)).first;
   }

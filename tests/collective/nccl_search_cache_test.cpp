@@ -1,0 +1,64 @@
+// The process-wide memo of graph searches (nccl_search_cache.cpp): the same node and options give the search's
+// own answer, and a node that differs in anything the search reads is searched again.
+#include <gtest/gtest.h>
+
+#include "collective/nccl_search_cache.hpp"
+#include "test_clusters.hpp"
+
+namespace trainsim {
+namespace {
+
+NodeTopology h100_node() {
+  NodeTopology t = generate_node_topology(testing::h100_cluster(2));
+  compute_paths(t, PathOptions{});
+  return t;
+}
+
+void expect_same(const SearchGraph& a, const SearchGraph& b) {
+  EXPECT_EQ(a.pattern, b.pattern);
+  EXPECT_EQ(a.nchannels, b.nchannels);
+  EXPECT_DOUBLE_EQ(a.bw_intra, b.bw_intra);
+  EXPECT_DOUBLE_EQ(a.bw_inter, b.bw_inter);
+  EXPECT_EQ(a.type_intra, b.type_intra);
+  EXPECT_EQ(a.type_inter, b.type_inter);
+  EXPECT_EQ(a.intra, b.intra);
+  EXPECT_EQ(a.net_in, b.net_in);
+  EXPECT_EQ(a.net_out, b.net_out);
+}
+
+TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
+  const NodeTopology node = h100_node();
+  SearchOptions options;
+  options.multi_node = true;
+  const NodeGraphs direct = search_node_graphs(node, options, true);
+  for (int i = 0; i < 2; ++i) {  // the first call searches, the second is served from the memo
+    const NodeGraphs cached = cached_search_node_graphs(node, options, true, false);
+    expect_same(cached.ring, direct.ring);
+    expect_same(cached.tree, direct.tree);
+    expect_same(cached.nvls, direct.nvls);
+  }
+}
+
+TEST(NcclSearchCache, ADifferentNodeOrOptionIsSearchedAgain) {
+  const NodeTopology node = h100_node();
+  SearchOptions options;
+  options.multi_node = true;
+  const NodeGraphs before = cached_search_node_graphs(node, options, false, false);
+  // Halve every NIC's bandwidth: the ring's per-channel bandwidth must follow, not come from the memo.
+  NodeTopology slower = node;
+  for (TopoVertex& v : slower.vertices)
+    if (v.kind == TopoKind::Net) v.net_bw /= 2;
+  for (auto& row : slower.paths)
+    for (std::size_t to = 0; to < row.size(); ++to)
+      if (slower.vertices[to].kind == TopoKind::Net && row[to].bw > 0) row[to].bw /= 2;
+  const NodeGraphs slow = cached_search_node_graphs(slower, options, false, false);
+  expect_same(slow.ring, search_node_graphs(slower, options, false).ring);
+  EXPECT_LT(slow.ring.bw_inter * slow.ring.nchannels, before.ring.bw_inter * before.ring.nchannels);
+  // Another option is another search too.
+  SearchOptions single = options;
+  single.multi_node = false;
+  expect_same(cached_search_node_graphs(node, single, false, false).ring, search_node_graphs(node, single, false).ring);
+}
+
+}  // namespace
+}  // namespace trainsim
