@@ -4,7 +4,7 @@
 // at once (what a data-parallel gradient sync looks like to the fabric).
 #include <benchmark/benchmark.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "network/flow_backend.hpp"
 #include "topology/generate.hpp"
 

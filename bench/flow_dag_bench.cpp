@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "collective/nccl_flows.hpp"
+#include "collective/flows/nccl_flows.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "collective/nccl_graph_search.hpp"
-#include "collective/nccl_node_topology.hpp"
+#include "collective/nccl/nccl_graph_search.hpp"
+#include "collective/nccl/nccl_node_topology.hpp"
 #include "core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

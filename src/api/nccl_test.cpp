@@ -8,7 +8,7 @@
 
 #include "api/fabric_check.hpp"
 #include "collective/collective_model.hpp"
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "report/format_utils.hpp"
 #include "trainsim/trainsim.hpp"

@@ -4,10 +4,10 @@
 // group inside one node keeps NCCL even when the DP all-reduce is hierarchical.
 #include <memory>
 
-#include "collective/custom_algorithms.hpp"
-#include "collective/custom_step_latency.hpp"
-#include "collective/flow_dag.hpp"
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
+#include "collective/algorithms/custom_step_latency.hpp"
+#include "collective/flows/flow_dag.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 
 namespace trainsim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collective/nccl_constants.hpp"
+#include "collective/nccl/nccl_constants.hpp"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "collective/collective_model.hpp"
-#include "collective/nccl_topology.hpp"
+#include "collective/nccl/nccl_topology.hpp"
 
 namespace trainsim {
 

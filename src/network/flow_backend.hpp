@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collective/collective_model.hpp"
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "network/flow_network.hpp"
 #include "network/flow_paths.hpp"
 #include "network/network_backend.hpp"

@@ -22,7 +22,7 @@ struct DagTransfer {
   std::uint32_t dep_begin = 0, dep_end = 0;  // TransferDag::dep_index[dep_begin..dep_end), each an earlier transfer
 };
 
-// Transfers with paths and dependencies in CSR form (like collective/flow_dag.hpp).
+// Transfers with paths and dependencies in CSR form (like collective/flows/flow_dag.hpp).
 struct TransferDag {
   std::vector<DagTransfer> transfers;
   std::vector<LinkId> path_links;

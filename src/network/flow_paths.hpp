@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "topology/router.hpp"
 

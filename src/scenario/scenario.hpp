@@ -156,7 +156,7 @@ struct CollectiveSpec {
 };
 
 // The `algorithms:` block (an addition to spec/scenario.md): which algorithm runs each collective.
-// "nccl" = NCCL's own choice (the default); the others are trainsim's (collective/custom_algorithms.hpp).
+// "nccl" = NCCL's own choice (the default); the others are trainsim's (collective/algorithms/custom_algorithms.hpp).
 enum class AlgorithmChoice { Nccl, HalvingDoubling, Hierarchical, ReductionServer };
 struct ReductionServerConfig {
   int servers = 0;          // CPU reducer nodes; 0 = one per worker node

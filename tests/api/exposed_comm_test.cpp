@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "api/run_statistics.hpp"
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 

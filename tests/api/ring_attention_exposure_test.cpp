@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/run_statistics.hpp"
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 

@@ -2,8 +2,8 @@
 // of the same choice, and the scenario's `algorithms:` block choosing what runs each collective.
 #include <gtest/gtest.h>
 
-#include "collective/flow_dag.hpp"
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/flows/flow_dag.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

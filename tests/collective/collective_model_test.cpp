@@ -1,7 +1,7 @@
 // The CollectiveModel facade: sizes, conventions, single-node validation points and the p2p path.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

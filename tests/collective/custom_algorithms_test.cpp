@@ -1,5 +1,5 @@
 // Names, the capability table, dispatch and the errors of the custom collective algorithms.
-#include "collective/custom_algorithms.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "collective/custom_algorithms.hpp"
-#include "collective/halving_doubling_plan.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
+#include "collective/algorithms/halving_doubling_plan.hpp"
 #include "core/error.hpp"
 #include "custom_test_support.hpp"
 

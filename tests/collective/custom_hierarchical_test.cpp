@@ -4,7 +4,7 @@
 #include <tuple>
 #include <vector>
 
-#include "collective/custom_algorithms.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
 #include "core/error.hpp"
 #include "custom_test_support.hpp"
 

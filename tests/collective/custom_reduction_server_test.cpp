@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "collective/collective_model.hpp"
-#include "collective/custom_algorithms.hpp"
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "custom_test_support.hpp"
 #include "test_clusters.hpp"

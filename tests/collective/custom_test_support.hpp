@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "collective/flow_dag.hpp"
-#include "collective/nccl_communicator.hpp"
+#include "collective/flows/flow_dag.hpp"
+#include "collective/nccl/nccl_communicator.hpp"
 
 namespace trainsim::testing {
 

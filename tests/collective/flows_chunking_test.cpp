@@ -1,7 +1,7 @@
 // CBD channel split and calcCollChunking against ../shared/reference/nccl.md §4.2-4.5 and §9.4-9.6.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_chunking.hpp"
+#include "collective/nccl/nccl_chunking.hpp"
 
 namespace trainsim {
 namespace {

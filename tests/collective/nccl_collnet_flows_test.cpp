@@ -6,8 +6,8 @@
 #include <map>
 #include <tuple>
 
-#include "collective/nccl_comm_builder.hpp"
-#include "collective/nccl_flows.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
+#include "collective/flows/nccl_flows.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

@@ -2,7 +2,7 @@
 // on the §9 cluster (2 nodes × 8 H100, 8 × 400G NICs) with NCCL_COLLNET_ENABLE=1.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

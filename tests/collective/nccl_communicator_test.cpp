@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "collective/nccl_communicator.hpp"
+#include "collective/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

@@ -2,7 +2,7 @@
 // src/tuning/cost_model.cc; nccl.md §5.4, §12), channel limits, NVLS switch, bad input.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <tuple>
 
-#include "collective/nccl_flows.hpp"
+#include "collective/flows/nccl_flows.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {

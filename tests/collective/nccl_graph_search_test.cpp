@@ -6,7 +6,7 @@
 #include <numeric>
 #include <string>
 
-#include "collective/nccl_graph_search.hpp"
+#include "collective/nccl/nccl_graph_search.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

@@ -5,7 +5,7 @@
 // (×1.4 ring plateau = 184.24), bw 204.8 GB/s; Tree/Simple lat 92.4 µs, bw 140.8 GB/s.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

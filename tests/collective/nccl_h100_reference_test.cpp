@@ -3,7 +3,7 @@
 // expected value below is copied from nccl.md, with the derivation nccl.md gives, not from our output.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "collective/nccl_communicator.hpp"
+#include "collective/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {

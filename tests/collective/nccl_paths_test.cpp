@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "collective/nccl_node_topology.hpp"
+#include "collective/nccl/nccl_node_topology.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "collective/nccl_analytical_model.hpp"
-#include "collective/nccl_comm_builder.hpp"
-#include "collective/nccl_communicator.hpp"
-#include "collective/nccl_tuning.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
+#include "collective/nccl/nccl_communicator.hpp"
+#include "collective/nccl/nccl_tuning.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

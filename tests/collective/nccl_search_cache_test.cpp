@@ -2,7 +2,7 @@
 // own answer, and a node that differs in anything the search reads is searched again.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_search_cache.hpp"
+#include "collective/nccl/nccl_search_cache.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

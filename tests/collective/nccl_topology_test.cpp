@@ -3,8 +3,8 @@
 // §9.2) for the shapes groups take in training.
 #include <gtest/gtest.h>
 
-#include "collective/nccl_comm_builder.hpp"
-#include "collective/nccl_env.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
+#include "collective/nccl/nccl_env.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "collective/nccl_communicator.hpp"
+#include "collective/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "engine/engine.hpp"
 #include "fixed_models.hpp"
 #include "workload/program_builder.hpp"

@@ -2,7 +2,7 @@
 // Compute and collective models with fixed times for the engine tests, so that every expected time
 // is simple arithmetic.
 #include "collective/collective_model.hpp"
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "compute/compute_model.hpp"
 #include "engine/engine.hpp"
 

@@ -3,7 +3,7 @@
 // kernel and collective times so every expected time is simple arithmetic.
 #include <gtest/gtest.h>
 
-#include "collective/flow_dag.hpp"
+#include "collective/flows/flow_dag.hpp"
 #include "engine/engine.hpp"
 #include "fixed_models.hpp"
 #include "workload/program_builder.hpp"

@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "collective/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "network/flow_backend.hpp"
 #include "topology/generate.hpp"

@@ -88,7 +88,7 @@ int count_named(const Workload& wl, const RankProgram& prog, const std::string& 
 }
 
 // Issue 5's check: each rank's all-to-all sends tokens x hidden x top-k bf16 elements, of which (EP-1)/EP leave
-// the rank. CollKind::AllToAll's bytes are one rank's send buffer (collective/nccl_flows.hpp), so the bytes on
+// the rank. CollKind::AllToAll's bytes are one rank's send buffer (collective/flows/nccl_flows.hpp), so the bytes on
 // the wire per rank are desc.bytes x (EP-1)/EP. Dispatch and combine, forward and backward.
 TEST(MoeWorkload, AllToAllBytesPerRankAreTokensHiddenTopK) {
   const Scenario s = scenario();

@@ -1,0 +1,16 @@
+#pragma once
+// A process-wide memo of NCCL graph searches. A search is a pure function of the node as the search sees it
+// (its vertices and links, and every path compute_paths found) and of the search options, and the same
+// node shapes come back across the scenarios one process simulates: the candidates of `trainsim tune`, the
+// points of a sweep, the groups of one job that see the same GPUs. The memo returns the graphs a search
+// found before for the same inputs; the answer is the one the search would give.
+#include "collective/nccl/nccl_graph_search.hpp"
+#include "collective/nccl/nccl_node_topology.hpp"
+
+namespace trainsim {
+
+// search_node_graphs, memoised. Thread-safe.
+NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
+                                     bool search_collnet);
+
+}  // namespace trainsim
