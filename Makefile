@@ -23,8 +23,12 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
+# Debug (asserts on) at -Og: the simulation-heavy tests run about 5x faster than at -O0, and files
+# compile no slower (-O1 doubles their compile time under ASan); -g1 keeps function names and
+# file:line in the sanitizers' stack traces and compiles faster than full -g.
+ASAN_CXX_FLAGS ?= -Og -g1
 test-asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTRAINSIM_SANITIZE=ON -DTRAINSIM_BUILD_BENCH=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_CXX_FLAGS)" -DTRAINSIM_SANITIZE=ON -DTRAINSIM_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
