@@ -1,62 +1,99 @@
 #include "collective/nccl/nccl_search_cache.hpp"
 
 #include <cstdint>
-#include <functional>
-#include <iterator>
+#include <cstring>
 #include <map>
 #include <mutex>
-#include <string>
-#include <string_view>
 #include <tuple>
-
-#include <fmt/format.h>
+#include <type_traits>
+#include <vector>
 
 namespace trainsim {
 
 namespace {
 
-// Everything the graph search reads, written out in full ({:a}: doubles exactly). A field left out here
-// would let two different nodes share an answer, so this lists every field of the vertices, links and paths.
-std::string describe(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet) {
-  std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "opt {} {} {} {} {} {}\n", options.cross_nic, options.multi_node, options.min_channels,
-                 options.max_channels, nvls, collnet);
-  fmt::format_to(out, "node {} {} {} {}\n", node.sm, static_cast<int>(node.arch), static_cast<int>(node.vendor),
-                 node.nvswitch);
-  for (int g : node.gpus) fmt::format_to(out, "g{} ", g);
-  for (int n : node.nets) fmt::format_to(out, "n{} ", n);
-  for (int c : node.cpus) fmt::format_to(out, "c{} ", c);
-  s += '\n';
-  for (const TopoVertex& v : node.vertices) {
-    fmt::format_to(out, "v {} {} {} {} {} {} {:a} {:a} {} {} {} {} {} {} {:a}|", static_cast<int>(v.kind), v.id, v.dev,
-                   v.rank, v.sm, v.gdr, v.net_bw, v.latency_us, v.guid, v.port, v.rail, v.plane,
-                   static_cast<int>(v.arch), static_cast<int>(v.vendor), v.inter_socket_bw);
-    for (const TopoLink& l : v.links) fmt::format_to(out, " {}:{}:{:a}", l.to, static_cast<int>(l.type), l.bw);
-    s += '\n';
-  }
-  for (const auto& row : node.paths) {
-    for (const TopoPath& p : row) {
-      fmt::format_to(out, "{}:{:a}", static_cast<int>(p.type), p.bw);
-      for (const auto& [from, link] : p.links) fmt::format_to(out, ",{}.{}", from, link);
-      s += ' ';
+// The memo's key: two independent 64-bit hashes (FNV-1a, and a multiply-xorshift mix) of everything the
+// graph search reads, and how many bytes went in. Fields are fed one by one (not raw structs: padding is
+// indeterminate); a field left out would let two different nodes share an answer, so every field of the
+// vertices, their links and every path is here.
+class Fingerprint {
+ public:
+  template <class T>
+  void add(const T& v) {
+    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+    unsigned char bytes[sizeof(T)];
+    std::memcpy(bytes, &v, sizeof(T));
+    for (const unsigned char b : bytes) {
+      fnv_ = (fnv_ ^ b) * 1099511628211ULL;
+      mix_ = (mix_ ^ b) * 0x9E3779B97F4A7C15ULL;
+      mix_ ^= mix_ >> 29;
     }
-    s += '\n';
+    size_ += sizeof(T);
   }
-  return s;
-}
+  std::tuple<std::size_t, std::uint64_t, std::uint64_t> key() const { return {size_, fnv_, mix_}; }
 
-// The memo's key: the description's length and two independent 64-bit hashes of it (std::hash and FNV-1a),
-// so that the descriptions (up to megabytes for a 72-GPU domain) need not be kept.
+ private:
+  std::uint64_t fnv_ = 1469598103934665603ULL;
+  std::uint64_t mix_ = 0x243F6A8885A308D3ULL;
+  std::size_t size_ = 0;
+};
+
 using Key = std::tuple<std::size_t, std::uint64_t, std::uint64_t>;
 
-Key key_of(const std::string& text) {
-  std::uint64_t fnv = 1469598103934665603ULL;
-  for (const char c : text) {
-    fnv ^= static_cast<unsigned char>(c);
-    fnv *= 1099511628211ULL;
+Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet) {
+  Fingerprint f;
+  f.add(options.cross_nic);
+  f.add(options.multi_node);
+  f.add(options.min_channels);
+  f.add(options.max_channels);
+  f.add(nvls);
+  f.add(collnet);
+  f.add(node.sm);
+  f.add(node.arch);
+  f.add(node.vendor);
+  f.add(node.nvswitch);
+  for (const std::vector<int>* list : {&node.gpus, &node.nets, &node.cpus}) {
+    f.add(list->size());
+    for (int v : *list) f.add(v);
   }
-  return {text.size(), static_cast<std::uint64_t>(std::hash<std::string_view>{}(text)), fnv};
+  f.add(node.vertices.size());
+  for (const TopoVertex& v : node.vertices) {
+    f.add(v.kind);
+    f.add(v.id);
+    f.add(v.dev);
+    f.add(v.rank);
+    f.add(v.sm);
+    f.add(v.gdr);
+    f.add(v.net_bw);
+    f.add(v.latency_us);
+    f.add(v.guid);
+    f.add(v.port);
+    f.add(v.rail);
+    f.add(v.plane);
+    f.add(v.arch);
+    f.add(v.vendor);
+    f.add(v.inter_socket_bw);
+    f.add(v.links.size());
+    for (const TopoLink& l : v.links) {
+      f.add(l.to);
+      f.add(l.type);
+      f.add(l.bw);
+    }
+  }
+  f.add(node.paths.size());
+  for (const auto& row : node.paths) {
+    f.add(row.size());
+    for (const TopoPath& p : row) {
+      f.add(p.type);
+      f.add(p.bw);
+      f.add(p.links.size());
+      for (const auto& [from, link] : p.links) {
+        f.add(from);
+        f.add(link);
+      }
+    }
+  }
+  return f.key();
 }
 
 // Enough for every group shape of many jobs; past it the memo starts again rather than grow without bound.
@@ -68,7 +105,7 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
                                      bool search_collnet) {
   static std::mutex mutex;
   static std::map<Key, NodeGraphs> memo;
-  const Key key = key_of(describe(node, options, search_nvls, search_collnet));
+  const Key key = key_of(node, options, search_nvls, search_collnet);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) return it->second;
