@@ -80,8 +80,9 @@ KernelKind LayerEmitter::softmax_kind() const { return d_.fused_softmax ? Kernel
 void LayerEmitter::attention_forward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
-  if (d_.c > 1) return ring_attention_forward(ctx);
-  if (d_.flash) {
+  if (d_.c > 1) {
+    ring_attention_forward(ctx);
+  } else if (d_.flash) {
     KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision);
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
@@ -94,13 +95,17 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
   }
+  if (d_.eager && !d_.mla.on) eager_output_layout(ctx, false);
 }
 
 void LayerEmitter::attention_backward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
-  if (d_.c > 1) return ring_attention_backward(ctx);
-  if (d_.flash) {
+  const bool eager_layout = d_.eager && !d_.mla.on;
+  if (eager_layout) eager_output_layout(ctx, true);
+  if (d_.c > 1) {
+    ring_attention_backward(ctx);
+  } else if (d_.flash) {
     rb_.compute(ctx, "core_attn.bwd",
                 flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision));
   } else {
@@ -114,6 +119,7 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
     rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
     rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
   }
+  if (eager_layout) eager_qkv_grad_layout(ctx);
 }
 
 void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {
@@ -191,10 +197,9 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
     module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
     if (d_.rope)
-      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(false));
+      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element());
   }
   attention_forward(ctx);
-  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, false, true);
   module_start(ctx, "proj", false);
   row_parallel_forward(ctx, "proj", d_.mla.on ? d_.mla.v_local : d_.attn_local, "tp.rs.proj", "tp.ar.proj");
   elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
@@ -245,13 +250,8 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   // mla_up_proj: the q/kv up-projections and RoPE discarded their outputs (the core-attention inputs); they
   // run again when the core-attention gradient arrives (multi_latent_attention.py qkv_up_checkpoint).
   if (sel_.mla_up_proj && d_.mla.on) mla_up_proj_recompute(redo);
-  if (recompute_attention) {
-    attention_forward(redo);
-    if (d_.eager && !d_.mla.on) eager_attention_layout(redo, false, true);
-  }
-  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, true, false);
+  if (recompute_attention) attention_forward(redo);
   attention_backward(ctx);  // B16
-  if (d_.eager && !d_.mla.on) eager_attention_layout(ctx, true, true);
   if (d_.mla.on) {
     module_start(ctx, "attention", true);
     // layernorm: MLA's input norm is a separate TENorm (the down-projections are plain linears).
@@ -259,7 +259,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
-      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(true));
+      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element());
     module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
     if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18

@@ -78,11 +78,13 @@ class LayerEmitter {
   void norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width);
   void elementwise(const OpContext& ctx, const char* name, double bytes);
   // Eager PyTorch (LayerDims::eager, layer_ops_eager.cpp): a norm as PyTorch runs it, the HBM bytes per element
-  // of the MLP activation and of RoPE, and the attention's layout copies around the fused kernel.
+  // of the MLP activation and of RoPE (either direction), and the attention's layout copies around its kernel:
+  // the output's (or, backward, its gradient's) and the q, k, v gradients'.
   void eager_norm(const OpContext& ctx, const char* name, bool backward, double rows, double width);
   double activation_bytes_per_element(bool backward) const;
-  double rope_bytes_per_element(bool backward) const;
-  void eager_attention_layout(const OpContext& ctx, bool backward, bool after_kernel);
+  double rope_bytes_per_element() const;
+  void eager_output_layout(const OpContext& ctx, bool backward);
+  void eager_qkv_grad_layout(const OpContext& ctx);
   void attention_forward(const OpContext& ctx);
   void attention_backward(const OpContext& ctx);
   // Head dim of the fused attention kernel and K+V elements per token per rank (for the CP exchange):

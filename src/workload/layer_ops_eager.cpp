@@ -51,30 +51,24 @@ double LayerEmitter::activation_bytes_per_element(bool backward) const {
   return backward ? 9.0 * ab : 5.0 * ab;
 }
 
-double LayerEmitter::rope_bytes_per_element(bool backward) const {
+double LayerEmitter::rope_bytes_per_element() const {
   const double ab = activation_bytes(d_.precision);
   if (!d_.eager) return 2.0 * ab;  // one fused kernel reads q / k and writes them rotated
   // Eager: x * cos + rotate_half(x) * sin, rotate_half = cat(-x2, x1): negate half (ab), concatenate (2 ab),
   // two products (2 ab each), the sum (3 ab); backward the same chain in reverse.
-  (void)backward;
   return 10.0 * ab;
 }
 
-void LayerEmitter::eager_attention_layout(const OpContext& ctx, bool backward, bool after_kernel) {
-  const double ab = activation_bytes(d_.precision);
-  if (!backward) {
-    // The kernel's output [b, heads, s, d] transposed back to [b, s, heads * d] for the output projection:
-    // a copy (out.transpose(1, 2).contiguous()).
-    elementwise(ctx, "attn.output_layout", D(d_.T) * D(d_.attn_local) * 2.0 * ab);
-    return;
-  }
-  if (!after_kernel) {
-    // The output projection's input gradient made contiguous in the kernel's layout.
-    elementwise(ctx, "attn.output_layout.bwd", D(d_.T) * D(d_.attn_local) * 2.0 * ab);
-    return;
-  }
+void LayerEmitter::eager_output_layout(const OpContext& ctx, bool backward) {
+  // The kernel's output [b, heads, s, d] transposed back to [b, s, heads * d] for the output projection
+  // (out.transpose(1, 2).contiguous()); backward, the projection's input gradient copied into the kernel's layout.
+  elementwise(ctx, backward ? "attn.output_layout.bwd" : "attn.output_layout",
+              D(d_.T) * D(d_.attn_local) * 2.0 * activation_bytes(d_.precision));
+}
+
+void LayerEmitter::eager_qkv_grad_layout(const OpContext& ctx) {
   // The q, k and v gradients gathered into the projection's [T, (a + 2g) d] gradient.
-  elementwise(ctx, "attn.qkv_grad_layout", D(d_.T) * D(d_.qkv_out) * 2.0 * ab);
+  elementwise(ctx, "attn.qkv_grad_layout", D(d_.T) * D(d_.qkv_out) * 2.0 * activation_bytes(d_.precision));
 }
 
 }  // namespace trainsim

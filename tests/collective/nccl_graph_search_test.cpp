@@ -8,6 +8,7 @@
 
 #include "collective/nccl/nccl_graph_search.hpp"
 #include "core/error.hpp"
+#include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
@@ -118,17 +119,6 @@ TEST(NcclGraphSearch, DgxNvlsMultiNode) {
   EXPECT_EQ(search_node_graphs(dgx(), multi(2), false).nvls.nchannels, 0);
 }
 
-void expect_same(const SearchGraph& a, const SearchGraph& b) {
-  EXPECT_EQ(a.pattern, b.pattern);
-  EXPECT_EQ(a.nchannels, b.nchannels);
-  EXPECT_DOUBLE_EQ(a.bw_intra, b.bw_intra);
-  EXPECT_DOUBLE_EQ(a.bw_inter, b.bw_inter);
-  EXPECT_EQ(a.type_intra, b.type_intra);
-  EXPECT_EQ(a.type_inter, b.type_inter);
-  EXPECT_EQ(a.intra, b.intra);
-  EXPECT_EQ(a.net_in, b.net_in);
-  EXPECT_EQ(a.net_out, b.net_out);
-}
 
 TEST(NcclGraphSearch, GeneratedH100NodeSearchesLikeTheXml) {
   const NodeTopology x = dgx();
@@ -136,9 +126,9 @@ TEST(NcclGraphSearch, GeneratedH100NodeSearchesLikeTheXml) {
   for (bool multi_node : {true, false}) {
     const SearchOptions o{.cross_nic = 2, .multi_node = multi_node};
     const NodeGraphs a = search_node_graphs(x, o, true), b = search_node_graphs(g, o, true);
-    expect_same(a.ring, b.ring);
-    expect_same(a.tree, b.tree);
-    expect_same(a.nvls, b.nvls);
+    testing::expect_same_graph(a.ring, b.ring);
+    testing::expect_same_graph(a.tree, b.tree);
+    testing::expect_same_graph(a.nvls, b.nvls);
   }
 }
 
@@ -370,7 +360,7 @@ TEST(NcclGraphSearch, NodeWithoutNicsFallsBackForMultiNode) {
 
 TEST(NcclGraphSearch, DeterministicAndNeedsPaths) {
   const NodeTopology t = dgx();
-  expect_same(search_graph(t, GraphPattern::Ring, multi(2)), search_graph(t, GraphPattern::Ring, multi(2)));
+  testing::expect_same_graph(search_graph(t, GraphPattern::Ring, multi(2)), search_graph(t, GraphPattern::Ring, multi(2)));
   const NodeTopology raw =
       load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
   EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), InternalError);  // a bug: paths come first

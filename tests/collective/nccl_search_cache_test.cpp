@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_search_cache.hpp"
+#include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
@@ -14,17 +15,6 @@ NodeTopology h100_node() {
   return t;
 }
 
-void expect_same(const SearchGraph& a, const SearchGraph& b) {
-  EXPECT_EQ(a.pattern, b.pattern);
-  EXPECT_EQ(a.nchannels, b.nchannels);
-  EXPECT_DOUBLE_EQ(a.bw_intra, b.bw_intra);
-  EXPECT_DOUBLE_EQ(a.bw_inter, b.bw_inter);
-  EXPECT_EQ(a.type_intra, b.type_intra);
-  EXPECT_EQ(a.type_inter, b.type_inter);
-  EXPECT_EQ(a.intra, b.intra);
-  EXPECT_EQ(a.net_in, b.net_in);
-  EXPECT_EQ(a.net_out, b.net_out);
-}
 
 TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
   const NodeTopology node = h100_node();
@@ -33,9 +23,9 @@ TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
   const NodeGraphs direct = search_node_graphs(node, options, true);
   for (int i = 0; i < 2; ++i) {  // the first call searches, the second is served from the memo
     const NodeGraphs cached = cached_search_node_graphs(node, options, true, false);
-    expect_same(cached.ring, direct.ring);
-    expect_same(cached.tree, direct.tree);
-    expect_same(cached.nvls, direct.nvls);
+    testing::expect_same_graph(cached.ring, direct.ring);
+    testing::expect_same_graph(cached.tree, direct.tree);
+    testing::expect_same_graph(cached.nvls, direct.nvls);
   }
 }
 
@@ -52,12 +42,13 @@ TEST(NcclSearchCache, ADifferentNodeOrOptionIsSearchedAgain) {
     for (std::size_t to = 0; to < row.size(); ++to)
       if (slower.vertices[to].kind == TopoKind::Net && row[to].bw > 0) row[to].bw /= 2;
   const NodeGraphs slow = cached_search_node_graphs(slower, options, false, false);
-  expect_same(slow.ring, search_node_graphs(slower, options, false).ring);
+  testing::expect_same_graph(slow.ring, search_node_graphs(slower, options, false).ring);
   EXPECT_LT(slow.ring.bw_inter * slow.ring.nchannels, before.ring.bw_inter * before.ring.nchannels);
   // Another option is another search too.
   SearchOptions single = options;
   single.multi_node = false;
-  expect_same(cached_search_node_graphs(node, single, false, false).ring, search_node_graphs(node, single, false).ring);
+  testing::expect_same_graph(cached_search_node_graphs(node, single, false, false).ring,
+                             search_node_graphs(node, single, false).ring);
 }
 
 }  // namespace

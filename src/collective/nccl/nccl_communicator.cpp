@@ -133,12 +133,7 @@ void local_net_count_by_bw(const NodeTopology& topo, int gpu, int& count, float&
   bw = 0;
   if (topo.nets.empty()) return;
   const float gpu_bw = gpu_cpu_bw(topo, gpu);
-  const NodeTopology::ChannelNets channels = topo.channel_nets(gpu);
-  int first = -1;
-  for (int c = 0; c < kMaxChannels; ++c) {
-    const int net = channels.at(c);
-    if (c == 0) first = net;
-    else if (net == first) break;
+  for (const int net : topo.channel_nets(gpu).distinct(kMaxChannels)) {
     bw += static_cast<float>(topo.gpu_to_net(gpu, net).bw);
     ++count;
     if (bw >= gpu_bw) break;
@@ -149,12 +144,7 @@ void local_net_count_by_bw(const NodeTopology& topo, int gpu, int& count, float&
 float min_net_bw(const NodeTopology& topo, int gpu) {
   if (topo.nets.empty()) return 0;
   float best = -1;
-  const NodeTopology::ChannelNets channels = topo.channel_nets(gpu);
-  int first = -1;
-  for (int c = 0; c < kMaxChannels; ++c) {
-    const int net = channels.at(c);
-    if (c == 0) first = net;
-    else if (net == first) break;
+  for (const int net : topo.channel_nets(gpu).distinct(kMaxChannels)) {
     const auto b = static_cast<float>(topo.gpu_to_net(gpu, net).bw);
     best = best < 0 ? b : std::min(best, b);
   }

@@ -138,14 +138,7 @@ class Searcher {
       net_local_gpus_.push_back(closest_gpus(node.nets[static_cast<std::size_t>(n)]));
     }
     for (int s = 0; s < ngpus_; ++s) {
-      std::vector<int> prefs;
-      const NodeTopology::ChannelNets channels = node.channel_nets(gpu_rank_[static_cast<std::size_t>(s)]);
-      for (int c = 0; c < kMaxChannels && nnets_ > 0; ++c) {
-        const int n = channels.at(c);
-        if (n < 0 || (c > 0 && n == prefs.front())) break;
-        prefs.push_back(n);
-      }
-      pref_nets_.push_back(std::move(prefs));
+      pref_nets_.push_back(node.channel_nets(gpu_rank_[static_cast<std::size_t>(s)]).distinct(kMaxChannels));
     }
     const float max_bw = static_cast<float>(node.max_bw(inter_));
     sys_max_bw_ = max_bw;

@@ -7,6 +7,7 @@
 //
 // Vertices are stored in one vector; NCCL's node types become `TopoKind`. Links are directed (one per
 // direction) and repeated links to the same remote vertex are summed, as NCCL does.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,6 +100,13 @@ struct NodeTopology {
     int per_gpu = 1;
     int at(int channel) const {
       return nets.empty() ? -1 : nets[static_cast<std::size_t>((start + channel % per_gpu) % static_cast<int>(nets.size()))];
+    }
+    // The distinct NICs in channel order (channels 0 .. per_gpu - 1, at most `max_channels`): after them the
+    // channels use the same NICs again. Empty without NICs.
+    std::vector<int> distinct(int max_channels) const {
+      std::vector<int> out;
+      for (int c = 0; !nets.empty() && c < std::min(per_gpu, max_channels); ++c) out.push_back(at(c));
+      return out;
     }
   };
   ChannelNets channel_nets(int gpu) const;
