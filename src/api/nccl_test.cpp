@@ -115,6 +115,9 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
       reject("--gpus", std::to_string(n) + " GPUs do not fill whole nodes of " + std::to_string(cluster.gpus_per_node) +
                            " (cluster.gpus_per_node); use a multiple of it or at most one node");
     cluster.num_gpus = std::max(n, cluster.gpus_per_node);
+    if (cluster.scale_up.job_placement_auto)  // the test's own job is placed as the scheduler would place it
+      cluster.scale_up.domain_size = segment_gpus_per_domain(cluster.num_gpus, cluster.gpus_per_node,
+                                                             cluster.scale_up.hardware_domain_size);
   }
   if (o.agg_iters < 1) reject("-m", "aggregated operations per group must be at least 1, got " + std::to_string(o.agg_iters));
   if (rooted(o.op) && (o.root < 0 || o.root >= n))

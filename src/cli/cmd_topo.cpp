@@ -42,6 +42,7 @@ nlohmann::ordered_json summary_json(const NetworkSummary& s, const AppliedFaults
   j["nic_GBps"] = GBps(s.nic_Bps);
   j["scale_up_domains"] = s.domains;
   j["scale_up_domain_size"] = s.domain_size;
+  j["scale_up_hardware_domain_size"] = s.hardware_domain_size > 0 ? s.hardware_domain_size : s.domain_size;
   j["switches"] = nlohmann::ordered_json::array();
   for (const auto& t : s.switches) j["switches"].push_back({{"role", to_string(t.role)}, {"tier", t.tier}, {"count", t.count}});
   j["link_classes"] = nlohmann::ordered_json::array();
@@ -116,7 +117,9 @@ Command add_topo_command(CLI::App& app) {
     }();
     const AppliedFaults faults = apply_always_faults(g, s);
     if (!a->dot.empty()) write_output_file("--dot", a->dot, [&](std::ostream& f) { write_dot(f, g); });
-    const NetworkSummary summary = summarize(g, s.cluster.network);
+    NetworkSummary summary = summarize(g, s.cluster.network);
+    if (s.cluster.scale_up.hardware_domain_size > s.cluster.scale_up.domain_size)
+      summary.hardware_domain_size = s.cluster.scale_up.hardware_domain_size;
     if (a->json) {
       write_json(std::cout, g, summary_json(summary, faults));
       return 0;

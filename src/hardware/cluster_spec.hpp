@@ -14,7 +14,12 @@ enum class NetworkTopology { RailOptimized, FatTree, HPN, Dragonfly, Ideal };
 struct ScaleUpSpec {
   ScaleUpKind kind = ScaleUpKind::NVSwitch;
   double bandwidth_GBps = 0;  // per GPU, per direction
-  int domain_size = 8;        // GPUs sharing the scale-up fabric
+  // GPUs of one domain the job's ranks fill before the next domain starts; the simulation places ranks by it
+  // (domain_of). It is hardware_domain_size unless the job leaves part of each domain idle, as a batch
+  // scheduler's segment placement does on NVL72 racks (cluster.scale_up.job_gpus_per_domain).
+  int domain_size = 8;
+  int hardware_domain_size = 8;  // GPUs the fabric connects (cluster.scale_up.domain_size)
+  bool job_placement_auto = true;  // job_gpus_per_domain was auto (the report says what it chose)
 };
 
 struct NetworkSpec {
@@ -46,6 +51,20 @@ struct ClusterSpec {
   // Scale-up domain of a rank (domains may span nodes, e.g. NVL72).
   int domain_of(int rank) const { return rank / scale_up.domain_size; }
 };
+
+// The GPUs per scale-up domain a job of num_gpus occupies when the placement is left to the scheduler (auto):
+// a domain spanning several nodes (NVL72) holds the largest whole divisor of the job's nodes that fits in it,
+// as NVIDIA's launch scripts ask Slurm for (`--segment`, scripts/performance slurm_executor), so every domain
+// holds the same number of the job's nodes; a job that fits in one domain, or domains within a node, keep
+// the hardware domain.
+inline int segment_gpus_per_domain(int num_gpus, int gpus_per_node, int hardware_domain_size) {
+  if (gpus_per_node <= 0 || hardware_domain_size <= gpus_per_node) return hardware_domain_size;
+  const int nodes_per_domain = hardware_domain_size / gpus_per_node, job_nodes = num_gpus / gpus_per_node;
+  if (job_nodes <= nodes_per_domain) return hardware_domain_size;
+  int segment = nodes_per_domain;
+  while (job_nodes % segment != 0) --segment;
+  return segment * gpus_per_node;
+}
 
 const char* to_string(ScaleUpKind k);
 const char* to_string(NetworkTopology t);

@@ -53,7 +53,41 @@ ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_
   if (gpus_per_node % s.domain_size != 0 && s.domain_size % gpus_per_node != 0)
     scale_up.fail("domain_size", "domain_size " + std::to_string(s.domain_size) + " must divide gpus_per_node " +
                                      std::to_string(gpus_per_node) + " or be a multiple of it");
+  s.hardware_domain_size = s.domain_size;
   return s;
+}
+
+// The GPUs of each scale-up domain the job's ranks occupy. A domain that spans nodes (NVL72: 18 trays of 4 GPUs)
+// is rarely filled to the last tray by a job whose node count it does not divide: NVIDIA's launchers for such
+// systems ask Slurm for a segment (segment_gpus_per_domain), so 64 nodes run as 4 racks x 16 trays, every
+// parallel group of 64 ranks inside one NVLink domain. auto does the same; a number places that many GPUs per
+// domain (ranks fill one domain, then the next; the last may hold fewer).
+void resolve_job_placement(const Section& scale_up, ClusterSpec& c) {
+  ScaleUpSpec& s = c.scale_up;
+  const int node = c.gpus_per_node, hardware = s.hardware_domain_size;
+  const bool spans_nodes = hardware > node;
+  const std::string key = "job_gpus_per_domain";
+  if (scale_up.has(key) && !(scale_up.get(key).IsScalar() && scale_up.get(key).Scalar() == "auto")) {
+    const YAML::Node value = scale_up.get(key);
+    if (!value.IsScalar() || value.Scalar().find_first_not_of("0123456789") != std::string::npos)
+      scale_up.fail(key, "expected auto or a positive whole number of GPUs, got " + describe_node(value));
+    const int used = *scale_up.int_value(key, Bound::Positive);
+    s.job_placement_auto = false;
+    if (!spans_nodes) {
+      if (used != hardware)
+        scale_up.fail(key, "job_gpus_per_domain " + std::to_string(used) + " applies to scale-up domains that span "
+                               "several nodes; this domain (domain_size " + std::to_string(hardware) +
+                               ") is within a node of " + std::to_string(node) + " GPUs: leave it out or give " +
+                               std::to_string(hardware));
+      return;
+    }
+    if (used > hardware || used % node != 0)
+      scale_up.fail(key, "job_gpus_per_domain " + std::to_string(used) + " must be a whole number of nodes of " +
+                             std::to_string(node) + " GPUs and at most domain_size " + std::to_string(hardware));
+    s.domain_size = used;
+    return;
+  }
+  s.domain_size = segment_gpus_per_domain(c.num_gpus, node, hardware);
 }
 
 NetworkSpec read_network(const Section& network) {
@@ -120,6 +154,7 @@ ClusterSpec read_cluster(const Section& cluster) {
     cluster.fail("num_gpus", "num_gpus " + std::to_string(c.num_gpus) + " is not a multiple of gpus_per_node " +
                                  std::to_string(c.gpus_per_node) + " (set cluster.gpus_per_node for smaller machines)");
   c.scale_up = read_scale_up(cluster.child("scale_up"), c.gpu, c.gpus_per_node);
+  resolve_job_placement(cluster.child("scale_up"), c);
   cluster.read("nics_per_node", c.nics_per_node, Bound::Positive);
   cluster.read("nic_gbps", c.nic_gbps, Bound::Positive);
   require_at_least(cluster, "nic_gbps", c.nic_gbps, kMinNicGbps, "Gb/s",

@@ -67,6 +67,7 @@ constexpr std::string_view kKnownKeys[] = {
     "cluster.gpu_spec.hbm_GBps", "cluster.gpu_spec.memory_gib", "cluster.gpu_spec.scale_up_GBps",
     "cluster.num_gpus", "cluster.gpus_per_node",
     "cluster.scale_up.kind", "cluster.scale_up.bandwidth_GBps", "cluster.scale_up.domain_size",
+    "cluster.scale_up.job_gpus_per_domain",
     "cluster.nics_per_node", "cluster.nic_gbps",
     "cluster.network.topology", "cluster.network.tiers", "cluster.network.oversubscription",
     "cluster.network.pod_size", "cluster.network.switch_radix", "cluster.network.link_latency_ns",

@@ -82,6 +82,19 @@ void note_eager_fusion(Scenario& s) {
                         "attention layout); set fused for torch.compile or Transformer Engine layers"});
 }
 
+// cluster.scale_up.job_gpus_per_domain: auto left part of each domain idle (a scheduler's segment placement);
+// the report says so, since it decides which parallel groups stay on the scale-up fabric.
+void note_job_placement(Scenario& s) {
+  const ScaleUpSpec& u = s.cluster.scale_up;
+  if (!u.job_placement_auto || u.domain_size == u.hardware_domain_size) return;
+  const int node = s.cluster.gpus_per_node, job_nodes = s.cluster.num_gpus / node;
+  s.inferred.push_back({"cluster.scale_up.job_gpus_per_domain", str(u.domain_size),
+                        "not given; the job's " + str(job_nodes) + " nodes fill " + str(s.cluster.num_gpus / u.domain_size) +
+                            " domains of " + str(u.domain_size / node) + " nodes (of " + str(u.hardware_domain_size / node) +
+                            " each), the largest even split, as Slurm's --segment places them in NVIDIA's launch "
+                            "scripts; set " + str(u.hardware_domain_size) + " to fill each domain in turn"});
+}
+
 void check_tensor_split(const Scenario& s, const Checker& c) {
   const ModelSpec& m = s.model;
   const int t = s.parallelism.tensor;
@@ -245,6 +258,7 @@ void validate_job(Scenario& s) {
   resolve_data_parallel(s, c);
   resolve_expert_tensor(s);
   note_eager_fusion(s);
+  note_job_placement(s);
   normalise_flags(s);
   check_tensor_split(s, c);
   check_sequence_split(s, c);

@@ -136,7 +136,10 @@ void write_summary(std::ostream& out, const NetworkSummary& s) {
   out << "endpoints        " << s.gpus << " GPUs on " << s.nodes << " nodes (" << s.gpus_per_node << " per node), " << s.nics
       << " NICs (" << s.nics_per_node << " per node) at " << gbytes(s.nic_Bps * 8) << " Gb/s\n";
   out << "scale-up         " << s.domains << " domain" << (s.domains == 1 ? "" : "s") << " of " << s.domain_size
-      << " GPUs, one NVSwitch node each\n";
+      << " GPUs, one NVSwitch node each";
+  if (s.hardware_domain_size > s.domain_size)
+    out << " (the job's GPUs of each " << s.hardware_domain_size << "-GPU domain: cluster.scale_up.job_gpus_per_domain)";
+  out << "\n";
   out << "switches        ";
   int total = 0;
   for (const auto& t : s.switches) {

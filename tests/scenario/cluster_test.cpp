@@ -104,6 +104,62 @@ TEST(Cluster, DomainMustAlignWithNodes) {
   EXPECT_EQ(s.cluster.domain_of(15), 0);
 }
 
+// A GB200-style cluster: trays of 4 GPUs in NVLink domains of 72, tensor 2 x pipeline 2 x data (derived).
+std::string nvl72_job(const char* num_gpus) {
+  std::string yaml = edit(kValidScenario, "cluster.gpu", "GB200");
+  yaml = edit(yaml, "cluster.gpus_per_node", "4");
+  yaml = edit(yaml, "cluster.nics_per_node", "4");
+  yaml = edit(yaml, "cluster.scale_up.domain_size", "72");
+  yaml = edit(yaml, "training.global_batch_size", num_gpus);  // micro-batch 2 x data (num_gpus / 4) x 2
+  return edit(yaml, "cluster.num_gpus", num_gpus);
+}
+
+bool inferred(const Scenario& s, const std::string& key) {
+  for (const auto& v : s.inferred)
+    if (v.key == key) return true;
+  return false;
+}
+
+TEST(Cluster, JobFillsEachNvl72DomainEvenlyAsSlurmSegmentsPlaceIt) {
+  // 64 trays on 18-tray racks: 4 racks x 16 trays (the largest divisor of 64 up to 18), not 18+18+18+10.
+  const Scenario s = parse_scenario(nvl72_job("256"), "test.yaml");
+  EXPECT_EQ(s.cluster.scale_up.hardware_domain_size, 72);
+  EXPECT_EQ(s.cluster.scale_up.domain_size, 64);
+  EXPECT_EQ(s.cluster.domain_of(63), 0);
+  EXPECT_EQ(s.cluster.domain_of(64), 1);
+  EXPECT_TRUE(inferred(s, "cluster.scale_up.job_gpus_per_domain"));  // the report says what auto chose
+  // 25 trays: 5 racks of 5 trays, the even split a segment gives.
+  EXPECT_EQ(parse_scenario(nvl72_job("100"), "test.yaml").cluster.scale_up.domain_size, 20);
+}
+
+TEST(Cluster, JobThatFillsWholeDomainsOrFitsInOneKeepsTheHardwareDomain) {
+  for (const char* gpus : {"16", "72", "144"}) {
+    const Scenario s = parse_scenario(nvl72_job(gpus), "test.yaml");
+    EXPECT_EQ(s.cluster.scale_up.domain_size, 72) << gpus << " GPUs";
+    EXPECT_FALSE(inferred(s, "cluster.scale_up.job_gpus_per_domain")) << gpus << " GPUs";
+  }
+}
+
+TEST(Cluster, JobGpusPerDomainGivenFillsDomainsInTurn) {
+  const Scenario full = parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "72"), "test.yaml");
+  EXPECT_EQ(full.cluster.scale_up.domain_size, 72);
+  EXPECT_EQ(full.cluster.domain_of(71), 0);
+  EXPECT_EQ(full.cluster.domain_of(255), 3);  // the last rack holds the remaining 40
+  EXPECT_FALSE(inferred(full, "cluster.scale_up.job_gpus_per_domain"));
+  const Scenario automatic = parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "auto"), "test.yaml");
+  EXPECT_EQ(automatic.cluster.scale_up.domain_size, 64);
+}
+
+TEST(Cluster, JobGpusPerDomainErrorsNameTheKey) {
+  const std::string key = "cluster.scale_up.job_gpus_per_domain";
+  EXPECT_SCENARIO_ERROR(edit(nvl72_job("256"), key, "70"), key, "whole number of nodes of 4 GPUs");
+  EXPECT_SCENARIO_ERROR(edit(nvl72_job("256"), key, "80"), key, "at most domain_size 72");
+  EXPECT_SCENARIO_ERROR(edit(nvl72_job("256"), key, "all"), key, "expected auto or a positive whole number");
+  EXPECT_SCENARIO_ERROR(edit(nvl72_job("256"), key, "0"), key);
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, key, "4"), key, "domains that span several nodes");
+  EXPECT_EQ(parse_scenario(edit(kValidScenario, key, "8"), "test.yaml").cluster.scale_up.domain_size, 8);
+}
+
 TEST(Cluster, OversubscriptionNumberOrList) {
   const Scenario one = parse_scenario(edit(kValidScenario, "cluster.network.oversubscription", "2"), "test.yaml");
   EXPECT_EQ(one.cluster.network.oversubscription, std::vector<double>{2.0});
