@@ -2,10 +2,12 @@
 // trainsim's public API: what the CLI (and future bindings) use. Everything else is internal.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "report/nccl_test_result.hpp"
 #include "report/result.hpp"
 #include "scenario/scenario.hpp"
@@ -32,6 +34,20 @@ struct RunOptions {
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
   bool explain = false;      // the critical rank's longest ops and collectives (RunResult::explain)
   std::function<void(const RunProgress&)> progress;  // called on the simulating thread; empty = none
+  // A search's limit: when a simulated rank's compute kernels alone, back to back, take longer than this many
+  // seconds (compute_lower_bound_s), the iteration cannot be shorter, and run_scenario throws SlowerThanLimitError
+  // instead of simulating. Infinite (the default) = always simulate.
+  double give_up_above_s = std::numeric_limits<double>::infinity();
+};
+
+// run_scenario stopped before simulating: its compute alone takes bound_s, more than RunOptions::give_up_above_s.
+class SlowerThanLimitError : public Error {
+ public:
+  SlowerThanLimitError(const std::string& what, double bound_s) : Error(what), bound_s_(bound_s) {}
+  double bound_s() const { return bound_s_; }
+
+ private:
+  double bound_s_;
 };
 
 struct RunOutput {
@@ -45,6 +61,12 @@ struct RunOutput {
 // with a message for the user; ScenarioError before building anything when the estimated work is
 // above simulation.max_ops.
 RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
+
+// A lower bound on the iteration time, from the compute kernels alone, without simulating: the busiest simulated
+// rank's compute stream runs its kernels back to back, each at least as long as alone. A search uses it to skip
+// candidates that cannot beat the ones it has. Throws what run_scenario throws before it simulates (ScenarioError;
+// OutOfMemoryError unless allow_oom).
+double compute_lower_bound_s(const Scenario& s, bool allow_oom = false);
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
 struct CollectivePointResult {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -172,22 +173,26 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   return out;
 }
 
-}  // namespace
+// What a run builds before it simulates: the checks, the memory model, the workload and the compute model.
+struct PreparedJob {
+  MemoryUsage memory;
+  WorkloadOptions wo;
+  Workload wl;
+  std::unique_ptr<ComputeModel> compute;
+};
 
-RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
+PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
-  RunOutput out;
-  RunResult& r = out.result;
-  r.memory = memory_usage(s);
-  if (!r.memory->fits && !options.allow_oom) {
-    const auto& m = *r.memory;
+  PreparedJob job;
+  job.memory = memory_usage(s);
+  if (!job.memory.fits && !options.allow_oom) {
+    const auto& m = job.memory;
     throw OutOfMemoryError(fmt::format(
         "{}: does not fit: pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, grads {:.1f}, "
         "optimizer {:.1f}, activations {:.1f}, other {:.1f}); use --allow-oom to simulate anyway",
         s.file, m.worst_stage, m.peak, m.capacity, m.weights, m.grads, m.optimizer, m.activations, m.other));
   }
-  WorkloadOptions wo;
+  WorkloadOptions& wo = job.wo;
   wo.per_rank = options.per_rank || s.simulation.per_rank;
   // Every rank's program is held in memory; beyond this the per-rank check would exhaust it
   // (about 40 bytes per op, tens of thousands of ops per rank).
@@ -212,8 +217,56 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   // Before anything is built: a runaway value (tokens typed as sequences) is refused here, in
   // microseconds, instead of filling memory.
   check_work_limit(s, estimate_work(s, wo.per_rank));
-  const Workload wl = generate_workload(s, wo);
-  const auto compute = make_compute_model(s);
+  job.wl = generate_workload(s, wo);
+  job.compute = make_compute_model(s);
+  return job;
+}
+
+// A lower bound on the iteration: a rank's compute stream runs its kernels one after another, each at least as long
+// as alone (interference only slows them), so no schedule ends before the busiest rank's sum.
+SimTime compute_stream_lower_bound(const Workload& wl, const ComputeModel& compute) {
+  std::vector<SimTime> kernel_time(wl.kernels.size());
+  for (std::size_t k = 0; k < wl.kernels.size(); ++k) kernel_time[k] = compute.time(wl.kernels[k]).time;
+  SimTime worst = 0;
+  for (const RankProgram& p : wl.ranks) {
+    SimTime sum = 0;
+    for (const Op& op : p.ops)
+      if (op.type == Op::Type::Compute) sum += kernel_time[op.desc];
+    worst = std::max(worst, sum);
+  }
+  return worst;
+}
+
+}  // namespace
+
+double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
+  RunOptions options;
+  options.allow_oom = allow_oom;
+  const PreparedJob job = prepare_job(s, options);
+  // A straggler (faults: gpu_slow) stretches its rank's kernels by its factor; a factor below 1 would make the sum
+  // no bound, so the slowest factor under 1 scales it down.
+  double scale = 1;
+  for (double f : compute_slowdown(s, job.wl)) scale = std::min(scale, f);
+  return to_seconds(compute_stream_lower_bound(job.wl, *job.compute)) * scale;
+}
+
+RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PreparedJob job = prepare_job(s, options);
+  RunOutput out;
+  RunResult& r = out.result;
+  r.memory = job.memory;
+  const WorkloadOptions& wo = job.wo;
+  const Workload& wl = job.wl;
+  const auto& compute = job.compute;
+  if (std::isfinite(options.give_up_above_s) && s.faults.empty()) {
+    const double bound = to_seconds(compute_stream_lower_bound(wl, *compute));
+    if (bound > options.give_up_above_s)
+      throw SlowerThanLimitError(fmt::format("{}: the compute kernels alone take {:.6g} s per iteration on one rank, "
+                                             "more than the limit of {:.6g} s",
+                                             s.file, bound, options.give_up_above_s),
+                                 bound);
+  }
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   const int runs = s.faults.empty() ? 1 : 2;
   Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true, {1, runs}, options);

@@ -95,6 +95,7 @@ Command add_tune_command(CLI::App& app) {
     req.overrides = a->overrides;
     req.objective = read_objective(*a);
     const auto top = static_cast<std::size_t>(parse_int_flag("--top", a->top, 1, "a positive number of configurations"));
+    req.top = top + 1;  // the listed ones and the next, which the last is explained against
     req.threads = parse_thread_count("--threads", a->threads);
     for (const std::string& s : a->space) explore::add_space_values(req.space, s, "--space");
     req.space.allow_tp_beyond_scale_up = a->allow_tp_beyond_scale_up;

@@ -59,6 +59,8 @@ std::string tune_counts_line(const explore::TuneCounts& c) {
                                  "{} simulated",
                                  c.candidates, c.invalid, c.tp_beyond_scale_up, c.out_of_memory, c.dominated,
                                  c.simulated);
+  if (c.bounded > 0)
+    line += fmt::format(" ({} of them stopped before the engine: compute alone slower than the listed ones)", c.bounded);
   if (c.failed > 0) line += fmt::format(" ({} of them failed)", c.failed);
   return line;
 }
@@ -112,7 +114,7 @@ nlohmann::ordered_json tune_json(const TuneOutcome& o, const Objective& objectiv
   const explore::TuneCounts& c = o.counts;
   j["counts"] = {{"candidates", c.candidates}, {"invalid", c.invalid},     {"tp_beyond_scale_up", c.tp_beyond_scale_up},
                  {"out_of_memory", c.out_of_memory}, {"dominated", c.dominated}, {"simulated", c.simulated},
-                 {"failed", c.failed}};
+                 {"bounded", c.bounded}, {"failed", c.failed}};
   if (c.failed > 0) j["first_failure"] = o.first_failure;
   j["top"] = top;
   j["ranked"] = nlohmann::ordered_json::array();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -26,6 +27,8 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
   for (std::size_t i : indices)
     if (i >= points.size())
       throw Error(fmt::format("point index {} is out of range ({} points)", i, points.size()));
+  if (!options.give_up_above_s.empty() && options.give_up_above_s.size() != points.size())
+    throw Error(fmt::format("{} limits for {} points", options.give_up_above_s.size(), points.size()));
   std::vector<PointOutcome> out(indices.size());
   if (indices.empty()) return out;
   // Workers take the next unclaimed slot; each writes only its own slot, so the result order is the
@@ -35,7 +38,9 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
   std::mutex progress_mutex;
   auto worker = [&] {
     for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
-      out[j] = evaluate_point(scenario_path, points[indices[j]], options);
+      const double limit = options.give_up_above_s.empty() ? std::numeric_limits<double>::infinity()
+                                                           : options.give_up_above_s[indices[j]];
+      out[j] = evaluate_point(scenario_path, points[indices[j]], options, limit);
       if (progress || on_outcome) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         if (on_outcome) on_outcome(indices[j], out[j]);

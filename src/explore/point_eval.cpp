@@ -15,17 +15,19 @@ const char* to_string(PointStatus s) {
     case PointStatus::Invalid: return "invalid";
     case PointStatus::OutOfMemory: return "out_of_memory";
     case PointStatus::Failed: return "failed";
+    case PointStatus::Bounded: return "bounded";
   }
   return "failed";
 }
 
 PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
-                            const PointOptions& options) {
+                            const PointOptions& options, double give_up_above_s) {
   PointOutcome out;
   try {
     const Scenario s = load_scenario(scenario_path, overrides);
     RunOptions ro;
     ro.allow_oom = options.allow_oom;
+    ro.give_up_above_s = give_up_above_s;
     RunOutput run = run_scenario(s, ro);
     run.result.simulation.wall_s = 0;  // timing is the only non-deterministic field
     out.result = to_json(run.result);
@@ -33,6 +35,10 @@ PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<
   } catch (const ScenarioError& e) {
     out.status = PointStatus::Invalid;
     out.reason = e.what();
+  } catch (const SlowerThanLimitError& e) {
+    out.status = PointStatus::Bounded;
+    out.reason = e.what();
+    out.result = {{"compute_lower_bound_s", e.bound_s()}};
   } catch (const OutOfMemoryError& e) {
     out.status = PointStatus::OutOfMemory;
     out.reason = e.what();

@@ -1,6 +1,7 @@
 #pragma once
 // One point of a design-space exploration: the base scenario with some keys overridden, simulated
 // (or rejected) without ever throwing, so that a sweep or a search can report every point as a row.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ enum class PointStatus {
   Invalid,      // the scenario with these overrides is not valid (ScenarioError: names the key)
   OutOfMemory,  // valid, but a pipeline stage does not fit in GPU memory
   Failed,       // the simulation itself failed (deadlock, internal error)
+  Bounded,      // not simulated: its compute alone is slower than the search's limit (result: compute_lower_bound_s)
 };
 const char* to_string(PointStatus s);
 
@@ -24,12 +26,17 @@ struct PointOutcome {
 
 struct PointOptions {
   bool allow_oom = false;  // simulate points that do not fit (their memory block says fits: false)
+  // A search's limits, by point index (evaluate_points): a point whose compute kernels alone take longer than its
+  // limit (seconds per iteration, RunOptions::give_up_above_s) is not simulated but reported Bounded. Empty =
+  // simulate every point.
+  std::vector<double> give_up_above_s;
 };
 
 // Loads `scenario_path` with `overrides` ("key.path=value", as `--set`) applied and simulates one
 // iteration. Never throws: every failure becomes a status and a reason. Deterministic: the
 // simulation's wall time is zeroed so the same point gives the same bytes on every run.
 PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
-                            const PointOptions& options = {});
+                            const PointOptions& options = {},
+                            double give_up_above_s = std::numeric_limits<double>::infinity());
 
 }  // namespace trainsim::explore

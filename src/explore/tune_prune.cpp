@@ -13,7 +13,9 @@
 #include "core/error.hpp"
 #include "explore/parallel_eval.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "model/flops.hpp"
 #include "workload/memory_model.hpp"
+#include "workload/recompute.hpp"
 
 namespace trainsim::explore {
 
@@ -52,6 +54,13 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
       if (!worst || st.total_gib() > worst->total_gib()) worst = &st;
     TRAINSIM_CHECK(worst != nullptr, "the memory model returned no pipeline stage");
     s.peak_gib = worst->total_gib();
+    const ParallelSpec& p = scenario.parallelism;
+    const double flops = hardware_flops_per_iteration(scenario.model, scenario.training.global_batch_size, p.tensor,
+                                                      scenario.training.recompute, recomputed_layers_total(scenario),
+                                                      scenario.training.recompute_modules);
+    const double fill = static_cast<double>(p.pipeline - 1) /
+                        static_cast<double>(std::max<std::int64_t>(1, scenario.micro_batches_per_iteration() * p.virtual_pipeline));
+    s.work_estimate = flops / scenario.cluster.num_gpus * (1 + fill);
     // The same test as run_scenario's (memory.fits), so a pruned candidate is one `run` would refuse.
     if (s.peak_gib > s.capacity_gib) {
       s.verdict = Verdict::OutOfMemory;

@@ -25,6 +25,9 @@ struct Screening {
   std::string reason;       // why it was pruned (the ScenarioError's message, the memory numbers, ...)
   double peak_gib = 0;      // memory model, worst pipeline stage (candidates that loaded)
   double capacity_gib = 0;  // the GPU's memory
+  // Hardware FLOPs per GPU per iteration, stretched by the pipeline's fill and drain ((p - 1) / (m v) of the
+  // schedule): an ordering key, not a time, so that the search simulates the likely best first.
+  double work_estimate = 0;
 };
 
 // Rules 1-3 for every candidate, `threads` at a time (0 = all cores); `base_overrides` (the user's
@@ -38,7 +41,8 @@ std::vector<Screening> screen_candidates(const std::string& scenario_path, const
 void mark_dominated(const std::vector<TuneCandidate>& candidates, std::vector<Screening>& screens);
 
 // What simulating a candidate gave.
-enum class RunState : char { NotRun, Ok, NoResult };
+// Bounded: not simulated, its compute alone slower than the configurations already listed (settled, as Ok is).
+enum class RunState : char { NotRun, Ok, NoResult, Bounded };
 
 // Rule 4 undone where its premise fails: in a group (identical but for recompute) whose simulated
 // members all gave no result (a configuration the simulator refuses, such as interleaving with fewer

@@ -1,5 +1,8 @@
 #include "explore/tune_search.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -7,6 +10,36 @@
 #include "scenario/scenario_loader.hpp"
 
 namespace trainsim::explore {
+
+namespace {
+
+// Points per wave of simulations (see run_tune): large enough to keep the threads of a big machine busy, small
+// enough that the limits tighten often.
+constexpr std::size_t kTuneWave = 16;
+
+// The objective of the top-th best configuration so far: a candidate that cannot do better is not listed. None
+// while fewer than `top` have results (or top is 0: nothing is bounded).
+std::optional<double> listed_threshold(const std::vector<RankedConfig>& ranked, std::size_t top, ObjectiveKind kind) {
+  if (top == 0 || ranked.size() < top) return std::nullopt;
+  std::vector<double> values;
+  values.reserve(ranked.size());
+  for (const RankedConfig& r : ranked) values.push_back(r.objective);
+  const auto nth = values.begin() + static_cast<std::ptrdiff_t>(top - 1);
+  if (maximises(kind)) std::nth_element(values.begin(), nth, values.end(), std::greater<>());
+  else std::nth_element(values.begin(), nth, values.end());
+  return *nth;
+}
+
+// The iteration time at which a candidate of `gpus` GPUs would score `objective`: every objective is tokens/s
+// (maximised, inversely proportional to the time) or a cost or duration (minimised, proportional to it). A
+// hair of slack keeps a candidate that would tie.
+double time_at_objective(const Objective& o, double objective, double tokens, int gpus) {
+  const double at_one_second = objective_value(o, tokens, gpus);
+  const double t = maximises(o.kind) ? at_one_second / objective : objective / at_one_second;
+  return t * (1 + 1e-9);
+}
+
+}  // namespace
 
 Scenario load_tune_base(const std::string& path, const std::vector<std::string>& overrides, bool& reset_stage_keys) {
   std::vector<std::string> as_written = overrides;
@@ -67,6 +100,15 @@ TuneOutcome run_tune(const TuneRequest& request) {
   std::vector<std::size_t> batch;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (screens[i].verdict == Verdict::Simulate) batch.push_back(i);
+  const double tokens = static_cast<double>(base.training.global_batch_size) * static_cast<double>(base.model.seq_length);
+  // What a point that gave no result says about its candidate (the simulator's own checks, e.g. interleaving needs
+  // as many micro-batches as stages, make it invalid too).
+  const auto no_result = [&](std::size_t i, const PointOutcome& o) {
+    runs[i] = RunState::NoResult;
+    if (o.status == PointStatus::Invalid) screens[i].verdict = Verdict::Invalid;
+    if (o.status == PointStatus::OutOfMemory) screens[i].verdict = Verdict::OutOfMemory;
+    screens[i].reason = o.status == PointStatus::Ok ? "the simulation reported no throughput" : o.reason;
+  };
   std::size_t done_before = 0;
   while (!batch.empty()) {
     std::vector<Overrides> points(candidates.size());
@@ -76,25 +118,42 @@ TuneOutcome run_tune(const TuneRequest& request) {
       points[i].insert(points[i].end(), own.begin(), own.end());
     }
     const std::size_t total = done_before + batch.size();
-    ProgressFn progress;
-    if (request.progress)
-      progress = [&request, done_before, total](std::size_t done, std::size_t) { request.progress(done_before + done, total); };
-    const std::vector<PointOutcome> outcomes =
-        evaluate_points(request.scenario_path, points, batch, request.threads, {}, progress);
-    for (std::size_t j = 0; j < batch.size(); ++j) {
-      const std::size_t i = batch[j];
-      const PointOutcome& o = outcomes[j];
-      const double tokens_per_s = o.status == PointStatus::Ok ? o.result.value("tokens_per_s", 0.0) : 0.0;
-      if (o.status == PointStatus::Ok && tokens_per_s > 0) {
-        runs[i] = RunState::Ok;
-        out.ranked.push_back({candidates[i], o.result, objective_value(request.objective, tokens_per_s, candidates[i].num_gpus)});
-        continue;
+    // The likely best first (least work per GPU), so that the listed ones are found early and candidates whose
+    // compute alone cannot beat them stop before the engine (run_scenario's give_up_above_s).
+    std::vector<std::size_t> order = batch;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return screens[a].work_estimate < screens[b].work_estimate; });
+    // Waves of a fixed size, whatever the thread count, so that the limit each wave runs under (from the results
+    // of the waves before it), and so the outcome, are the same on every machine.
+    for (std::size_t first = 0; first < order.size(); first += kTuneWave) {
+      const auto from = order.begin() + static_cast<std::ptrdiff_t>(first);
+      const std::vector<std::size_t> wave(from, from + static_cast<std::ptrdiff_t>(std::min(kTuneWave, order.size() - first)));
+      PointOptions options;
+      if (const auto threshold = listed_threshold(out.ranked, request.top, request.objective.kind)) {
+        options.give_up_above_s.assign(candidates.size(), std::numeric_limits<double>::infinity());
+        for (std::size_t i : wave)
+          options.give_up_above_s[i] = time_at_objective(request.objective, *threshold, tokens, candidates[i].num_gpus);
       }
-      runs[i] = RunState::NoResult;
-      // The simulator's own checks (e.g. interleaving needs as many micro-batches as stages) make it invalid too.
-      if (o.status == PointStatus::Invalid) screens[i].verdict = Verdict::Invalid;
-      if (o.status == PointStatus::OutOfMemory) screens[i].verdict = Verdict::OutOfMemory;
-      screens[i].reason = o.status == PointStatus::Ok ? "the simulation reported no throughput" : o.reason;
+      ProgressFn progress;
+      const std::size_t before = done_before + first;
+      if (request.progress)
+        progress = [&request, before, total](std::size_t done, std::size_t) { request.progress(before + done, total); };
+      const std::vector<PointOutcome> outcomes =
+          evaluate_points(request.scenario_path, points, wave, request.threads, options, progress);
+      for (std::size_t j = 0; j < wave.size(); ++j) {
+        const std::size_t i = wave[j];
+        const PointOutcome& o = outcomes[j];
+        const double tokens_per_s = o.status == PointStatus::Ok ? o.result.value("tokens_per_s", 0.0) : 0.0;
+        if (o.status == PointStatus::Ok && tokens_per_s > 0) {
+          runs[i] = RunState::Ok;
+          out.ranked.push_back(
+              {candidates[i], o.result, objective_value(request.objective, tokens_per_s, candidates[i].num_gpus)});
+        } else if (o.status == PointStatus::Bounded) {
+          runs[i] = RunState::Bounded;
+        } else {
+          no_result(i, o);
+        }
+      }
     }
     done_before = total;
     batch = promote_dominated(candidates, screens, runs);
@@ -107,6 +166,7 @@ TuneOutcome run_tune(const TuneRequest& request) {
   out.counts.out_of_memory = pc.out_of_memory;
   out.counts.dominated = pc.dominated;
   out.counts.simulated = pc.to_simulate;
+  for (RunState r : runs) out.counts.bounded += r == RunState::Bounded ? 1 : 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Screening& s = screens[i];
     if (s.verdict == Verdict::Invalid && out.first_invalid.empty()) out.first_invalid = s.reason;

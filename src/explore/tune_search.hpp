@@ -21,6 +21,9 @@ struct TuneRequest {
   Objective objective;
   int threads = 0;       // 0 = all cores
   ProgressFn progress;   // called as simulations finish
+  // The configurations the caller lists: those are exact. A candidate whose compute alone cannot beat the
+  // top-th best found so far is not simulated (TuneCounts::bounded); 0 = simulate every survivor.
+  std::size_t top = 5;
 };
 
 struct TuneCounts {
@@ -30,7 +33,8 @@ struct TuneCounts {
   std::size_t out_of_memory = 0;
   std::size_t dominated = 0;
   std::size_t simulated = 0;
-  std::size_t failed = 0;  // of the simulated: the simulation itself failed
+  std::size_t bounded = 0;  // of the simulated: stopped before the engine, compute alone slower than the top-th best
+  std::size_t failed = 0;   // of the simulated: the simulation itself failed
 };
 
 // The candidate that missed the GPU's memory by the least.

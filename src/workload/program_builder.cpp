@@ -9,36 +9,40 @@
 namespace trainsim {
 
 namespace {
-// Field-wise keys (not raw struct bytes: padding is indeterminate) for deduplication.
-template <class T>
-void put(std::string& k, const T& v) {
-  char buf[sizeof(T)];
-  std::memcpy(buf, &v, sizeof(T));
-  k.append(buf, sizeof(T));
+std::uint64_t bits(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
 }
-std::string key_of(const KernelDesc& d) {
-  std::string k;
-  put(k, d.kind);
-  put(k, d.dtype);
-  put(k, d.m);
-  put(k, d.n);
-  put(k, d.k);
-  put(k, d.batch);
-  put(k, d.causal);
-  put(k, d.flops);
-  put(k, d.bytes);
-  return k;
-}
-std::string key_of(const CollectiveDesc& d) {
-  std::string k;
-  put(k, d.kind);
-  put(k, d.group);
-  put(k, d.bytes);
-  put(k, d.sender);
-  put(k, d.sms);
-  return k;
+// One 64-bit mixing step (the splitmix64 finaliser) per field.
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  return h;
 }
 }  // namespace
+
+std::size_t KernelKeyHash::operator()(const KernelDesc& d) const {
+  std::uint64_t h = mix(static_cast<std::uint64_t>(d.kind), static_cast<std::uint64_t>(d.dtype));
+  for (std::int64_t v : {d.m, d.n, d.k, d.batch}) h = mix(h, static_cast<std::uint64_t>(v));
+  h = mix(h, d.causal ? 1u : 0u);
+  h = mix(h, bits(d.flops));
+  return static_cast<std::size_t>(mix(h, bits(d.bytes)));
+}
+
+bool KernelKeyEqual::operator()(const KernelDesc& a, const KernelDesc& b) const {
+  return a.kind == b.kind && a.dtype == b.dtype && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch &&
+         a.causal == b.causal && bits(a.flops) == bits(b.flops) && bits(a.bytes) == bits(b.bytes);
+}
+
+std::size_t CollectiveKeyHash::operator()(const CollectiveDesc& d) const {
+  std::uint64_t h = mix(static_cast<std::uint64_t>(d.kind), d.group);
+  h = mix(h, static_cast<std::uint64_t>(d.bytes));
+  h = mix(h, static_cast<std::uint64_t>(static_cast<std::uint8_t>(d.sender)));
+  return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(static_cast<std::uint16_t>(d.sms))));
+}
 
 std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps) {
   if (deps.size() > std::numeric_limits<std::uint16_t>::max()) throw Error("too many dependencies on one op");
@@ -135,24 +139,24 @@ std::uint32_t WorkloadBuilder::group(GroupKind kind, const std::vector<int>& mem
 }
 
 std::uint32_t WorkloadBuilder::kernel(const KernelDesc& k) {
-  auto [it, inserted] = kernel_ids_.try_emplace(key_of(k), static_cast<std::uint32_t>(wl_.kernels.size()));
+  auto [it, inserted] = kernel_ids_.try_emplace(k, static_cast<std::uint32_t>(wl_.kernels.size()));
   if (inserted) wl_.kernels.push_back(k);
   return it->second;
 }
 
 std::uint32_t WorkloadBuilder::collective(const CollectiveDesc& c) {
-  auto [it, inserted] = coll_ids_.try_emplace(key_of(c), static_cast<std::uint32_t>(wl_.collectives.size()));
+  auto [it, inserted] = coll_ids_.try_emplace(c, static_cast<std::uint32_t>(wl_.collectives.size()));
   if (inserted) wl_.collectives.push_back(c);
   return it->second;
 }
 
 std::uint16_t WorkloadBuilder::name(const std::string& n) {
-  auto [it, inserted] = name_ids_.try_emplace(n, static_cast<std::uint16_t>(wl_.names.size()));
-  if (inserted) {
-    if (wl_.names.size() >= std::numeric_limits<std::uint16_t>::max()) throw Error("too many distinct op names");
-    wl_.names.push_back(n);
-  }
-  return it->second;
+  if (const auto it = name_ids_.find(std::string_view(n)); it != name_ids_.end()) return it->second;
+  if (wl_.names.size() >= std::numeric_limits<std::uint16_t>::max()) throw Error("too many distinct op names");
+  const auto id = static_cast<std::uint16_t>(wl_.names.size());
+  name_ids_.emplace(n, id);
+  wl_.names.push_back(n);
+  return id;
 }
 
 Workload WorkloadBuilder::finish() { return std::move(wl_); }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -59,6 +60,26 @@ class RankBuilder {
   std::unordered_map<std::uint32_t, std::uint32_t> seq_per_group_;
 };
 
+// Interning keys: the descriptions' fields bit for bit (two doubles that print alike but differ in their bits,
+// such as 0.0 and -0.0, stay two entries, as a byte-wise key kept them), hashed without building a string.
+struct KernelKeyHash {
+  std::size_t operator()(const KernelDesc& d) const;
+};
+struct KernelKeyEqual {
+  bool operator()(const KernelDesc& a, const KernelDesc& b) const;
+};
+struct CollectiveKeyHash {
+  std::size_t operator()(const CollectiveDesc& d) const;
+};
+struct CollectiveKeyEqual {
+  bool operator()(const CollectiveDesc& a, const CollectiveDesc& b) const { return a == b; }
+};
+// Op names are looked up far more often than added: heterogeneous lookup, so a lookup copies nothing.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 class WorkloadBuilder {
  public:
   WorkloadBuilder(int world_size, std::vector<int> simulated_ranks);
@@ -79,9 +100,9 @@ class WorkloadBuilder {
   Workload wl_;
   std::vector<char> simulated_;  // by global rank
   std::map<std::pair<GroupKind, std::vector<int>>, std::uint32_t> group_ids_;
-  std::unordered_map<std::string, std::uint32_t> kernel_ids_;
-  std::unordered_map<std::string, std::uint32_t> coll_ids_;
-  std::unordered_map<std::string, std::uint16_t> name_ids_;
+  std::unordered_map<KernelDesc, std::uint32_t, KernelKeyHash, KernelKeyEqual> kernel_ids_;
+  std::unordered_map<CollectiveDesc, std::uint32_t, CollectiveKeyHash, CollectiveKeyEqual> coll_ids_;
+  std::unordered_map<std::string, std::uint16_t, NameHash, std::equal_to<>> name_ids_;
 };
 
 }  // namespace trainsim

@@ -28,7 +28,8 @@ TuneRequest request(const std::string& path, int threads = 2) {
 std::string fingerprint(const TuneOutcome& o) {
   std::string s = std::to_string(o.counts.candidates) + "/" + std::to_string(o.counts.invalid) + "/" +
                   std::to_string(o.counts.out_of_memory) + "/" + std::to_string(o.counts.dominated) + "/" +
-                  std::to_string(o.counts.simulated) + "/" + std::to_string(o.counts.failed) + "\n";
+                  std::to_string(o.counts.simulated) + "/" + std::to_string(o.counts.bounded) + "/" +
+                  std::to_string(o.counts.failed) + "\n";
   for (const auto& r : o.ranked) s += r.candidate.label(true) + " " + r.result.dump() + "\n";
   return s;
 }
@@ -99,6 +100,35 @@ TEST(TuneSearch, TheThreadCountChangesNothing) {
   TuneRequest two = request(path, 2);
   for (TuneRequest* r : {&one, &two}) add_space_values(r->space, "parallelism.zero_stage=1");
   EXPECT_EQ(fingerprint(run_tune(one)), fingerprint(run_tune(two)));
+}
+
+// Candidates whose compute alone cannot beat the listed ones stop before the engine; the listed ones are those a
+// search that simulates every survivor finds, in the same order, with the same results.
+TEST(TuneSearch, BoundingKeepsTheListedConfigurationsExact) {
+  const std::string path = tune_test::write_scenario("bounded", tune_test::tiny_scenario_text(80.0));
+  TuneRequest all = request(path);
+  all.top = 0;  // no bound: every survivor simulated
+  TuneRequest listed = request(path);
+  listed.top = 3;
+  for (TuneRequest* r : {&all, &listed}) add_space_values(r->space, "parallelism.zero_stage=1");
+  const TuneOutcome full = run_tune(all), bounded = run_tune(listed);
+  EXPECT_EQ(full.counts.bounded, 0u);
+  EXPECT_GT(bounded.counts.bounded, 0u);
+  EXPECT_EQ(bounded.counts.simulated, full.counts.simulated);  // bounded ones are counted among the simulated
+  EXPECT_EQ(bounded.ranked.size() + bounded.counts.bounded, full.ranked.size());
+  ASSERT_GE(full.ranked.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(bounded.ranked[i].candidate.label(true), full.ranked[i].candidate.label(true)) << "rank " << i + 1;
+    EXPECT_EQ(bounded.ranked[i].result.dump(), full.ranked[i].result.dump()) << "rank " << i + 1;
+  }
+  // Every one it stopped is slower than the third: its compute alone already is.
+  const double third = full.ranked[2].result.at("iteration_time_s").get<double>();
+  std::set<std::string> kept;
+  for (const auto& r : bounded.ranked) kept.insert(r.candidate.label(true));
+  for (const auto& r : full.ranked)
+    if (!kept.count(r.candidate.label(true))) {
+      EXPECT_GT(r.result.at("iteration_time_s").get<double>(), third);
+    }
 }
 
 TEST(TuneSearch, NothingFitsGivesTheSmallestShortfall) {
