@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -70,26 +71,37 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     int cat;  // -1: compute (phase in `phase`)
     Phase phase;
   };
-  std::vector<Point> pts;
+  // Each stream runs its ops one after another, so its boundaries come in time order: one sorted run per stream,
+  // merged (linear, where sorting all of them was most of this function's time).
+  std::vector<Point> by_stream[kNumStreams];
   SimTime sched_end = 0;  // end of the rank's last forward/backward kernel
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const Op& op = p.ops[i];
     if (t.end[i] <= t.start[i]) continue;
+    std::vector<Point>& run = by_stream[static_cast<int>(op.stream)];
     if (op.type == Op::Type::Compute) {
-      pts.push_back({t.start[i], +1, -1, op.phase});
-      pts.push_back({t.end[i], -1, -1, op.phase});
+      run.push_back({t.start[i], +1, -1, op.phase});
+      run.push_back({t.end[i], -1, -1, op.phase});
       if (op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute) {
         sched_end = std::max(sched_end, t.end[i]);
       }
     } else {
       const int cat = category_of(wl.groups[wl.collectives[op.desc].group].kind);
-      pts.push_back({t.start[i], +1, cat, op.phase});
-      pts.push_back({t.end[i], -1, cat, op.phase});
+      run.push_back({t.start[i], +1, cat, op.phase});
+      run.push_back({t.end[i], -1, cat, op.phase});
     }
   }
-  pts.push_back({0, 0, -2, Phase::Other});
-  pts.push_back({iteration_end, 0, -2, Phase::Other});
-  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.at < b.at; });
+  const auto earlier = [](const Point& a, const Point& b) { return a.at < b.at; };
+  std::vector<Point> pts{{0, 0, -2, Phase::Other}, {iteration_end, 0, -2, Phase::Other}};
+  if (iteration_end < 0) std::swap(pts[0], pts[1]);
+  std::vector<Point> merged;
+  for (std::vector<Point>& run : by_stream) {
+    if (!std::is_sorted(run.begin(), run.end(), earlier)) std::stable_sort(run.begin(), run.end(), earlier);
+    merged.clear();
+    merged.reserve(pts.size() + run.size());
+    std::merge(pts.begin(), pts.end(), run.begin(), run.end(), std::back_inserter(merged), earlier);
+    pts.swap(merged);
+  }
   int active[kCategories] = {};
   int compute_active = 0;
   Phase compute_phase = Phase::Other;
