@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check clean
+.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs clean
 
 all: build
 
@@ -51,6 +51,10 @@ golden-check: build
 # that `accuracy-check` compares against. Run it and commit the three files after a model change.
 accuracy: build
 	scripts/accuracy-docs $(BUILD)/trainsim docs --record tests/accuracy/groups-recorded.json
+
+# docs/scenario-keys.md: every scenario key from src/scenario/key_table.cpp (a test fails when it is stale).
+keys-docs: build
+	$(BUILD)/trainsim keys --markdown > docs/scenario-keys.md
 
 # CI: fails when a group's median |error| is more than 1 point above the record, a recorded group is
 # gone or a case newly fails to simulate; prints the per-group table either way.

@@ -22,5 +22,6 @@ Command add_memory_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_tune_command(CLI::App& app);
+Command add_keys_command(CLI::App& app);
 
 }  // namespace trainsim::cli

@@ -7,97 +7,12 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "scenario/key_table.hpp"
 #include "scenario/yaml_reader.hpp"
 
 namespace trainsim::scenario_detail {
 
 namespace {
-
-// Every key path the scenario reader understands. "a[]" marks a list of mappings whose elements
-// have the keys that follow; "nccl.*" is open: any key starting with NCCL_.
-// Keys this implementation adds to spec/scenario.md:
-//   model.normalization (layernorm | rmsnorm), model.position_embedding (learned | rope),
-//   model.add_bias_linear (bool): override what model.family implies; model.add_qkv_bias (bool: biases on the
-//     q, k, v projections only, Megatron's --add-qkv-bias, Qwen2);
-//   cluster.gpu_spec.{name, vendor, architecture, sm_version, sm_count, scale_up_GBps}: optional
-//     details of a GPU given by its datasheet (the compute model picks curves by architecture);
-//   training.iterations (already in the spec's example), simulation.per_rank (bool: simulate every
-//     rank instead of one per symmetric class), simulation.max_ops (refuse runs estimated above this
-//     many ops; 0 = no limit);
-//   algorithms.{all_reduce, all_gather, reduce_scatter} (nccl | halving_doubling | hierarchical |
-//     reduction_server) and algorithms.reduction_server.{servers, nic_gbps, latency_us};
-//   cluster.network.{dual_tor (bool), pcie_GBps, routing (ecmp | adaptive)} (docs/topologies.md);
-//   parallelism.expert_tensor (expert-tensor-parallel size, default = tensor) and
-//   parallelism.moe_dispatcher (alltoall | allgather) (docs/moe.md);
-//   parallelism.deepspeed.{reduce_bucket_size, stage3_prefetch_bucket_size, stage3_max_live_parameters,
-//     stage3_max_reuse_distance, stage3_param_persistence_threshold, overlap_comm} (docs/zero-and-fsdp.md);
-//   training.fusion (auto | eager | fused: one kernel per PyTorch op, or fused kernels; docs/compute-model.md);
-//   compute.database (measured op database CSV) and compute.scale_from (the GPU it was measured on)
-//     (docs/op-database.md).
-constexpr std::string_view kKnownKeys[] = {
-    "model.preset", "model.hf_config", "model.family", "model.num_layers", "model.hidden_size",
-    "model.num_attention_heads", "model.num_query_groups", "model.kv_channels", "model.ffn_hidden_size",
-    "model.gated_mlp", "model.vocab_size", "model.seq_length", "model.untie_embeddings",
-    "model.parallel_block", "model.sliding_window", "model.mtp_layers",
-    "model.mla.q_lora_rank", "model.mla.kv_lora_rank", "model.mla.qk_nope_head_dim",
-    "model.mla.qk_rope_head_dim", "model.mla.v_head_dim",
-    "model.moe.num_experts", "model.moe.router_topk", "model.moe.expert_ffn_hidden_size",
-    "model.moe.shared_experts", "model.moe.layer_freq", "model.moe.first_dense_layers",
-    "model.moe.capacity_factor",
-    "model.normalization", "model.position_embedding", "model.add_bias_linear", "model.add_qkv_bias",
-
-    "training.global_batch_size", "training.micro_batch_size", "training.precision", "training.recompute",
-    "training.recompute_num_layers", "training.recompute_modules", "training.flash_attention", "training.attention_kernel", "training.fusion", "training.optimizer", "training.iterations",
-
-    "parallelism.tensor", "parallelism.pipeline", "parallelism.data", "parallelism.context",
-    "parallelism.expert", "parallelism.expert_tensor", "parallelism.moe_dispatcher", "parallelism.virtual_pipeline", "parallelism.first_stage_layers",
-    "parallelism.last_stage_layers", "parallelism.account_for_embedding_in_pipeline_split",
-    "parallelism.account_for_loss_in_pipeline_split", "parallelism.pipeline_layout", "parallelism.sequence_parallel", "parallelism.schedule",
-    "parallelism.framework", "parallelism.zero_stage", "parallelism.overlap_grad_reduce",
-    "parallelism.overlap_param_gather", "parallelism.tp_comm_overlap", "parallelism.grad_bucket_mb",
-    "parallelism.deepspeed.reduce_bucket_size", "parallelism.deepspeed.stage3_prefetch_bucket_size",
-    "parallelism.deepspeed.stage3_max_live_parameters", "parallelism.deepspeed.stage3_max_reuse_distance",
-    "parallelism.deepspeed.stage3_param_persistence_threshold", "parallelism.deepspeed.overlap_comm",
-
-    "cluster.gpu",
-    "cluster.gpu_spec.name", "cluster.gpu_spec.vendor", "cluster.gpu_spec.architecture",
-    "cluster.gpu_spec.sm_version", "cluster.gpu_spec.sm_count",
-    "cluster.gpu_spec.peak_tflops.bf16", "cluster.gpu_spec.peak_tflops.fp8", "cluster.gpu_spec.peak_tflops.fp32",
-    "cluster.gpu_spec.peak_tflops.fp16", "cluster.gpu_spec.peak_tflops.tf32",
-    "cluster.gpu_spec.hbm_GBps", "cluster.gpu_spec.memory_gib", "cluster.gpu_spec.scale_up_GBps",
-    "cluster.num_gpus", "cluster.gpus_per_node",
-    "cluster.scale_up.kind", "cluster.scale_up.bandwidth_GBps", "cluster.scale_up.domain_size",
-    "cluster.scale_up.job_gpus_per_domain",
-    "cluster.nics_per_node", "cluster.nic_gbps",
-    "cluster.network.topology", "cluster.network.tiers", "cluster.network.oversubscription",
-    "cluster.network.pod_size", "cluster.network.switch_radix", "cluster.network.link_latency_ns",
-    "cluster.network.switch_latency_ns", "cluster.network.dual_tor", "cluster.network.pcie_GBps",
-    "cluster.network.routing",
-
-    "nccl.*",
-
-    "algorithms.all_reduce", "algorithms.all_gather", "algorithms.reduce_scatter",
-    "algorithms.reduction_server.servers", "algorithms.reduction_server.nic_gbps",
-    "algorithms.reduction_server.latency_us",
-
-    "simulation.network_model", "simulation.seed", "simulation.threads", "simulation.per_rank",
-    "simulation.max_ops",
-
-    "faults[].kind", "faults[].at_s", "faults[].always", "faults[].link", "faults[].factor",
-    "faults[].node", "faults[].nic", "faults[].rank",
-
-    "output.trace", "output.csv",
-
-    "compute.database", "compute.scale_from", "compute.interference",
-
-    "reference.source", "reference.confidence", "reference.iteration_time_s", "reference.tflops_per_gpu",
-    "reference.mfu", "reference.hfu", "reference.tokens_per_s_per_gpu", "reference.busbw_GBps",
-    "reference.flops_convention", "reference.notes",
-
-    "collective.op", "collective.tool", "collective.library",
-    "collective.points[].size", "collective.points[].busbw_GBps", "collective.points[].algbw_GBps",
-    "collective.points[].nccl_algo",
-};
 
 // NCCL variables people commonly set (NCCL user guide, "Environment Variables"); only used to
 // suggest a spelling for a key under `nccl:` that lacks the NCCL_ prefix.
@@ -124,7 +39,8 @@ struct Schema {
 const Schema& schema() {
   static const Schema built = [] {
     Schema s;
-    for (std::string_view path : kKnownKeys) {
+    for (const ScenarioKey& key : scenario_keys()) {
+      const std::string_view path = key.path;
       KeyNode* node = &s.root;
       std::size_t start = 0;
       while (true) {

@@ -123,6 +123,12 @@ int parse_choice(const YAML::Node& node, const std::string& path, const std::str
 
 // --- Section ---------------------------------------------------------------------------------
 
+namespace {
+thread_local std::set<std::string>* key_access_log = nullptr;
+}  // namespace
+
+void set_key_access_log(std::set<std::string>* log) { key_access_log = log; }
+
 Section::Section(YAML::Node node, std::string path, std::string file)
     : node_(std::move(node)), path_(std::move(path)), file_(std::move(file)) {
   if (present() && !node_.IsMap())
@@ -130,6 +136,7 @@ Section::Section(YAML::Node node, std::string path, std::string file)
 }
 
 YAML::Node Section::get(const std::string& key) const {
+  if (key_access_log != nullptr) key_access_log->insert(path_of(key));
   if (!present()) return YAML::Node();
   const YAML::Node& map = node_;  // const subscript: never inserts
   YAML::Node child = map[key];
@@ -138,6 +145,7 @@ YAML::Node Section::get(const std::string& key) const {
 }
 
 bool Section::contains(const std::string& key) const {
+  if (key_access_log != nullptr) key_access_log->insert(path_of(key));
   if (!present()) return false;
   for (auto it = node_.begin(); it != node_.end(); ++it)
     if (it->first.IsScalar() && it->first.Scalar() == key) return true;

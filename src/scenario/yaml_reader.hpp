@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ int parse_choice(const YAML::Node& node, const std::string& path, const std::str
 
 // True for an absent key or an explicit null (`key:`, `key: null`, `key: ~`).
 bool is_missing(const YAML::Node& node);
+
+// For the test that checks the key table against the readers: while a log is set (on this thread), every key path
+// a Section looks up (get, has, contains, read, child, ...) is added to it, list indices as written
+// ("faults[0].kind"). nullptr (the default) stops logging.
+void set_key_access_log(std::set<std::string>* log);
 
 // One mapping of the tree, e.g. `parallelism` or `cluster.network`.
 class Section {

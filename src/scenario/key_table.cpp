@@ -1,0 +1,201 @@
+// The scenario keys (key_table.hpp). The spec's keys (spec/scenario.md) keep their names and meanings; the keys
+// this implementation adds are documented where their model is (docs/*.md, named in the help).
+#include "scenario/key_table.hpp"
+
+#include <string>
+
+namespace trainsim {
+
+namespace {
+
+// clang-format off
+constexpr ScenarioKey kKeys[] = {
+  // path, type, default, unit, range, help
+  {"model.preset", "string", "-", "", "a name from `trainsim presets`", "start from a built-in model; the keys below override it"},
+  {"model.hf_config", "path", "-", "", "a Hugging Face config.json, relative to this file", "start from a Hugging Face config instead of a preset"},
+  {"model.family", "choice", "gpt", "", "gpt | llama | mixtral | deepseek", "sets defaults: normalization, biases, gated MLP, position embedding"},
+  {"model.num_layers", "int", "required", "layers", ">= 1", "transformer layers (from the preset or config when given)"},
+  {"model.hidden_size", "int", "required", "", ">= 1", "model width"},
+  {"model.num_attention_heads", "int", "required", "heads", ">= 1", "query heads"},
+  {"model.num_query_groups", "int", "= num_attention_heads", "heads", "divides num_attention_heads", "key/value heads (GQA, MQA)"},
+  {"model.kv_channels", "int", "= hidden_size / num_attention_heads", "", ">= 1", "head dimension"},
+  {"model.ffn_hidden_size", "int", "= 4 x hidden_size (gpt family; required for gated MLPs)", "", ">= 1", "MLP width"},
+  {"model.gated_mlp", "bool", "= from family (llama, mixtral, deepseek: true)", "", "", "SwiGLU-style MLP (3 weight matrices) instead of GELU (2)"},
+  {"model.vocab_size", "int", "= 50257 for the gpt family; required otherwise", "tokens", ">= 1", "vocabulary"},
+  {"model.seq_length", "int", "required", "tokens", ">= 1", "tokens per sequence in training"},
+  {"model.untie_embeddings", "bool", "false", "", "", "separate input embedding and output layer weights"},
+  {"model.parallel_block", "bool", "false", "", "", "attention and MLP side by side in one block (GPT-J, PaLM)"},
+  {"model.sliding_window", "int", "null", "tokens", ">= 1", "sliding-window attention span; null = full causal attention"},
+  {"model.mtp_layers", "int", "0", "layers", ">= 0", "DeepSeek-V3 multi-token-prediction layers after the last decoder layer"},
+  {"model.mla.q_lora_rank", "int", "-", "", ">= 0", "multi-head latent attention: query low-rank dimension (0 = none)"},
+  {"model.mla.kv_lora_rank", "int", "-", "", ">= 1", "multi-head latent attention: key/value low-rank dimension"},
+  {"model.mla.qk_nope_head_dim", "int", "-", "", ">= 1", "multi-head latent attention: query/key head dimension without RoPE"},
+  {"model.mla.qk_rope_head_dim", "int", "-", "", ">= 1", "multi-head latent attention: query/key head dimension with RoPE"},
+  {"model.mla.v_head_dim", "int", "-", "", ">= 1", "multi-head latent attention: value head dimension"},
+  {"model.moe.num_experts", "int", "0", "experts", ">= 0", "routed experts per MoE layer; 0 = dense model"},
+  {"model.moe.router_topk", "int", "2", "experts", "1 .. num_experts", "experts each token is routed to"},
+  {"model.moe.expert_ffn_hidden_size", "int", "= ffn_hidden_size", "", ">= 1", "MLP width of one expert"},
+  {"model.moe.shared_experts", "int", "0", "experts", ">= 0", "experts every token goes through (DeepSeek)"},
+  {"model.moe.layer_freq", "int", "1", "layers", ">= 1", "every Nth layer is an MoE layer"},
+  {"model.moe.first_dense_layers", "int", "0", "layers", ">= 0", "the first N layers stay dense (DeepSeek-V3: 3)"},
+  {"model.moe.capacity_factor", "number", "null", "", "> 0", "tokens per expert over the balanced share, padded; null = dropless, balanced routing"},
+  {"model.normalization", "choice", "= from family", "", "layernorm | rmsnorm", "normalization layers (docs/workload.md)"},
+  {"model.position_embedding", "choice", "= from family", "", "learned | rope", "position embedding"},
+  {"model.add_bias_linear", "bool", "= from family (gpt: true)", "", "", "biases on the linear layers"},
+  {"model.add_qkv_bias", "bool", "false", "", "", "biases on the q, k, v projections only (Megatron's --add-qkv-bias, Qwen2)"},
+
+  {"training.global_batch_size", "int", "required", "sequences", ">= 1", "sequences per iteration"},
+  {"training.micro_batch_size", "int", "1", "sequences", ">= 1", "sequences per micro-batch"},
+  {"training.precision", "choice", "bf16", "", "bf16 | fp16 | fp8 | fp4 | fp32", "GEMM precision (fp8: Transformer Engine FP8 GEMMs, BF16 elsewhere)"},
+  {"training.recompute", "choice", "none", "", "none | selective | full", "activation recomputation"},
+  {"training.recompute_num_layers", "int or list", "null", "layers", ">= 0", "with full: layers per stage recomputed (null = all); a list gives one per stage"},
+  {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj", "with selective: Megatron's --recompute-modules; null = [core_attn]"},
+  {"training.flash_attention", "bool", "true", "", "", "fused attention kernel instead of the unfused softmax path"},
+  {"training.attention_kernel", "choice", "auto", "", "auto | flash1 | flash2 | flash3 | triton | cudnn", "the attention kernel the job ran (auto: FA2 on Ampere, cuDNN on Hopper and later)"},
+  {"training.fusion", "choice", "auto", "", "auto | eager | fused", "one kernel per PyTorch op, or fused kernels (auto: eager for fsdp; docs/compute-model.md)"},
+  {"training.optimizer", "choice", "adam", "", "adam | lamb | sgd", "optimizer (states and step kernels)"},
+  {"training.iterations", "int", "1", "iterations", "1", "iterations simulated: one steady-state iteration (the spec's default, the only value accepted)"},
+
+  {"parallelism.tensor", "int", "1", "GPUs", ">= 1", "tensor-parallel size"},
+  {"parallelism.pipeline", "int", "1", "stages", ">= 1", "pipeline-parallel size"},
+  {"parallelism.data", "int", "= num_gpus / (tensor x pipeline x context)", "GPUs", ">= 1", "data-parallel size; if given, must agree"},
+  {"parallelism.context", "int", "1", "GPUs", ">= 1", "context-parallel size"},
+  {"parallelism.expert", "int", "1", "GPUs", ">= 1", "expert-parallel size"},
+  {"parallelism.expert_tensor", "int", "= tensor", "GPUs", ">= 1", "expert-tensor-parallel size (docs/moe.md)"},
+  {"parallelism.moe_dispatcher", "choice", "alltoall", "", "alltoall | allgather", "Megatron's MoE token dispatcher"},
+  {"parallelism.virtual_pipeline", "int", "1", "chunks", ">= 1", "model chunks per stage; > 1 = interleaved 1F1B"},
+  {"parallelism.first_stage_layers", "int", "null", "layers", ">= 1", "layers of the first stage (uneven pipeline); the rest split evenly"},
+  {"parallelism.last_stage_layers", "int", "null", "layers", ">= 1", "layers of the last stage (uneven pipeline)"},
+  {"parallelism.account_for_embedding_in_pipeline_split", "bool", "false", "", "", "Megatron: the input embedding counts as one layer when splitting"},
+  {"parallelism.account_for_loss_in_pipeline_split", "bool", "false", "", "", "Megatron: the output layer and loss count as one layer when splitting"},
+  {"parallelism.pipeline_layout", "string", "null", "", "Megatron's layout syntax, e.g. \"Et|(tt|)*30mL\"", "which layers each (virtual) stage holds; overrides the split keys"},
+  {"parallelism.sequence_parallel", "bool", "true", "", "", "Megatron sequence parallelism (with tensor > 1)"},
+  {"parallelism.schedule", "choice", "1f1b", "", "1f1b | gpipe", "pipeline schedule (interleaved is implied by virtual_pipeline > 1)"},
+  {"parallelism.framework", "choice", "megatron", "", "megatron | deepspeed | fsdp", "training framework: op order, buckets, overlap"},
+  {"parallelism.zero_stage", "int", "1", "", "0 .. 3", "megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP; deepspeed: ZeRO stage"},
+  {"parallelism.overlap_grad_reduce", "bool", "true", "", "", "gradient reduction overlapped with backward"},
+  {"parallelism.overlap_param_gather", "bool", "true", "", "", "distributed optimizer: parameter all-gather overlapped with forward"},
+  {"parallelism.tp_comm_overlap", "bool", "false", "", "", "Transformer Engine userbuffers: TP communication overlapped with GEMMs"},
+  {"parallelism.grad_bucket_mb", "number", "= max(40M, 1M x data x context) parameters", "MiB", "> 0", "Megatron DDP gradient bucket"},
+  {"parallelism.deepspeed.reduce_bucket_size", "number", "500000000", "elements", "> 0", "DeepSpeed reduce_bucket_size"},
+  {"parallelism.deepspeed.stage3_prefetch_bucket_size", "number", "50000000", "elements", ">= 0", "DeepSpeed ZeRO-3 prefetch bucket"},
+  {"parallelism.deepspeed.stage3_max_live_parameters", "number", "1000000000", "elements", ">= 0", "DeepSpeed ZeRO-3 live-parameter limit"},
+  {"parallelism.deepspeed.stage3_max_reuse_distance", "number", "1000000000", "elements", ">= 0", "DeepSpeed ZeRO-3 reuse distance"},
+  {"parallelism.deepspeed.stage3_param_persistence_threshold", "number", "100000", "elements", ">= 0", "DeepSpeed ZeRO-3: smaller parameters stay gathered"},
+  {"parallelism.deepspeed.overlap_comm", "bool", "null", "", "", "DeepSpeed overlap_comm; null = true for stage 3, false for 1 and 2"},
+
+  {"cluster.gpu", "string", "required (or gpu_spec)", "", "a name from `trainsim presets`", "the GPU, from the catalog (data/gpus.yaml)"},
+  {"cluster.gpu_spec.name", "string", "custom", "", "", "a GPU given by its datasheet: its name"},
+  {"cluster.gpu_spec.vendor", "string", "-", "", "nvidia | amd", "vendor (sets the scale-up default)"},
+  {"cluster.gpu_spec.architecture", "string", "-", "", "ampere | hopper | blackwell | cdna3 | ...", "architecture (picks the kernel-efficiency curves)"},
+  {"cluster.gpu_spec.sm_version", "int", "-", "", ">= 0", "CUDA compute capability x 10 (NCCL's protocol rules)"},
+  {"cluster.gpu_spec.sm_count", "int", "-", "SMs", ">= 0", "streaming multiprocessors"},
+  {"cluster.gpu_spec.peak_tflops.bf16", "number", "-", "TFLOPS", "> 0", "dense BF16 peak (give at least one precision's peak)"},
+  {"cluster.gpu_spec.peak_tflops.fp8", "number", "-", "TFLOPS", "> 0", "dense FP8 peak"},
+  {"cluster.gpu_spec.peak_tflops.fp32", "number", "-", "TFLOPS", "> 0", "FP32 peak"},
+  {"cluster.gpu_spec.peak_tflops.fp16", "number", "-", "TFLOPS", "> 0", "dense FP16 peak"},
+  {"cluster.gpu_spec.peak_tflops.tf32", "number", "-", "TFLOPS", "> 0", "dense TF32 peak"},
+  {"cluster.gpu_spec.hbm_GBps", "number", "required", "GB/s", "> 0", "memory bandwidth"},
+  {"cluster.gpu_spec.memory_gib", "number", "required", "GiB", "> 0", "memory capacity"},
+  {"cluster.gpu_spec.scale_up_GBps", "number", "-", "GB/s", "> 0", "scale-up bandwidth per GPU per direction"},
+  {"cluster.num_gpus", "int", "required", "GPUs", ">= 1, whole nodes", "GPUs of the job"},
+  {"cluster.gpus_per_node", "int", "8", "GPUs", ">= 1", "GPUs per node (server, tray)"},
+  {"cluster.scale_up.kind", "choice", "= nvswitch (NVIDIA), infinity-fabric (AMD)", "", "nvswitch | nvlink-mesh | pcie | infinity-fabric", "scale-up fabric"},
+  {"cluster.scale_up.bandwidth_GBps", "number", "= the GPU's scale-up bandwidth", "GB/s", "> 0", "per GPU, per direction"},
+  {"cluster.scale_up.domain_size", "int", "= gpus_per_node", "GPUs", "divides gpus_per_node or a multiple of it", "GPUs sharing the scale-up fabric (72 for NVL72)"},
+  {"cluster.scale_up.job_gpus_per_domain", "int or auto", "auto", "GPUs", "whole nodes, <= domain_size", "GPUs of each domain the job fills before the next (auto: Slurm segment split; docs/topologies.md)"},
+  {"cluster.nics_per_node", "int", "8", "NICs", ">= 1", "scale-out NICs per node"},
+  {"cluster.nic_gbps", "number", "400", "Gb/s", ">= 1", "per NIC, per direction"},
+  {"cluster.network.topology", "choice", "rail-optimized", "", "rail-optimized | fat-tree | hpn | dragonfly | ideal", "scale-out network (docs/topologies.md)"},
+  {"cluster.network.tiers", "int", "2", "tiers", ">= 1", "switch tiers of a Clos"},
+  {"cluster.network.oversubscription", "number or list", "1.0", "down:up", "> 0, <= 100", "a number at the leaves, or one per tier from the leaves up"},
+  {"cluster.network.pod_size", "int", "null", "GPUs", "whole nodes", "GPUs below the top tier; null = derived from the radix"},
+  {"cluster.network.switch_radix", "int", "64", "ports", ">= 2", "ports per switch"},
+  {"cluster.network.link_latency_ns", "number", "500", "ns", ">= 0", "per link"},
+  {"cluster.network.switch_latency_ns", "number", "300", "ns", ">= 0", "per switch hop"},
+  {"cluster.network.dual_tor", "bool", "false", "", "", "fat-tree: each NIC's two ports to a pair of ToRs (hpn always is)"},
+  {"cluster.network.pcie_GBps", "number", "64", "GB/s", ">= 1", "GPU <-> NIC PCIe, per direction (Gen5 x16)"},
+  {"cluster.network.routing", "choice", "ecmp", "", "ecmp | adaptive", "flow-level routing: hashed per flow (simulation.seed) or least-loaded path"},
+
+  {"nccl.*", "string or number", "-", "", "NCCL_ environment variables", "NCCL settings as NCCL documents them (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, ...)"},
+
+  {"algorithms.all_reduce", "choice", "nccl", "", "nccl | halving_doubling | hierarchical | reduction_server", "all-reduce algorithm (docs/collectives.md)"},
+  {"algorithms.all_gather", "choice", "nccl", "", "nccl | halving_doubling | hierarchical", "all-gather algorithm"},
+  {"algorithms.reduce_scatter", "choice", "nccl", "", "nccl | halving_doubling | hierarchical", "reduce-scatter algorithm"},
+  {"algorithms.reduction_server.servers", "int", "0", "nodes", ">= 0", "CPU reducer nodes; 0 = one per worker node"},
+  {"algorithms.reduction_server.nic_gbps", "number", "100", "Gb/s", "> 0", "per reducer, per direction"},
+  {"algorithms.reduction_server.latency_us", "number", "10", "us", ">= 0", "fixed cost of one worker -> reducer -> worker round trip"},
+
+  {"simulation.network_model", "choice", "analytical", "", "analytical | flow", "collective times from the NCCL model, or flows on the fabric"},
+  {"simulation.seed", "int", "0", "", ">= 0", "seed of every random choice (ECMP hashes)"},
+  {"simulation.threads", "int", "0", "", "0", "a simulation runs on one thread; sweep, tune and validate take --threads"},
+  {"simulation.per_rank", "bool", "false", "", "", "simulate every rank instead of one per symmetric class"},
+  {"simulation.max_ops", "int", "50000000", "ops", ">= 0", "refuse runs estimated above this many ops; 0 = no limit"},
+
+  {"faults[].kind", "choice", "required", "", "link_down | link_degraded | nic_down | gpu_slow | node_down", "what fails (docs/faults.md)"},
+  {"faults[].at_s", "number", "-", "s", ">= 0", "when, in seconds into the run (or always)"},
+  {"faults[].always", "bool", "-", "", "", "the whole run"},
+  {"faults[].link", "string", "-", "", "a link name from `trainsim topo`", "link_down, link_degraded: which link"},
+  {"faults[].factor", "number", "-", "", "> 0", "link_degraded: capacity share; gpu_slow: slowdown"},
+  {"faults[].node", "int", "-", "", ">= 0", "nic_down, node_down: which node"},
+  {"faults[].nic", "int", "-", "", ">= 0", "nic_down: which NIC of the node"},
+  {"faults[].rank", "int", "-", "", ">= 0", "gpu_slow: which GPU"},
+
+  {"output.trace", "path", "null", "", "", "Chrome/Perfetto trace of every simulated rank's streams"},
+  {"output.csv", "path", "null", "", "", "the result as CSV"},
+
+  {"compute.database", "path", "null", "", "", "measured op database CSV, relative to this file (docs/op-database.md)"},
+  {"compute.scale_from", "string", "null", "", "a catalog GPU", "the GPU the database was measured on, when it differs"},
+  {"compute.interference", "bool", "true", "", "", "kernels beside collectives lose the SMs and HBM bandwidth the collectives take"},
+
+  {"reference.source", "string", "-", "", "", "where the measured numbers come from"},
+  {"reference.confidence", "choice", "-", "", "high | medium | low", "how sure the measurement is"},
+  {"reference.iteration_time_s", "number", "-", "s", "> 0", "measured iteration time"},
+  {"reference.tflops_per_gpu", "number", "-", "TFLOPS", "> 0", "measured throughput per GPU"},
+  {"reference.mfu", "number", "-", "", "> 0", "measured model FLOPs utilisation"},
+  {"reference.hfu", "number", "-", "", "> 0", "measured hardware FLOPs utilisation"},
+  {"reference.tokens_per_s_per_gpu", "number", "-", "tokens/s", "> 0", "measured tokens per second per GPU"},
+  {"reference.busbw_GBps", "number", "-", "GB/s", "> 0", "measured bus bandwidth (collective cases)"},
+  {"reference.flops_convention", "choice", "model", "", "model | hardware", "FLOPs counted without (model) or with (hardware) recompute"},
+  {"reference.notes", "string", "-", "", "", "what was assumed where the source is silent"},
+
+  {"collective.op", "choice", "required", "", "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv", "the collective a benchmark measured"},
+  {"collective.tool", "string", "-", "", "", "what measured it (nccl-tests, ...)"},
+  {"collective.library", "string", "-", "", "", "the collective library and version"},
+  {"collective.points[].size", "int or size", "-", "bytes", "8, 64K, 1M, 8G", "message size (nccl-tests' size column); null = not stated"},
+  {"collective.points[].busbw_GBps", "number", "required", "GB/s", "> 0", "measured bus bandwidth"},
+  {"collective.points[].algbw_GBps", "number", "-", "GB/s", "> 0", "measured algorithm bandwidth"},
+  {"collective.points[].nccl_algo", "string", "-", "", "", "the algorithm NCCL reported"},
+};
+// clang-format on
+
+// "faults[3].kind" -> "faults[].kind": list indices do not name keys.
+std::string without_indices(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    out += path[i];
+    if (path[i] != '[') continue;
+    std::size_t j = i + 1;
+    while (j < path.size() && path[j] >= '0' && path[j] <= '9') ++j;
+    if (j < path.size() && path[j] == ']' && j > i + 1) i = j - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const ScenarioKey> scenario_keys() { return kKeys; }
+
+const ScenarioKey* find_scenario_key(std::string_view path) {
+  const std::string plain = without_indices(path);
+  for (const ScenarioKey& k : kKeys) {
+    if (k.path == plain) return &k;
+    if (k.path.ends_with(".*") && plain.size() > k.path.size() - 1 &&
+        plain.compare(0, k.path.size() - 1, k.path.substr(0, k.path.size() - 1)) == 0)
+      return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace trainsim
