@@ -17,11 +17,11 @@ std::string fault_key(std::size_t i, const char* field) { return "faults[" + std
 
 }  // namespace
 
-FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const CollectiveModel& collectives, bool per_rank,
-                          bool with_faults) {
+FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
+                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults) {
   FlowSetup out;
   try {
-    out.graph = std::make_unique<NetworkGraph>(build_network(s.cluster));
+    out.graph = std::make_unique<NetworkGraph>(build_network(cluster));
   } catch (const ScenarioError& e) {
     throw ScenarioError(s.file, e.key(), e.detail());
   }
@@ -41,16 +41,21 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
       }
     }
   }
+  FlowBackendOptions options;
+  options.adaptive_routing = cluster.network.routing == NetworkSpec::Routing::Adaptive;
+  options.seed = s.simulation.seed;
+  out.backend = std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
+  return out;
+}
+
+FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const CollectiveModel& collectives, bool per_rank,
+                          bool with_faults) {
   const ParallelPlan plan = parallel_plan_of(s);
   std::vector<std::vector<std::vector<int>>> replicas;
   replicas.reserve(wl.groups.size());
   for (const CommGroup& g : wl.groups)
     replicas.push_back(per_rank ? std::vector<std::vector<int>>{g.ranks} : group_replicas(g.kind, g.ranks, plan));
-  FlowBackendOptions options;
-  options.adaptive_routing = s.cluster.network.routing == NetworkSpec::Routing::Adaptive;
-  options.seed = s.simulation.seed;
-  out.backend = std::make_unique<FlowBackend>(s.cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
-  return out;
+  return make_flow_setup(s, s.cluster, collectives, std::move(replicas), with_faults);
 }
 
 }  // namespace trainsim

@@ -24,4 +24,9 @@ struct FlowSetup {
 FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const CollectiveModel& collectives, bool per_rank,
                           bool with_faults);
 
+// The same for given communicators on `cluster` (the scenario's, or one resized for a collective test):
+// `replicas[g]` lists the copies of communicator g that run its calls together, each its global ranks sorted.
+FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
+                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults);
+
 }  // namespace trainsim

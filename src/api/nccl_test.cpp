@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "api/fabric_check.hpp"
+#include "api/flow_setup.hpp"
+#include "core/check.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
@@ -24,6 +26,25 @@ bool reduces(CollectiveOp op) {
 // Collectives whose call argument is a per-rank count of a buffer split nranks ways.
 bool per_rank_count(CollectiveOp op) {
   return op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll;
+}
+
+// Flow level (docs/network-model.md): the call's flows on the cluster's fabric, from t = 0, with the scenario's
+// network faults; `agg` calls of one group at once (nccl-tests' -m), the time of the last to finish. Calls inside
+// one scale-up domain are priced by the collective model, as in a run.
+SimTime flow_level_time(const Scenario& scenario, const ClusterSpec& cluster, const CollectiveModel& model,
+                        const std::vector<int>& ranks, CollectiveOp op, std::int64_t bytes, int agg) {
+  FlowSetup setup = make_flow_setup(scenario, cluster, model, {{ranks}}, true);
+  for (int i = 0; i < agg; ++i) setup.backend->start(0, static_cast<std::uint64_t>(i), CollectiveCall{op, bytes, 0, -1});
+  std::vector<std::uint64_t> done;
+  SimTime end = 0;
+  for (int finished = 0; finished < agg;) {
+    const SimTime t = setup.backend->next_event();
+    TRAINSIM_CHECK(t != kNever, "the flow backend stopped with a collective call unfinished");
+    setup.backend->advance(t, done);
+    finished += static_cast<int>(done.size());
+    end = t;
+  }
+  return end;
 }
 
 [[noreturn]] void reject(const std::string& flag, const std::string& message) { throw ScenarioError("", flag, message); }
@@ -135,6 +156,8 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
   table.nodes = where.nodes;
   table.gpus_per_node = where.max_per_node;
   table.gpu = cluster.gpu.name;
+  const bool flow = scenario.simulation.network_model == NetworkModel::Flow;
+  table.network_model = flow ? "flow" : "analytical";
   for (std::int64_t size = o.min_bytes; size <= o.max_bytes;) {
     NcclTestRow row;
     row.count = call_count(o.op, size, *elt, n);
@@ -146,7 +169,9 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
     // -m N: N operations in one group (nccl-tests divides the group's time by N).
     const CollectiveEstimate est = o.agg_iters > 1 ? model->estimate_group(o.op, row.size_bytes, o.agg_iters, where)
                                                    : model->estimate(o.op, row.size_bytes, where);
-    row.time_us = to_microseconds(est.time) / o.agg_iters;
+    const SimTime time = flow ? flow_level_time(scenario, cluster, *model, ranks, o.op, row.size_bytes, o.agg_iters)
+                              : est.time;
+    row.time_us = to_microseconds(time) / o.agg_iters;
     row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.size_bytes) / (1000.0 * row.time_us) : 0;
     row.busbw_GBps = row.algbw_GBps * busbw_factor(o.op, n);
     row.algorithm = to_string(est.algorithm);

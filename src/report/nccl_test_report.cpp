@@ -8,8 +8,9 @@ namespace trainsim {
 
 void write_nccl_test_header(std::ostream& out, const NcclTestTable& t) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "# trainsim nccl-test: {} on {} x {} ({} node{} x {} GPUs), NCCL 2.30 model\n",
-                 t.op, t.gpus, t.gpu, t.nodes, t.nodes == 1 ? "" : "s", t.gpus_per_node);
+  fmt::format_to(std::back_inserter(b), "# trainsim nccl-test: {} on {} x {} ({} node{} x {} GPUs), NCCL 2.30 model{}\n",
+                 t.op, t.gpus, t.gpu, t.nodes, t.nodes == 1 ? "" : "s", t.gpus_per_node,
+                 t.network_model == "flow" ? ", flows on the fabric (simulation.network_model: flow)" : "");
   fmt::format_to(std::back_inserter(b), "#\n");
   fmt::format_to(std::back_inserter(b), "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}  {:<15} {:<8} {:>8}\n",
                  "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
@@ -52,7 +53,7 @@ nlohmann::json to_json(const NcclTestTable& t) {
                     {"protocol", r.protocol},
                     {"channels", r.channels}});
   return {{"op", t.op}, {"gpus", t.gpus}, {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node}, {"gpu", t.gpu},
-          {"rows", rows}};
+          {"network_model", t.network_model}, {"rows", rows}};
 }
 
 }  // namespace trainsim

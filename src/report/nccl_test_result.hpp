@@ -23,6 +23,7 @@ struct NcclTestTable {
   std::string op;               // "all_reduce", ...
   int gpus = 0, nodes = 0, gpus_per_node = 0;
   std::string gpu;              // GPU name
+  std::string network_model = "analytical";  // simulation.network_model: analytical (NCCL's cost model) or flow
   std::vector<NcclTestRow> rows;
 };
 
@@ -33,7 +34,7 @@ void write_nccl_test_table(std::ostream& out, const NcclTestTable& table);
 void write_nccl_test_header(std::ostream& out, const NcclTestTable& table);
 void write_nccl_test_row(std::ostream& out, const NcclTestRow& row);
 void write_nccl_test_footer(std::ostream& out, const NcclTestTable& table);
-// {"op", "gpus", "nodes", "gpu", "rows": [{size_bytes, count, dtype, redop, root, time_us,
+// {"op", "gpus", "nodes", "gpus_per_node", "gpu", "network_model", "rows": [{size_bytes, count, dtype, redop, root, time_us,
 // algbw_GBps, busbw_GBps, algorithm, protocol, channels}]}
 nlohmann::json to_json(const NcclTestTable& table);
 
