@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "collective/algorithm_options.hpp"
+#include "core/collective_kind.hpp"
 #include "core/time.hpp"
 #include "hardware/cluster_spec.hpp"
-#include "workload/workload.hpp"
 
 namespace trainsim {
 

@@ -8,7 +8,7 @@
 
 #include "compute/arch_family.hpp"
 #include "hardware/gpu_spec.hpp"
-#include "scenario/scenario.hpp"
+#include "core/kernel_desc.hpp"
 
 namespace trainsim {
 

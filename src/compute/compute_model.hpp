@@ -4,10 +4,9 @@
 #include <memory>
 #include <string>
 
+#include "core/kernel_desc.hpp"
 #include "core/time.hpp"
 #include "hardware/gpu_spec.hpp"
-#include "scenario/scenario.hpp"
-#include "workload/kernel.hpp"
 
 namespace trainsim {
 

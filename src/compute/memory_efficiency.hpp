@@ -1,7 +1,7 @@
 #pragma once
 // Achievable HBM bandwidth of memory-bound kernels (norms, pointwise, softmax, optimizer, memset).
 #include "compute/arch_family.hpp"
-#include "workload/kernel.hpp"
+#include "core/kernel_desc.hpp"
 
 namespace trainsim {
 

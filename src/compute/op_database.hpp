@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
-#include "workload/kernel.hpp"
+#include "core/kernel_desc.hpp"
 
 namespace trainsim {
 

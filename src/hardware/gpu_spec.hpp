@@ -4,9 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.hpp"
+
 namespace trainsim {
 
-enum class Precision { FP32, TF32, BF16, FP16, FP8 };
 
 struct GpuSpec {
   std::string name;          // catalog id, e.g. "H100-SXM"
@@ -40,6 +41,5 @@ struct GpuSpec {
   bool supports(Precision p) const;
 };
 
-const char* to_string(Precision p);
 
 }  // namespace trainsim

@@ -3,17 +3,6 @@
 
 namespace trainsim {
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::FP32: return "fp32";
-    case Precision::TF32: return "tf32";
-    case Precision::BF16: return "bf16";
-    case Precision::FP16: return "fp16";
-    case Precision::FP8: return "fp8";
-  }
-  return "?";
-}
-
 const char* to_string(ScaleUpKind k) {
   switch (k) {
     case ScaleUpKind::NVSwitch: return "nvswitch";

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/collective_kind.hpp"
 #include "core/time.hpp"
-#include "workload/workload.hpp"
 
 namespace trainsim {
 

@@ -13,19 +13,6 @@ const char* to_string(AlgorithmChoice a) {
   return "?";
 }
 
-const char* to_string(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::AllReduce: return "all_reduce";
-    case CollectiveOp::AllGather: return "all_gather";
-    case CollectiveOp::ReduceScatter: return "reduce_scatter";
-    case CollectiveOp::Broadcast: return "broadcast";
-    case CollectiveOp::Reduce: return "reduce";
-    case CollectiveOp::AllToAll: return "alltoall";
-    case CollectiveOp::SendRecv: return "sendrecv";
-  }
-  return "?";
-}
-
 const char* to_string(Framework f) {
   switch (f) {
     case Framework::Megatron: return "megatron";
@@ -33,18 +20,6 @@ const char* to_string(Framework f) {
     case Framework::FSDP: return "fsdp";
   }
   return "?";
-}
-
-const char* to_string(AttentionKernel k) {
-  switch (k) {
-    case AttentionKernel::Auto: return "auto";
-    case AttentionKernel::Flash1: return "flash1";
-    case AttentionKernel::Flash2: return "flash2";
-    case AttentionKernel::Flash3: return "flash3";
-    case AttentionKernel::Triton: return "triton";
-    case AttentionKernel::Cudnn: return "cudnn";
-  }
-  return "auto";
 }
 
 const char* to_string(Fusion f) {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/collective_kind.hpp"
+#include "collective/algorithm_options.hpp"
+#include "core/kernel_desc.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "model/flops.hpp"
 #include "model/model_spec.hpp"
@@ -23,7 +26,6 @@ enum class MoeDispatcher { AllToAll, AllGather };
 // Which fused attention kernel the software stack runs (training.attention_kernel). `Auto` is what
 // today's default stack runs on the GPU: FlashAttention-2 on Ampere, Transformer Engine's cuDNN
 // attention on Hopper and Blackwell (docs/compute-model.md §1.2).
-enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Triton, Cudnn };
 // How the step's memory-bound work runs (training.fusion): Eager, one kernel per PyTorch op (a plain PyTorch
 // model: norms, activations, RoPE and attention layout changes each their own passes over HBM), or Fused
 // (Megatron's and Transformer Engine's fused kernels, or torch.compile). Auto: eager for framework fsdp,
@@ -142,7 +144,6 @@ struct ReferenceSpec {
   std::string notes;
 };
 
-enum class CollectiveOp : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 struct CollectivePoint {
   std::optional<std::int64_t> size;  // bytes, nccl-tests' size column; nullopt = not stated
   double busbw_GBps = 0;
@@ -153,21 +154,6 @@ struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::AllReduce;
   std::string tool, library;
   std::vector<CollectivePoint> points;
-};
-
-// The `algorithms:` block (an addition to spec/scenario.md): which algorithm runs each collective.
-// "nccl" = NCCL's own choice (the default); the others are trainsim's (collective/algorithms/custom_algorithms.hpp).
-enum class AlgorithmChoice { Nccl, HalvingDoubling, Hierarchical, ReductionServer };
-struct ReductionServerConfig {
-  int servers = 0;          // CPU reducer nodes; 0 = one per worker node
-  double nic_gbps = 100;    // per reducer, per direction
-  double latency_us = 10;   // fixed cost of one worker -> reducer -> worker round trip
-};
-struct AlgorithmsSpec {
-  AlgorithmChoice all_reduce = AlgorithmChoice::Nccl;
-  AlgorithmChoice all_gather = AlgorithmChoice::Nccl;
-  AlgorithmChoice reduce_scatter = AlgorithmChoice::Nccl;
-  ReductionServerConfig reduction_server;
 };
 
 // A value the scenario did not state and validation chose because the documented default could not apply
@@ -210,7 +196,6 @@ struct Scenario {
   }
 };
 
-const char* to_string(CollectiveOp op);
 // "all_reduce", "all_gather", ... as the spec spells them; nullopt for anything else.
 std::optional<CollectiveOp> parse_collective_op(const std::string& name);
 // A size as nccl-tests takes it: bytes with an optional K, M, G or T suffix (powers of 1024, "KB",
@@ -219,7 +204,6 @@ std::optional<std::int64_t> parse_byte_size(const std::string& text);
 const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
 const char* to_string(RecomputeGranularity r);
-const char* to_string(AttentionKernel k);
 const char* to_string(Fusion f);
 // Whether the model runs as eager PyTorch (training.fusion, its auto resolved by parallelism.framework).
 bool eager_pytorch(const Scenario& s);

@@ -2,7 +2,7 @@
 // KernelDesc constructors: FLOPs and HBM bytes of each kernel kind, in one place.
 #include <cstdint>
 
-#include "workload/kernel.hpp"
+#include "core/kernel_desc.hpp"
 
 namespace trainsim {
 

@@ -1,26 +1,9 @@
-#include "workload/kernel.hpp"
+#include "core/kernel_desc.hpp"
 #include "workload/parallel_plan.hpp"
 #include "workload/workload.hpp"
 
 namespace trainsim {
 
-const char* to_string(KernelKind k) {
-  switch (k) {
-    case KernelKind::Gemm: return "gemm";
-    case KernelKind::FlashAttnFwd: return "flash_attn_fwd";
-    case KernelKind::FlashAttnBwd: return "flash_attn_bwd";
-    case KernelKind::AttnScoreGemm: return "attention_unfused";
-    case KernelKind::Softmax: return "softmax";
-    case KernelKind::LayerNorm: return "layernorm";
-    case KernelKind::Elementwise: return "elementwise";
-    case KernelKind::CrossEntropy: return "cross_entropy";
-    case KernelKind::Embedding: return "embedding";
-    case KernelKind::OptimizerStep: return "optimizer_step";
-    case KernelKind::Memset: return "memset";
-    case KernelKind::TorchLayerNorm: return "torch_layernorm";
-  }
-  return "?";
-}
 
 const char* to_string(GroupKind k) {
   switch (k) {

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/kernel.hpp"
+#include "core/collective_kind.hpp"
+#include "core/kernel_desc.hpp"
 #include "scenario/scenario.hpp"
 #include "workload/parallel_plan.hpp"
 
@@ -20,9 +21,6 @@ namespace trainsim {
 enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, PpCommNext, EpComm, ExpertDpComm, kCount };
 inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
 const char* to_string(Stream s);
-
-// The collective kinds are the scenario's (`collective.op`): one enum from the YAML to the engine.
-using CollKind = CollectiveOp;
 
 // A communicator: its members (global ranks) and kind. `simulated_members` is how many of them
 // have a simulated timeline (the rendezvous count).

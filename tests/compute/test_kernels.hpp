@@ -3,7 +3,7 @@
 // src/workload/kernel.hpp (kept local so these tests do not depend on the workload layer's code).
 #include <cstdint>
 
-#include "workload/kernel.hpp"
+#include "core/kernel_desc.hpp"
 
 namespace trainsim::test {
 

@@ -1,9 +1,10 @@
 #pragma once
 // What a compute op asks of the GPU: a kernel kind and its shape. The workload layer fills these in
-// from model shapes; the compute layer prices them. No times live here.
+// from model shapes; the compute layer prices them. No times live here. Shared vocabulary (core), so that
+// the compute layer needs neither the workload's nor the scenario's headers.
 #include <cstdint>
 
-#include "hardware/gpu_spec.hpp"
+#include "core/precision.hpp"
 
 namespace trainsim {
 
@@ -36,6 +37,10 @@ struct KernelDesc {
 };
 
 const char* to_string(KernelKind k);
+
+// The fused-attention implementation a job ran (training.attention_kernel): auto = the generation's usual one.
+enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Triton, Cudnn };
+const char* to_string(AttentionKernel k);  // as the scenario spells it: "flash2", ...
 
 // The fused-attention kinds (forward and backward), keyed and priced by shape and mask.
 inline bool is_flash_attention(KernelKind k) { return k == KernelKind::FlashAttnFwd || k == KernelKind::FlashAttnBwd; }
