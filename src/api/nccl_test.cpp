@@ -11,6 +11,7 @@
 #include "core/check.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_debug_log.hpp"
 #include "core/error.hpp"
 #include "report/format_utils.hpp"
 #include "trainsim/trainsim.hpp"
@@ -151,6 +152,11 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
   const GroupPlacement where = GroupPlacement::of(ranks, cluster);
 
   NcclTestTable table;
+  if (const auto subsystems = nccl_debug_subsystems(scenario.nccl.env)) {
+    const NcclAnalyticalModel nccl(cluster, scenario.nccl.env);
+    if (where.nodes > 1 || where.max_per_node > 1)
+      table.nccl_log = nccl_debug_lines(*nccl.communicator(where), *nccl.tuning(where), *subsystems);
+  }
   table.op = to_string(o.op);
   table.gpus = n;
   table.nodes = where.nodes;

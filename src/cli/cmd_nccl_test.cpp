@@ -75,14 +75,25 @@ Command add_nccl_test_command(CLI::App& app) {
     o.root = a->root;
     o.agg_iters = a->agg_iters;
     if (gpus->count() > 0) o.gpus = a->gpus;  // --gpus 0 is an error, not "unset"
+    // nccl.NCCL_DEBUG=INFO: NCCL's log lines for the communicator on stderr, as a real job's would be, so that
+    // `2>&1 | grep 'NCCL INFO'` diffs against one.
+    const auto print_log = [](const NcclTestTable& t) {
+      for (const std::string& line : t.nccl_log) std::cerr << "trainsim:0:0 [0] NCCL INFO " << line << "\n";
+    };
     if (a->json) {
-      std::cout << to_json(run_nccl_test(s, o)).dump(2) << "\n";
+      const NcclTestTable table = run_nccl_test(s, o);
+      print_log(table);
+      std::cout << to_json(table).dump(2) << "\n";
       return 0;
     }
     // Each row as soon as it is computed, as nccl-tests prints them: a long table shows progress and
     // an interrupted one keeps what it printed.
-    const NcclTestTable table = run_nccl_test(s, o, [](const NcclTestTable& so_far) {
-      if (so_far.rows.size() == 1) write_nccl_test_header(std::cout, so_far);
+    const NcclTestTable table = run_nccl_test(s, o, [&print_log](const NcclTestTable& so_far) {
+      if (so_far.rows.size() == 1) {
+        print_log(so_far);
+        std::cerr << std::flush;
+        write_nccl_test_header(std::cout, so_far);
+      }
       write_nccl_test_row(std::cout, so_far.rows.back());
       std::cout << std::flush;
     });

@@ -24,6 +24,9 @@ struct NcclTestTable {
   int gpus = 0, nodes = 0, gpus_per_node = 0;
   std::string gpu;              // GPU name
   std::string network_model = "analytical";  // simulation.network_model: analytical (NCCL's cost model) or flow
+  // With nccl.NCCL_DEBUG=INFO: the lines NCCL logs for the test's communicator (message only, NCCL's order and
+  // format); the CLI prints them on stderr with NCCL's prefix, before the table.
+  std::vector<std::string> nccl_log;
   std::vector<NcclTestRow> rows;
 };
 

@@ -144,3 +144,22 @@ TEST(NcclTestCli, TopologyFileFromTheScenario) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("/nonexistent/topo.xml"), std::string::npos) << r.out;
 }
+
+// nccl.NCCL_DEBUG=INFO: NCCL's own log lines for the test's communicator on stderr, before the table.
+TEST(NcclTestCli, NcclDebugInfoPrintsNcclsLogLines) {
+  const std::string args = "nccl-test " + example("gpt3-175b-1024-h100.yaml") + " -b 1M -e 1M --gpus 16";
+  const Result quiet = run(args);
+  ASSERT_EQ(quiet.status, 0) << quiet.out;
+  EXPECT_EQ(quiet.out.find("NCCL INFO"), std::string::npos);
+  // stderr only: the group sends the binary's stdout to /dev/null and its stderr down the pipe.
+  const Result info = run_shell("{ " + std::string(TRAINSIM_BINARY) + " " + args +
+                                " --set nccl.NCCL_DEBUG=INFO --set nccl.NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING 2>&1 >/dev/null; }");
+  ASSERT_EQ(info.status, 0) << info.out;
+  EXPECT_NE(info.out.find("trainsim:0:0 [0] NCCL INFO Pattern 4, crossNic"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("NCCL INFO Channel 00/"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("NCCL INFO     AllReduce |"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("Avg bus bandwidth"), std::string::npos) << "the table stays on stdout";
+  const Result bad = run(args + " --set nccl.NCCL_DEBUG_SUBSYS=GRAF --set nccl.NCCL_DEBUG=INFO");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("nccl.NCCL_DEBUG_SUBSYS"), std::string::npos) << bad.out;
+}

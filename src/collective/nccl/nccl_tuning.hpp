@@ -45,6 +45,7 @@ class NcclTuningModel {
   int channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes) const;
 
   const NcclTopology& topology() const { return topo_; }
+  const NcclEnv& env() const { return env_; }
 
  private:
   static constexpr int kF = kNumNcclFunctions, kA = 7, kP = 3;
