@@ -152,10 +152,17 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
   const GroupPlacement where = GroupPlacement::of(ranks, cluster);
 
   NcclTestTable table;
-  if (const auto subsystems = nccl_debug_subsystems(scenario.nccl.env)) {
+  const auto subsystems = nccl_debug_subsystems(scenario.nccl.env);
+  const auto dump = scenario.nccl.env.find("NCCL_GRAPH_DUMP_FILE");
+  const bool dumping = dump != scenario.nccl.env.end() && !dump->second.empty();
+  if ((subsystems || dumping) && (where.nodes > 1 || where.max_per_node > 1)) {
     const NcclAnalyticalModel nccl(cluster, scenario.nccl.env);
-    if (where.nodes > 1 || where.max_per_node > 1)
-      table.nccl_log = nccl_debug_lines(*nccl.communicator(where), *nccl.tuning(where), *subsystems);
+    const auto comm = nccl.communicator(where);
+    if (subsystems) table.nccl_log = nccl_debug_lines(*comm, *nccl.tuning(where), *subsystems);
+    if (dumping) {
+      table.nccl_graph_dump_file = dump->second;
+      table.nccl_graph_xml = nccl_graph_xml(*comm);
+    }
   }
   table.op = to_string(o.op);
   table.gpus = n;

@@ -1,5 +1,6 @@
 // `trainsim nccl-test SCENARIO --op all_reduce -b 8 -e 8G -f 2`: the table nccl-tests would print on
 // the scenario's cluster, predicted (flags named as nccl-tests names them).
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -79,6 +80,11 @@ Command add_nccl_test_command(CLI::App& app) {
     // `2>&1 | grep 'NCCL INFO'` diffs against one.
     const auto print_log = [](const NcclTestTable& t) {
       for (const std::string& line : t.nccl_log) std::cerr << "trainsim:0:0 [0] NCCL INFO " << line << "\n";
+      if (!t.nccl_graph_dump_file.empty()) {  // NCCL writes it relative to the working directory, as here
+        std::ofstream out(t.nccl_graph_dump_file);
+        out << t.nccl_graph_xml;
+        if (!out) throw ScenarioError("", "nccl.NCCL_GRAPH_DUMP_FILE", "cannot write '" + t.nccl_graph_dump_file + "'");
+      }
     };
     if (a->json) {
       const NcclTestTable table = run_nccl_test(s, o);

@@ -27,6 +27,8 @@ struct NcclTestTable {
   // With nccl.NCCL_DEBUG=INFO: the lines NCCL logs for the test's communicator (message only, NCCL's order and
   // format); the CLI prints them on stderr with NCCL's prefix, before the table.
   std::vector<std::string> nccl_log;
+  // With nccl.NCCL_GRAPH_DUMP_FILE: that path and rank 0's search graphs in NCCL's graph XML (the CLI writes it).
+  std::string nccl_graph_dump_file, nccl_graph_xml;
   std::vector<NcclTestRow> rows;
 };
 

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <regex>
 
+#include <pugixml.hpp>
+
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "collective/nccl/nccl_debug_log.hpp"
 #include "core/error.hpp"
@@ -106,6 +108,38 @@ TEST(NcclDebugLog, LongRingLinesAreCutAsNcclCutsThem) {
   const std::string full = first_ring_line(32);
   EXPECT_EQ(full.size(), 127u) << full;
   EXPECT_FALSE(full.ends_with("...")) << full;
+}
+
+// NCCL_GRAPH_DUMP_FILE: one <graph> per NCCL algorithm (Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree,
+// PAT), each channel the GPUs of rank 0's node between its entry and exit NICs, as NCCL_GRAPH_FILE reads them.
+TEST(NcclDebugLog, GraphDumpIsNcclsGraphXml) {
+  const ClusterSpec c = testing::h100_cluster(2);
+  const NcclAnalyticalModel model(c, {});
+  const auto comm = model.communicator(GroupPlacement::of(first(16), c));
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(nccl_graph_xml(*comm).c_str()));
+  const pugi::xml_node graphs = doc.child("graphs");
+  EXPECT_EQ(graphs.attribute("version").as_int(), 1);
+  std::vector<pugi::xml_node> all;
+  for (pugi::xml_node g : graphs.children("graph")) all.push_back(g);
+  ASSERT_EQ(all.size(), 7u);
+  const std::vector<int> ids = {1, 0, 4, 2, 3, 3, 1};
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].attribute("id").as_int(), ids[i]) << i;
+  const pugi::xml_node ring = all[1];
+  EXPECT_EQ(ring.attribute("pattern").as_int(), 4);
+  EXPECT_EQ(ring.attribute("nchannels").as_int(), comm->ring_graph.nchannels);
+  int channels = 0;
+  for (pugi::xml_node ch : ring.children("channel")) {
+    int gpus = 0, nets = 0;
+    for (pugi::xml_node n : ch.children()) (std::string(n.name()) == "gpu" ? gpus : nets) += 1;
+    EXPECT_EQ(gpus, 8);
+    EXPECT_EQ(nets, 2);
+    EXPECT_EQ(ch.child("gpu").attribute("rank").as_int(), comm->ring_graph.intra[static_cast<std::size_t>(channels)][0]);
+    ++channels;
+  }
+  EXPECT_EQ(channels, comm->ring_graph.nchannels);
+  // NVLS graphs list their head GPU only.
+  for (pugi::xml_node ch : all[4].children("channel")) EXPECT_EQ(std::distance(ch.children("gpu").begin(), ch.children("gpu").end()), 1);
 }
 
 }  // namespace

@@ -128,7 +128,56 @@ void tuning_lines(const NcclTuningModel& t, std::vector<std::string>& out) {
   }
 }
 
+// ncclTopoGetXmlFromGraph: attributes in NCCL's order, floats as xmlSetAttrFloat prints them (%g), the channel's
+// NETs and GPUs by NCCL_TOPO_ID (system 0: the device index), NVLS graphs with their first GPU only.
+void graph_xml(const NcclCommunicator& comm, const SearchGraph& g, int id, std::string& out) {
+  const bool nets = comm.nnodes > 1 && !comm.node_topology.empty() && !comm.node_topology.front()->nets.empty();
+  out += fmt::format("  <graph id=\"{}\" pattern=\"{}\" crossnic=\"{}\" nchannels=\"{}\" speedintra=\"{:g}\" "
+                     "speedinter=\"{:g}\" latencyinter=\"{:g}\" typeintra=\"{}\" typeinter=\"{}\" samechannels=\"{}\"",
+                     id, static_cast<int>(g.pattern), g.cross_nic, g.nchannels, g.bw_intra, g.bw_inter, g.latency_inter,
+                     to_string(g.type_intra), to_string(g.type_inter), g.same_channels ? 1 : 0);
+  if (g.nchannels <= 0) {
+    out += "/>\n";
+    return;
+  }
+  out += ">\n";
+  const NodeTopology& node = *comm.node_topology.front();
+  for (int c = 0; c < g.nchannels && c < static_cast<int>(g.intra.size()); ++c) {
+    out += "    <channel>\n";
+    const auto net = [&](const std::vector<int>& v) {
+      const int n = c < static_cast<int>(v.size()) ? v[static_cast<std::size_t>(c)] : -1;
+      if (nets && n >= 0)
+        out += fmt::format("      <net dev=\"{}\"/>\n", node.vertices[static_cast<std::size_t>(node.nets[static_cast<std::size_t>(n)])].id);
+    };
+    net(g.net_in);
+    for (int local : g.intra[static_cast<std::size_t>(c)]) {
+      const TopoVertex& gpu = node.vertices[static_cast<std::size_t>(node.gpus[static_cast<std::size_t>(local)])];
+      out += fmt::format("      <gpu dev=\"{}\" rank=\"{}\"/>\n", gpu.dev, local);
+      if (g.pattern == GraphPattern::Nvls) break;
+    }
+    net(g.net_out);
+    out += "    </channel>\n";
+  }
+  out += "  </graph>\n";
+}
+
 }  // namespace
+
+std::string nccl_graph_xml(const NcclCommunicator& comm) {
+  std::string out = "<graphs version=\"1\">\n";
+  if (!comm.node_topology.empty()) {
+    // graphs[a] by NCCL algorithm (init.cc); the ids are the graphs' own (ring 0, tree 1, collnet chain 2,
+    // NVLS 3, collnet direct 4).
+    graph_xml(comm, comm.tree_graph, 1, out);
+    graph_xml(comm, comm.ring_graph, 0, out);
+    graph_xml(comm, comm.collnet_direct_graph, 4, out);
+    graph_xml(comm, comm.collnet_chain_graph, 2, out);
+    graph_xml(comm, comm.nvls_graph, 3, out);
+    graph_xml(comm, comm.nvls_graph, 3, out);
+    graph_xml(comm, comm.tree_graph, 1, out);
+  }
+  return out + "</graphs>\n";
+}
 
 std::optional<NcclDebugSubsystems> nccl_debug_subsystems(const std::map<std::string, std::string>& env) {
   const auto level = env.find("NCCL_DEBUG");

@@ -30,4 +30,9 @@ std::optional<NcclDebugSubsystems> nccl_debug_subsystems(const std::map<std::str
 std::vector<std::string> nccl_debug_lines(const NcclCommunicator& comm, const NcclTuningModel& tuning,
                                           const NcclDebugSubsystems& subsystems);
 
+// NCCL_GRAPH_DUMP_FILE: rank 0's search graphs as NCCL writes them (src/graph/search.cc ncclTopoGetXmlFromGraphs,
+// one <graph> per algorithm in NCCL's algorithm order: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree
+// (the NVLS graph again), PAT (the tree graph again)), a file NCCL_GRAPH_FILE can read back.
+std::string nccl_graph_xml(const NcclCommunicator& comm);
+
 }  // namespace trainsim
