@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -12,6 +13,8 @@
 #include "api/run_statistics.hpp"
 #include "api/work_estimate.hpp"
 #include "collective/collective_model.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
+#include "collective/nccl/nccl_debug_log.hpp"
 #include "compute/compute_model.hpp"
 #include "core/error.hpp"
 #include "engine/engine.hpp"
@@ -173,6 +176,27 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   return out;
 }
 
+// NCCL_DEBUG=INFO: the log of every distinct communicator (groups whose placement gives the same lines are one),
+// each after a line naming the first group it belongs to.
+std::vector<std::string> nccl_log_of(const Scenario& s, const Workload& wl) {
+  const auto subsystems = nccl_debug_subsystems(s.nccl.env);
+  if (!subsystems) return {};
+  const NcclAnalyticalModel nccl(s.cluster, s.nccl.env);
+  std::vector<std::string> out;
+  std::set<std::vector<std::string>> seen;
+  for (const CommGroup& g : wl.groups) {
+    if (g.ranks.size() <= 1) continue;
+    const GroupPlacement where = GroupPlacement::of(g.ranks, s.cluster);
+    std::vector<std::string> lines = nccl_debug_lines(*nccl.communicator(where), *nccl.tuning(where), *subsystems);
+    if (!seen.insert(lines).second) continue;
+    out.push_back(fmt::format("# trainsim: the {} communicator of {} ranks ({}{}) and those placed like it", to_string(g.kind),
+                              g.ranks.size(), fmt::join(g.ranks.begin(), g.ranks.begin() + std::min<std::size_t>(g.ranks.size(), 8), ","),
+                              g.ranks.size() > 8 ? ",..." : ""));
+    for (std::string& l : lines) out.push_back("NCCL INFO " + std::move(l));
+  }
+  return out;
+}
+
 // What a run builds before it simulates: the checks, the memory model, the workload and the compute model.
 struct PreparedJob {
   MemoryUsage memory;
@@ -280,6 +304,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.faults = fi;
   }
   out.links = std::move(run.links);
+  out.nccl_log = nccl_log_of(s, wl);
   r.hot_links = std::move(run.hot_links);
   if (options.progress) {
     RunProgress done;

@@ -72,6 +72,9 @@ Command add_run_command(CLI::App& app) {
     o.progress = [&progress](const RunProgress& p) { progress.report(p); };
     RunOutput out = run_scenario(s, o);
     if (args->no_timing) out.result.simulation.wall_s = 0;
+    // nccl.NCCL_DEBUG=INFO: NCCL's log of each communicator, on stderr as a real job's is.
+    for (const std::string& line : out.nccl_log)
+      std::cerr << (line.starts_with("#") ? line : "trainsim:0:0 [0] " + line) << "\n";
     if (!trace.empty())
       write_output_file(trace_from_file ? "output.trace" : "--trace", trace,
                         [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names); });

@@ -163,3 +163,16 @@ TEST(NcclTestCli, NcclDebugInfoPrintsNcclsLogLines) {
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("nccl.NCCL_DEBUG_SUBSYS"), std::string::npos) << bad.out;
 }
+
+// trainsim run with nccl.NCCL_DEBUG=INFO: each distinct communicator's NCCL log on stderr, stdout unchanged.
+TEST(NcclDebugCli, RunPrintsEachCommunicatorsLogOnStderr) {
+  const std::string base = std::string(TRAINSIM_BINARY) + " run " + example("tiny-8-h100.yaml") + " --json --no-timing";
+  const Result plain = run_shell("{ " + base + " 2>/dev/null; }");
+  const Result with_log = run_shell("{ " + base + " --set nccl.NCCL_DEBUG=INFO 2>/dev/null; }");
+  ASSERT_EQ(with_log.status, 0) << with_log.out;
+  EXPECT_EQ(with_log.out, plain.out);
+  const Result log = run_shell("{ " + base + " --set nccl.NCCL_DEBUG=INFO 2>&1 >/dev/null; }");
+  EXPECT_NE(log.out.find("# trainsim: the tp communicator of 2 ranks (0,1)"), std::string::npos) << log.out;
+  EXPECT_NE(log.out.find("trainsim:0:0 [0] NCCL INFO Channel 00/"), std::string::npos) << log.out;
+  EXPECT_EQ(log.out.find("Pattern"), std::string::npos) << "GRAPH is not in NCCL's default subsystems";
+}
