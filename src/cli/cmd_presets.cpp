@@ -1,4 +1,4 @@
-// `trainsim presets [--json]`: the built-in models and GPUs.
+// `trainsim presets [--json]`: the built-in models and GPUs, the collective algorithms and the training frameworks.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "collective/algorithms/custom_algorithms.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/model_catalog.hpp"
+#include "scenario/scenario.hpp"
 
 namespace trainsim::cli {
 
@@ -31,6 +33,11 @@ void write_text(std::ostream& out) {
                        g.hbm_GBps, g.memory_gib, g.scale_up_GBps, clock, num(g.power_w));
   }
   out << "  (clock MHz: the dense peaks' clock / the clock held under long dense load at the rated power)\n";
+  out << "\nCollective algorithms (algorithms.all_reduce, .all_gather, .reduce_scatter):\n";
+  for (const auto& a : collective_algorithms())
+    out << fmt::format("  {:<16} {} [{}]\n", a.name, a.description, a.collectives);
+  out << "\nTraining frameworks (parallelism.framework):\n";
+  for (const auto& f : frameworks()) out << fmt::format("  {:<16} {}\n", f.name, f.description);
 }
 
 // Everything the catalogs say, unrounded; null where the catalog does not say (the table's "-").
@@ -64,6 +71,11 @@ nlohmann::ordered_json presets_json() {
                          {"sustained_clock_mhz", known(g.sustained_clock_mhz)},
                          {"boost_clock_mhz", known(g.boost_clock_mhz)},
                          {"power_w", known(g.power_w)}});
+  j["algorithms"] = nlohmann::ordered_json::array();
+  for (const auto& a : collective_algorithms())
+    j["algorithms"].push_back({{"name", a.name}, {"description", a.description}, {"collectives", a.collectives}});
+  j["frameworks"] = nlohmann::ordered_json::array();
+  for (const auto& f : frameworks()) j["frameworks"].push_back({{"name", f.name}, {"description", f.description}});
   return j;
 }
 
@@ -71,8 +83,8 @@ nlohmann::ordered_json presets_json() {
 
 Command add_presets_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand("presets", "list built-in model presets and GPUs");
-  cmd->add_flag("--json", *json, "print them as one JSON object: models and gpus (fields as in cluster.gpu_spec)");
+  auto* cmd = app.add_subcommand("presets", "list built-in model presets, GPUs, collective algorithms and training frameworks");
+  cmd->add_flag("--json", *json, "print them as one JSON object: models, gpus (fields as in cluster.gpu_spec), algorithms and frameworks");
   return {cmd, [json]() {
     if (*json) std::cout << presets_json().dump(2) << "\n";
     else write_text(std::cout);

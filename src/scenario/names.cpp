@@ -22,6 +22,21 @@ const char* to_string(Framework f) {
   return "?";
 }
 
+namespace {
+constexpr FrameworkInfo kFrameworks[] = {
+    {Framework::Megatron, "megatron",
+     "Megatron-LM / Megatron-Core / NeMo: TP/PP/CP/EP, DDP buckets or the distributed optimizer (zero_stage 1), "
+     "interleaved 1F1B, fused kernels"},
+    {Framework::DeepSpeed, "deepspeed",
+     "DeepSpeed ZeRO 1-3 with its bucket and prefetch settings (parallelism.deepspeed.*)"},
+    {Framework::FSDP, "fsdp",
+     "PyTorch FSDP (FULL_SHARD = zero_stage 3, SHARD_GRAD_OP = 2): per-unit all-gathers and reduce-scatters, "
+     "fp32 gradient reduction, eager PyTorch kernels by default"},
+};
+}  // namespace
+
+std::span<const FrameworkInfo> frameworks() { return kFrameworks; }
+
 const char* to_string(Fusion f) {
   switch (f) {
     case Fusion::Auto: return "auto";

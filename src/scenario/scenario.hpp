@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,14 @@ std::optional<CollectiveOp> parse_collective_op(const std::string& name);
 std::optional<std::int64_t> parse_byte_size(const std::string& text);
 const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
+// The training frameworks parallelism.framework names, with what each means for the simulated step (`trainsim
+// presets` lists them).
+struct FrameworkInfo {
+  Framework id;
+  const char* name;
+  const char* description;
+};
+std::span<const FrameworkInfo> frameworks();
 const char* to_string(RecomputeGranularity r);
 const char* to_string(Fusion f);
 // Whether the model runs as eager PyTorch (training.fusion, its auto resolved by parallelism.framework).

@@ -133,4 +133,29 @@ TEST(Usage, PresetsAsJsonListModelsAndGpus) {
   for (const auto& g : j["gpus"]) EXPECT_THAT(text.out, HasSubstr(g["name"].get<std::string>()));
 }
 
+// The collective algorithms (algorithms.*) and the training frameworks (parallelism.framework), each with what
+// it is, from the registries the scenario reader and the collective layer use: every name listed is accepted.
+TEST(Usage, PresetsListAlgorithmsAndFrameworksTheScenarioAccepts) {
+  const Result r = run("presets --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["algorithms"].size(), 4u);
+  ASSERT_EQ(j["frameworks"].size(), 3u);
+  const Result text = run("presets");
+  for (const auto& a : j["algorithms"]) {
+    const std::string name = a["name"];
+    EXPECT_FALSE(a["description"].get<std::string>().empty()) << name;
+    EXPECT_THAT(text.out, HasSubstr(name));
+    // reduction_server runs all-reduce only, the others all-reduce too.
+    const Result accepted = run("run " + kTiny + " --json --set algorithms.all_reduce=" + name);
+    EXPECT_EQ(accepted.status, 0) << name << ": " << accepted.out;
+  }
+  for (const auto& f : j["frameworks"]) {
+    const std::string name = f["name"];
+    EXPECT_THAT(text.out, HasSubstr(name));
+    const Result accepted = run("memory " + kTiny + " --set parallelism.framework=" + name);
+    EXPECT_EQ(accepted.status, 0) << name << ": " << accepted.out;
+  }
+}
+
 }  // namespace

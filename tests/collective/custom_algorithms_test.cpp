@@ -45,7 +45,7 @@ TEST(CustomAlgorithms, UnsupportedReasons) {
                 .find("same number of ranks"),
             std::string::npos);
   EXPECT_NE(custom_algorithm_unsupported_reason(CollectiveAlgorithm::ReductionServer, CollKind::AllGather, 16, 2, 8)
-                .find("AllReduce only"),
+                .find("supports all_reduce only"),
             std::string::npos);
   EXPECT_EQ(custom_algorithm_unsupported_reason(CollectiveAlgorithm::HalvingDoubling, CollKind::AllGather, 8, 1, 8), "");
 }

@@ -1,4 +1,4 @@
-// Names, capability table and dispatch of the custom collective algorithms (custom_algorithms.hpp);
+// The registry of collective algorithms (custom_algorithms.hpp): names, descriptions, what each supports, dispatch;
 // the algorithms themselves live one per file (custom_algorithm_parts.hpp).
 #include "collective/algorithms/custom_algorithms.hpp"
 
@@ -12,15 +12,51 @@
 
 namespace trainsim {
 
-const char* to_string(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::Nccl: return "nccl";
-    case CollectiveAlgorithm::HalvingDoubling: return "halving_doubling";
-    case CollectiveAlgorithm::Hierarchical: return "hierarchical";
-    case CollectiveAlgorithm::ReductionServer: return "reduction_server";
-  }
-  return "?";
+namespace {
+
+bool reduce_or_gather(CollKind k) {
+  return k == CollKind::AllReduce || k == CollKind::ReduceScatter || k == CollKind::AllGather;
 }
+
+// Every algorithm, by name: the one table the scenario's names, the capability checks, the dispatch and
+// `trainsim presets` read. NCCL's own choice has no estimate or flows here (the NCCL model gives them).
+constexpr CollectiveAlgorithmInfo kAlgorithms[] = {
+    {CollectiveAlgorithm::Nccl, "nccl", "NCCL's own choice of algorithm, protocol and channels (its cost model)",
+     "every collective", [](CollKind) { return true; }, nullptr, nullptr},
+    {CollectiveAlgorithm::HalvingDoubling, "halving_doubling",
+     "Rabenseifner: reduce-scatter by recursive halving, all-gather by recursive doubling (log2 n steps)",
+     "all_reduce, reduce_scatter, all_gather", reduce_or_gather,
+     [](CollKind k, std::int64_t b, const CustomAlgoContext& c) { return estimate_halving_doubling(k, b, c); },
+     [](CollKind k, std::int64_t b, const NcclCommunicator& comm, const ReductionServerSpec&) {
+       return halving_doubling_flows(k, b, comm);
+     }},
+    {CollectiveAlgorithm::Hierarchical, "hierarchical",
+     "intra-node reduce-scatter, inter-node all-reduce among same-local-index GPUs, intra-node all-gather",
+     "all_reduce, reduce_scatter, all_gather (several nodes, equal ranks per node)", reduce_or_gather,
+     [](CollKind k, std::int64_t b, const CustomAlgoContext& c) { return estimate_hierarchical(k, b, c); },
+     [](CollKind k, std::int64_t b, const NcclCommunicator& comm, const ReductionServerSpec&) {
+       return hierarchical_flows(k, b, comm);
+     }},
+    {CollectiveAlgorithm::ReductionServer, "reduction_server",
+     "Vertex AI reduction server: each node sends each gradient shard once to CPU reducers and gets it back reduced",
+     "all_reduce only", [](CollKind k) { return k == CollKind::AllReduce; },
+     [](CollKind, std::int64_t b, const CustomAlgoContext& c) { return estimate_reduction_server(b, c); },
+     [](CollKind, std::int64_t b, const NcclCommunicator& comm, const ReductionServerSpec& rs) {
+       return reduction_server_flows(b, comm, rs);
+     }},
+};
+
+const CollectiveAlgorithmInfo& info(CollectiveAlgorithm a) {
+  for (const CollectiveAlgorithmInfo& i : kAlgorithms)
+    if (i.id == a) return i;
+  TRAINSIM_UNREACHABLE("collective algorithm missing from the registry");
+}
+
+}  // namespace
+
+std::span<const CollectiveAlgorithmInfo> collective_algorithms() { return kAlgorithms; }
+
+const char* to_string(CollectiveAlgorithm a) { return info(a).name; }
 
 // Case-insensitive, '-' accepted for '_' ("Halving-Doubling" reads as "halving_doubling").
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(const std::string& name) {
@@ -28,30 +64,18 @@ std::optional<CollectiveAlgorithm> parse_collective_algorithm(const std::string&
   std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {
     return c == '-' ? '_' : static_cast<char>(std::tolower(c));
   });
-  for (const auto a : {CollectiveAlgorithm::Nccl, CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Hierarchical,
-                       CollectiveAlgorithm::ReductionServer}) {
-    if (key == to_string(a)) return a;
-  }
+  for (const CollectiveAlgorithmInfo& i : kAlgorithms)
+    if (key == i.name) return i.id;
   return std::nullopt;
 }
 
-bool custom_algorithm_supports(CollectiveAlgorithm a, CollKind kind) {
-  const bool rs_ag_ar = kind == CollKind::AllReduce || kind == CollKind::ReduceScatter || kind == CollKind::AllGather;
-  switch (a) {
-    case CollectiveAlgorithm::Nccl: return true;
-    case CollectiveAlgorithm::HalvingDoubling:
-    case CollectiveAlgorithm::Hierarchical: return rs_ag_ar;
-    case CollectiveAlgorithm::ReductionServer: return kind == CollKind::AllReduce;
-  }
-  return false;
-}
+bool custom_algorithm_supports(CollectiveAlgorithm a, CollKind kind) { return info(a).supports(kind); }
 
 std::string custom_algorithm_unsupported_reason(CollectiveAlgorithm a, CollKind kind, int nranks, int nnodes, int ppn) {
   const std::string what = std::string(to_string(a)) + " " + to_string(kind);
   if (!custom_algorithm_supports(a, kind)) {
     return std::string("collective algorithm ") + to_string(a) + " does not implement " + to_string(kind) +
-           (a == CollectiveAlgorithm::ReductionServer ? " (it supports AllReduce only)"
-                                                      : " (it supports AllReduce, ReduceScatter and AllGather)");
+           " (it supports " + info(a).collectives + ")";
   }
   if (a == CollectiveAlgorithm::Hierarchical && nranks > 1) {
     if (nnodes < 2) {
@@ -82,28 +106,19 @@ CollectiveEstimate make_custom_estimate(NcclAlgorithm algorithm, CollKind kind, 
 
 CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx) {
   if (!custom_algorithm_supports(a, kind)) throw Error(custom_algorithm_unsupported_reason(a, kind, 0, 0, 0));
-  switch (a) {
-    case CollectiveAlgorithm::Nccl:
-      TRAINSIM_CHECK(ctx.nccl, "estimate_custom: no NCCL model (CustomAlgoContext::nccl unset)");
-      return ctx.nccl(kind, bytes, ctx.ppn, ctx.nnodes);
-    case CollectiveAlgorithm::HalvingDoubling: return estimate_halving_doubling(kind, bytes, ctx);
-    case CollectiveAlgorithm::Hierarchical: return estimate_hierarchical(kind, bytes, ctx);
-    case CollectiveAlgorithm::ReductionServer: return estimate_reduction_server(bytes, ctx);
+  if (a == CollectiveAlgorithm::Nccl) {
+    TRAINSIM_CHECK(ctx.nccl, "estimate_custom: no NCCL model (CustomAlgoContext::nccl unset)");
+    return ctx.nccl(kind, bytes, ctx.ppn, ctx.nnodes);
   }
-  TRAINSIM_UNREACHABLE("estimate_custom: unknown collective algorithm");
+  return info(a).estimate(kind, bytes, ctx);
 }
 
 FlowDag custom_flows(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const NcclCommunicator& comm,
                      const ReductionServerSpec& rs) {
   if (!custom_algorithm_supports(a, kind)) throw Error(custom_algorithm_unsupported_reason(a, kind, 0, 0, 0));
-  switch (a) {
-    case CollectiveAlgorithm::Nccl:
-      TRAINSIM_UNREACHABLE("custom_flows: NCCL's own algorithms get their flows from the NCCL flow generator (nccl_flows.hpp)");
-    case CollectiveAlgorithm::HalvingDoubling: return halving_doubling_flows(kind, bytes, comm);
-    case CollectiveAlgorithm::Hierarchical: return hierarchical_flows(kind, bytes, comm);
-    case CollectiveAlgorithm::ReductionServer: return reduction_server_flows(bytes, comm, rs);
-  }
-  TRAINSIM_UNREACHABLE("custom_flows: unknown collective algorithm");
+  TRAINSIM_CHECK(info(a).flows != nullptr,
+                 "custom_flows: NCCL's own algorithms get their flows from the NCCL flow generator (nccl_flows.hpp)");
+  return info(a).flows(kind, bytes, comm, rs);
 }
 
 }  // namespace trainsim

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "collective/flows/flow_dag.hpp"
@@ -36,6 +37,20 @@ struct CustomAlgoContext {
   std::function<CollectiveEstimate(CollKind, std::int64_t, int ppn, int nnodes)> nccl;
   ReductionServerSpec reduction_server;
 };
+
+// One algorithm of the registry (collective_algorithms()): its scenario name, a one-line description and the
+// collectives it implements (as `trainsim presets` lists them), what it supports, and its analytical estimate and
+// flow DAG (both null for nccl: the NCCL model gives those).
+struct CollectiveAlgorithmInfo {
+  CollectiveAlgorithm id;
+  const char* name;
+  const char* description;
+  const char* collectives;
+  bool (*supports)(CollKind);
+  CollectiveEstimate (*estimate)(CollKind, std::int64_t, const CustomAlgoContext&);
+  FlowDag (*flows)(CollKind, std::int64_t, const NcclCommunicator&, const ReductionServerSpec&);
+};
+std::span<const CollectiveAlgorithmInfo> collective_algorithms();
 
 // Which (collective, algorithm) pairs exist: halving-doubling for AllReduce/ReduceScatter/AllGather
 // (any n; non-powers of two fold the extra ranks first), hierarchical for AllReduce/ReduceScatter/
