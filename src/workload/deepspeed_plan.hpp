@@ -1,5 +1,5 @@
 #pragma once
-// Pure planning for DeepSpeed ZeRO (../shared/reference/zero-fsdp.md §1, §2): which gradients share an ipg
+// Pure planning for DeepSpeed ZeRO (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py): which gradients share an ipg
 // bucket, and which parameter all-gathers ZeRO-3's partitioned_param_coordinator issues, waits for and releases
 // over one micro-batch's module trace. No ops are emitted here (deepspeed_zero.cpp does that), so every rule
 // can be checked by hand in tests/workload/deepspeed_plan_test.cpp.

@@ -1,6 +1,7 @@
 #pragma once
-// What DeepSpeed's ZeRO optimizers issue on one rank in one iteration (../shared/reference/zero-fsdp.md §1 for
-// stages 1/2 = stage_1_and_2.py, §2 for stage 3, recipes §7, ordering §6.2/§6.3): the model walk of each micro-
+// What DeepSpeed's ZeRO optimizers issue on one rank in one iteration (deepspeed/runtime/zero/stage_1_and_2.py
+// DeepSpeedZeroOptimizer for stages 1/2, stage3.py DeepSpeedZeroOptimizer_Stage3 and
+// partitioned_param_coordinator.py for stage 3): the model walk of each micro-
 // batch's forward and backward with the LayerEmitter's kernels, plus the gradient buckets, parameter gathers and
 // the optimizer step. The generator calls it in place of its Megatron / FSDP code when framework is deepspeed and
 // zero_stage >= 1; docs/zero-and-fsdp.md lists what is emitted.

@@ -35,7 +35,7 @@ bool deepspeed_zero(const Scenario& s) {
 // common configurations set its MixedPrecision (Composer's mixed_precision DEFAULT: param_dtype = the
 // autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py get_mixed_precision;
 // torchtitan's mixed_precision_reduce default float32): the gradient is cast up before the reduce-scatter
-// (zero-fsdp.md §3.1 step 3); DeepSpeed reduces in the training dtype.
+// (FSDP1 _runtime_utils.py::_post_backward_hook / _reduce_grad); DeepSpeed reduces in the training dtype.
 double grad_bytes(const Scenario& s) {
   if (s.parallelism.framework == Framework::FSDP) return 4.0;
   if (s.parallelism.framework != Framework::Megatron) return activation_bytes(s.training.precision);
@@ -91,7 +91,7 @@ class RankGenerator {
       const auto pipeline = plan.group_members(GroupKind::PP, rank);
       embedding_ = wb_.group(GroupKind::Embedding, {pipeline[0], pipeline[static_cast<std::size_t>(mtp_stage_)]});
     }
-    if (d_.moe.on) {  // the expert view's communicators (megatron.md §1.2): only those with more than one rank
+    if (d_.moe.on) {  // the expert view's communicators (parallel_state.py): only those with more than one rank
       if (plan.expert() > 1) groups_.ep = wb_.group(GroupKind::EP, plan.group_members(GroupKind::EP, rank));
       if (plan.expert_tensor() > 1)
         groups_.etp = wb_.group(GroupKind::ExpertTP, plan.group_members(GroupKind::ExpertTP, rank));

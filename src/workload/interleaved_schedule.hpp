@@ -2,7 +2,7 @@
 // Megatron-Core's interleaved 1F1B schedule on one pipeline rank, as the host issues it
 // (schedules.py::forward_backward_pipelining_with_interleaving with the training defaults
 // overlap_p2p_comm=True, batch_p2p_comm=False, deallocate_pipeline_outputs=True,
-// microbatch_group_size_per_vp_stage = p; ../shared/reference/megatron.md §4.3, §4.6, §5.2, §5.3).
+// microbatch_group_size_per_vp_stage = p; p2p_communication.py::_p2p_ops, param_and_grad_buffer.py bucket groups).
 //
 // Every rank holds v model chunks; virtual stage s = chunk * p + rank. Activations flow
 // s -> s + 1, i.e. to rank (r + 1) mod p, and from the last rank's chunk c to rank 0's chunk c + 1

@@ -63,7 +63,7 @@ std::uint32_t LayerEmitter::tp_collective_bytes(const OpContext& ctx, const char
 
 std::int64_t LayerEmitter::attention_head_dim() const {
   // MLA: QK^T runs over nope+rope dims and PV over v dims; the kernel's FLOPs 4*s_q*s_kv*d/2 with d the mean of
-  // the two equal Megatron's (d_qk + d_v)/2 per head (megatron.md §10, MLA branch).
+  // the two equal Megatron's (d_qk + d_v)/2 per head (training.py::num_floating_point_operations, MLA branch).
   if (d_.mla.on) return (d_.mla.nope + d_.mla.rope + d_.mla.v) / 2;
   return d_.d;
 }
@@ -74,7 +74,8 @@ double LayerEmitter::kv_elements_per_token() const {
 }
 
 // Megatron's fused scale-mask-softmax is one well-written memory-bound pass, priced like other fused
-// pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (kernels.md §4.2).
+// pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (EleutherAI cookbook
+// transformer.out).
 KernelKind LayerEmitter::softmax_kind() const { return d_.fused_softmax ? KernelKind::Elementwise : KernelKind::Softmax; }
 
 void LayerEmitter::attention_forward(const OpContext& ctx) {

@@ -1,8 +1,9 @@
 #pragma once
 // The kernels and TP/CP collectives of one transformer layer, the embedding and the LM head with
 // vocab-parallel cross-entropy, for one micro-batch on one rank, in the order Megatron-Core with
-// Transformer Engine issues them (../shared/reference/megatron.md §2, §3, §8, §11.1). Multi-latent
-// attention (layer_ops_mla.cpp) replaces the QKV path; an MoE block (layer_ops_moe.cpp, §6.2) replaces
+// Transformer Engine issues them (transformer_layer.py::TransformerLayer, gpt_model.py::GPTModel, TE
+// module/linear.py and layernorm_linear.py with userbuffers). Multi-latent attention (layer_ops_mla.cpp) replaces
+// the QKV path; an MoE block (layer_ops_moe.cpp, moe_layer.py::MoELayer) replaces
 // the MLP of MoE layers.
 #include <cstdint>
 #include <functional>
@@ -97,7 +98,7 @@ class LayerEmitter {
   // `sms` >= 0: a userbuffers collective holding that many SMs (CollectiveDesc::sms).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync, int sms = -1);
   // SMs Transformer Engine's userbuffers hold per overlap method, its initialize_ub defaults
-  // (kernels-in-training.md §2.1, kernels.md §6.2): ring exchange 1 SM (copies go through the copy
+  // (transformer_engine/pytorch/module/base.py::initialize_ub): ring exchange 1 SM (copies go through the copy
   // engines), pipelined and bulk overlap 16. The all-gathers before a GEMM are ring exchanges, the
   // forward reduce-scatters pipelined, the backward input all-gathers and dgrad reductions bulk.
   static constexpr int kUbRingExchangeSms = 1;

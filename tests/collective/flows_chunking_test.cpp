@@ -1,4 +1,5 @@
-// CBD channel split and calcCollChunking against ../shared/reference/nccl.md §4.2-4.5 and §9.4-9.6.
+// CBD channel split and calcCollChunking (NCCL src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking)
+// against what NCCL 2.30.7's code gives for the 2 × 8 H100 example (docs/collectives.md).
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_chunking.hpp"

@@ -1,5 +1,5 @@
-// CollNet (SHARP in-network reduction, ../shared/reference/nccl.md §3.5, §4.1, §5.2-§5.4, §6.5, §6.7)
-// on the §9 cluster (2 nodes × 8 H100, 8 × 400G NICs) with NCCL_COLLNET_ENABLE=1.
+// CollNet (SHARP in-network reduction; NCCL src/graph/search.cc, src/tuning, src/enqueue.cc topoGetAlgoInfo)
+// on the docs/collectives.md example cluster (2 nodes × 8 H100, 8 × 400G NICs) with NCCL_COLLNET_ENABLE=1.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"

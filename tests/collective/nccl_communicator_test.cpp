@@ -1,6 +1,7 @@
-// Communicator construction (nccl.md §6.6, §6.7, §7.3) against the worked example §9.2: 2 nodes ×
-// 8 H100, 8 × 400 Gb/s rail-optimised NICs. The per-node search results are written out by hand as
-// §9.2 lists them, so these tests check the stitching and counting alone.
+// Communicator construction (NCCL src/graph/connect.cc ncclTopoPostset, src/graph/paths.cc
+// ncclTopoComputeP2pChannels) against the search results NCCL 2.30.7's own code gives for 2 nodes ×
+// 8 H100, 8 × 400 Gb/s rail-optimised NICs (docs/collectives.md). The per-node search results are written out
+// by hand as NCCL reports them, so these tests check the stitching and counting alone.
 #include <gtest/gtest.h>
 
 #include <array>

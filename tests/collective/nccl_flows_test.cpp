@@ -1,5 +1,5 @@
-// Flow DAGs of NCCL collectives against the worked examples of ../shared/reference/nccl.md §9 on a
-// hand-built 2 × 8 H100 communicator (rings, trees and NVLS heads exactly as §9.2 lists them), plus
+// Flow DAGs of NCCL collectives against what NCCL 2.30.7's code gives for a hand-built 2 × 8 H100
+// communicator (rings, trees and NVLS heads exactly as NCCL's search reports them; docs/collectives.md), plus
 // conservation checks (per rank bytes = the collective's definition) and PerStep == PerChannel
 // totals per (src, dst, link).
 #include <gtest/gtest.h>

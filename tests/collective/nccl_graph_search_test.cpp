@@ -1,4 +1,4 @@
-// NCCL's graph search (nccl.md §6.5, §6.7 channel duplication) against the §9.2 results, which
+// NCCL's graph search (NCCL src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels) against the results
 // NCCL 2.30.7's own code computed for the DGX-H100 node; and sanity on other node shapes.
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Group aggregation (../shared/reference/nccl.md §4.1, §5.4): equal calls in one NCCL group are
-// chosen on the aggregate's bytes, and the latency counts latCount = numPipeOps (Ring) or
-// ceil(numPipeOps / 8) (others) times, numPipeOps = ceil(#calls / nChannels). On the §9 cluster
-// (2 × 8 H100, comm->nChannels 16) with the §9.3 entries: Ring/Simple AllReduce lat 131.6 µs
-// (×1.4 ring plateau = 184.24), bw 204.8 GB/s; Tree/Simple lat 92.4 µs, bw 140.8 GB/s.
+// Group aggregation (NCCL src/enqueue.cc ncclPrepareTasks, ncclTopoGetAlgoTime's latCount): equal calls in one
+// NCCL group are chosen on the aggregate's bytes, and the latency counts latCount = numPipeOps (Ring) or
+// ceil(numPipeOps / 8) (others) times, numPipeOps = ceil(#calls / nChannels). On the §9 cluster (2 × 8 H100,
+// comm->nChannels 16) with the §9.3 entries: Ring/Simple AllReduce lat 131.6 µs (×1.4 ring plateau = 184.24),
+// bw 204.8 GB/s; Tree/Simple lat 92.4 µs, bw 140.8 GB/s.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"

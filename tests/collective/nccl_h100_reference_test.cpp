@@ -1,6 +1,6 @@
 // Reproduces NCCL 2.30.7's own cost-model numbers for 2 nodes × 8 H100 with 8 × 400G rail-optimised
-// NICs (../shared/reference/nccl.md §9.2-§9.6, computed there by running NCCL's host code). Every
-// expected value below is copied from nccl.md, with the derivation nccl.md gives, not from our output.
+// NICs (computed by running NCCL's host code: ncclTopoCompute, ncclTopoTuneModel, ncclTopoGetAlgoTime; see
+// docs/collectives.md). Every expected value below is NCCL's, with its derivation, not from our output.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"

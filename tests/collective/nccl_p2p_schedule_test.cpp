@@ -1,4 +1,4 @@
-// NCCL's p2p round schedule (init.cc ncclP2pSchedule, nccl.md §7.2, §9.7).
+// NCCL's p2p round schedule (NCCL src/init.cc, ncclP2pSchedule).
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -1,4 +1,4 @@
-// NCCL_TOPO_FILE reading (nccl.md §6.1-6.2) and the generated DGX/HGX-like node.
+// NCCL_TOPO_FILE reading (NCCL src/graph/xml.cc, topo.cc) and the generated DGX/HGX-like node.
 #include <gtest/gtest.h>
 
 #include <string>

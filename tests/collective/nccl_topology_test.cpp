@@ -1,6 +1,6 @@
 // What the tuning model reads from a communicator built by NCCL's init path (generated node,
-// paths, search, stitching): the ring/NVLS search results NCCL reports (nccl.md §6.2, §6.5, §6.7,
-// §9.2) for the shapes groups take in training.
+// paths, search, stitching): the ring/NVLS search results NCCL reports (NCCL_DEBUG_SUBSYS=GRAPH output of
+// ncclTopoCompute and ncclTopoPostset) for the shapes groups take in training.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_comm_builder.hpp"

@@ -1,5 +1,5 @@
-// DeepSpeed ZeRO in the generated workload, counted by hand (../shared/reference/zero-fsdp.md §5 table, §6.2,
-// §6.3, §7). The model: GPT, 2 layers, h 1024, 16 heads, F 4096, vocab 51200 (already a multiple of 128), s 1024,
+// DeepSpeed ZeRO in the generated workload, counted by hand (stage_1_and_2.py, stage3.py; docs/zero-and-fsdp.md
+// §3). The model: GPT, 2 layers, h 1024, 16 heads, F 4096, vocab 51200 (already a multiple of 128), s 1024,
 // tied embeddings, on 8 GPUs (DP 8, TP 1), micro-batch 1, global batch 32 -> GA = 4 micro-batches, bf16.
 //
 // Tensors on the rank (forward order) and their elements:
@@ -325,7 +325,7 @@ TEST(DeepSpeedWorkload, Zero1WithPipelineReducesEachStagesOwnParameters) {
   }
 }
 
-// The ipg bucket in the memory estimate (zero-fsdp.md §1.8, §2.9): reduce_bucket_size x 2 B, twice for ZeRO-1/2
+// The ipg bucket in the memory estimate (stage_1_and_2.py, stage3.py): reduce_bucket_size x 2 B, twice for ZeRO-1/2
 // with overlap_comm, once for ZeRO-3 (default 5e8 -> 1e9 B). Measured against the same job with Megatron, whose
 // other allowance is the same apart from it.
 TEST(DeepSpeedWorkload, MemoryCountsTheIpgBucket) {

@@ -1,6 +1,7 @@
 // The interleaved 1F1B schedule event by event: Megatron-Core's order of forward/backward steps,
-// isend/irecv posts and handle waits (../shared/reference/megatron.md §4.3, §4.6), the aligned
-// per-chunk grad/param syncs (§4.6, §5.2, §5.3), pairing of transfers across ranks, and the bubble.
+// isend/irecv posts and handle waits (schedules.py::forward_backward_pipelining_with_interleaving,
+// p2p_communication.py::_p2p_ops), the aligned per-chunk grad/param syncs (param_and_grad_buffer.py), pairing
+// of transfers across ranks, and the bubble.
 #include <gtest/gtest.h>
 
 #include <algorithm>

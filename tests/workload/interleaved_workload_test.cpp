@@ -1,7 +1,8 @@
 // The generator's interleaved 1F1B programs (virtual_pipeline > 1): per-rank order of forward and
 // backward steps (with their chunk) and pipeline isend/irecv ops as Megatron issues them
-// (../shared/reference/megatron.md §4.3, §4.6), each chunk's layers (§4.2), embedding and LM head
-// placement (§3), one gradient reduction and one parameter all-gather per chunk (§4.6, §5.2, §5.3),
+// (schedules.py::forward_backward_pipelining_with_interleaving), each chunk's layers
+// (get_transformer_layer_offset), embedding and LM head placement, one gradient reduction and one parameter
+// all-gather per chunk (param_and_grad_buffer.py bucket groups),
 // transfers that pair up across ranks, the compute dependencies on received tensors, and what
 // Megatron rejects.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The MoE block in the generated workload (../shared/reference/megatron.md §6.2, §5.1, §1): token all-to-all
+// The MoE block in the generated workload (moe_layer.py, token_dispatcher.py; docs/moe.md): token all-to-all
 // bytes per rank (issue 5's check: tokens x hidden x top-k x (EP-1)/EP x bytes per element, dispatch and combine),
 // expert-TP all-gather / reduce-scatter, the allgather dispatcher, grouped-GEMM shapes under balanced routing,
 // shared experts and the router, dense layers where first_dense_layers / layer_freq say, the expert gradient

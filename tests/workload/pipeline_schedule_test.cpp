@@ -1,5 +1,5 @@
 // Pipeline schedules must issue steps in exactly Megatron-Core's order
-// (../shared/reference/megatron.md §4.5 and §4.6, which list the orders verified against schedules.py).
+// (schedules.py::forward_backward_pipelining_without_interleaving / _with_interleaving).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// NVLS and NVLSTree flows (../shared/reference/nccl.md §3.3, §3.4). Traffic inside a node goes
+// NVLS and NVLSTree flows (NCCL src/device/all_reduce.h, NVLS and NVLS_TREE). Traffic inside a node goes
 // GPU <-> NVSwitch (LinkClass::NVLinkSharp, endpoint FlowEndpoint::Kind::NvSwitch = the node): for
 // AllReduce every GPU pushes its whole part into the switch, head h pulls the reduced block h
 // (multimem.ld_reduce), stores it back as a multicast, and the switch replicates it to every GPU.

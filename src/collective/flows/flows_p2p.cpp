@@ -1,8 +1,8 @@
-// Point-to-point flows (../shared/reference/nccl.md §7): AllToAll as n Send/Recv pairs per rank in
-// the §7.2 round order, SendRecv to the ring neighbour, and single sends. Each (peer, round) is cut
-// into parts on p2p channels (§7.4: nChannelsMin/Max, min/max part size, 4 KiB-aligned parts,
-// bit-reversed channel base per round), LL below 16 KiB per channel on LL-capable (intra-node)
-// connections, and network sends relayed through the remote peer's local-index twin (PXN).
+// Point-to-point flows (NCCL src/enqueue.cc): AllToAll as n Send/Recv pairs per rank in the
+// init.cc ncclP2pSchedule round order, SendRecv to the ring neighbour, and single sends. Each (peer, round) is
+// cut into parts on p2p channels (scheduleP2pTasksToPlan / addP2pToPlan: nChannelsMin/Max, min/max part size,
+// 4 KiB-aligned parts, bit-reversed channel base per round), LL below 16 KiB per channel on LL-capable
+// (intra-node) connections, and network sends relayed through the remote peer's local-index twin (PXN).
 #include <algorithm>
 #include <numeric>
 #include <string>

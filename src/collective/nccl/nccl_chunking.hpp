@@ -1,7 +1,8 @@
 #pragma once
-// How NCCL cuts one collective into per-channel parts, chunks and loops (../shared/reference/nccl.md
-// §4.2 continuous byte distribution, §4.3 calcCollChunking, §4.5 proxy steps) and what a payload
-// costs on the wire per protocol (§2). Pure arithmetic on sizes; the flow generators walk its output.
+// How NCCL cuts one collective into per-channel parts, chunks and loops (NCCL src/enqueue.cc:
+// scheduleCollTasksToPlan's continuous byte distribution, calcCollChunking, proxy steps) and what a
+// payload costs on the wire per protocol (src/include/device.h, LL/LL128 line formats). Pure arithmetic on
+// sizes; the flow generators walk its output.
 #include <cstdint>
 #include <vector>
 

@@ -183,7 +183,7 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.comm_channels = std::max(1, comm.nchannels);
   t.nvls_channels = comm.nvls_channels;
   // Ring/Tree bandwidth scales with the channels the user's NCCL_MIN/MAX_NCHANNELS leave (NCCL 2.18's
-  // time formula did the same, nccl.md §11).
+  // time formula did the same: src/graph/tuning.cc ncclTopoGetAlgoTime).
   t.channel_bw_scale = comm.default_nchannels > 0
                            ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels)
                            : 1.0;

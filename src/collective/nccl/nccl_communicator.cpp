@@ -1,7 +1,7 @@
-// Communicator construction after the per-node searches (../shared/reference/nccl.md §6.6, §6.7,
-// §7.3; NCCL's init.cc initTransportsRank, graph/connect.cc ncclTopoPreset/Postset, graph/paths.cc
-// p2p channel counts, transport/nvls.cc ncclNvlsTuning). Everything is computed once per node or
-// once per (channel, node) so a communicator over thousands of nodes costs O(nranks · channels).
+// Communicator construction after the per-node searches (NCCL's init.cc initTransportsRank, graph/connect.cc
+// ncclTopoPreset/Postset, graph/paths.cc p2p channel counts, transport/nvls.cc ncclNvlsTuning). Everything is
+// computed once per node or once per (channel, node) so a communicator over thousands of nodes costs
+// O(nranks · channels).
 #include "collective/nccl/nccl_communicator.hpp"
 #include "collective/nccl/nccl_constants.hpp"
 

@@ -1,8 +1,9 @@
 #pragma once
-// A communicator after init (../shared/reference/nccl.md §6.6, §6.7, §7.2, §7.3): the per-node search
-// results reconciled across nodes (min channels and bandwidths, max path types), stitched into global
-// rings and double binary trees per channel, NVLS heads, the final channel counts (coll, NVLS, p2p),
-// p2p channels per peer and the p2p round schedule. This is what the flow generator walks.
+// A communicator after init (NCCL src/init.cc initTransportsRank, ncclP2pSchedule; src/graph/connect.cc
+// ncclTopoPostset; src/graph/paths.cc ncclTopoComputeP2pChannels): the per-node search results reconciled
+// across nodes (min channels and bandwidths, max path types), stitched into global rings and double binary
+// trees per channel, NVLS heads, the final channel counts (coll, NVLS, p2p), p2p channels per peer and the p2p
+// round schedule. This is what the flow generator walks.
 #include <array>
 #include <memory>
 #include <vector>

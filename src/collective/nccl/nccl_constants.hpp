@@ -1,7 +1,7 @@
 #pragma once
-// NCCL 2.30.7's tuning constants, as ../shared/reference/nccl.md §1 and §5.1 list them (NCCL's
-// src/tuning/cost_model.cc `ncclTunerConstantsDefaults`). Indices follow NCCL's own order so that a
-// table row can be checked against the source line by line:
+// NCCL 2.30.7's tuning constants (NCCL's src/tuning/cost_model.cc `ncclTunerConstantsDefaults`;
+// channel, thread and FIFO limits from src/include/device.h, comm.h, collectives.h). Indices follow NCCL's own
+// order so that a table row can be checked against the source line by line:
 //   algorithm: Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5, PAT 6
 //   protocol:  LL 0, LL128 1, Simple 2
 //   hardware:  NVLINK 0, PCI 1, NET 2

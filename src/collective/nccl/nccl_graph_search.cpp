@@ -1,4 +1,4 @@
-// ncclTopoCompute on one node (nccl.md §6.5), reproduced step for step: the same depth-first walk
+// ncclTopoCompute on one node (NCCL src/graph/search.cc), reproduced step for step: the same depth-first walk
 // (NET -> GPU -> ... -> GPU -> NET), the same candidate order, bandwidth bookkeeping in float with
 // NCCL's 1/1000 rounding, the same per-try and global step budgets (they decide which solution a
 // timed-out search keeps, so they are part of the result), the same odometer of relaxations and the

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL's graph search (ncclTopoCompute, ../shared/reference/nccl.md §6.5) on one node: for a pattern
+// NCCL's graph search (ncclTopoCompute, NCCL src/graph/search.cc) on one node: for a pattern
 // (ring, trees, NVLS, CollNet direct) find the channels — each an ordered list of local GPUs with an
 // entry and exit NIC — and the per-channel bandwidths, with NCCL's speed ladders, bandwidth
 // accounting along paths, candidate ordering, crossNic handling, stop rules and channel duplication.

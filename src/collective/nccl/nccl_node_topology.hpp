@@ -1,5 +1,5 @@
 #pragma once
-// One node as NCCL sees it (../shared/reference/nccl.md §6.1-6.4): GPUs, PCIe switches, NVSwitch,
+// One node as NCCL sees it (NCCL src/graph/xml.cc, topo.cc, paths.cc): GPUs, PCIe switches, NVSwitch,
 // CPUs, NICs and their network ports, joined by directed links with NCCL's bandwidth constants; the
 // best path between every pair of endpoints with NCCL's path types and bottleneck bandwidths (incl.
 // the P2P, PXN and GDR rules); and each GPU's NIC per channel. Built either from an XML file in

@@ -1,8 +1,8 @@
 #pragma once
-// What NCCL's cost model reads from a communicator (../shared/reference/nccl.md §5): per-channel
+// What NCCL's cost model reads from a communicator (NCCL src/tuning, ncclTopoTuneModel): per-channel
 // bwIntra/bwInter and channel counts of the ring, tree and NVLS graphs, the final communicator
-// channel count (§6.7), and which algorithms and protocols the hardware supports. Filled from a
-// built communicator by tuning_inputs (nccl_comm_builder.hpp).
+// channel count (comm->nChannels after src/graph/connect.cc ncclTopoPostset), and which algorithms and
+// protocols the hardware supports. Filled from a built communicator by tuning_inputs (nccl_comm_builder.hpp).
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_env.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -44,7 +44,7 @@ struct NcclTopology {
   int nvls_channels = 0;           // comm->nvlsChannels
   int ring_simple_threads = 512;   // 256 on PCIe-only systems (§1)
   // Bandwidth factor for Ring/Tree/PAT when NCCL_MAX_NCHANNELS leaves fewer channels than NCCL would
-  // use: channels used / default channels (NCCL 2.18's time formula did the same, nccl.md §11).
+  // use: channels used / default channels (NCCL 2.18's ncclTopoGetAlgoTime did the same).
   double channel_bw_scale = 1.0;
   double net_overhead_us = 1.0;    // per network step (§5.1)
   // Physical per-GPU bandwidths, for the p2p path (GB/s, one direction).

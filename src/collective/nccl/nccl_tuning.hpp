@@ -1,8 +1,8 @@
 #pragma once
-// NCCL's cost model (../shared/reference/nccl.md §5, NCCL 2.30.7 src/tuning): a latency (µs) and an
+// NCCL's cost model (NCCL 2.30.7 src/tuning, ncclTopoTuneModel): a latency (µs) and an
 // algorithm bandwidth (GB/s) per (function, algorithm, protocol), computed once per communicator;
-// per call time = lat + nBytes / (1000 · bw) with the call-time corrections of §5.4, and the
-// algorithm/protocol with the smallest time wins (§4.1).
+// per call time = lat + nBytes / (1000 · bw) with the call-time corrections of ncclTopoGetAlgoTime, and
+// the algorithm/protocol with the smallest time wins (src/enqueue.cc topoGetAlgoInfo).
 #include <array>
 #include <optional>
 
