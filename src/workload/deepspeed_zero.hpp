@@ -45,7 +45,7 @@ class DeepSpeedZero {
 
   void forward(int mb);
   void backward(int mb);
-  // After the last micro-batch: ZeRO-1 without overlap_comm reduces every gradient here (§1.4).
+  // After the last micro-batch: ZeRO-1 without overlap_comm reduces every gradient here (stage_1_and_2.py).
   void finish_backward();
   void optimizer_step();
 
@@ -62,10 +62,10 @@ class DeepSpeedZero {
   void backward_epilogue();
   std::uint32_t all_gather(const OpContext& ctx, const char* name, double gather_elements);
 
-  // ZeRO-1/2 bucket flush and its pieces (§1.4, §7 "DeepSpeed ZeRO-2").
+  // ZeRO-1/2 bucket flush and its pieces (reduce_ipg_grads).
   void flush_all_reduce(double elements);
   void copy_owned(double elements);
-  // ZeRO-3 bucket flush (§2.5).
+  // ZeRO-3 bucket flush (stage3.py).
   void flush_reduce_scatter(double padded_elements);
 
   void step_zero12();

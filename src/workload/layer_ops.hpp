@@ -125,7 +125,7 @@ class LayerEmitter {
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::int64_t batch);
 
-  // The MLP of §2.1 #11-15 and §2.2 B2-B9 with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
+  // The MLP (mlp.py::MLP forward and backward) with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
   void mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
   void mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
 
@@ -145,7 +145,7 @@ class LayerEmitter {
                           const char* wgrad_name, const char* norm_name, std::int64_t latent, std::int64_t out);
   std::uint32_t tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync, double bytes);
 
-  // The MoE block (layer_ops_moe.cpp, §6.2) in place of §2.1 #10-16 / §2.2 B1-B11.
+  // The MoE block (layer_ops_moe.cpp, moe_layer.py) in place of the dense MLP block.
   void moe_forward(const OpContext& ctx);
   void moe_backward(const OpContext& ctx);
   void moe_dispatch_forward(const OpContext& ctx);

@@ -16,7 +16,7 @@ using layer_ops_detail::D;
 }  // namespace
 
 double LayerEmitter::cp_kv_bytes() const {
-  // K and V of the local chunks, one micro-batch: 2 * S_c * b * g/t * d elements (§6.1).
+  // K and V of the local chunks, one micro-batch: 2 * S_c * b * g/t * d elements (AttnFuncWithCPAndKVP2P).
   return D(d_.T) * kv_elements_per_token() * activation_bytes(d_.precision);
 }
 

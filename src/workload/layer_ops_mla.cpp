@@ -25,7 +25,7 @@ void LayerEmitter::latent_up_forward(const OpContext& ctx, const char* norm_name
 void LayerEmitter::latent_up_backward(const OpContext& ctx, const char* ag_name, const char* dgrad_name,
                                       const char* red_name, const char* wgrad_name, const char* norm_name,
                                       std::int64_t latent, std::int64_t out) {
-  // Column-parallel backward (§2.2 B18-B22 with the latent in place of h): re-gather the saved normed latent
+  // Column-parallel backward (as the QKV linear's, with the latent in place of h): re-gather the saved normed latent
   // while the dgrad runs, reduce the dgrad while the wgrad runs; then the fused norm's backward, if any.
   const bool tp = d_.t > 1;
   const double bytes = D(d_.T * latent) * activation_bytes(d_.precision);

@@ -305,7 +305,8 @@ int chunks_in_flight(const Scenario& s, int stage, int micro_batches) {
 
 // Fixed allowance (judgment, see docs/memory-model.md): CUDA context and kernel images ~1 GiB, cuBLAS/cuDNN/TE
 // workspaces ~0.5 GiB, and NCCL FIFOs per communicator: per channel Simple 4 MiB + LL128 4,915,200 B + LL 512 KiB
-// (nccl.md, NCCL_BUFFSIZE table) x 16 channels. Fragmentation of the caching allocator: 10% of activations.
+// (NCCL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_LL_BUFFSIZE defaults) x 16 channels. Fragmentation of the caching
+// allocator: 10% of activations.
 constexpr double kContextGiB = 1.0;
 constexpr double kWorkspaceGiB = 0.5;
 constexpr double kNcclChannels = 16;

@@ -34,7 +34,7 @@ TEST(CollectiveModel, SingleNodeH100AllReduceBusBw) {
   EXPECT_EQ(e.channels, 16);  // nvlsChannels on SM90
 }
 
-// Without NVLS: Ring 12 × 30 = 360 bus GB/s (§9.2 single-node ring) -> busbw just under 360
+// Without NVLS: Ring 12 × 30 = 360 bus GB/s (NCCL's single-node ring) -> busbw just under 360
 // (maintainer's reference for Ring: ~370, nccl-tests#212).
 TEST(CollectiveModel, SingleNodeH100RingWithoutNvls) {
   const auto c = testing::h100_cluster(1);

@@ -49,7 +49,7 @@ TEST(NcclEnv, NamesAreCaseInsensitive) {
   EXPECT_EQ(e.protocol, P::Simple);
 }
 
-// NCCL_PROTO=^LL: at 8 KiB the default winner is Tree/LL (§9.6); with LL excluded no LL is chosen
+// NCCL_PROTO=^LL: at 8 KiB the default winner is Tree/LL (NCCL's cost model); with LL excluded no LL is chosen
 // at any size.
 TEST(NcclEnv, ProtoCaretExcludesLL) {
   const auto c = testing::h100_cluster(2);
@@ -132,7 +132,7 @@ TEST(NcclEnv, MaxChannelsCapsChannelsAndBandwidth) {
   EXPECT_NEAR(k.algbw_GBps, b.algbw_GBps / 4.0, b.algbw_GBps * 0.02);
 }
 
-// NCCL_MIN_NCHANNELS raises comm->nChannels (§6.7) without changing NCCL's predicted bandwidth.
+// NCCL_MIN_NCHANNELS raises comm->nChannels (ncclTopoPostset) without changing NCCL's predicted bandwidth.
 TEST(NcclEnv, MinChannelsRaisesChannels) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_MIN_NCHANNELS", "32"}, {"NCCL_NVLS_ENABLE", "0"}});

@@ -98,8 +98,8 @@ TEST(GemmModel, DoublingRowsOfLargeGemmDoublesTime) {
   EXPECT_NEAR(t2 / t1, 2.0, 0.1);
 }
 
-// FP8 doubles the peak (1978.9 vs 989.4 TF) but its plateau is lower (0.71 vs 0.80, kernels.md
-// §2.1): speedup ~ 2 * 0.71 / 0.80 = 1.78, strictly between 1 and 2.
+// FP8 doubles the peak (1978.9 vs 989.4 TF) but its plateau is lower (0.71 vs 0.80,
+// ml-engineering MAMF): speedup ~ 2 * 0.71 / 0.80 = 1.78, strictly between 1 and 2.
 TEST(GemmModel, Fp8FasterThanBf16ButLessThanTwice) {
   const auto model = make_roofline_model(test::h100_sxm());
   const double bf16 = seconds(*model, test::gemm(8192, 8192, 8192, Precision::BF16));

@@ -175,7 +175,7 @@ class NvlsEmitter {
         for (std::uint32_t s : scatter_[node]) b_.depend_on(s);
       reduced[node] = b_.add(sharp_flow(nvswitch(static_cast<int>(node)), gpu(head_rank(static_cast<int>(node), h)), bytes, channel_, step));
     }
-    if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet, §3.3)
+    if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet)
       for (std::size_t node = 0; node < nn; ++node) {
         if (chained) b_.depend_on(reduced[node]);
         up[node] = b_.add(fabric_flow(head_rank(static_cast<int>(node), h), h, bytes, step, true));

@@ -27,7 +27,7 @@ NcclGraph tuning_graph(const SearchGraph& g, int sm) {
   out.channels = g.nchannels;
   out.bw_intra = g.bw_intra;
   out.bw_inter = g.bw_inter;
-  // intraHw = NVLINK iff typeIntra == PATH_NVL (§5); one GPU per node (LOC) uses the PCI row.
+  // intraHw = NVLINK iff typeIntra == PATH_NVL (ncclTopoTuneModel); one GPU per node (LOC) uses the PCI row.
   out.nvlink_intra = g.type_intra == PathType::Nvl;
   out.same_channels = g.same_channels;
   return out;

@@ -40,7 +40,7 @@ class NcclCommBuilder {
   mutable std::map<std::pair<std::vector<int>, bool>, LocalSearch> searches_;  // (local GPUs, multi-node)
 };
 
-// What NCCL's tuning reads from a communicator (§5): per-graph channels, bandwidths and path types,
+// What NCCL's tuning reads from a communicator (ncclTopoTuneModel): per-graph channels, bandwidths and path types,
 // the tree pattern, channel counts, protocol/algorithm support.
 NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env);
 
