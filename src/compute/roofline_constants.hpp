@@ -74,7 +74,7 @@ inline constexpr double kPlateauNvidiaFp32 = 0.97;
 inline constexpr double kGemmHalfEfficiencyDim = 192.0;
 
 // Output tiles the GEMM library chooses between (CTA tile M x N). 128 x 256 is the tile
-// ml-engineering uses in its wave-quantisation analysis of an H100/B300 MLP GEMM (training/performance);
+// ml-engineering uses in its wave-quantisation analysis of an H100/B300 MLP GEMM;
 // 128 x 128 is the other standard cuBLAS/CUTLASS Hopper tile. The model takes whichever wastes
 // least of the last wave (a heuristic library does the same); grids of at most one wave are not
 // penalised (split-K / stream-K fills the SMs; their cost is inside g(min(m, n))).
@@ -221,10 +221,10 @@ inline constexpr double kAttnBwdFlopsOverFwd = 2.5;
 inline constexpr double kAttnShortSeqFloorShare = 0.25;
 
 // Blackwell: no per-shape table. FA4 on B200 vs FA3 on H200, fwd+bwd speedup 1.88x at 8K and 1.95x
-// at 32K against a 2.28x peak ratio (ml-engineering insights/when-to-upgrade-gpus) => fraction of peak is
+// at 32K against a 2.28x peak ratio (ml-engineering) => fraction of peak is
 // 1.88/2.28 = 0.82 and 1.95/2.28 = 0.86 of Hopper's [derived]; mean 0.84. Independent check: the
 // attention bucket of Llama-3.1-8B at 8K runs at 45% MFU on H200 vs 37% on B200 (ratio 0.82,
-// same ml-engineering page).
+// ml-engineering insights/when-to-upgrade-gpus).
 inline constexpr double kBlackwellAttnScaleVsHopper = 0.84;
 
 // FP8 attention (not used by Megatron's default FP8 recipe, which keeps attention in BF16): FA3 FP8

@@ -475,9 +475,9 @@ class RankGenerator {
   }
 
   // The stage's recompute_num_layers (scenario.md: per stage) spread evenly over its chunks. Each
-  // model chunk is its own TransformerBlock in Megatron and the block method runs per block (_checkpointed_forward), so
-  // Megatron recomputes the same number of layers in every chunk; without interleaving this is the
-  // stage's count.
+  // model chunk is its own TransformerBlock in Megatron and the block method runs per block (recompute.py
+  // checkpointed_forward), so Megatron recomputes the same number of layers in every chunk; without
+  // interleaving this is the stage's count.
   int recomputed_layers_in_chunk(int chunk) const {
     const int n = recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_));
     // A pipeline_layout may give the chunks of a stage different layer counts: a chunk recomputes at most its own.

@@ -414,7 +414,7 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
       const double full = layer_bytes(s, layers[i], tokens);
       largest_layer = std::max(largest_layer, full);
       // Megatron's block method checkpoints the first `recomputed` layers of the stage
-      // (TransformerBlock._checkpointed_forward).
+      // (TransformerBlock.forward -> recompute.py checkpointed_forward).
       per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
     }
     // MTP blocks (multi_token_prediction.py): their transformer layer, the enorm/hnorm inputs (2 B each), the

@@ -83,7 +83,7 @@ TEST(AttentionModel, CausalAndShortSequencesAreSlower) {
 }
 
 // Blackwell has no per-shape table: FA4/B200 vs FA3/H200 speedups 1.88x-1.95x against a 2.28x peak
-// ratio give 0.84 of Hopper's fraction (ml-engineering insights/when-to-upgrade-gpus).
+// ratio give 0.84 of Hopper's fraction (ml-engineering).
 TEST(AttentionModel, BlackwellScalesHopperFractions) {
   const double hopper = flash_attention_fraction(ArchFamily::Hopper, Precision::BF16, false, 8192, 128, true);
   const double blackwell = flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 8192, 128, true);

@@ -304,9 +304,9 @@ TEST(InterleavedWorkload, WithoutOverlapChunksSyncOnceAfterTheSchedule) {
 }
 
 // Full recompute with recompute_num_layers N (scenario.md: per stage) recomputes N/v layers at the
-// start of every chunk, as Megatron's block method does per model chunk (_checkpointed_forward): L=8, p=2, v=2 gives
-// chunks of 2 layers; N=2 re-runs the first layer of each chunk, N=1 only chunk 0's first layer, and
-// the default (all) every layer.
+// start of every chunk, as Megatron's block method does per model chunk (recompute.py checkpointed_forward):
+// L=8, p=2, v=2 gives chunks of 2 layers; N=2 re-runs the first layer of each chunk, N=1 only chunk 0's first
+// layer, and the default (all) every layer.
 TEST(InterleavedWorkload, FullRecomputeSpreadsTheStagesLayersOverItsChunks) {
   // recompute_num_layers -> recomputed layers on rank 0 and rank 1.
   const std::vector<std::pair<std::vector<int>, std::vector<std::set<int>>>> cases{

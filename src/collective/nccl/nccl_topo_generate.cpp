@@ -51,7 +51,7 @@ Layout layout_of(const ClusterSpec& c) {
   if (l.ngpus > 512) throw ScenarioError("", "cluster.gpus_per_node", "more than 512 GPUs in one node is not supported");
   l.sm = c.gpu.sm_version > 0 ? c.gpu.sm_version : 90;  // AMD / custom parts: Hopper-class
   l.amd = is_amd(c.gpu.vendor);
-  // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (NCCL's topo.h / xml.cc PCI widths).
+  // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (NCCL's topo.cc: width x speed).
   l.link_speed = l.sm >= 90 ? "32.0 GT/s PCIe" : l.sm >= 80 ? "16.0 GT/s PCIe" : "8.0 GT/s PCIe";
   l.nics = std::max(0, c.nics_per_node);
   if (l.nics > 13 * l.ngpus) throw ScenarioError("", "cluster.nics_per_node", "more than 13 NICs per GPU");
