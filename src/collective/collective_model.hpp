@@ -1,6 +1,6 @@
 #pragma once
 // Collective communication, first version: NCCL's own cost model (lat + bytes / bw per algorithm
-// and protocol, ../shared/reference/nccl.md §5) over a simplified graph derived from where the
+// and protocol, NCCL src/tuning ncclTopoTuneModel) over a simplified graph derived from where the
 // group's ranks sit. Later versions return a DAG of point-to-point flows for a network backend
 // through the same interface.
 #include <algorithm>

@@ -7,9 +7,9 @@
 
 namespace trainsim {
 
-// NCCL counts a "node" as the set of ranks sharing a host (nccl.md §0) or, with multi-node NVLink
-// (MNNVL, e.g. NVL72), the whole NVLink clique (§11). So when a scale-up domain spans several hosts
-// the domain is the unit; otherwise the host is.
+// NCCL counts a "node" as the set of ranks sharing a host hash (NCCL src/init.cc, initTransportsRank) or,
+// with multi-node NVLink (MNNVL, e.g. NVL72; NCCL_MNNVL_ENABLE), the whole NVLink clique. So when a scale-up
+// domain spans several hosts the domain is the unit; otherwise the host is.
 GroupPlacement GroupPlacement::of(const std::vector<int>& ranks, const ClusterSpec& cluster) {
   if (cluster.gpus_per_node <= 0 || cluster.scale_up.domain_size <= 0)
     throw Error("collective: cluster.gpus_per_node and cluster.scale_up.domain_size must be positive");

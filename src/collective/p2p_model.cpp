@@ -29,7 +29,7 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
     inter_bytes = per_peer * (n - 1 - local_peers);
   }
 
-  // Protocol (§7.4): LL when a peer's data fits NCCL_P2P_LL_THRESHOLD on a connection with LL buffers;
+  // Protocol (NCCL addP2pToPlan): LL when a peer's data fits NCCL_P2P_LL_THRESHOLD on a connection with LL buffers;
   // network connections have none by default, so remote traffic is always Simple.
   const bool ll = !multi && per_peer <= kP2pLLThresholdBytes;
   est.protocol = ll ? NcclProtocol::LL : NcclProtocol::Simple;
@@ -43,7 +43,8 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
   const double time_us = lat_us + std::max(intra_us, inter_us);
 
   est.time = from_microseconds(time_us);
-  // Channels (§7.3): a remote peer gets ceil(NIC bw / 14 GB/s) channels; local peers use the p2p pool.
+  // Channels (ncclTopoComputeP2pChannels): a remote peer gets ceil(NIC bw / 14 GB/s) channels; local peers use
+  // the p2p pool.
   est.channels = multi ? std::max(1, static_cast<int>(std::ceil(t.net_bw_per_gpu / kP2pPerChannelNetBw)))
                        : t.comm_channels;
   est.algbw_GBps = b / (1000.0 * time_us);

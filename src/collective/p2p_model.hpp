@@ -1,5 +1,5 @@
 #pragma once
-// AllToAll and SendRecv go through NCCL's point-to-point engine (../shared/reference/nccl.md §7):
+// AllToAll and SendRecv go through NCCL's point-to-point engine (NCCL src/enqueue.cc, scheduleP2pTasksToPlan):
 // no algorithm choice, only LL vs Simple per operation. This first version prices them like the
 // collectives: a latency plus the bytes over the bottleneck link.
 #include <cstdint>

@@ -22,9 +22,10 @@ struct KernelTiming {
   double clock_factor = 1;
 };
 
-// What collectives running beside a kernel take from its GPU (../shared/reference/kernels-in-training.md
-// §2): the SMs their CTAs hold (one CTA per NCCL channel; a GEMM cannot place tiles there) and the HBM
-// bandwidth their copies move (each byte a GPU sends is read from HBM, each byte it receives written).
+// What collectives running beside a kernel take from its GPU (docs/compute-model.md §1.4; NCCL one CTA per
+// channel, TE userbuffers initialize_ub): the SMs their CTAs hold (one CTA per NCCL channel; a GEMM cannot
+// place tiles there) and the HBM bandwidth their copies move (each byte a GPU sends is read from HBM, each byte
+// it receives written).
 struct CommLoad {
   int ctas = 0;
   double hbm_GBps = 0;

@@ -9,7 +9,7 @@
 
 namespace trainsim {
 
-// Asymptotic fraction for large, aligned shapes (kernels.md §2.1 max-achievable matmul FLOPS).
+// Asymptotic fraction for large, aligned shapes (ml-engineering mamf-finder.py max-achievable matmul FLOPS).
 double gemm_plateau(ArchFamily arch, Precision p);
 
 // g(x) = max(1 / (1 + (x0 / x)^2), 1 / (1 + x0 / x)), x0 = roofline::kGemmHalfEfficiencyDim: the
@@ -26,7 +26,7 @@ double gemm_dimension_factor(double x);
 double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int sm_count, int sm_available = 0);
 
 // 1 when every dim is a multiple of 8 elements (or smaller than 8); lower for dims divisible only
-// by 2 or 4, lowest for odd dims (kernels.md §2.3).
+// by 2 or 4, lowest for odd dims (Anthony et al. 2024, arXiv 2401.14489; ml-engineering swiglu-maf-bench.py).
 double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // plateau * g(k) * g(min(m, n)) * wave * alignment. Shapes must be positive.

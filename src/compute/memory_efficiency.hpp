@@ -5,7 +5,8 @@
 
 namespace trainsim {
 
-// Fraction of the HBM spec a large (>> 1 MB) kernel of this kind reaches (kernels.md §4.1-4.2).
+// Fraction of the HBM spec a large (>> 1 MB) kernel of this kind reaches (QuACK memory-bound SOL blog, torchao
+// roofline_utils.py; docs/compute-model.md).
 double memory_bandwidth_fraction(ArchFamily arch, KernelKind kind);
 
 // Size ramp bytes / (bytes + B_half), B_half = bandwidth * DRAM latency (Little's law), so that

@@ -1,14 +1,13 @@
 #pragma once
 // Every calibration constant of the roofline compute model, in one place, each with its source.
-// "kernels.md" below is ../shared/reference/kernels.md (the project's sourced calibration notes);
-// the section number points to the table the value was read from. Values marked [derived] are
+// Each value names the benchmark, paper or source file it was read from. Values marked [derived] are
 // arithmetic on sourced numbers, the arithmetic is shown. docs/compute-model.md tabulates the same.
 #include <array>
 
 namespace trainsim::roofline {
 
 // ---------------------------------------------------------------------------------------------
-// Fixed per-kernel costs (kernels.md §4.4, §2.6)
+// Fixed per-kernel costs (torchao roofline_utils.py; XLA matmul_interpolator_data.h)
 // ---------------------------------------------------------------------------------------------
 
 // GPU-side time of a trivial (1-element) kernel on H100, measured from a trace by torchao
@@ -16,22 +15,22 @@ namespace trainsim::roofline {
 inline constexpr double kMemoryKernelOverheadS = 2e-6;
 
 // Smallest cuBLAS GEMM: XLA's sm_90 table gives 256^3 BF16 at 6.45 TFLOPS = 5.2 us and sm_100
-// 6.77 TFLOPS = 5.0 us [derived, kernels.md §2.6]. Added to tensor-core kernels (GEMM, batched
+// 6.77 TFLOPS = 5.0 us [derived, XLA matmul_interpolator_data.h]. Added to tensor-core kernels (GEMM, batched
 // GEMM, fused attention): prologue/epilogue and launch that no amount of work amortises away.
 // Fitting t = t0 + F/(peak * eff) to the sm_90 cube series 256^3..2048^3 also gives t0 ~ 5-6 us.
 inline constexpr double kTensorKernelOverheadS = 5e-6;
 
 // ---------------------------------------------------------------------------------------------
 // Dense GEMM plateau: asymptotic fraction of the precision's dense peak for large, well-shaped
-// GEMMs ("maximum achievable matmul FLOPS", kernels.md §2.1 / §7).
+// GEMMs ("maximum achievable matmul FLOPS", ml-engineering mamf-finder.py and its MAMF table).
 // ---------------------------------------------------------------------------------------------
 
 // A100 SXM BF16/FP16: the GEMMs of a transformer layer, not the best shape of a search. EleutherAI's
-// A100 layer (kernels.md §3.5; h=4096, b*s=8192 tokens, fp16) measured QKV 241.6, attention-out 234.9,
-// h->4h 241.1, 4h->h 252.8 TF: mean 242.6 TF = 0.778 of 312, with shape factors >= 0.99 in this model
-// [derived] => 0.78. The maximum over a shape search is higher — 271.2 TF = 86.9% (ml-engineering
-// MAMF), 267.9 TF = 85.9% (mag-/gpu_benchmark) — and NVIDIA's square cuBLAS sweep reads 255-275 TF at
-// 4096-4608, ~290 TF at 8192 (read off a plot). Those are upper bounds a training step's GEMMs do not
+// A100 layer (EleutherAI cookbook benchmarks/sizing transformer.out; h=4096, b*s=8192 tokens, fp16) measured
+// QKV 241.6, attention-out 234.9, h->4h 241.1, 4h->h 252.8 TF: mean 242.6 TF = 0.778 of 312, with shape factors
+// >= 0.99 in this model [derived] => 0.78. The maximum over a shape search is higher — 271.2 TF = 86.9%
+// (ml-engineering MAMF), 267.9 TF = 85.9% (mag-/gpu_benchmark) — and NVIDIA's square cuBLAS sweep reads 255-275
+// TF at 4096-4608, ~290 TF at 8192 (read off a plot). Those are upper bounds a training step's GEMMs do not
 // reach on A100; on H100 the two kinds of measurement agree (XLA 4096^3 0.79 vs MAMF 0.80).
 inline constexpr double kPlateauAmpere16 = 0.78;
 // H100 SXM BF16: 794.5 TF = 80.3% (ml-engineering MAMF; "H200 is the same"), 792.1 = 80.1%.
@@ -47,9 +46,10 @@ inline constexpr double kPlateauBlackwellFp8 = 0.76;
 inline constexpr double kPlateauCdna16 = 0.55;
 inline constexpr double kPlateauCdnaFp8 = 0.49;
 // Plain FP32 (non-tensor-core SGEMM): NVIDIA's A100 cuBLAS sweep shows ~19 of 19.5 TF
-// [derived 0.97, kernels.md §2.2d]. Used for NVIDIA FP32 GEMMs. Note: PyTorch's default
-// (torch.backends.cuda.matmul.allow_tf32 = False since 1.12) keeps fp32 matmuls off the tensor
-// cores, so Precision::FP32 is priced on the fp32 vector peak; Precision::TF32 uses the tf32 peak.
+// [derived 0.97, NVIDIA figure "Mixed-precision matrix multiply on A100 with cuBLAS"]. Used for NVIDIA FP32
+// GEMMs. Note: PyTorch's default (torch.backends.cuda.matmul.allow_tf32 = False since 1.12) keeps fp32 matmuls
+// off the tensor cores, so Precision::FP32 is priced on the fp32 vector peak; Precision::TF32 uses the tf32
+// peak.
 inline constexpr double kPlateauNvidiaFp32 = 0.97;
 // TF32 uses the 16-bit plateau of its architecture: measured TF32 fractions agree within one point
 // (A100 ~130-135 of 156 TF = 0.85, NVIDIA sweep; H100 XLA "f32" 4096^3 401.6 of 494.7 = 0.81).
@@ -61,7 +61,8 @@ inline constexpr double kPlateauNvidiaFp32 = 0.97;
 
 // x0 = 192 elements, with the quadratic roll-off: chosen once on a coarse grid (x0 in 0..320,
 // exponent 1/1.5/2, three tile sets) minimising the log-TFLOPS error against the XLA sm_90 and
-// sm_100 shape tables and the A100/B200 cuBLAS sweeps (kernels.md §2.2a-d), t0 fixed at 5 us.
+// sm_100 shape tables (XLA matmul_interpolator_data.h) and the A100/B200 cuBLAS sweeps (NVIDIA's A100
+// figure, pyptx.dev B200 numbers), t0 fixed at 5 us.
 // Residual log-RMS: 7% on the sm_90 table (14 shapes, all within +-20%); 14% on the sm_100 table
 // (model up to 25% high at 2048-4096) but 7% on B200 cuBLAS (5 shapes, +3..+14%); A100 sweep
 // >= 1792^3 within -8%..+18%; the A100 plot's 512^3..1280^3 points are overestimated up to 1.8x
@@ -73,7 +74,7 @@ inline constexpr double kPlateauNvidiaFp32 = 0.97;
 inline constexpr double kGemmHalfEfficiencyDim = 192.0;
 
 // Output tiles the GEMM library chooses between (CTA tile M x N). 128 x 256 is the tile
-// ml-engineering uses in its wave-quantisation analysis of an H100/B300 MLP GEMM (kernels.md §2.3);
+// ml-engineering uses in its wave-quantisation analysis of an H100/B300 MLP GEMM;
 // 128 x 128 is the other standard cuBLAS/CUTLASS Hopper tile. The model takes whichever wastes
 // least of the last wave (a heuristic library does the same); grids of at most one wave are not
 // penalised (split-K / stream-K fills the SMs; their cost is inside g(min(m, n))).
@@ -82,20 +83,20 @@ struct Tile {
 };
 inline constexpr std::array<Tile, 3> kGemmTiles = {{{128, 256}, {256, 128}, {128, 128}}};
 
-// Alignment (kernels.md §2.3). Dims whose largest power-of-two divisor is >= 8 elements run at full
-// speed (SwiGLU d_ff 10848 = 2^5 * 339 and 10944 = 2^6 * 171 both ~396-398 TF on H100).
-// d_ff = 10922 (divisible by 2 only) gives 272.73 vs 398.38 TF on H100 [derived 0.685,
-// ml-engineering swiglu-maf-bench]. Odd dims: attention BMM with odd h/a <= ~95 TF vs 200-235 TF
-// aligned on A100 [derived 95/235 = 0.40, Anthony et al. 2024 Fig. 7]. Dims below 8 are exempt
-// (padded inside the tile; their cost is occupancy, see g(x)).
+// Alignment (Anthony et al. 2024, arXiv 2401.14489; ml-engineering swiglu-maf-bench.py). Dims whose largest
+// power-of-two divisor is >= 8 elements run at full speed (SwiGLU d_ff 10848 = 2^5 * 339 and 10944 = 2^6 * 171
+// both ~396-398 TF on H100). d_ff = 10922 (divisible by 2 only) gives 272.73 vs 398.38 TF on H100 [derived
+// 0.685, ml-engineering swiglu-maf-bench]. Odd dims: attention BMM with odd h/a <= ~95 TF vs 200-235 TF aligned
+// on A100 [derived 95/235 = 0.40, Anthony et al. 2024 Fig. 7]. Dims below 8 are exempt (padded inside the tile;
+// their cost is occupancy, see g(x)).
 inline constexpr int kGemmAlignedDivisor = 8;
 inline constexpr double kGemmAlignEvenFactor = 0.685;
 inline constexpr double kGemmAlignOddFactor = 0.40;
 
 // ---------------------------------------------------------------------------------------------
 // Fused (flash / cuDNN) attention. Tables are TFLOPS at the sequence lengths below, measured with
-// batch x seqlen = 16k tokens and hidden 2048 (kernels.md §3 preamble); fraction = TFLOPS / the
-// table's reference peak. Interpolated linearly in log2(seq) and log2(head_dim).
+// batch x seqlen = 16k tokens and hidden 2048 (FlashAttention-2/-3 benchmark setup, pytorch/benchmark@ff65cb6);
+// fraction = TFLOPS / the table's reference peak. Interpolated linearly in log2(seq) and log2(head_dim).
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr std::array<double, 6> kAttnSeqLens = {512, 1024, 2048, 4096, 8192, 16384};
@@ -106,7 +107,7 @@ struct AttnRow {
   std::array<double, 6> tflops;
 };
 
-// Ampere: FlashAttention-2 fwd+bwd COMBINED on A100 80GB SXM4, BF16/FP16 (kernels.md §3.1, read
+// Ampere: FlashAttention-2 fwd+bwd COMBINED on A100 80GB SXM4, BF16/FP16 (read
 // off Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png). Reference peak 312 TF.
 // hd128 non-causal at 512 and 1k are hidden behind other labels in the figure; filled as
 // [derived] hd64 value x 1.15 (the hd128/hd64 ratio at 2k: 187/162 = 1.154, at 4k 196/171 = 1.146):
@@ -119,9 +120,9 @@ inline constexpr std::array<AttnRow, 4> kAmpereFa2FwdBwd = {{
     {128, true, {99, 133, 155, 173, 182, 189}},
 }};
 
-// Hopper: cuDNN fused attention FORWARD on H100 SXM5, FP16 (kernels.md §3.3, FA3 paper figure
-// assets/flash3_fp16_fwd.png). Megatron on Hopper runs Transformer Engine's cuDNN fused attention.
-// Reference peak 989.4 TF.
+// Hopper: cuDNN fused attention FORWARD on H100 SXM5, FP16 (FA3 paper figure, arXiv 2407.08608;
+// Dao-AILab/flash-attention assets/flash3_fp16_fwd.png). Megatron on Hopper runs Transformer Engine's cuDNN
+// fused attention. Reference peak 989.4 TF.
 inline constexpr double kHopperAttnRefPeakTflops = 989.4;
 inline constexpr std::array<AttnRow, 6> kHopperCudnnFwd = {{
     {64, false, {335, 373, 395, 408, 412, 413}},
@@ -132,9 +133,9 @@ inline constexpr std::array<AttnRow, 6> kHopperCudnnFwd = {{
     {256, true, {308, 391, 450, 483, 497, 509}},
 }};
 
-// Older and alternative kernels on A100, fwd+bwd COMBINED, same figure (kernels.md §3.1). Selected with
-// training.attention_kernel: flash1 (FlashAttention-1, the CUDA kernels of flash-attn 1.x) and triton
-// (the Triton FlashAttention kernel that stacks such as llm-foundry's attn_impl: triton ran).
+// Older and alternative kernels on A100, fwd+bwd COMBINED, same figure (flash2_a100_fwd_bwd_benchmark.png).
+// Selected with training.attention_kernel: flash1 (FlashAttention-1, the CUDA kernels of flash-attn 1.x) and
+// triton (the Triton FlashAttention kernel that stacks such as llm-foundry's attn_impl: triton ran).
 inline constexpr std::array<AttnRow, 4> kAmpereFa1FwdBwd = {{
     {64, false, {91, 92, 104, 108, 110, 110}},
     {128, false, {76, 72, 76, 80, 82, 83}},
@@ -148,7 +149,7 @@ inline constexpr std::array<AttnRow, 4> kAmpereTritonFwdBwd = {{
     {128, true, {50, 61, 68, 74, 78, 80}},
 }};
 
-// H100, fwd+bwd COMBINED (kernels.md §3.2, assets/flash2_h100_fwd_bwd_benchmark.png): FA2 and FA1.
+// H100, fwd+bwd COMBINED (Dao-AILab/flash-attention assets/flash2_h100_fwd_bwd_benchmark.png): FA2 and FA1.
 inline constexpr std::array<AttnRow, 4> kHopperFa2FwdBwd = {{
     {64, false, {215, 254, 274, 288, 294, 296}},
     {128, false, {248, 294, 320, 326, 335, 338}},
@@ -178,8 +179,8 @@ inline constexpr std::array<AttnRow, 2> kHopperFa2MeasuredBwd = {{
     {128, true, {112.3, 172.0, 227.8, 267.5, 290.1, 309.7}},
 }};
 
-// H100 FORWARD (kernels.md §3.3, FA3 paper figure): FlashAttention-3 and the Triton kernel. The Triton
-// causal hd64 row is marked "labels hard to read" in the source; used as transcribed.
+// H100 FORWARD (FA3 paper figure, arXiv 2407.08608; assets/flash3_fp16_fwd.png): FlashAttention-3 and the
+// Triton kernel. The Triton causal hd64 row is marked "labels hard to read" in the source; used as transcribed.
 inline constexpr std::array<AttnRow, 6> kHopperFa3Fwd = {{
     {64, false, {333, 392, 460, 476, 496, 497}},
     {128, false, {467, 565, 625, 638, 646, 648}},
@@ -196,7 +197,7 @@ inline constexpr std::array<AttnRow, 4> kHopperTritonFwd = {{
 }};
 
 // Backward / forward throughput ratios of FA3 and FA2 on H100, hd128: the FA3 paper's bwd figure (FA3
-// 316, 424, 501, 542, 559, 561; FA-2 214, 260, 291, 310, 318, 322 TF; kernels.md §3.3, a third-party
+// 316, 424, 501, 542, 559, 561; FA-2 214, 260, 291, 310, 318, 322 TF; arXiv 2407.08608, a third-party
 // transcription) over the non-causal hd128 forward of the same kernels (FA3 467 ... 648, FA2 309 ... 370)
 // [derived]. The bwd panels are non-causal per the paper's convention (not verified).
 inline constexpr std::array<double, 6> kFa3BwdOverFwd = {316.0 / 467.0, 424.0 / 565.0, 501.0 / 625.0,
@@ -205,12 +206,12 @@ inline constexpr std::array<double, 6> kFa2BwdOverFwd = {214.0 / 309.0, 260.0 / 
                                                          310.0 / 368.0, 318.0 / 370.0, 322.0 / 370.0};
 
 // Backward / forward throughput ratio per sequence length: cuDNN hd128 on H100, bwd 305, 408, 465,
-// 499, 518, 516 TF (kernels.md §3.3, transcription of the FA3 paper's bwd figure) over the fwd
+// 499, 518, 516 TF (transcription of the FA3 paper's bwd figure, arXiv 2407.08608) over the fwd
 // 497, 574, 617, 609, 600, 595 TF of the same panel [derived]. Applied to every head dim and mask of
 // the cuDNN kernel. Each kernel's own ratio (cuDNN, FA3, FA2 above) splits a fwd+bwd table or turns a
 // forward table into a backward one; FA1 and Triton have no backward measurement and borrow FA2's:
 // 3.5 / R_combined = 1 / R_fwd + 2.5 / R_bwd with R_bwd = r * R_fwd
-//   => R_fwd = R_combined * (1 + 2.5 / r) / 3.5   (bwd FLOPs = 2.5 x fwd, kernels.md §3 preamble).
+//   => R_fwd = R_combined * (1 + 2.5 / r) / 3.5   (bwd FLOPs = 2.5 x fwd, the FlashAttention papers' convention).
 inline constexpr std::array<double, 6> kAttnBwdOverFwd = {305.0 / 497.0, 408.0 / 574.0, 465.0 / 617.0,
                                                           499.0 / 609.0, 518.0 / 600.0, 516.0 / 595.0};
 inline constexpr double kAttnBwdFlopsOverFwd = 2.5;
@@ -220,18 +221,19 @@ inline constexpr double kAttnBwdFlopsOverFwd = 2.5;
 inline constexpr double kAttnShortSeqFloorShare = 0.25;
 
 // Blackwell: no per-shape table. FA4 on B200 vs FA3 on H200, fwd+bwd speedup 1.88x at 8K and 1.95x
-// at 32K against a 2.28x peak ratio (ml-engineering, kernels.md §3.4) => fraction of peak is
+// at 32K against a 2.28x peak ratio (ml-engineering) => fraction of peak is
 // 1.88/2.28 = 0.82 and 1.95/2.28 = 0.86 of Hopper's [derived]; mean 0.84. Independent check: the
-// attention bucket of Llama-3.1-8B at 8K runs at 45% MFU on H200 vs 37% on B200 (ratio 0.82, §5.1).
+// attention bucket of Llama-3.1-8B at 8K runs at 45% MFU on H200 vs 37% on B200 (ratio 0.82,
+// ml-engineering insights/when-to-upgrade-gpus).
 inline constexpr double kBlackwellAttnScaleVsHopper = 0.84;
 
 // FP8 attention (not used by Megatron's default FP8 recipe, which keeps attention in BF16): FA3 FP8
-// peaks at ~1008 TF = 0.51 of 1979 vs BF16 hd128 648 TF = 0.655 of 989.4 (kernels.md §3.3)
+// peaks at ~1008 TF = 0.51 of 1979 vs BF16 hd128 648 TF = 0.655 of 989.4 (FA3 paper, arXiv 2407.08608)
 // => fraction of the fp8 peak = bf16 fraction x 0.51/0.655 = x 0.78 [derived, crude].
 inline constexpr double kFp8AttnScaleVsBf16 = 0.78;
 
 // ---------------------------------------------------------------------------------------------
-// Memory-bound kernels (kernels.md §4.1, §4.2)
+// Memory-bound kernels (Dao-AILab/quack media/2025-07-10-membound-sol.md; torchao roofline_utils.py)
 // ---------------------------------------------------------------------------------------------
 
 // Well-written norms / softmax / pointwise kernels at >= MB sizes: ~0.85-0.92 of HBM spec on H100.
@@ -239,7 +241,7 @@ inline constexpr double kFp8AttnScaleVsBf16 = 0.78;
 // constant 0.92; JAX fp32 add 94%. We use 0.90 for Hopper and, lacking measurements, for Ampere,
 // Volta and AMD (crude for those).
 inline constexpr double kMemFractionDefault = 0.90;
-// B300 measured 0.84 (torchao roofline_utils, kernels.md §4.1); used for Blackwell.
+// B300 measured 0.84 (pytorch/ao torchao/testing/training/roofline_utils.py); used for Blackwell.
 inline constexpr double kMemFractionBlackwell = 0.84;
 
 // PyTorch's own layer_norm kernel (F.layer_norm, which an eager model such as llm-foundry's MPT calls; fused
@@ -252,18 +254,19 @@ inline constexpr double kMemFractionTorchLayerNorm = 0.443;
 
 // Unfused attention softmax (scale + mask + softmax): EleutherAI cookbook transformer.out, h=4096,
 // a=16, b=4, s=2048, fp16: 268 M scores in 7.6 ms; reading and writing them once in fp16 (1.07 GB)
-// implies ~0.14 TB/s (kernels.md §4.2) = 0.091 of the A100-40GB's 1.555 TB/s [derived; the source
+// implies ~0.14 TB/s = 0.091 of the A100-40GB's 1.555 TB/s [derived; the source
 // does not name the GPU]. Applied as a fraction of HBM spec on every GPU (crude).
 inline constexpr double kMemFractionUnfusedSoftmax = 0.09;
 
 // Size ramp. A kernel that moves B bytes cannot run faster than one DRAM round trip:
 // t = B / bw + latency, written as bw_eff = bw * B / (B + B_half) with B_half = bw * latency
-// (Little's law). H100 DRAM latency ~400 ns (QuACK blog, kernels.md §4.1) => B_half ~1.2 MB on H100,
-// matching "small tensors (< ~1 MB) are latency-bound" (kernels.md §4.2).
+// (Little's law). H100 DRAM latency ~400 ns (QuACK blog, media/2025-07-10-membound-sol.md) => B_half ~1.2 MB
+// on H100, matching small tensors being latency-bound (jax-ml/scaling-book gpus.md: a 65k-element add takes
+// ~1.5 us).
 inline constexpr double kDramLatencyS = 400e-9;
 
 // ---------------------------------------------------------------------------------------------
-// Sustained clocks (kernels-in-training.md §1). A training step keeps the tensor cores busy for minutes,
+// Sustained clocks (docs/compute-model.md §1.4). A training step keeps the tensor cores busy for minutes,
 // so the GPU runs at its sustained clock (data/gpus.yaml sustained_clock_mhz: power- and thermally
 // limited), not at the clock its calibration benchmark ran at. Two kinds of benchmark clock:
 //  - locked at the peak-basis clock: the FA3 paper's H100 tables (cuDNN, FA3, Triton forward) ran with
@@ -281,9 +284,10 @@ inline constexpr double kDramLatencyS = 400e-9;
 //    speed; the catalog's sustained clock is that of the layer mix (1580 MHz; data/gpus.yaml [MEAS-H200]).
 //    Where the catalog gives boost_clock_mhz, a short-run table runs in a step at
 //    (sustained / boost)^kClockThroughputElasticity; where it does not (no clock log of that part's
-//    short runs: A100, whose 400 W cap already acts inside short runs at randn data, kernels-in-training.md
-//    §1.1; Blackwell; AMD), only the long-run part applies: AMD's 30-s TAF runs and randn-vs-structured
-//    inputs put it at -1..-7% (kernels-in-training.md §1.1); we take the middle, 4% [derived].
+//    short runs: A100, whose 400 W cap already acts inside short runs at randn data, thonking.ai "Strangely,
+//    Matrix Multiplications on GPUs Run Faster When Given 'Predictable' Data"; Blackwell; AMD), only the
+//    long-run part applies: AMD's 30-s TAF runs (ROCm blog "Completing the GPU Performance Picture") and
+//    randn-vs-structured inputs put it at -1..-7%; we take the middle, 4% [derived].
 inline constexpr double kLongRunClockShare = 0.96;
 
 // Throughput does not fall as fast as the clock: the H200 run above gave 660 / 807 TF = 0.818 of the
@@ -294,8 +298,8 @@ inline constexpr double kClockThroughputElasticity = 0.67;
 
 // The slowest GPU sets the pace of synchronous training. GPUs of one SKU differ: "5% and higher" between
 // the GPUs of one 8-GPU node in max-achievable matmul FLOPS, from cooling position and silicon V-F curves
-// (ml-engineering compute/accelerator/README.md, "Not all accelerators are created equal";
-// kernels-in-training.md §1.2). Read as the range of 8 normal draws (expected 2.847 sigma), the per-GPU
+// (ml-engineering compute/accelerator/README.md, "Not all accelerators are created equal").
+// Read as the range of 8 normal draws (expected 2.847 sigma), the per-GPU
 // sigma of tensor throughput is 0.05 / 2.847 = 1.76% [derived]. A job of N GPUs runs its tensor kernels
 // at the expected slowest of N (Blom's approximation of the normal order statistic), e.g. 8 GPUs -2.5%,
 // 1,024 GPUs -5.6%. The calibration tables were measured on one GPU: a typical one.
@@ -303,7 +307,7 @@ inline constexpr double kSameSkuSpreadRangeOf8 = 0.05;
 inline constexpr double kExpectedRangeOf8Normals = 2.847;
 
 // ---------------------------------------------------------------------------------------------
-// Compute-communication interference (kernels-in-training.md §2)
+// Compute-communication interference (docs/compute-model.md §1.4)
 // ---------------------------------------------------------------------------------------------
 
 // However much HBM traffic the collectives beside a kernel move, the kernel keeps at least this share

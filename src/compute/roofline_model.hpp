@@ -25,12 +25,12 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& gpu, ArchFamily arch, const 
                                      AttentionKernel attention = AttentionKernel::Auto, const CommLoad& beside = {});
 
 // The tensor-core clock a training step holds over the clock the calibration tables were measured at
-// (kernels-in-training.md §1; roofline_constants.hpp kLongRunClockShare). Tables locked at the
-// peak-basis clock (the FA3 paper's H100 tables, 1830 MHz) run at (sustained_clock_mhz / peak_clock_mhz)
-// ^ kClockThroughputElasticity of data/gpus.yaml (1 where the catalog gives no clocks, and on AMD, whose
-// tables were measured at the clock held under load); short-run tables (GEMM sweeps, the FlashAttention
-// repository's figures) ran at boost_clock_mhz where the catalog gives it (sustained / boost, same
-// elasticity), else they lose only the flat long-run share.
+// (docs/compute-model.md §1.4; FA3 paper arXiv 2407.08608 App. C.1; roofline_constants.hpp kLongRunClockShare).
+// Tables locked at the peak-basis clock (the FA3 paper's H100 tables, 1830 MHz) run at (sustained_clock_mhz /
+// peak_clock_mhz) ^ kClockThroughputElasticity of data/gpus.yaml (1 where the catalog gives no clocks, and on
+// AMD, whose tables were measured at the clock held under load); short-run tables (GEMM sweeps, the
+// FlashAttention repository's figures) ran at boost_clock_mhz where the catalog gives it (sustained / boost,
+// same elasticity), else they lose only the flat long-run share.
 enum class CalibrationClock { LockedAtPeakBasis, ShortRun };
 double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at);
 // Tensor throughput of the slowest of `gpus` GPUs of one SKU over a typical one (the calibration GPU):
@@ -39,10 +39,11 @@ double slowest_gpu_factor(std::int64_t gpus);
 // Which kind of clock an attention kernel's table was measured at (roofline_constants.hpp).
 CalibrationClock attention_calibration_clock(ArchFamily arch, AttentionKernel kernel);
 
-// What a kernel has of `gpu` while collectives run beside it (kernels-in-training.md §2.1-2.2): the SMs
-// their CTAs hold are gone (every tensor peak scales with the SMs left, and the wave count of a GEMM
-// is taken on them: a one-wave GEMM needs two waves), and HBM bandwidth is shared with their copies.
-// The roofline of the kernel on what is left over its roofline alone is the interference slowdown.
+// What a kernel has of `gpu` while collectives run beside it (docs/compute-model.md §1.4; NVIDIA developer
+// forum one-wave GEMM beside ncclAllGather): the SMs their CTAs hold are gone (every tensor peak scales with
+// the SMs left, and the wave count of a GEMM is taken on them: a one-wave GEMM needs two waves), and HBM
+// bandwidth is shared with their copies. The roofline of the kernel on what is left over its roofline alone is
+// the interference slowdown.
 GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load);
 
 }  // namespace trainsim

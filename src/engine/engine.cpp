@@ -212,7 +212,7 @@ class Simulator {
     for (auto [mr, mi] : members) finish(mr, mi, now);
   }
 
-  // Collectives take CTAs and HBM bandwidth from the kernels beside them (kernels-in-training.md §2).
+  // Collectives take CTAs and HBM bandwidth from the kernels beside them (docs/compute-model.md §1.4).
   // Their estimate gives both: one CTA per channel (or the SMs the workload says the call holds,
   // CollectiveDesc::sms), and twice the bus bandwidth in HBM traffic (each byte sent is read from
   // memory, each byte received written to it).

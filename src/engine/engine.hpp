@@ -42,7 +42,7 @@ struct EngineProgress {
 // event-driven backend that times collectives once every member has arrived (flow-level); null =
 // the collective model's estimate (analytical).
 // `interference`: a kernel that runs while collectives of its rank are in flight is slowed by what
-// they take from the GPU (kernels-in-training.md §2); its remaining work is re-timed whenever a
+// they take from the GPU (docs/compute-model.md §1.4); its remaining work is re-timed whenever a
 // collective of its rank starts or ends.
 // `progress`: called every `progress_every` processed events on the simulating thread; it only
 // observes (the simulation and its results are the same with or without it). Empty = none.

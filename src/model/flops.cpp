@@ -1,5 +1,5 @@
 // FLOPs of one iteration exactly as Megatron-LM counts them: megatron/training/training.py::
-// num_floating_point_operations (transformer_flops branch), transcribed in ../shared/reference/megatron.md §10.
+// num_floating_point_operations (transformer_flops branch), transcribed below.
 //
 //   FLOPs = tokens * [ L_dense * mlp_dense + L_moe * mlp_moe + L * attn_linear + logit ] + sqsum * L * attn_core
 //
@@ -171,7 +171,7 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
       return model;
     case RecomputeGranularity::Selective: {
       // Each recomputed region's forward again: one third of its fwd+bwd count. Megatron's default (`core_attn`)
-      // re-runs the attention-core forward of every layer (megatron.md §10: "adds 2*q*sqsum*L").
+      // re-runs the attention-core forward of every layer (transformer_flops' selective-recompute term).
       double extra = 0;
       if (modules.core_attn) extra += sqsum * L * attn_core_per_sqsum_layer(m) / kFwdBwd;
       if (modules.mla_up_proj) extra += tokens * L * mla_up_proj_forward_per_token_layer(m);

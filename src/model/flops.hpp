@@ -1,6 +1,6 @@
 #pragma once
 // FLOPs of one training iteration, counted as Megatron-LM does
-// (megatron/training/training.py::num_floating_point_operations; ../shared/reference/megatron.md §10).
+// (Megatron-LM megatron/training/training.py::num_floating_point_operations, transformer_flops).
 // One source of truth: reports, MFU/HFU and tests all call these.
 #include <cstdint>
 

@@ -36,7 +36,7 @@ LayerParams layer_params(const ModelSpec& m, int layer);
 LayerParams mtp_extra_params(const ModelSpec& m);
 
 // One parameter tensor of a transformer layer, unsharded: the module that owns it (DeepSpeed ZeRO-3 gathers
-// parameters per module, ../shared/reference/zero-fsdp.md §2.3) and whether TP divides it.
+// parameters per module, DeepSpeed parameter_offload.py::_register_deepspeed_module) and whether TP divides it.
 struct ParamTensor {
   const char* module;  // "input_norm", "qkv", "proj", "pre_mlp_norm", "fc1", "fc2"; MLA: "attention"
   double numel;

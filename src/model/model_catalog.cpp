@@ -27,7 +27,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The `model:` keys of ../shared/spec/scenario.md (`preset` and `hf_config` make no sense inside a preset).
+// The `model:` keys of docs/scenario-keys.md (`preset` and `hf_config` make no sense inside a preset).
 const std::set<std::string> kModelKeys = {
     "family",     "num_layers",       "hidden_size",    "num_attention_heads", "num_query_groups",
     "kv_channels", "ffn_hidden_size", "gated_mlp",      "vocab_size",          "seq_length",

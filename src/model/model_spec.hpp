@@ -1,6 +1,6 @@
 #pragma once
 // The shape of a transformer model, independent of how it is parallelised or what it runs on.
-// Field names follow the scenario spec (../shared/spec/scenario.md, `model:` block).
+// Field names follow the scenario keys (docs/scenario-keys.md, `model` section).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// How the engine times a collective once every member has arrived (../shared/design.md, `network`).
+// How the engine times a collective once every member has arrived (docs/architecture.md, `network`).
 // The analytical backend is the collective layer's estimate and needs no object (the engine asks
 // CollectiveModel directly); event-driven backends (flow-level, later packet-level) implement this
 // interface: calls start, the network moves from event to event, and calls complete when the

@@ -1,6 +1,6 @@
 // RunResult -> the JSON object of `trainsim run --json`. Field names are the contract of
-// ../shared/spec/scenario.md ("Result"); ordered_json keeps them in the order written here so the
-// same result always dumps to the same bytes.
+// the scenario spec's "Result" (README.md, `trainsim run --json`); ordered_json keeps them in the order written
+// here so the same result always dumps to the same bytes.
 #include "report/reports.hpp"
 
 namespace trainsim {

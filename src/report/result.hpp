@@ -1,6 +1,6 @@
 #pragma once
 // What a run produces, as plain data: the report layer turns it into text, JSON, CSV and traces
-// without knowing how it was simulated. JSON field names are fixed by ../shared/spec/scenario.md.
+// without knowing how it was simulated. JSON field names are fixed by the scenario spec's "Result".
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The known keys of a scenario file (../shared/spec/scenario.md plus the keys this implementation
+// The known keys of a scenario file (docs/scenario-keys.md: the spec's keys plus the keys this implementation
 // adds, listed in key_schema.cpp). An unknown key is an error that names its full path and the
 // closest known key, because a misspelt key silently falling back to a default would simulate
 // something the user did not ask for.

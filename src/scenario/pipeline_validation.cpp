@@ -1,6 +1,6 @@
 // How the transformer layers split over pipeline stages, as Megatron-LM allows it
 // (megatron/core/transformer/transformer_config.py __post_init__, --decoder-first/last-pipeline-num-layers;
-// ../shared/reference/megatron.md §4.2):
+// transformer_block.py::get_num_layers_to_build):
 //  - even: num_layers divisible by pipeline x virtual_pipeline (every model chunk equal);
 //  - uneven: the first and/or last stage get the stated counts, the remaining layers split evenly
 //    over the middle stages; with interleaving each stage's count must divide into its

@@ -1,6 +1,6 @@
 #pragma once
 // A scenario: one training job (or one collective benchmark) on one cluster.
-// The input contract is ../shared/spec/scenario.md; every key there maps to a field here.
+// The input contract is the scenario spec (docs/scenario-keys.md); every key there maps to a field here.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -22,7 +22,7 @@ enum class PipelineSchedule { OneFOneB, GPipe };
 enum class Framework { Megatron, DeepSpeed, FSDP };
 enum class NetworkModel { Analytical, Flow, Packet };
 // Megatron's --moe-token-dispatcher-type: token all-to-all over EP, or all-gather / reduce-scatter over
-// expert-TP x EP (../shared/reference/megatron.md §6.2).
+// expert-TP x EP (Megatron-LM moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher / MoEAllGatherTokenDispatcher).
 enum class MoeDispatcher { AllToAll, AllGather };
 // Which fused attention kernel the software stack runs (training.attention_kernel). `Auto` is what
 // today's default stack runs on the GPU: FlashAttention-2 on Ampere, Transformer Engine's cuDNN
@@ -52,7 +52,7 @@ struct TrainingSpec {
 };
 
 // `parallelism.deepspeed:` DeepSpeed's own ZeRO knobs, with its names and code defaults (elements;
-// ../shared/reference/zero-fsdp.md §1.2, §2.1; docs/zero-and-fsdp.md).
+// DeepSpeed deepspeed/runtime/zero/config.py::DeepSpeedZeroConfig; docs/zero-and-fsdp.md).
 struct DeepSpeedSpec {
   double reduce_bucket_size = 5e8;
   double stage3_prefetch_bucket_size = 5e7;

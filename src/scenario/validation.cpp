@@ -1,5 +1,5 @@
 // Cross-block checks of a training job. The rules are Megatron-LM's own assertions
-// (megatron/training/arguments.py, megatron/core/parallel_state.py; ../shared/reference/megatron.md)
+// (Megatron-LM megatron/training/arguments.py validate_args, megatron/core/parallel_state.py)
 // unless a comment says otherwise, so a scenario that passes here is one Megatron would start.
 #include "core/error.hpp"
 #include "scenario/validation.hpp"
@@ -42,7 +42,7 @@ void resolve_data_parallel(Scenario& s, const Checker& c) {
 // off too rather than rejected, so a sweep over tensor sizes can keep both flags on.
 void normalise_flags(Scenario& s) {
   // DeepSpeed's config validator: overlap_comm defaults to true for ZeRO-3, false for stages 0-2
-  // (../shared/reference/zero-fsdp.md §1.2).
+  // (DeepSpeed deepspeed/runtime/zero/config.py::DeepSpeedZeroConfig).
   DeepSpeedSpec& ds = s.parallelism.deepspeed;
   if (s.parallelism.framework == Framework::DeepSpeed && !ds.overlap_comm) ds.overlap_comm = s.parallelism.zero_stage == 3;
   if (s.parallelism.tensor == 1) {
@@ -121,7 +121,7 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     if (seq % (2 * static_cast<std::int64_t>(p.context)) != 0)
       c.fail("parallelism.context", "model.seq_length " + str(seq) + " is not divisible by 2 x context " + str(p.context) +
                                         " (load-balanced context parallelism cuts the sequence into 2 x context chunks)");
-    // Ring attention is Transformer Engine's fused/flash attention (megatron.md §6.1); Megatron's local
+    // Ring attention is Transformer Engine's fused/flash attention (TE context_parallel.py); Megatron's local
     // unfused attention has no context-parallel path.
     if (!s.training.flash_attention)
       c.fail("parallelism.context", "context " + str(p.context) +
@@ -141,8 +141,8 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     c.fail("parallelism.tp_comm_overlap", "tp_comm_overlap needs parallelism.sequence_parallel: true");
 }
 
-// Mixture of experts (megatron/training/arguments.py, core/model_parallel_config.py, parallel_state.py;
-// ../shared/reference/megatron.md §1.1, §6.2). The expert view of the ranks is
+// Mixture of experts (megatron/training/arguments.py, core/model_parallel_config.py,
+// parallel_state.py::RankGenerator). The expert view of the ranks is
 // world = expert_tensor x expert x expert-data x pipeline, so expert_tensor x expert must divide the
 // tensor x context x data ranks of a pipeline stage.
 void check_experts(const Scenario& s, const Checker& c) {

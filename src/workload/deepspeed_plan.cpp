@@ -221,7 +221,7 @@ class Coordinator {
     }
     // Pop the visit's own entry unless a prefetch already consumed it.
     if (cursor_ <= i) consume(i);
-    // One coalesced prefetch of the modules ahead (§2.4 step 4).
+    // One coalesced prefetch of the modules ahead (fetch_sub_module).
     const double budget = std::min(c_.max_live_parameters - n_available_, c_.prefetch_bucket_size);
     std::vector<int> chosen;
     double prefetching = 0;

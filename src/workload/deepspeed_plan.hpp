@@ -1,5 +1,5 @@
 #pragma once
-// Pure planning for DeepSpeed ZeRO (../shared/reference/zero-fsdp.md §1, §2): which gradients share an ipg
+// Pure planning for DeepSpeed ZeRO (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py): which gradients share an ipg
 // bucket, and which parameter all-gathers ZeRO-3's partitioned_param_coordinator issues, waits for and releases
 // over one micro-batch's module trace. No ops are emitted here (deepspeed_zero.cpp does that), so every rule
 // can be checked by hand in tests/workload/deepspeed_plan_test.cpp.
@@ -12,7 +12,7 @@ namespace trainsim {
 
 // ---- the parameters one rank holds, as DeepSpeed sees them ----
 // DeepSpeed flattens / partitions the rank's own parameters: its TP shard of its pipeline stage. Modules are
-// ZeRO-3's fetch units (every leaf module's direct parameters, §2.3).
+// ZeRO-3's fetch units (every leaf module's direct parameters, _register_deepspeed_module).
 struct DsTensor {
   int module = 0;
   double numel = 0;     // elements on this rank (TP-sharded tensors divided by TP)
@@ -36,7 +36,7 @@ struct DsParams {
 DsParams rank_params(const ModelSpec& m, int tensor, const std::vector<int>& layers, bool first_stage, bool last_stage,
                      bool own_lm_head);
 
-// ---- ipg gradient buckets (§1.4 "Bucketing", §2.5 step 1) ----
+// ---- ipg gradient buckets (stage_1_and_2.py, stage3.py) ----
 struct IpgBucket {
   int last = 0;         // index of the bucket's last tensor in reduction order
   double elements = 0;  // sum of its tensors' numel
@@ -45,7 +45,7 @@ struct IpgBucket {
 // flush it first; then add the tensor. A tensor larger than `cap` therefore ends up alone.
 std::vector<IpgBucket> greedy_buckets(const std::vector<double>& numels, double cap);
 
-// ---- ZeRO-3 parameter fetching (§2.4) ----
+// ---- ZeRO-3 parameter fetching (partitioned_param_coordinator.py) ----
 struct Zero3Config {
   double prefetch_bucket_size = 5e7;   // stage3_prefetch_bucket_size
   double max_live_parameters = 1e9;    // stage3_max_live_parameters
@@ -99,7 +99,7 @@ Zero3Plan plan_zero3(const std::vector<TraceVisit>& trace, const Zero3Config& co
 // backward (LM head, final norm, per layer in reverse: its modules' forward again if the layer is recomputed,
 // then its modules in reverse, position embedding, embedding). `recomputed[i]` is for the i-th layer of
 // `params` in forward order. Each visit carries the module's non-persistent elements: tensors of at most
-// `persistence_threshold` elements are persistent (§2.2).
+// `persistence_threshold` elements are persistent (partition_parameters.py).
 struct ModuleVisit {
   int module = 0;
   bool backward = false;

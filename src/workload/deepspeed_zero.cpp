@@ -12,7 +12,7 @@ namespace trainsim {
 
 namespace {
 
-// ZeRO-3 runs its optimizer per sub-group of at most sub_group_size partition elements (§2.1, code default).
+// ZeRO-3 runs its optimizer per sub-group of at most sub_group_size partition elements (zero/config.py, code default).
 constexpr double kSubGroupSize = 1e9;
 
 }  // namespace
@@ -23,8 +23,8 @@ DeepSpeedZero::DeepSpeedZero(const Scenario& s, const DeepSpeedRank& rank, RankB
   const ParallelSpec& p = s.parallelism;
   stage_ = p.zero_stage;
   if (stage_ < 1 || stage_ > 3) throw Error("DeepSpeedZero: zero_stage " + std::to_string(stage_) + " is not 1, 2 or 3");
-  overlap_ = p.deepspeed.overlap_comm.value_or(stage_ == 3);  // DeepSpeed's validator default (§1.2, §2.1)
-  // lp parameters and the communication dtype are the training dtype: bf16/fp16 2 B, fp32 4 B (§1.1).
+  overlap_ = p.deepspeed.overlap_comm.value_or(stage_ == 3);  // DeepSpeed's validator default (zero/config.py)
+  // lp parameters and the communication dtype are the training dtype: bf16/fp16 2 B, fp32 4 B (engine.py).
   lp_bytes_ = comm_bytes_ = activation_bytes(s.training.precision);
   params_ = rank_params(s.model, p.tensor, r_.layers, r_.first_stage, r_.last_stage, r_.own_lm_head);
   for (std::size_t i = 0; i < params_.modules.size(); ++i)
@@ -57,7 +57,7 @@ double DeepSpeedZero::padded(double numel) const {
 void DeepSpeedZero::forward(int mb) {
   mb_ = mb;
   in_backward_ = false;
-  visit_ = 0;  // reset_step: the prefetch queue is rebuilt every forward (§2.4)
+  visit_ = 0;  // reset_step: the prefetch queue is rebuilt every forward (partitioned_param_coordinator.py)
   batch_ops_.assign(plan_.batches.size(), 0);
   if (r_.first_stage) {
     broadcast_(mb);
@@ -78,7 +78,7 @@ void DeepSpeedZero::backward(int mb) {
   mb_ = mb;
   in_backward_ = true;
   // ZeRO-2/3 reduce every micro-batch; ZeRO-1 only on the boundary, and during backward only with overlap_comm
-  // (its hooks exist only then, §1.4).
+  // (its hooks exist only then, create_reduce_and_remove_grad_hooks).
   reducing_ = stage_ >= 2 || (overlap_ && mb == r_.micro_batches - 1);
   if (reducing_) set_order(autograd_order());
   pending_.clear();
@@ -124,7 +124,7 @@ void DeepSpeedZero::on_module(int layer, const char* module, bool backward) {
   if (backward) pending_.push_back(it->second);
 }
 
-// ---- ZeRO-3 parameter fetch (§2.4, §6.3): on-demand all-gather, wait, prefetch, then the module's compute ----
+// ---- ZeRO-3 parameter fetch (fetch_sub_module): on-demand all-gather, wait, prefetch, then the module's compute ----
 
 void DeepSpeedZero::fetch(int module, bool backward, int layer) {
   if (stage_ != 3 || module < 0) return;
@@ -145,7 +145,7 @@ void DeepSpeedZero::fetch(int module, bool backward, int layer) {
 
 std::uint32_t DeepSpeedZero::all_gather(const OpContext& ctx, const char* name, double gather_elements) {
   // all_gather_coalesced: one all_gather_into_tensor of N x sum ceil(numel/N) lp elements on the allgather stream;
-  // without overlap_comm that stream is the compute stream itself (§2.2).
+  // without overlap_comm that stream is the compute stream itself (stage3.py).
   const auto op = rb_.collective(ctx, Stream::DpComm, name, CollKind::AllGather, r_.dp,
                                  static_cast<std::int64_t>(gather_elements * lp_bytes_));
   if (!overlap_) rb_.wait(op);
@@ -155,7 +155,7 @@ std::uint32_t DeepSpeedZero::all_gather(const OpContext& ctx, const char* name, 
 // ---- gradient buckets ----
 
 std::vector<int> DeepSpeedZero::autograd_order() const {
-  // Reverse construction order: the LM head's gradient first, the embedding's last (§1.4, §7).
+  // Reverse construction order: the LM head's gradient first, the embedding's last (backward hook order).
   std::vector<int> order;
   for (std::size_t i = params_.tensors.size(); i-- > 0;) order.push_back(static_cast<int>(i));
   return order;
@@ -208,13 +208,13 @@ void DeepSpeedZero::flush_all_reduce(double elements) {
   const OpContext ctx{Phase::GradSync, -1, mb_};
   const Precision p = s_.training.precision;
   // overlap_comm: compute.wait_stream(reduction_stream) before the new bucket is queued, i.e. the compute stream
-  // waits for the previous bucket's all-reduce and its copies (§6.2).
+  // waits for the previous bucket's all-reduce and its copies (stage_1_and_2.py).
   if (overlap_ && last_all_reduce_) {
     rb_.wait(*last_all_reduce_);
     copy_owned(last_all_reduce_elements_);
     last_all_reduce_.reset();
   }
-  // average_tensor: divide by N in place, then allreduce_bucket's flatten copy (§1.4).
+  // average_tensor: divide by N in place, then allreduce_bucket's flatten copy (stage_1_and_2.py).
   rb_.compute(ctx, "zero.bucket_scale", memory_kernel(KernelKind::Elementwise, 2.0 * elements * comm_bytes_, elements, p));
   rb_.compute(ctx, "zero.bucket_flatten", memory_kernel(KernelKind::Elementwise, 2.0 * elements * comm_bytes_, 0, p));
   const auto bytes = static_cast<std::int64_t>(elements * comm_bytes_);
@@ -236,7 +236,7 @@ void DeepSpeedZero::copy_owned(double elements) {
 
 void DeepSpeedZero::flush_reduce_scatter(double padded_elements) {
   const OpContext ctx{Phase::GradSync, -1, mb_};
-  // More than max_param_reduce_events = 2 outstanding flushes: the CPU synchronizes on the oldest (§2.5).
+  // More than max_param_reduce_events = 2 outstanding flushes: the CPU synchronizes on the oldest (stage3.py).
   if (reduce_scatters_.size() > 2) {
     rb_.wait(reduce_scatters_.front());
     reduce_scatters_.pop_front();
@@ -262,7 +262,7 @@ void DeepSpeedZero::backward_epilogue() {
     copy_owned(last_all_reduce_elements_);
     last_all_reduce_.reset();
   }
-  // ZeRO-2 accumulates the reduced partition in lp from the second micro-batch on (§1.4 epilogue).
+  // ZeRO-2 accumulates the reduced partition in lp from the second micro-batch on (stage_1_and_2.py).
   if (stage_ == 2 && mb_ > 0) {
     const double part = params_.total() / static_cast<double>(r_.dp_size);
     rb_.compute({Phase::GradSync, -1, mb_}, "zero.partition_grad_add",
@@ -275,7 +275,7 @@ void DeepSpeedZero::finish_backward() {
   if (stage_ != 1 || overlap_) return;
   // ZeRO-1 without overlap_comm: engine.allreduce_gradients -> reduce_gradients walks every parameter in
   // param-group order (weight-decay group, then the no-decay group; each in construction order) through the same
-  // bucketing, synchronously, after the boundary micro-batch's backward (§1.4).
+  // bucketing, synchronously, after the boundary micro-batch's backward (stage_1_and_2.py).
   mb_ = -1;
   std::vector<int> order;
   for (bool vector : {false, true})
@@ -322,7 +322,8 @@ void DeepSpeedZero::step_zero12() {
   const OpContext ctx{Phase::Optimizer, -1, -1};
   const Precision p = s_.training.precision;
   const double n = static_cast<double>(r_.dp_size);
-  // Each group's flat lp buffer is padded to a multiple of 2N and split into N equal partitions (§1.3).
+  // Each group's flat lp buffer is padded to a multiple of 2N and split into N equal partitions
+  // (DeepSpeedZeroOptimizer.__init__).
   std::vector<double> flat;
   double shard = 0;
   for (const auto& g : param_groups(params_)) {
@@ -349,8 +350,8 @@ void DeepSpeedZero::step_zero3() {
   const OpContext ctx{Phase::Optimizer, -1, -1};
   const Precision p = s_.training.precision;
   const double n = static_cast<double>(r_.dp_size);
-  // Every tensor is partitioned on its own: ceil(numel / N) elements per rank (§2.2); each parameter group is
-  // split into sub-groups of at most sub_group_size partition elements.
+  // Every tensor is partitioned on its own: ceil(numel / N) elements per rank (partition_parameters.py); each
+  // parameter group is split into sub-groups of at most sub_group_size partition elements.
   std::vector<double> sub_groups;
   double shard = 0;
   for (const auto& g : param_groups(params_)) {
@@ -368,7 +369,7 @@ void DeepSpeedZero::step_zero3() {
   }
   for (double part : sub_groups)
     rb_.compute(ctx, "optimizer.adam", memory_kernel(KernelKind::OptimizerStep, part * kAdamBytesPerElement, part * 12, p));
-  // _post_step: one async all-gather per persistent parameter, then a device synchronize (§2.6 step 5).
+  // _post_step: one async all-gather per persistent parameter, then a device synchronize (stage3.py).
   std::vector<std::uint32_t> gathers;
   for (const DsTensor& t : params_.tensors)
     if (persistent(t, s_.parallelism.deepspeed.stage3_param_persistence_threshold))

@@ -1,6 +1,7 @@
 #pragma once
-// What DeepSpeed's ZeRO optimizers issue on one rank in one iteration (../shared/reference/zero-fsdp.md §1 for
-// stages 1/2 = stage_1_and_2.py, §2 for stage 3, recipes §7, ordering §6.2/§6.3): the model walk of each micro-
+// What DeepSpeed's ZeRO optimizers issue on one rank in one iteration (deepspeed/runtime/zero/stage_1_and_2.py
+// DeepSpeedZeroOptimizer for stages 1/2, stage3.py DeepSpeedZeroOptimizer_Stage3 and
+// partitioned_param_coordinator.py for stage 3): the model walk of each micro-
 // batch's forward and backward with the LayerEmitter's kernels, plus the gradient buckets, parameter gathers and
 // the optimizer step. The generator calls it in place of its Megatron / FSDP code when framework is deepspeed and
 // zero_stage >= 1; docs/zero-and-fsdp.md lists what is emitted.
@@ -44,7 +45,7 @@ class DeepSpeedZero {
 
   void forward(int mb);
   void backward(int mb);
-  // After the last micro-batch: ZeRO-1 without overlap_comm reduces every gradient here (§1.4).
+  // After the last micro-batch: ZeRO-1 without overlap_comm reduces every gradient here (stage_1_and_2.py).
   void finish_backward();
   void optimizer_step();
 
@@ -61,10 +62,10 @@ class DeepSpeedZero {
   void backward_epilogue();
   std::uint32_t all_gather(const OpContext& ctx, const char* name, double gather_elements);
 
-  // ZeRO-1/2 bucket flush and its pieces (§1.4, §7 "DeepSpeed ZeRO-2").
+  // ZeRO-1/2 bucket flush and its pieces (reduce_ipg_grads).
   void flush_all_reduce(double elements);
   void copy_owned(double elements);
-  // ZeRO-3 bucket flush (§2.5).
+  // ZeRO-3 bucket flush (stage3.py).
   void flush_reduce_scatter(double padded_elements);
 
   void step_zero12();

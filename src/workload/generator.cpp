@@ -31,11 +31,11 @@ bool deepspeed_zero(const Scenario& s) {
 }
 
 // Bytes per element of gradients in the DP reduction: Megatron accumulates and reduces in fp32 with
-// bf16 (grad_reduce_in_fp32, §5.1); fp16 recipes reduce in fp16; PyTorch FSDP reduces in fp32, as the
-// common configurations set its MixedPrecision (Composer's mixed_precision DEFAULT: param_dtype = the
-// autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py get_mixed_precision;
+// bf16 (grad_reduce_in_fp32, param_and_grad_buffer.py); fp16 recipes reduce in fp16; PyTorch FSDP reduces in
+// fp32, as the common configurations set its MixedPrecision (Composer's mixed_precision DEFAULT: param_dtype =
+// the autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py get_mixed_precision;
 // torchtitan's mixed_precision_reduce default float32): the gradient is cast up before the reduce-scatter
-// (zero-fsdp.md §3.1 step 3); DeepSpeed reduces in the training dtype.
+// (FSDP1 _runtime_utils.py::_post_backward_hook / _reduce_grad); DeepSpeed reduces in the training dtype.
 double grad_bytes(const Scenario& s) {
   if (s.parallelism.framework == Framework::FSDP) return 4.0;
   if (s.parallelism.framework != Framework::Megatron) return activation_bytes(s.training.precision);
@@ -49,7 +49,7 @@ ScheduleKind schedule_kind(const Scenario& s) {
 }
 
 // One of Megatron's DDP gradient buffers on a rank: its items and buckets per model chunk, the group
-// that reduces it and the parameter all-gathers in flight (§5.1, §5.3).
+// that reduces it and the parameter all-gathers in flight (param_and_grad_buffer.py, distrib_optimizer.py).
 struct GradBuffer {
   const char* prefix;    // "dp" (dense, dp x cp) or "edp" (routed experts, expert-DP)
   std::uint32_t group;
@@ -91,7 +91,7 @@ class RankGenerator {
       const auto pipeline = plan.group_members(GroupKind::PP, rank);
       embedding_ = wb_.group(GroupKind::Embedding, {pipeline[0], pipeline[static_cast<std::size_t>(mtp_stage_)]});
     }
-    if (d_.moe.on) {  // the expert view's communicators (megatron.md §1.2): only those with more than one rank
+    if (d_.moe.on) {  // the expert view's communicators (parallel_state.py): only those with more than one rank
       if (plan.expert() > 1) groups_.ep = wb_.group(GroupKind::EP, plan.group_members(GroupKind::EP, rank));
       if (plan.expert_tensor() > 1)
         groups_.etp = wb_.group(GroupKind::ExpertTP, plan.group_members(GroupKind::ExpertTP, rank));
@@ -132,9 +132,9 @@ class RankGenerator {
   bool owns_lm_head_weight() const { return s_.model.untie_embeddings || p_ > 1; }
 
   // Megatron keeps dense and expert parameters in separate DDP buffers (keyed by is-expert-parallel), reduced
-  // over dp x cp and over expert-DP respectively, with buckets and handles of their own (§5.1, §6.2). Both
-  // buffers list the same items in backprop order (an item's expert part is 0 outside MoE layers), so one
-  // item index drives the bucket firing of both.
+  // over dp x cp and over expert-DP respectively, with buckets and handles of their own
+  // (param_and_grad_buffer.py). Both buffers list the same items in backprop order (an item's expert part is 0
+  // outside MoE layers), so one item index drives the bucket firing of both.
   void build_param_items() {
     GradBuffer dense{"dp", dp_, Stream::DpComm, static_cast<double>(plan_.data()) * plan_.context(), {}, {}, 0, {}, {}};
     GradBuffer expert{"edp", edp_, Stream::ExpertDpComm, static_cast<double>(plan_.expert_data()), {}, {}, 0, {}, {}};
@@ -191,8 +191,8 @@ class RankGenerator {
     return s_.parallelism.framework == Framework::Megatron && s_.parallelism.zero_stage >= 1;
   }
   // Interleaved 1F1B also means Megatron's align_param_gather and align_grad_reduce: the schedule
-  // launches whole chunks' parameter all-gathers and gradient reductions (§4.6), and the forward
-  // pre-hooks only wait for the all-gathers (§5.3 step 6).
+  // launches whole chunks' parameter all-gathers and gradient reductions (schedules.py), and the forward
+  // pre-hooks only wait for the all-gathers (DistributedDataParallel._make_forward_pre_hook).
   bool interleaved() const { return schedule_kind(s_) == ScheduleKind::Interleaved; }
   bool overlapped_param_gather() const { return distributed_optimizer() && s_.parallelism.overlap_param_gather; }
 
@@ -215,7 +215,7 @@ class RankGenerator {
   // ---- iteration pieces ----
   void zero_grad_buffers() {
     if (ds_) return;  // DeepSpeed's zero_grad sets the gradients to None: no memset
-    // One memset per DDP buffer (§5.1).
+    // One memset per DDP buffer (zero_grad_buffer).
     for (const GradBuffer& buf : buffers_)
       rb_.compute({Phase::Optimizer, -1, -1}, &buf == &buffers_.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
                   memory_kernel(KernelKind::Memset, buf.local_params * grad_bytes(s_), 0, s_.training.precision));
@@ -236,7 +236,7 @@ class RankGenerator {
     switch (st.action) {
       case PipelineAction::Forward: forward_step(st.micro_batch, st.chunk); break;
       case PipelineAction::Backward: backward_step(st.micro_batch, st.chunk); break;
-      // Non-interleaved p2p: one batch_isend_irecv per helper, then cuda.synchronize (§4.3):
+      // Non-interleaved p2p: one batch_isend_irecv per helper, then cuda.synchronize (p2p_communication.py):
       // a blocking rendezvous with the neighbour.
       case PipelineAction::RecvForward:
         rb_.sync_collective(pctx, Stream::PpComm, "pp.recv_forward", CollKind::SendRecv, *prev_, p2p_bytes_, prev_rank());
@@ -259,7 +259,7 @@ class RankGenerator {
     }
   }
 
-  // ---- interleaved 1F1B (§4.6): the events interleaved_program records, as ops ----
+  // ---- interleaved 1F1B (schedules.py, with_interleaving): the events interleaved_program records, as ops ----
   void run_interleaved() {
     std::vector<std::uint32_t> handle_ops;  // handle id -> the p2p op it names
     for (GradBuffer& buf : buffers_) {
@@ -314,7 +314,7 @@ class RankGenerator {
     return id;
   }
 
-  // start_grad_sync of one chunk (align_grad_reduce): every bucket of the chunk at once (§4.6, §5.2).
+  // start_grad_sync of one chunk (align_grad_reduce): every bucket of the chunk at once (schedules.py).
   // Without overlap_grad_reduce nothing happens here; finish_grad_sync reduces everything.
   void start_chunk_grad_sync(int chunk) {
     if (!s_.parallelism.overlap_grad_reduce || chunk_reduced_[chunk]) return;
@@ -324,7 +324,7 @@ class RankGenerator {
   }
 
   // start_param_sync of one chunk (align_param_gather): an async all-gather per bucket, in bucket
-  // order; the forward pre-hooks wait for them (§5.3 step 6).
+  // order; the forward pre-hooks wait for them (_make_forward_pre_hook).
   void start_chunk_param_sync(int chunk) {
     if (!overlapped_param_gather()) return;
     for (GradBuffer& buf : buffers_) {
@@ -349,7 +349,7 @@ class RankGenerator {
       return;
     }
     const int n = static_cast<int>(buffers_.front().items_by_chunk[static_cast<std::size_t>(chunk)].size());
-    // Forward pre-hooks (§5.3 step 6): the param all-gather of bucket k is waited for by the first
+    // Forward pre-hooks (_make_forward_pre_hook): the param all-gather of bucket k is waited for by the first
     // module owning one of its params; the next bucket's all-gather is dispatched right after. Each
     // buffer (dense, expert) has its own chain; forward order = reverse bucket order.
     std::vector<int> next_bucket;
@@ -412,7 +412,7 @@ class RankGenerator {
     if (gather_params) first_forward_done_[chunk] = true;
   }
 
-  // TP-rank 0 loads the batch and broadcasts it over TP (§9 step 2): tokens and position ids on the
+  // TP-rank 0 loads the batch and broadcasts it over TP (get_batch_on_this_tp_rank): tokens and position ids on the
   // first stage, labels and loss mask on the last (int64/fp32, 8 B per token each).
   void data_broadcast(int mb) {
     if (d_.t == 1) return;
@@ -430,7 +430,7 @@ class RankGenerator {
       return;
     }
     // Gradient reduction overlapped with the last micro-batch's backward: a bucket fires right
-    // after the backward of its last parameter in backprop order (§5.2), in each buffer. The
+    // after the backward of its last parameter in backprop order (register_grad_ready), in each buffer. The
     // interleaved schedule launches whole chunks instead (start_chunk_grad_sync).
     const bool sync_now = s_.parallelism.overlap_grad_reduce && mb == m_ - 1 && !interleaved();
     std::vector<std::size_t> next_bucket(buffers_.size(), 0);
@@ -475,9 +475,9 @@ class RankGenerator {
   }
 
   // The stage's recompute_num_layers (scenario.md: per stage) spread evenly over its chunks. Each
-  // model chunk is its own TransformerBlock in Megatron and the block method runs per block (§7), so
-  // Megatron recomputes the same number of layers in every chunk; without interleaving this is the
-  // stage's count.
+  // model chunk is its own TransformerBlock in Megatron and the block method runs per block (recompute.py
+  // checkpointed_forward), so Megatron recomputes the same number of layers in every chunk; without
+  // interleaving this is the stage's count.
   int recomputed_layers_in_chunk(int chunk) const {
     const int n = recomputed_layers_on_stage(s_, stage_, layout_.layers_on_stage(stage_));
     // A pipeline_layout may give the chunks of a stage different layer counts: a chunk recomputes at most its own.
@@ -498,7 +498,7 @@ class RankGenerator {
     const OpContext ctx{Phase::GradSync, -1, mb};
     // start_grad_sync: NaN-check norm over the bucket and the 1/dp scaling (memory-bound), then an
     // async reduce-scatter (distributed optimizer) or all-reduce (plain DDP) over dp x cp, or over
-    // expert-DP for the expert buffer (pre-scaled by 1/|dp x cp| like the dense one, §6.2).
+    // expert-DP for the expert buffer (pre-scaled by 1/|dp x cp| like the dense one, DistributedDataParallel).
     rb_.compute(ctx, buf.name("bucket_norm_scale"),
                 memory_kernel(KernelKind::Elementwise, params * grad_bytes(s_) * 3.0, params * 2.0, s_.training.precision));
     const auto bytes = static_cast<std::int64_t>(params * grad_bytes(s_));
@@ -518,7 +518,7 @@ class RankGenerator {
     }
     // finalize_model_grads: wait every DP handle, then the TP all-reduce of SP-tagged grads (norms,
     // row-parallel biases, routers, MLA down-projections) and the tied-embedding all-reduce between
-    // the first and last stage (§5.2, §3.4).
+    // the first and last stage (finalize_model_grads, _allreduce_word_embedding_grads).
     for (auto id : pending_dp_) rb_.wait(id);
     const OpContext ctx{Phase::GradSync, -1, -1};
     if (d_.sp && d_.t > 1) {
@@ -543,7 +543,7 @@ class RankGenerator {
     const Precision p = s_.training.precision;
     const bool shard = distributed_optimizer() || sharded_dp(s_) ||
                        (s_.parallelism.framework != Framework::Megatron && s_.parallelism.zero_stage >= 1);
-    // Each buffer's shard: dense over dp x cp, expert over expert-DP (§5.4).
+    // Each buffer's shard: dense over dp x cp, expert over expert-DP (distrib_optimizer.py).
     double shard_params = 0;
     for (const GradBuffer& buf : buffers_) shard_params += shard ? buf.local_params / buf.shard_ranks : buf.local_params;
     if (s_.parallelism.framework == Framework::Megatron)  // rerun state machine: world all-reduce of one int
@@ -659,7 +659,7 @@ class RankGenerator {
   std::unique_ptr<DeepSpeedZero> ds_;
 };
 
-// What Megatron rejects for the interleaved schedule (schedules.py, arguments.py; §4.6).
+// What Megatron rejects for the interleaved schedule (schedules.py, arguments.py).
 void check_interleaved(const Scenario& s) {
   const auto& p = s.parallelism;
   const std::string key = "parallelism.virtual_pipeline";

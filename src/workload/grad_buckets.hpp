@@ -1,5 +1,5 @@
 #pragma once
-// Megatron's DDP gradient buckets on one rank (../shared/reference/megatron.md §5.1): parameters
+// Megatron's DDP gradient buckets on one rank (distributed/param_and_grad_buffer.py, _ParamAndGradBuffer): parameters
 // laid out in backprop order (LM head, final norm, last layer ... first layer, embedding); a bucket
 // closes once it holds `bucket_size` elements. Only pipeline rank 0 (model chunk 0) splits into
 // buckets, and only with overlap_grad_reduce; every other rank/chunk has one bucket.

@@ -20,7 +20,7 @@ class InterleavedRecorder {
   InterleavedRecorder(int p, int r, int m, int v)
       : p_(p), r_(r), m_(m), v_(v), total_(m * v), table_(interleaved_table(p, m, v)),
         grad_synced_(static_cast<std::size_t>(v), 0) {
-    // get_pp_rank_microbatches (§4.6): warm-up (p - r - 1) * 2 + (v - 1) * N, capped at m * v.
+    // get_pp_rank_microbatches: warm-up (p - r - 1) * 2 + (v - 1) * N, capped at m * v.
     warmup_ = std::min((p - r - 1) * 2 + (v - 1) * p, total_);
     remaining_ = total_ - warmup_;
   }
@@ -71,7 +71,7 @@ class InterleavedRecorder {
   }
 
   // _p2p_ops: even ranks post send_next, recv_prev, send_prev, recv_next; odd ranks recv_prev,
-  // send_next, recv_next, send_prev (§4.3), so neighbours' blocking calls pair up. Each argument is
+  // send_next, recv_next, send_prev (_p2p_ops), so neighbours' blocking calls pair up. Each argument is
   // the chunk on this rank the tensor belongs to, or kNone when there is nothing to move.
   Handles communicate(int send_next, int recv_prev, int send_prev, int recv_next) {
     Handles h;
@@ -182,7 +182,7 @@ class InterleavedRecorder {
       }
       forward(fk);
       // pp_post_forward: async send_forward_recv_forward; the send is waited for at once because
-      // deallocate_pipeline_outputs frees the output right after (§4.3).
+      // deallocate_pipeline_outputs frees the output right after (deallocate_output_tensor).
       auto [recv, next_chunk] = recv_from_previous_stage(fk, true);
       if (k == remaining_ - 1) recv = false;
       const int out = last_virtual_stage(fchunk) ? kNone : fchunk;

@@ -2,11 +2,11 @@
 // Megatron-Core's interleaved 1F1B schedule on one pipeline rank, as the host issues it
 // (schedules.py::forward_backward_pipelining_with_interleaving with the training defaults
 // overlap_p2p_comm=True, batch_p2p_comm=False, deallocate_pipeline_outputs=True,
-// microbatch_group_size_per_vp_stage = p; ../shared/reference/megatron.md §4.3, §4.6, §5.2, §5.3).
+// microbatch_group_size_per_vp_stage = p; p2p_communication.py::_p2p_ops, param_and_grad_buffer.py bucket groups).
 //
 // Every rank holds v model chunks; virtual stage s = chunk * p + rank. Activations flow
 // s -> s + 1, i.e. to rank (r + 1) mod p, and from the last rank's chunk c to rank 0's chunk c + 1
-// (the wrap-around of §4.3); gradients flow back the same ring. Each tensor is one isend on one
+// (the wrap-around of p2p_communication.py); gradients flow back the same ring. Each tensor is one isend on one
 // side and one irecv on the other; the events below say when each is posted and when the compute
 // stream waits for it (handle.wait()).
 #include <cstdint>
@@ -28,8 +28,8 @@ struct InterleavedEvent {
     Backward,   // backward step of (micro_batch, chunk)
     Post,       // isend / irecv of one tensor, returning handle `handle`
     Wait,       // handle.wait() on `handle`: the next compute kernel waits for that transfer
-    GradSync,   // start_grad_sync of `chunk` (all its buckets; align_grad_reduce, §4.6 / §5.2)
-    ParamSync,  // start_param_sync of `chunk` (all its buckets; align_param_gather, §4.6 / §5.3)
+    GradSync,   // start_grad_sync of `chunk` (all its buckets; align_grad_reduce)
+    ParamSync,  // start_param_sync of `chunk` (all its buckets; align_param_gather)
   };
   Kind kind = Kind::Forward;
   int micro_batch = -1;  // Forward/Backward; Post: the micro-batch the tensor belongs to

@@ -11,9 +11,10 @@ namespace trainsim {
 double activation_bytes(Precision p);
 double gemm_operand_bytes(Precision p);
 
-// The optimizer step's HBM traffic per local shard element, as Megatron sizes it (megatron.md §5.4):
-// fused Adam reads p, g, m, v and writes p, m, v (28 B), the clip scale pass 8, the fp32 -> bf16 copy
-// 6; the local grad-norm pass reads 4. DeepSpeed ZeRO's step (deepspeed_zero.cpp) uses the same.
+// The optimizer step's HBM traffic per local shard element, as Megatron sizes it (the passes of
+// MixedPrecisionOptimizer.step: optimizer/clip_grads.py, FusedAdam): fused Adam reads p, g, m, v and writes p,
+// m, v (28 B), the clip scale pass 8, the fp32 -> bf16 copy 6; the local grad-norm pass reads 4. DeepSpeed
+// ZeRO's step (deepspeed_zero.cpp) uses the same.
 inline constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
 inline constexpr double kGradNormBytesPerElement = 4.0;
 
@@ -22,7 +23,7 @@ KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std
 
 // Fused (flash / cuDNN) attention over `batch` = micro-batch x local heads. Forward FLOPs
 // 4 * s_q * s_kv * d per head (QK^T and PV), halved when causal (the kernel skips the masked half);
-// backward 2.5x the forward (kernels.md §3, FA papers' convention).
+// backward 2.5x the forward (the FlashAttention papers' convention, arXiv 2307.08691).
 KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
                                bool causal, Precision p);
 KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,

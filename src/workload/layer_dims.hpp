@@ -1,7 +1,7 @@
 #pragma once
-// Per-rank, per-micro-batch shapes of one transformer layer (../shared/reference/megatron.md §0.1):
+// Per-rank, per-micro-batch shapes of one transformer layer (Megatron-Core transformer_layer.py, attention.py, mlp.py):
 // T = s/c * b token rows entering the TP-sharded GEMMs, T_sp = T/t rows of the residual stream with SP;
-// multi-latent attention dimensions and the MoE block's shapes (§6.2) when the model has them.
+// multi-latent attention dimensions and the MoE block's shapes (moe_layer.py) when the model has them.
 #include <cstdint>
 #include <vector>
 

@@ -36,7 +36,7 @@ void LayerEmitter::norm(const OpContext& ctx, const char* name, bool backward) {
 
 void LayerEmitter::norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width) {
   if (d_.eager) return eager_norm(ctx, name, backward, rows, width);
-  // Forward reads x and writes y (+ mean/rstd); backward reads x, dy and writes dx (§2.1 #1, #10).
+  // Forward reads x and writes y (+ mean/rstd); backward reads x, dy and writes dx (TE layernorm_linear.py).
   const double ab = activation_bytes(d_.precision);
   const double elems = rows * width;
   const double bytes = elems * ab * (backward ? 3.0 : 2.0);
@@ -63,7 +63,7 @@ std::uint32_t LayerEmitter::tp_collective_bytes(const OpContext& ctx, const char
 
 std::int64_t LayerEmitter::attention_head_dim() const {
   // MLA: QK^T runs over nope+rope dims and PV over v dims; the kernel's FLOPs 4*s_q*s_kv*d/2 with d the mean of
-  // the two equal Megatron's (d_qk + d_v)/2 per head (megatron.md §10, MLA branch).
+  // the two equal Megatron's (d_qk + d_v)/2 per head (training.py::num_floating_point_operations, MLA branch).
   if (d_.mla.on) return (d_.mla.nope + d_.mla.rope + d_.mla.v) / 2;
   return d_.d;
 }
@@ -74,7 +74,8 @@ double LayerEmitter::kv_elements_per_token() const {
 }
 
 // Megatron's fused scale-mask-softmax is one well-written memory-bound pass, priced like other fused
-// pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (kernels.md §4.2).
+// pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (EleutherAI cookbook
+// transformer.out).
 KernelKind LayerEmitter::softmax_kind() const { return d_.fused_softmax ? KernelKind::Elementwise : KernelKind::Softmax; }
 
 void LayerEmitter::attention_forward(const OpContext& ctx) {
@@ -86,7 +87,7 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision);
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
-    // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (§2.1 #6); no causal skipping.
+    // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (DotProductAttention); no causal skipping.
     rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(ctx, "attn.softmax",
@@ -124,9 +125,8 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
 
 void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name) {
   if (d_.t > 1 && d_.sp) {
-    // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1, §2.1 #2/#11;
-    // dY before the row-parallel dgrads, §2.2 B2/B13); with userbuffers a ring exchange overlapped with
-    // the GEMM (§8).
+    // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1; dY before the
+    // row-parallel dgrads); with userbuffers a ring exchange overlapped with the GEMM (TE initialize_ub).
     const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_, tp_overlap_ ? kUbRingExchangeSms : -1);
     gemm_op(ctx, name, d_.T, n, d_.h);
     if (tp_overlap_) rb_.wait(ag);
@@ -142,7 +142,7 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
     return;
   }
   if (tp_overlap_) {
-    // Userbuffers "pipeline" overlap (§8): the GEMM is split in chunks whose reduce-scatter runs
+    // Userbuffers "pipeline" overlap (TE initialize_ub): the GEMM is split in chunks whose reduce-scatter runs
     // while the next chunk computes; priced as the RS running concurrently with the whole GEMM.
     const auto rs = tp_collective(ctx, rs_name, CollKind::ReduceScatter, false, kUbPipelineSms);
     gemm_op(ctx, name, d_.T, d_.h, k);
@@ -150,7 +150,7 @@ void LayerEmitter::row_parallel_forward(const OpContext& ctx, const char* name, 
     return;
   }
   gemm_op(ctx, name, d_.T, d_.h, k);
-  // No SP: all-reduce of the output; SP: reduce-scatter to the sequence shard. Synchronous (§2.1 #8).
+  // No SP: all-reduce of the output; SP: reduce-scatter to the sequence shard. Synchronous (TERowParallelLinear).
   tp_collective(ctx, d_.sp ? rs_name : ar_name, d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, true);
 }
 
@@ -188,7 +188,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;  // one residual-stream tensor on this rank
 
-  // --- attention block (§2.1 #1-9) ---
+  // --- attention block (TransformerLayer._forward_attention) ---
   if (d_.mla.on) {
     mla_projections_forward(ctx);
   } else {
@@ -204,7 +204,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
   row_parallel_forward(ctx, "proj", d_.mla.on ? d_.mla.v_local : d_.attn_local, "tp.rs.proj", "tp.ar.proj");
   elementwise(ctx, "attn.bias_dropout_add", res * 3.0 + D(d_.rows * d_.h));
 
-  // --- MLP block (§2.1 #10-16), or the MoE block (§6.2) ---
+  // --- MLP block (TransformerLayer._forward_mlp), or the MoE block ---
   if (d_.is_moe(layer)) {
     norm(ctx, "pre_mlp_norm", false);  // a separate TENorm in the MoE spec
     moe_forward(ctx);
@@ -222,7 +222,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;
 
-  // --- MLP backward (§2.2 B1-B11), or the MoE block's ---
+  // --- MLP backward, or the MoE block's ---
   elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
   const OpContext redo{Phase::Recompute, layer, mb};
   if (d_.is_moe(layer)) {
@@ -241,7 +241,7 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   norm(ctx, "pre_mlp_norm.bwd", true);                           // B10
   elementwise(ctx, "residual_grad_add", res * 3.0);              // B11
 
-  // --- attention backward (§2.2 B12-B22) ---
+  // --- attention backward ---
   const std::int64_t proj_in = d_.mla.on ? d_.mla.v_local : d_.attn_local;
   elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
   module_start(ctx, "proj", true);
@@ -283,7 +283,7 @@ void LayerEmitter::embedding_forward(int mb) {
   // Gather rows of the vocab-sharded table: read + write T x h.
   rb_.compute(ctx, "embedding", memory_kernel(KernelKind::Embedding, D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
   if (d_.t > 1) {
-    // SP with RoPE: reduce-scatter to the sequence shard; otherwise all-reduce (§3.1).
+    // SP with RoPE: reduce-scatter to the sequence shard; otherwise all-reduce (VocabParallelEmbedding).
     const bool rs = d_.sp && d_.rope;
     tp_collective(ctx, rs ? "tp.rs.embedding" : "tp.ar.embedding", rs ? CollKind::ReduceScatter : CollKind::AllReduce,
                   true);
@@ -297,7 +297,8 @@ void LayerEmitter::embedding_backward(int mb) {
   const double ab = activation_bytes(d_.precision);
   if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.embedding_grad", CollKind::AllGather, true);
   // Dense embedding backward (index-add into a [V/t, h] bf16 gradient) and the DDP hook adding it
-  // into the fp32 main_grad: a memory-bound pass over V*h/t elements every micro-batch (§3.1).
+  // into the fp32 main_grad: a memory-bound pass over V*h/t elements every micro-batch (VocabParallelEmbedding
+  // backward).
   const double table = D(d_.vocab_padded / d_.t * d_.h);
   rb_.compute(ctx, "embedding.bwd",
               memory_kernel(KernelKind::Embedding, table * ab + D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
@@ -314,7 +315,7 @@ void LayerEmitter::output_head_forward(const OpContext& ctx, bool mtp) {
   const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
   if (d_.t > 1 && d_.sp) tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, true);
   bf16_gemm_op(ctx, mtp ? "mtp.lm_head" : "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
-  // Vocab-parallel cross-entropy (§3.3): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
+  // Vocab-parallel cross-entropy (_VocabParallelCrossEntropy): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
   // softmax kept for backward. About 22 bytes per logit over the passes.
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.max" : "cross_entropy.max",
               memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits, d_.precision));
@@ -360,7 +361,7 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
 void LayerEmitter::mtp_forward(int layer, int mb) {
   const OpContext ctx{Phase::Forward, layer, mb};
   const double ab = activation_bytes(d_.precision);
-  // Embedding of the tokens shifted by one (the MTP stage's own copy of the word embedding, §3.1 ops).
+  // Embedding of the tokens shifted by one (the MTP stage's own copy of the word embedding, LanguageModelEmbedding).
   rb_.compute(ctx, "mtp.embedding", memory_kernel(KernelKind::Embedding, D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
   if (d_.t > 1) {
     const bool rs = d_.sp && d_.rope;

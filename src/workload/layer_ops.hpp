@@ -1,8 +1,9 @@
 #pragma once
 // The kernels and TP/CP collectives of one transformer layer, the embedding and the LM head with
 // vocab-parallel cross-entropy, for one micro-batch on one rank, in the order Megatron-Core with
-// Transformer Engine issues them (../shared/reference/megatron.md §2, §3, §8, §11.1). Multi-latent
-// attention (layer_ops_mla.cpp) replaces the QKV path; an MoE block (layer_ops_moe.cpp, §6.2) replaces
+// Transformer Engine issues them (transformer_layer.py::TransformerLayer, gpt_model.py::GPTModel, TE
+// module/linear.py and layernorm_linear.py with userbuffers). Multi-latent attention (layer_ops_mla.cpp) replaces
+// the QKV path; an MoE block (layer_ops_moe.cpp, moe_layer.py::MoELayer) replaces
 // the MLP of MoE layers.
 #include <cstdint>
 #include <functional>
@@ -97,7 +98,7 @@ class LayerEmitter {
   // `sms` >= 0: a userbuffers collective holding that many SMs (CollectiveDesc::sms).
   std::uint32_t tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync, int sms = -1);
   // SMs Transformer Engine's userbuffers hold per overlap method, its initialize_ub defaults
-  // (kernels-in-training.md §2.1, kernels.md §6.2): ring exchange 1 SM (copies go through the copy
+  // (transformer_engine/pytorch/module/base.py::initialize_ub): ring exchange 1 SM (copies go through the copy
   // engines), pipelined and bulk overlap 16. The all-gathers before a GEMM are ring exchanges, the
   // forward reduce-scatters pipelined, the backward input all-gathers and dgrad reductions bulk.
   static constexpr int kUbRingExchangeSms = 1;
@@ -124,7 +125,7 @@ class LayerEmitter {
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::int64_t batch);
 
-  // The MLP of §2.1 #11-15 and §2.2 B2-B9 with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
+  // The MLP (mlp.py::MLP forward and backward) with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
   void mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
   void mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
 
@@ -144,7 +145,7 @@ class LayerEmitter {
                           const char* wgrad_name, const char* norm_name, std::int64_t latent, std::int64_t out);
   std::uint32_t tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync, double bytes);
 
-  // The MoE block (layer_ops_moe.cpp, §6.2) in place of §2.1 #10-16 / §2.2 B1-B11.
+  // The MoE block (layer_ops_moe.cpp, moe_layer.py) in place of the dense MLP block.
   void moe_forward(const OpContext& ctx);
   void moe_backward(const OpContext& ctx);
   void moe_dispatch_forward(const OpContext& ctx);

@@ -1,5 +1,6 @@
 // Ring attention: Transformer Engine's context-parallel attention with KV exchanged point-to-point
-// (cp_comm_type "p2p", ../shared/reference/megatron.md §6.1). Each CP rank holds two of the 2c
+// (cp_comm_type "p2p", TE pytorch/attention/dot_product_attention/context_parallel.py,
+// AttnFuncWithCPAndKVP2P). Each CP rank holds two of the 2c
 // sequence chunks (zig-zag), so every one of the c attention steps costs the same: the diagonal step
 // is local Q x local KV under the causal mask, the others are full local Q x half of the received KV
 // (or half of Q x all of it, the same FLOPs). The KV for the next step travels to the ring neighbour
@@ -15,7 +16,7 @@ using layer_ops_detail::D;
 }  // namespace
 
 double LayerEmitter::cp_kv_bytes() const {
-  // K and V of the local chunks, one micro-batch: 2 * S_c * b * g/t * d elements (§6.1).
+  // K and V of the local chunks, one micro-batch: 2 * S_c * b * g/t * d elements (AttnFuncWithCPAndKVP2P).
   return D(d_.T) * kv_elements_per_token() * activation_bytes(d_.precision);
 }
 

@@ -1,5 +1,6 @@
 // FP8 linear layers as Transformer Engine runs them under Megatron's default FP8 recipe (delayed
-// scaling, E4M3 forward / E5M2 gradients; ../shared/reference/kernels-in-training.md §3.1): the GEMM
+// scaling, E4M3 forward / E5M2 gradients; TE docs/features/low_precision_training, transformer_engine/pytorch/
+// module/linear.py): the GEMM
 // reads FP8 operands that separate memory-bound kernels produced.
 //   fprop  Y = X W^T: X is quantized with its transpose (the wgrad operand) in one cast-transpose kernel:
 //          read 2 B, write 1 B row-wise + 1 B column-wise per element (delayed scaling takes the scale

@@ -1,10 +1,10 @@
 // Multi-head latent attention (DeepSeek-V2/V3) as Megatron-Core's MLASelfAttention issues it with the
-// Transformer Engine spec (megatron/core/transformer/multi_latent_attention.py; ../shared/reference/megatron.md
-// §10 for its FLOPs): the input norm is a separate kernel, the q and kv down-projections are "duplicated"
-// (TP-replicated) linears on the rank's own sequence shard, their latents go through LayerNorm-fused
-// column-parallel up-projections (the norm on the local shard, then the SP all-gather, then the GEMM), the
-// shared RoPE key is all-gathered over the sequence, RoPE is applied to the rope parts and q/k are
-// concatenated; core attention and the output projection are the layer's usual ones.
+// Transformer Engine spec (megatron/core/transformer/multi_latent_attention.py; its FLOPs per
+// training.py::num_floating_point_operations): the input norm is a separate kernel, the q and kv
+// down-projections are "duplicated" (TP-replicated) linears on the rank's own sequence shard, their latents go
+// through LayerNorm-fused column-parallel up-projections (the norm on the local shard, then the SP all-gather,
+// then the GEMM), the shared RoPE key is all-gathered over the sequence, RoPE is applied to the rope parts and
+// q/k are concatenated; core attention and the output projection are the layer's usual ones.
 #include "workload/kernels_factory.hpp"
 #include "workload/layer_ops.hpp"
 
@@ -25,7 +25,7 @@ void LayerEmitter::latent_up_forward(const OpContext& ctx, const char* norm_name
 void LayerEmitter::latent_up_backward(const OpContext& ctx, const char* ag_name, const char* dgrad_name,
                                       const char* red_name, const char* wgrad_name, const char* norm_name,
                                       std::int64_t latent, std::int64_t out) {
-  // Column-parallel backward (§2.2 B18-B22 with the latent in place of h): re-gather the saved normed latent
+  // Column-parallel backward (as the QKV linear's, with the latent in place of h): re-gather the saved normed latent
   // while the dgrad runs, reduce the dgrad while the wgrad runs; then the fused norm's backward, if any.
   const bool tp = d_.t > 1;
   const double bytes = D(d_.T * latent) * activation_bytes(d_.precision);

@@ -1,6 +1,6 @@
 // The MoE block of Megatron-Core (megatron/core/transformer/moe/moe_layer.py, router.py, token_dispatcher.py,
-// experts.py::TEGroupedMLP, shared_experts.py; ../shared/reference/megatron.md §6.2), for one micro-batch on one
-// rank, in place of the dense MLP of §2.1 #10-16 / §2.2 B1-B11.
+// experts.py::TEGroupedMLP, shared_experts.py; docs/moe.md), for one micro-batch on one rank, in place of the
+// dense MLP (transformer/mlp.py::MLP.forward and its backward).
 //
 // Balanced routing is assumed (documented in docs/moe.md): each of the rank's T_l tokens goes to k experts and
 // every expert receives T_l*k/E of every rank's tokens, so after the dispatch each rank holds T_l*k rows for its
@@ -16,8 +16,9 @@
 // collective is synchronous: the next kernel consumes its output. Backward mirrors it (all-gather <->
 // reduce-scatter, all-to-alls reversed), then the router and the shared experts, whose ops autograd reaches last.
 //
-// Not modelled (latency-only, megatron.md §9): the aux-loss all-reduce of E counts over tp x cp, the all-gather of
-// per-expert token counts over etp x ep and the host sync that reads them before the all-to-all.
+// Not modelled (latency-only; router.py::TopKRouter._apply_aux_loss, moe_utils.py): the aux-loss all-reduce of
+// E counts over tp x cp, the all-gather of per-expert token counts over etp x ep and the host sync that reads
+// them before the all-to-all.
 #include "workload/kernels_factory.hpp"
 #include "workload/layer_ops.hpp"
 

@@ -3,14 +3,15 @@
 //
 //   weights + grads + optimizer   parameters on the rank x bytes per parameter of each state, divided by the
 //                                 data-parallel degree where the framework shards that state
-//                                 (ZeRO paper, Rajbhandari et al. 2020 §5; ../shared/reference/zero-fsdp.md §4.2;
-//                                 Megatron distributed optimizer: ../shared/reference/megatron.md §5.1, §5.3)
+//                                 (ZeRO paper, Rajbhandari et al. 2020 §5; PyTorch FSDP fully_sharded_data_parallel.py;
+//                                 Megatron distributed optimizer: distributed/param_and_grad_buffer.py,
+//                                 optimizer/distrib_optimizer.py, docs/user-guide/features/dist_optimizer.md)
 //   activations                   per layer per micro-batch after Korthikanti et al. 2022 ("Reducing Activation
 //                                 Recomputation in Large Transformer Models", §4), generalised to GQA/gated MLPs/MoE
 //                                 (MoE layers: docs/moe.md §5), times the micro-batches the pipeline schedule keeps in
-//                                 flight (megatron.md §4.5/4.6)
+//                                 flight (schedules.py, forward_backward_pipelining_without/with_interleaving)
 //   other                         fixed allowance (CUDA context, NCCL buffers, workspaces) + fragmentation: judgment;
-//                                 DeepSpeed's ipg gradient bucket(s) (../shared/reference/zero-fsdp.md §1.8, §2.9)
+//                                 DeepSpeed's ipg gradient bucket(s) (stage_1_and_2.py, stage3.py; reduce_bucket_size)
 #include "workload/memory_model.hpp"
 
 #include <algorithm>
@@ -44,20 +45,22 @@ StateBytes state_bytes(const Scenario& s) {
   switch (par.framework) {
     case Framework::Megatron:
       // bf16/fp16 params (2 B); fp32 main-grad buffer (4 B: --bf16 turns on accumulate_allreduce_grads_in_fp32,
-      // megatron.md §5.1); optimizer fp32 master + moments. zero_stage 1 = distributed optimizer (shards only the
-      // optimizer over dp x cp, megatron.md §5.3); 2 and 3 additionally shard grads / weights (Megatron-FSDP).
+      // param_and_grad_buffer.py); optimizer fp32 master + moments. zero_stage 1 = distributed optimizer (shards
+      // only the optimizer over dp x cp, optimizer/distrib_optimizer.py); 2 and 3 additionally shard grads /
+      // weights (Megatron-FSDP).
       b.weight = fp32 ? 4 : 2;
       b.grad = 4;
       b.optimizer = fp32 ? moments : 4 + moments;
       break;
     case Framework::DeepSpeed:
-      // ZeRO paper: 2 B lp params + 2 B lp grads + K = 12 B (fp32 master, m, v) (zero-fsdp.md §4.1).
+      // ZeRO paper: 2 B lp params + 2 B lp grads + K = 12 B (fp32 master, m, v) (arXiv 1910.02054 §3.1).
       b.weight = fp32 ? 4 : 2;
       b.grad = fp32 ? 4 : 2;
       b.optimizer = fp32 ? moments : 4 + moments;
       break;
     case Framework::FSDP:
-      // FSDP keeps the sharded parameter in fp32 (no separate master) and fp32 grads: 4 + 4 + 8 (zero-fsdp.md §4.2).
+      // FSDP keeps the sharded parameter in fp32 (no separate master) and fp32 grads: 4 + 4 + 8 (PyTorch FSDP
+      // MixedPrecision).
       b.weight = 4;
       b.grad = 4;
       b.optimizer = moments;
@@ -117,7 +120,8 @@ RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>&
   }
   if (stage == p - 1) {
     r.dense += final_norm_params(m);
-    // Untied: the LM head is its own weight. Tied with p > 1: the last stage keeps a copy (megatron.md §3.4).
+    // Untied: the LM head is its own weight. Tied with p > 1: the last stage keeps a copy
+    // (LanguageModule.setup_embeddings_and_output_layer).
     if (m.untie_embeddings || p > 1) {
       r.dense += vocab;
       r.largest_unit = std::max(r.largest_unit, vocab);
@@ -136,8 +140,9 @@ RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>&
 // output 2F; dropout masks exist only when the model trains with dropout (trains_with_dropout below),
 // so without dropout the softmax keeps only its 2 bytes.
 // Dropout (and so its 1-byte masks) is on for GPT models trained with Megatron or Megatron-DeepSpeed, whose default
-// hidden/attention dropout is 0.1 (megatron.md §0.3, Korthikanti's setup). Llama-family recipes set it to 0, and the
-// FSDP stacks we model (llm-foundry MPT: MPTConfig's attn/resid/emb pdrop default 0.0) train without it.
+// hidden/attention dropout is 0.1 (megatron/training/arguments.py, Korthikanti's setup). Llama-family recipes
+// set it to 0, and the FSDP stacks we model (llm-foundry MPT: MPTConfig's attn/resid/emb pdrop default 0.0)
+// train without it.
 bool trains_with_dropout(const Scenario& s) {
   return s.model.family == "gpt" && s.parallelism.framework != Framework::FSDP;
 }
@@ -282,7 +287,7 @@ double checkpoint_bytes(const Scenario& s, double tokens) {
   return tokens * 2 * static_cast<double>(s.model.hidden_size) / (sp ? t : 1);
 }
 
-// Micro-batches whose activations a stage holds at its peak (megatron.md §4.4-4.6).
+// Micro-batches whose activations a stage holds at its peak (Megatron-LM pipeline_parallel/schedules.py).
 //   no pipeline: 1 (forward then backward per micro-batch)
 //   GPipe: all m (every forward before any backward)
 //   1F1B: warm-up (p - stage - 1) + 1 = p - stage, at most m
@@ -300,14 +305,15 @@ int chunks_in_flight(const Scenario& s, int stage, int micro_batches) {
 
 // Fixed allowance (judgment, see docs/memory-model.md): CUDA context and kernel images ~1 GiB, cuBLAS/cuDNN/TE
 // workspaces ~0.5 GiB, and NCCL FIFOs per communicator: per channel Simple 4 MiB + LL128 4,915,200 B + LL 512 KiB
-// (nccl.md, NCCL_BUFFSIZE table) x 16 channels. Fragmentation of the caching allocator: 10% of activations.
+// (NCCL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_LL_BUFFSIZE defaults) x 16 channels. Fragmentation of the caching
+// allocator: 10% of activations.
 constexpr double kContextGiB = 1.0;
 constexpr double kWorkspaceGiB = 0.5;
 constexpr double kNcclChannels = 16;
 constexpr double kNcclBytesPerChannel = 4194304.0 + 4915200.0 + 524288.0;
 constexpr double kFragmentation = 0.10;
 
-// DeepSpeed's ipg gradient bucket of reduce_bucket_size lp elements (zero-fsdp.md §1.8, §2.9): ZeRO-1/2 allocate
+// DeepSpeed's ipg gradient bucket of reduce_bucket_size lp elements (stage_1_and_2.py, stage3.py): ZeRO-1/2 allocate
 // it in every backward, twice with overlap_comm (double buffering); ZeRO-3 keeps one permanently. Its size does not
 // depend on the model: DeepSpeed allocates the whole bucket.
 double deepspeed_bucket_bytes(const Scenario& s) {
@@ -361,7 +367,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
   const bool megatron_ce = par.framework != Framework::FSDP;
   const double ce_kept = megatron_ce ? 4 : 2, ce_transient = 2;
 
-  // Layer placement is the workload's (Megatron's layer offsets, uneven first/last stages; megatron.md §4.2).
+  // Layer placement is the workload's (Megatron's layer offsets, uneven first/last stages;
+  // get_transformer_layer_offset).
   const StageLayout layout(s);
   std::vector<StageMemory> out;
   out.reserve(p);
@@ -386,7 +393,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     double weights = sharded(sb.weight, sb.shard_weight);
     const double grads = sharded(sb.grad, sb.shard_grad);
     const double optimizer = sharded(sb.optimizer, sb.shard_optimizer);
-    // Transient full-precision-width copies the sharding frameworks materialise (zero-fsdp.md §2.9, §4.2, §4.3):
+    // Transient full-precision-width copies the sharding frameworks materialise (DeepSpeed
+    // partitioned_param_coordinator.py, FSDP _runtime_utils.py / _fsdp_param_group.py):
     //   DeepSpeed ZeRO-3 / FSDP FULL_SHARD: about two gather units live at once, 2 B each -> 4 B x largest unit;
     //   FSDP SHARD_GRAD_OP: every unit's bf16 params stay gathered from forward to backward -> 2 B x all;
     //   FSDP NO_SHARD with bf16 compute: a bf16 copy of the fp32 params -> 2 B x all.
@@ -405,7 +413,8 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
     for (int i = 0; i < n_layers; ++i) {
       const double full = layer_bytes(s, layers[i], tokens);
       largest_layer = std::max(largest_layer, full);
-      // Megatron's block method checkpoints the first `recomputed` layers of the stage (megatron.md §7).
+      // Megatron's block method checkpoints the first `recomputed` layers of the stage
+      // (TransformerBlock.forward -> recompute.py checkpointed_forward).
       per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
     }
     // MTP blocks (multi_token_prediction.py): their transformer layer, the enorm/hnorm inputs (2 B each), the
@@ -436,7 +445,7 @@ std::vector<StageMemory> estimate_memory(const Scenario& s) {
       // Last stage (Korthikanti §4.3): final-norm input and LM-head input (2 B each, sharded under SP), and what the
       // loss keeps per logit for backward plus a transient copy for the micro-batch being evaluated:
       //   Megatron / DeepSpeed: the vocab-parallel cross-entropy keeps an fp32 softmax (4 B x V/t) and the bf16
-      //     logits exist while they are upcast (2 B) (megatron.md §3.3);
+      //     logits exist while they are upcast (2 B) (tensor_parallel/cross_entropy.py, _VocabParallelCrossEntropy);
       //   FSDP (llm-foundry): flash-attn's fused cross-entropy (ComposerMPTCausalLM's default loss_fn
       //     'fused_crossentropy') keeps only the bf16 logits (2 B) and allocates a bf16 gradient in backward (2 B).
       const int held = mem.in_flight_micro_batches;

@@ -1,6 +1,6 @@
 #pragma once
 // Ranks and process groups, as Megatron-Core builds them (parallel_state.py, RankGenerator; order
-// tp-cp-ep-dp-pp, ../shared/reference/megatron.md §1). Two views of the same ranks:
+// tp-cp-ep-dp-pp, initialize_model_parallel). Two views of the same ranks:
 //   dense  view: global_rank = tp  + t  *(cp + c*(dp + D*pp))         (attention, dense MLP, dp x cp grads)
 //   expert view: global_rank = etp + t_e*(ep + e*(edp + D_e*pp))      (routed experts: EP, ETP, expert-DP)
 // with D_e = t*c*D / (t_e*e). Pipeline is outermost in both, so a stage is the same block of ranks.

@@ -11,7 +11,7 @@ namespace {
 
 void add(std::vector<PipelineStep>& out, PipelineAction a, int mb, int chunk = 0) { out.push_back({a, mb, chunk}); }
 
-// forward_backward_pipelining_without_interleaving (§4.5).
+// forward_backward_pipelining_without_interleaving (schedules.py).
 std::vector<PipelineStep> one_f_one_b(int p, int r, int m) {
   std::vector<PipelineStep> s;
   const bool first = r == 0, last = r == p - 1;
@@ -90,7 +90,7 @@ std::vector<PipelineStep> pipeline_schedule(ScheduleKind kind, int p, int r, int
     case ScheduleKind::OneFOneB: return one_f_one_b(p, r, m);
     case ScheduleKind::GPipe: return gpipe(p, r, m);
     case ScheduleKind::Interleaved: {
-      // Order of F/B steps per §4.6 (p2p is handled by the generator as data flow between chunks).
+      // Order of F/B steps per get_schedule_table (p2p is handled by the generator as data flow between chunks).
       const auto table = interleaved_table(p, m, v);
       const int total = m * v;
       const int warmup = std::min((p - r - 1) * 2 + (v - 1) * p, total);

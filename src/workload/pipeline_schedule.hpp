@@ -1,7 +1,8 @@
 #pragma once
 // The order of forward/backward steps and pipeline p2p calls on one pipeline rank, as
-// Megatron-Core's schedules.py issues them (../shared/reference/megatron.md §4.4-4.6).
-// P2P calls with no peer (recv on the first stage, send on the last) are omitted.
+// Megatron-Core's schedules.py issues them (forward_backward_no_pipelining,
+// forward_backward_pipelining_without_interleaving, forward_backward_pipelining_with_interleaving). P2P calls
+// with no peer (recv on the first stage, send on the last) are omitted.
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Which global layers each pipeline rank holds, per model chunk (Megatron's get_transformer_layer_offset and
-// get_num_layers_to_build; ../shared/reference/megatron.md §4.2): the even split, uneven first/last stages
+// get_num_layers_to_build in transformer_layer.py / transformer_block.py): the even split, uneven first/last stages
 // (first/last_stage_layers), the embedding and loss counted as layers (account_for_*_in_pipeline_split), or an
 // explicit parallelism.pipeline_layout. MTP layers (model.mtp_layers; global ids num_layers + k) sit where the
 // layout puts them, else in the last chunk of the last stage (Megatron builds them with the post-process chunk).

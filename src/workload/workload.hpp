@@ -15,9 +15,10 @@ namespace trainsim {
 
 // PpComm carries the transfers with the previous pipeline stage, PpCommNext those with the next
 // one: each stage pair is its own NCCL communicator with its own stream, so a send to the next
-// stage does not queue behind a receive from the previous one (megatron.md §4.3). EpComm carries the
-// MoE token dispatcher's collectives (EP, expert-TP), ExpertDpComm the expert-gradient reduction and
-// expert parameter all-gather: Megatron's expert groups are communicators of their own (§1.2, §6.2).
+// stage does not queue behind a receive from the previous one (p2p_communication.py::P2PCommunicator). EpComm
+// carries the MoE token dispatcher's collectives (EP, expert-TP), ExpertDpComm the expert-gradient reduction
+// and expert parameter all-gather: Megatron's expert groups are communicators of their own
+// (parallel_state.py::initialize_model_parallel).
 enum class Stream : std::uint8_t { Compute, TpComm, CpComm, DpComm, PpComm, PpCommNext, EpComm, ExpertDpComm, kCount };
 inline constexpr int kNumStreams = static_cast<int>(Stream::kCount);
 const char* to_string(Stream s);
@@ -40,7 +41,8 @@ struct CollectiveDesc {
   std::int8_t sender = -1;
   // SMs the call's kernels hold while it runs, when they are not one CTA per NCCL channel: Transformer
   // Engine's userbuffers (tp_comm_overlap) take 1 SM plus copy engines for a ring exchange and 16 for
-  // bulk and pipelined overlap (kernels-in-training.md §2.1). -1 = the collective model's channels.
+  // bulk and pipelined overlap (TE transformer_engine/pytorch/module/base.py::initialize_ub). -1 = the
+  // collective model's channels.
   std::int16_t sms = -1;
   bool operator==(const CollectiveDesc&) const = default;
 };

@@ -1,4 +1,4 @@
-// Ring attention's overlap (../shared/reference/megatron.md §6.1): each KV transfer runs beside one
+// Ring attention's overlap (TE context_parallel.py, AttnFuncWithCPAndKVP2P): each KV transfer runs beside one
 // attention tile, so only the part of a transfer longer than its tile is exposed. Hand-computed with
 // fixed kernel and transfer times.
 #include <gtest/gtest.h>

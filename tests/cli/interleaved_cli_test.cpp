@@ -58,7 +58,7 @@ TEST(InterleavedCli, ExampleRunsAndShrinksTheBubbleOfTheDemo) {
                      b["optimizer"].get<double>() + b["other"].get<double>();
   EXPECT_NEAR(sum, t, 1e-6 * t);
   // The same work; only the per-bucket gradient scaling kernels differ, because with interleaving
-  // only chunk 0 of stage 0 is split into DDP buckets (§5.1).
+  // only chunk 0 of stage 0 is split into DDP buckets (param_and_grad_buffer.py).
   EXPECT_NEAR(b["compute"].get<double>(), base["breakdown"]["compute"].get<double>(), 1e-4 * t);
   EXPECT_LT(b["bubble"].get<double>(), 0.5 * base["breakdown"]["bubble"].get<double>());
   EXPECT_LT(t, base["iteration_time_s"].get<double>());
@@ -82,7 +82,7 @@ TEST(InterleavedCli, BubbleShrinksWithMoreChunks) {
   EXPECT_LT(b4, b2);
   EXPECT_LT(v2["iteration_time_s"].get<double>(), v1["iteration_time_s"].get<double>());
   const double c1 = v1["breakdown"]["compute"];
-  EXPECT_NEAR(v2["breakdown"]["compute"].get<double>(), c1, 1e-4 * c1);  // up to bucket kernels (§5.1)
+  EXPECT_NEAR(v2["breakdown"]["compute"].get<double>(), c1, 1e-4 * c1);  // up to bucket kernels
 }
 
 // Every rank simulated (both data-parallel pipelines, each with its own ring of pairs): still no

@@ -10,7 +10,7 @@ using namespace trainsim_cli_test;
 
 namespace {
 
-// nccl.md §9: 2 nodes × 8 H100 (NVSwitch), 8 × 400 Gb/s NICs per node.
+// The NCCL example of docs/collectives.md: 2 nodes × 8 H100 (NVSwitch), 8 × 400 Gb/s NICs per node.
 std::string two_node_h100() {
   // One file per test: ctest runs the tests of this file as concurrent processes.
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
@@ -50,7 +50,7 @@ TEST(NcclTestCli, SizesStepByTheFactorAndRowsCarryEveryColumn) {
   }
 }
 
-// The worked example's choices and predicted times (nccl.md §9.4-9.6).
+// The worked example's choices and predicted times (NCCL 2.30.7's cost model; docs/collectives.md).
 TEST(NcclTestCli, ReproducesTheWorkedExample) {
   const std::string sc = two_node_h100();
   auto j = rows(sc + " --op all_reduce -d bfloat16 -b 1G -e 1G");
@@ -110,7 +110,8 @@ TEST(NcclTestCli, BadFlagsNameTheFlag) {
 }
 
 // -m N (nccl-tests' aggregated iterations): N calls per NCCL group, chosen on the aggregate
-// (nccl.md §4.1); times are per operation. 16 × 8 KiB = one 128 KiB call's choice, divided by 16.
+// (NCCL src/enqueue.cc ncclPrepareTasks); times are per operation. 16 × 8 KiB = one 128 KiB call's choice,
+// divided by 16.
 TEST(NcclTestCli, AggregatedIterationsShareTheLatency) {
   const std::string sc = two_node_h100();
   const auto lone = rows(sc + " -b 8K -e 8K");
@@ -122,7 +123,7 @@ TEST(NcclTestCli, AggregatedIterationsShareTheLatency) {
   EXPECT_EQ(grouped[0]["size_bytes"], 8192);  // the size column stays one operation's
 }
 
-// NCCL_TOPO_FILE: the DGX-H100 node of nccl.md §9.1 read from XML gives the worked example's
+// NCCL_TOPO_FILE: the DGX-H100 node of the worked example read from XML gives the worked example's
 // choices; a file that does not match the cluster, or is not a topology, is an error naming the key.
 TEST(NcclTestCli, TopologyFileFromTheScenario) {
   const std::string xml = std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml";

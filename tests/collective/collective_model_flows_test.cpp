@@ -11,8 +11,9 @@ namespace {
 
 constexpr std::int64_t kGiB = std::int64_t{1} << 30;
 
-// nccl.md §9.4 without NVLS: Ring/Simple on 16 channels; each rank sends 2·15/16 GiB, and the DAG's
-// latency is the cost model's Ring/Simple AllReduce latency (131.6 µs before the plateau factor).
+// NCCL's 1 GiB AllReduce on 2 × 8 H100 (docs/collectives.md) without NVLS: Ring/Simple on 16 channels; each
+// rank sends 2·15/16 GiB, and the DAG's latency is the cost model's Ring/Simple AllReduce latency (131.6 µs
+// before the plateau factor).
 TEST(CollectiveModelFlows, FlowsFollowNcclsChoice) {
   const ClusterSpec c = testing::h100_cluster(2);
   const GroupPlacement world = GroupPlacement::of(testing::first_ranks(16), c);

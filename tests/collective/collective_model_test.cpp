@@ -19,7 +19,7 @@ TEST(CollectiveModel, GroupOfOneTakesNoTime) {
 }
 
 // Single node 8×H100, 1 GiB AllReduce. NVLS: 8 heads × min(40·0.85·7/8·2 = 59.5, bwInter 60) = 476
-// bus GB/s (nccl.md §5.2) -> algbw 476·8/14 = 272; time = 25 µs + 2^30/272e3 µs; nccl-tests busbw =
+// bus GB/s (NCCL ncclTopoTuneModel) -> algbw 476·8/14 = 272; time = 25 µs + 2^30/272e3 µs; nccl-tests busbw =
 // algbw·14/8 ≈ 473. Measured: 476 (nccl-tests#290), 464 at 1 GiB (H200, NCCL 2.30). The brief's
 // acceptance range is 360-480.
 TEST(CollectiveModel, SingleNodeH100AllReduceBusBw) {
@@ -34,7 +34,7 @@ TEST(CollectiveModel, SingleNodeH100AllReduceBusBw) {
   EXPECT_EQ(e.channels, 16);  // nvlsChannels on SM90
 }
 
-// Without NVLS: Ring 12 × 30 = 360 bus GB/s (§9.2 single-node ring) -> busbw just under 360
+// Without NVLS: Ring 12 × 30 = 360 bus GB/s (NCCL's single-node ring) -> busbw just under 360
 // (maintainer's reference for Ring: ~370, nccl-tests#212).
 TEST(CollectiveModel, SingleNodeH100RingWithoutNvls) {
   const auto c = testing::h100_cluster(1);
@@ -77,8 +77,8 @@ TEST(CollectiveModel, OneRankPerNodeGetsOneNicBandwidth) {
   EXPECT_NEAR(ag.busbw_GBps, 48.0, 48.0 * 0.02);
 }
 
-// PAT (nccl.md §3.6, §5): AllGather over 4 nodes with one rank per node (ring graph 2 × 24 = 48 bus GB/s,
-// interLat = NET Tree row since ppn = 1). At 1 MiB:
+// PAT (NCCL ncclTopoTuneModel, PAT rows): AllGather over 4 nodes with one rank per node (ring graph 2 × 24 = 48
+// bus GB/s, interLat = NET Tree row since ppn = 1). At 1 MiB:
 //   PAT/Simple:  lat 8 + log2(4)·14/3.5 + 2.8·4 = 27.2, bw 48·0.75 = 36 (no AG conversion) -> 56.3 µs
 //   Ring/LL:     lat 6.6 + 3·5.0 = 21.6, bw min(20.4, 0.5·48)·4/3 = 27.2                -> 60.2 µs
 //   Ring/LL128:  lat 14 + 3·8.5 = 39.5, bw min(0.92·48, 2·36.7)·4/3 = 58.9                -> 57.3 µs

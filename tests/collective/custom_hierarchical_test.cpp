@@ -140,7 +140,7 @@ TEST(CustomHierarchical, FlowBytesPhasesAndDependencies) {
   }
   EXPECT_EQ(network, 8 * bytes / 4);  // each GPU: 2(m-1)/m·S/ppn = S/4 on the network
   EXPECT_EQ(testing::dag_depth(dag), 3);
-  // NCCL's ring latency per phase (§5.3, Simple): 8.4 + 3·3.4, 8.4 + 2·14, 8.4 + 3·3.4.
+  // NCCL's ring latency per phase (ncclTopoTuneModel, Simple): 8.4 + 3·3.4, 8.4 + 2·14, 8.4 + 3·3.4.
   EXPECT_NEAR(dag.latency_us, 3 * 8.4 + 6 * 3.4 + 2 * 14.0, 1e-9);
 }
 

@@ -1,4 +1,5 @@
-// CBD channel split and calcCollChunking against ../shared/reference/nccl.md §4.2-4.5 and §9.4-9.6.
+// CBD channel split and calcCollChunking (NCCL src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking)
+// against what NCCL 2.30.7's code gives for the 2 × 8 H100 example (docs/collectives.md).
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_chunking.hpp"
@@ -19,11 +20,11 @@ TEST(FlowsChunking, Cbd1GiBAllReduceGivesEqualContiguousParts) {
 }
 
 TEST(FlowsChunking, CbdAllGatherAndSmallLL) {
-  // §9.5: 64 MiB AllGather = 4 MiB per rank, 16 channels × 256 KiB of each contribution.
+  // NCCL, 64 MiB AllGather = 4 MiB per rank, 16 channels × 256 KiB of each contribution.
   const auto ag = split_channels_cbd(4 * MiB, 1, traffic_per_byte(CollKind::AllGather, 16), 16, 16);
   ASSERT_EQ(ag.size(), 16u);
   for (const auto& p : ag) EXPECT_EQ(p.bytes, 256 * KiB);
-  // §9.6: 8 KiB AllReduce LL on 2 channels: 4 KiB each.
+  // NCCL, 8 KiB AllReduce LL on 2 channels: 4 KiB each.
   const auto ll = split_channels_cbd(8 * KiB, 2, 4 * traffic_per_byte(CollKind::AllReduce, 16), 2, 16);
   ASSERT_EQ(ll.size(), 2u);
   EXPECT_EQ(ll[0].bytes, 4 * KiB);
@@ -65,7 +66,7 @@ TEST(FlowsChunking, ChunkSizesPerAlgorithm) {
   ChunkingInput nvlstree{CollKind::AllReduce, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, 64 * MiB, 16, 2, 8, 4 * MiB};
   const CollChunking nt = calc_coll_chunking(nvlstree);
   EXPECT_EQ(nt.chunk_bytes, 128 * KiB);
-  EXPECT_EQ(nt.nloops, 64);  // §9.4: 64 loops of 8 chunks per channel
+  EXPECT_EQ(nt.nloops, 64);  // NCCL, 1 GiB: 64 loops of 8 chunks per channel
   nvlstree.nnodes = 4;
   EXPECT_EQ(calc_coll_chunking(nvlstree).chunk_bytes, 64 * KiB);
   ChunkingInput nvls{CollKind::AllReduce, NcclAlgorithm::NVLS, NcclProtocol::Simple, 4 * MiB, 8, 1, 8, 4 * MiB};

@@ -1,5 +1,5 @@
-// CollNet flows (../shared/reference/nccl.md §3.5) on a communicator built by the real search for
-// 2 nodes × 8 H100 with NCCL_COLLNET_ENABLE=1: the in-network reduction halves what every NIC sends
+// CollNet flows (NCCL src/device/all_reduce.h, CollNetDirect/CollNetChain) on a communicator built by the real
+// search for 2 nodes × 8 H100 with NCCL_COLLNET_ENABLE=1: the in-network reduction halves what every NIC sends
 // compared with a ring (each node's buffer crosses the network once each way).
 #include <gtest/gtest.h>
 

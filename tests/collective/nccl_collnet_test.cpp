@@ -1,5 +1,5 @@
-// CollNet (SHARP in-network reduction, ../shared/reference/nccl.md §3.5, §4.1, §5.2-§5.4, §6.5, §6.7)
-// on the §9 cluster (2 nodes × 8 H100, 8 × 400G NICs) with NCCL_COLLNET_ENABLE=1.
+// CollNet (SHARP in-network reduction; NCCL src/graph/search.cc, src/tuning, src/enqueue.cc topoGetAlgoInfo)
+// on the docs/collectives.md example cluster (2 nodes × 8 H100, 8 × 400G NICs) with NCCL_COLLNET_ENABLE=1.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
@@ -24,7 +24,7 @@ class CollNetH100 : public ::testing::Test {
 
 // The chain (TREE pattern) is searched with the ring's 8 channels and the direct graph finds one head
 // per GPU (8 ≤ NCCL_MAX_DIRECT_ARITY + 1), both at the ring's 48 GB/s (PCIe Gen5 to the NIC). The
-// chain's bwIntra is not above its bwInter, so §6.7's CollNet +50 % does not apply: 16 channels.
+// chain's bwIntra is not above its bwInter, so ncclTopoPostset's CollNet +50 % does not apply: 16 channels.
 TEST_F(CollNetH100, GraphsAndHeads) {
   const auto& t = topo();
   EXPECT_TRUE(t.collnet_supported);
@@ -37,7 +37,7 @@ TEST_F(CollNetH100, GraphsAndHeads) {
   EXPECT_EQ(t.comm_channels, 16);
 }
 
-// §5.2/§5.3 by hand (ppn 8, SM90, CollNet bandwidth always bwIntra):
+// ncclTopoTuneModel by hand (ppn 8, SM90, CollNet bandwidth always bwIntra):
 //   CollNetDirect: busBw = 8·48 = 384; factor = ppn/nCh = 1 -> 1; ×0.85 = 326.4; ×0.5 = 163.2 GB/s;
 //                  lat = 2·(min(1,7)·3.7 + 7·0.4) + 31 = 44.0 µs.
 //   CollNetChain:  busBw = 384 × 0.5 = 192 GB/s; lat = 2·7·2.8 + 30 = 69.2 µs.

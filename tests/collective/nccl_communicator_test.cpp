@@ -1,6 +1,7 @@
-// Communicator construction (nccl.md §6.6, §6.7, §7.3) against the worked example §9.2: 2 nodes ×
-// 8 H100, 8 × 400 Gb/s rail-optimised NICs. The per-node search results are written out by hand as
-// §9.2 lists them, so these tests check the stitching and counting alone.
+// Communicator construction (NCCL src/graph/connect.cc ncclTopoPostset, src/graph/paths.cc
+// ncclTopoComputeP2pChannels) against the search results NCCL 2.30.7's own code gives for 2 nodes ×
+// 8 H100, 8 × 400 Gb/s rail-optimised NICs (docs/collectives.md). The per-node search results are written out
+// by hand as NCCL reports them, so these tests check the stitching and counting alone.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -22,7 +23,7 @@ std::shared_ptr<const NodeTopology> h100_node() {
   return std::make_shared<const NodeTopology>(std::move(t));
 }
 
-// §9.2 ring graph: crossNic 2, 8 channels × 48 GB/s; channel pairs enter/leave through NICs {c, c±1}.
+// NCCL's ring graph: crossNic 2, 8 channels × 48 GB/s; channel pairs enter/leave through NICs {c, c±1}.
 SearchGraph h100_ring_graph() {
   SearchGraph g;
   g.pattern = GraphPattern::Ring;
@@ -39,7 +40,7 @@ SearchGraph h100_ring_graph() {
   return g;
 }
 
-// §9.2 tree graph: pattern TREE (SM90 fallback), chain c, c+1, ..., NIC c in and out.
+// NCCL's tree graph: pattern TREE (SM90 fallback), chain c, c+1, ..., NIC c in and out.
 SearchGraph h100_tree_graph() {
   SearchGraph g;
   g.pattern = GraphPattern::Tree;
@@ -57,7 +58,7 @@ SearchGraph h100_tree_graph() {
   return g;
 }
 
-// §9.2 NVLS graph: 8 channels, head h = GPU h on NIC h.
+// NCCL's NVLS graph: 8 channels, head h = GPU h on NIC h.
 SearchGraph h100_nvls_graph() {
   SearchGraph g = h100_tree_graph();
   g.pattern = GraphPattern::Nvls;
@@ -214,7 +215,7 @@ TEST(NcclCommunicator, NoChannelSwapWithoutCrossNic2) {
   EXPECT_EQ(c.rings[0].order, (std::vector<int>{0, 7, 6, 5, 4, 3, 2, 1, 8, 15, 14, 13, 12, 11, 10, 9}));
 }
 
-// NCCL_CROSS_NIC=0 (§9.2): ch c enters and leaves on NIC c, the last GPU (c+1) reaches NIC c by PXN
+// NCCL_CROSS_NIC=0 (NCCL's result): ch c enters and leaves on NIC c, the last GPU (c+1) reaches NIC c by PXN
 // through GPU c, whose proxy then drives the NIC (ncclTopoGetIntermediateRank).
 TEST(NcclCommunicator, PxnRingExitNamesTheProxyRank) {
   NodeGraphs g = h100_graphs();
@@ -241,7 +242,7 @@ TEST(NcclCommunicator, PxnRingExitNamesTheProxyRank) {
   EXPECT_EQ(r.recv_net[2], 2);
 }
 
-// End to end with the graph search (§6.5) on the generated DGX-H100-like node: NCCL's own §9.2
+// End to end with the graph search (ncclTopoCompute) on the generated DGX-H100-like node: NCCL's own
 // results come out.
 TEST(NcclCommunicator, SearchedGraphsReproduceSection92) {
   NodeTopology t = generate_node_topology(testing::h100_cluster(2));
@@ -290,7 +291,7 @@ TEST(NcclCommunicator, OneGpuPerNode) {
   EXPECT_EQ(c.trees[2].down[1], (std::array<int, 3>{2, 0, -1}));
 }
 
-// The SM90 multi-node rule (§6.7): 4 search channels with bwIntra 48 > 45 -> 8 -> 16 channels,
+// The SM90 multi-node rule (ncclTopoPostset): 4 search channels with bwIntra 48 > 45 -> 8 -> 16 channels,
 // channels 8..15 copying 0..7 (tree 0 on 0..3 and 8..11, tree 1 on 4..7 and 12..15).
 TEST(NcclCommunicator, Sm90DoublingBelowSixteenChannels) {
   NodeGraphs g = h100_graphs();
@@ -363,7 +364,7 @@ TEST(NcclCommunicator, NoNvlsWithoutNvlsGraph) {
   EXPECT_TRUE(c.nvls_head_local.empty());
 }
 
-// One node: rings close on themselves, no network, tree 0 and 1 are the bare chains (§9.2: single
+// One node: rings close on themselves, no network, tree 0 and 1 are the bare chains (NCCL's result: single
 // node ring 12 × 30 GB/s -> 24 channels).
 TEST(NcclCommunicator, SingleNode) {
   NodeGraphs g = h100_graphs();

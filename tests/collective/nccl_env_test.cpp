@@ -1,5 +1,5 @@
 // NCCL environment handling: NCCL_ALGO / NCCL_PROTO with NCCL's parseList syntax (NCCL 2.30
-// src/tuning/cost_model.cc; nccl.md §5.4, §12), channel limits, NVLS switch, bad input.
+// src/tuning/cost_model.cc; NCCL's env documentation), channel limits, NVLS switch, bad input.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
@@ -27,8 +27,8 @@ ScenarioError scenario_error_of(const std::map<std::string, std::string>& env) {
   return ScenarioError("", "", "");
 }
 
-// Without NCCL_ALGO a 1 GiB AllReduce picks NVLSTree (nccl.md §9.4); NCCL_ALGO=Tree must force Tree
-// (Tree/Simple at 1 GiB: 92.4 + 2^30/(1000·140.8) ≈ 7,721 µs, §9.4).
+// Without NCCL_ALGO a 1 GiB AllReduce picks NVLSTree (NCCL 2.30.7's cost model on the 2 × 8 H100 example);
+// NCCL_ALGO=Tree must force Tree (Tree/Simple at 1 GiB: 92.4 + 2^30/(1000·140.8) ≈ 7,721 µs).
 TEST(NcclEnv, AlgoTreeForcesTree) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_ALGO", "Tree"}});
@@ -49,7 +49,7 @@ TEST(NcclEnv, NamesAreCaseInsensitive) {
   EXPECT_EQ(e.protocol, P::Simple);
 }
 
-// NCCL_PROTO=^LL: at 8 KiB the default winner is Tree/LL (§9.6); with LL excluded no LL is chosen
+// NCCL_PROTO=^LL: at 8 KiB the default winner is Tree/LL (NCCL's cost model); with LL excluded no LL is chosen
 // at any size.
 TEST(NcclEnv, ProtoCaretExcludesLL) {
   const auto c = testing::h100_cluster(2);
@@ -132,7 +132,7 @@ TEST(NcclEnv, MaxChannelsCapsChannelsAndBandwidth) {
   EXPECT_NEAR(k.algbw_GBps, b.algbw_GBps / 4.0, b.algbw_GBps * 0.02);
 }
 
-// NCCL_MIN_NCHANNELS raises comm->nChannels (§6.7) without changing NCCL's predicted bandwidth.
+// NCCL_MIN_NCHANNELS raises comm->nChannels (ncclTopoPostset) without changing NCCL's predicted bandwidth.
 TEST(NcclEnv, MinChannelsRaisesChannels) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_MIN_NCHANNELS", "32"}, {"NCCL_NVLS_ENABLE", "0"}});

@@ -1,5 +1,5 @@
-// Flow DAGs of NCCL collectives against the worked examples of ../shared/reference/nccl.md §9 on a
-// hand-built 2 × 8 H100 communicator (rings, trees and NVLS heads exactly as §9.2 lists them), plus
+// Flow DAGs of NCCL collectives against what NCCL 2.30.7's code gives for a hand-built 2 × 8 H100
+// communicator (rings, trees and NVLS heads exactly as NCCL's search reports them; docs/collectives.md), plus
 // conservation checks (per rank bytes = the collective's definition) and PerStep == PerChannel
 // totals per (src, dst, link).
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ void set_ring(NcclCommunicator& c, RingChannel& ring, const std::vector<int>& or
     ring.next[static_cast<std::size_t>(a)] = b;
     ring.prev[static_cast<std::size_t>(b)] = a;
     if (c.node_of[static_cast<std::size_t>(a)] != c.node_of[static_cast<std::size_t>(b)]) {
-      ring.send_net[static_cast<std::size_t>(a)] = c.local_of[static_cast<std::size_t>(a)];  // rail-aligned (§9.2)
+      ring.send_net[static_cast<std::size_t>(a)] = c.local_of[static_cast<std::size_t>(a)];  // rail-aligned (NCCL)
       ring.recv_net[static_cast<std::size_t>(b)] = c.local_of[static_cast<std::size_t>(b)];
     }
   }
@@ -46,13 +46,13 @@ void set_layout(NcclCommunicator& c, int nnodes, int ppn) {
     c.local_of.push_back(r % ppn);
     c.node_ranks[static_cast<std::size_t>(r / ppn)].push_back(r);
   }
-  // NCCL_P2P_SCHEDULE_GROUP_SIZE as build_communicator sets it (§7.2): 8 across nodes, reduced to
+  // NCCL_P2P_SCHEDULE_GROUP_SIZE as build_communicator sets it (ncclP2pSchedule): 8 across nodes, reduced to
   // divide the ranks per node; one node = all its ranks.
   c.p2p_group_size = nnodes > 1 ? std::gcd(8, ppn) : ppn;
   c.sm = 90;
 }
 
-// §9.2: 2 nodes × 8 H100, 16 channels (ring c and c+8 identical), tree 0 / tree 1, NVLS heads 0..7.
+// NCCL's result for 2 nodes × 8 H100: 16 channels (ring c and c+8 identical), tree 0 / tree 1, NVLS heads 0..7.
 NcclCommunicator h100_2x8() {
   NcclCommunicator c;
   set_layout(c, 2, 8);

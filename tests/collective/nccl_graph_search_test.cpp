@@ -1,4 +1,4 @@
-// NCCL's graph search (nccl.md §6.5, §6.7 channel duplication) against the §9.2 results, which
+// NCCL's graph search (NCCL src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels) against the results
 // NCCL 2.30.7's own code computed for the DGX-H100 node; and sanity on other node shapes.
 #include <gtest/gtest.h>
 
@@ -32,7 +32,7 @@ std::vector<int> rotation(int start, int step, int n = 8) {
   return out;
 }
 
-// §9.2 ring, crossNic 2: 8 × 48, NVL/PIX; odd channels enter where the previous one left.
+// NCCL's ring, crossNic 2: 8 × 48, NVL/PIX; odd channels enter where the previous one left.
 TEST(NcclGraphSearch, DgxRingMultiNodeCrossNic2) {
   const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, multi(2));
   EXPECT_EQ(g.pattern, GraphPattern::Ring);
@@ -51,7 +51,7 @@ TEST(NcclGraphSearch, DgxRingMultiNodeCrossNic2) {
   EXPECT_EQ(g.net_out, out);
 }
 
-// §9.2 comparisons: NCCL_CROSS_NIC=0 -> 8 × 45 leaving over PXN on the entry NIC; =1 -> NET c to c+1.
+// NCCL's comparisons: NCCL_CROSS_NIC=0 -> 8 × 45 leaving over PXN on the entry NIC; =1 -> NET c to c+1.
 TEST(NcclGraphSearch, DgxRingMultiNodeOtherCrossNicSettings) {
   const NodeTopology t = dgx();
   const SearchGraph g0 = search_graph(t, GraphPattern::Ring, multi(0));
@@ -76,7 +76,7 @@ TEST(NcclGraphSearch, DgxRingMultiNodeOtherCrossNicSettings) {
   }
 }
 
-// §9.2 single node: 6 × 60 found, then duplicated to 12 × 30 (bwIntra 60 >= 50).
+// NCCL, single node: 6 × 60 found, then duplicated to 12 × 30 (bwIntra 60 >= 50).
 TEST(NcclGraphSearch, DgxRingSingleNodeIsDuplicated) {
   const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, SearchOptions{.multi_node = false});
   ASSERT_EQ(g.nchannels, 12);
@@ -86,7 +86,7 @@ TEST(NcclGraphSearch, DgxRingSingleNodeIsDuplicated) {
   for (int c = 0; c < 12; ++c) EXPECT_EQ(g.net_in[static_cast<std::size_t>(c)], -1);
 }
 
-// §9.2 tree: BALANCED_TREE does not reach 8 × 48, SM90 falls back to TREE: chain c, c+1, ..., NIC c.
+// NCCL's tree: BALANCED_TREE does not reach 8 × 48, SM90 falls back to TREE: chain c, c+1, ..., NIC c.
 TEST(NcclGraphSearch, DgxTreeMultiNodeFallsBackToTree) {
   const NodeGraphs graphs = search_node_graphs(dgx(), multi(2), true);
   const SearchGraph& t = graphs.tree;
@@ -99,12 +99,12 @@ TEST(NcclGraphSearch, DgxTreeMultiNodeFallsBackToTree) {
     EXPECT_EQ(t.net_in[static_cast<std::size_t>(c)], c);
     EXPECT_EQ(t.net_out[static_cast<std::size_t>(c)], c);
   }
-  // The ring of the same call is the §9.2 ring.
+  // The ring of the same call is NCCL's ring above.
   EXPECT_EQ(graphs.ring.nchannels, 8);
   EXPECT_EQ(graphs.ring.net_out[0], 1);
 }
 
-// §9.2 NVLS: one head per GPU, head h on NIC h; bwIntra 40, bwInter 48 (pass 2 raises bwInter).
+// NCCL's NVLS: one head per GPU, head h on NIC h; bwIntra 40, bwInter 48 (pass 2 raises bwInter).
 TEST(NcclGraphSearch, DgxNvlsMultiNode) {
   const SearchGraph n = search_node_graphs(dgx(), multi(2), true).nvls;
   EXPECT_EQ(n.pattern, GraphPattern::Nvls);
@@ -217,7 +217,7 @@ TEST(NcclGraphSearch, TwoGpusOfTheNode) {
 
 // Communicators that use only some GPUs of a generated DGX-H100 node (multi-node, NCCL_CROSS_NIC=2),
 // e.g. the data-parallel group of a TP=2 job (local GPUs {0,2,4,6}). NCCL's topology holds only the
-// communicator's GPUs but every NIC (§6.1), so each kept GPU has its own PIX NIC at 48 GB/s (Gen5 x16)
+// communicator's GPUs but every NIC (ncclTopoTrimSystem), so each kept GPU has its own PIX NIC at 48 GB/s (Gen5 x16)
 // and reaches the other kept GPUs' NICs by PXN at 48; NICs whose GPU is gone are PHB/SYS.
 // Derivation from ncclTopoCompute (search.cc):
 //  Ring: at 48 with crossNic 0 the ring must leave on its entry NIC; only the entry GPU reaches it by

@@ -1,8 +1,8 @@
-// Group aggregation (../shared/reference/nccl.md §4.1, §5.4): equal calls in one NCCL group are
-// chosen on the aggregate's bytes, and the latency counts latCount = numPipeOps (Ring) or
-// ceil(numPipeOps / 8) (others) times, numPipeOps = ceil(#calls / nChannels). On the §9 cluster
-// (2 × 8 H100, comm->nChannels 16) with the §9.3 entries: Ring/Simple AllReduce lat 131.6 µs
-// (×1.4 ring plateau = 184.24), bw 204.8 GB/s; Tree/Simple lat 92.4 µs, bw 140.8 GB/s.
+// Group aggregation (NCCL src/enqueue.cc ncclPrepareTasks, ncclTopoGetAlgoTime's latCount): equal calls in one
+// NCCL group are chosen on the aggregate's bytes, and the latency counts latCount = numPipeOps (Ring) or
+// ceil(numPipeOps / 8) (others) times, numPipeOps = ceil(#calls / nChannels). On the example cluster (2 × 8 H100,
+// comm->nChannels 16) with NCCL's table entries: Ring/Simple AllReduce lat 131.6 µs (×1.4 ring plateau = 184.24),
+// bw 204.8 GB/s; Tree/Simple lat 92.4 µs, bw 140.8 GB/s.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
@@ -34,7 +34,7 @@ TEST_F(GroupAggregation, TreeSharesItsLatencyOverEightPipeOps) {
   const NcclAnalyticalModel m{cluster, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}};
   const NcclCostEntry e = m.tuning(world)->entry(NcclFunction::AllReduce, NcclAlgorithm::Tree, NcclProtocol::Simple);
   ASSERT_NEAR(e.latency_us, 92.4, 1e-9);
-  ASSERT_NEAR(e.algbw_GBps, 140.8, 0.05);  // §9.3 prints it rounded
+  ASSERT_NEAR(e.algbw_GBps, 140.8, 0.05);  // NCCL prints it rounded
   // 64 calls of 16 MiB = 1 GiB: numPipeOps 4 -> latCount ceil(4/8) = 1; 1 GiB is past the tree
   // correction table (index 24).
   EXPECT_NEAR(to_microseconds(m.estimate_group(CollKind::AllReduce, 16 << 20, 64, world).time),

@@ -1,6 +1,6 @@
 // Reproduces NCCL 2.30.7's own cost-model numbers for 2 nodes × 8 H100 with 8 × 400G rail-optimised
-// NICs (../shared/reference/nccl.md §9.2-§9.6, computed there by running NCCL's host code). Every
-// expected value below is copied from nccl.md, with the derivation nccl.md gives, not from our output.
+// NICs (computed by running NCCL's host code: ncclTopoCompute, ncclTopoTuneModel, ncclTopoGetAlgoTime; see
+// docs/collectives.md). Every expected value below is NCCL's, with its derivation, not from our output.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
@@ -25,7 +25,7 @@ class H100TwoNodes : public ::testing::Test {
   NcclCostEntry entry(F f, A a, P p) const { return with_nvls.tuning(world)->entry(f, a, p); }
 };
 
-// §9.2: ring graph 8 channels × 48 GB/s (PCIe Gen5 GPU->NIC is the bottleneck), comm->nChannels
+// NCCL's result: ring graph 8 channels × 48 GB/s (PCIe Gen5 GPU->NIC is the bottleneck), comm->nChannels
 // = 8 × 2 = 16 (no further doubling since 16 < 16 is false), nvlsChannels 16, NVLS graph 8 × 40/48.
 TEST_F(H100TwoNodes, GraphsMatchNcclSearch) {
   const auto& t = with_nvls.tuning(world)->topology();
@@ -39,7 +39,7 @@ TEST_F(H100TwoNodes, GraphsMatchNcclSearch) {
   EXPECT_TRUE(t.tree_pattern_tree);
 }
 
-// §9.3 table (lat µs / algBw GB/s). Derivations from nccl.md:
+// NCCL's tuning table (lat µs / algBw GB/s). Derivations:
 //   Ring/Simple AllReduce: bw = 8·48 = 384 × 16/30 = 204.8; lat = 8.4 + 28·max(3.4, 3·1.0) + 2·14 = 131.6.
 //   AllGather Ring/Simple: 384 × 16/15 = 409.6; lat = 8.4 + 14·3.4 + 1·14 = 70.0.
 //   Tree/LL: min(0.92·384, 8·41.4) = 331.2 -> min(331.2/3.8, 39.0) = 39.0 -> ×0.85 -> ×0.5 = 16.6;
@@ -69,7 +69,7 @@ TEST_F(H100TwoNodes, CostTableMatchesSection93) {
   EXPECT_EQ(entry(F::AllGather, A::Tree, P::Simple).algbw_GBps, 0.0);
 }
 
-// §9.4: 1 GiB AllReduce. Without NVLS: Ring/Simple, 16 channels, 184.24 (= 131.6 × 1.4 ring plateau)
+// NCCL, 1 GiB AllReduce. Without NVLS: Ring/Simple, 16 channels, 184.24 (= 131.6 × 1.4 ring plateau)
 // + 2^30/(1000·204.8) = 5,427 µs. With NVLS: NVLSTree/Simple, 16 NVLS channels,
 // 66.8 + 2^30/(1000·246.2) = 4,428 µs.
 TEST_F(H100TwoNodes, OneGiBAllReduce) {
@@ -89,7 +89,7 @@ TEST_F(H100TwoNodes, OneGiBAllReduce) {
   EXPECT_NEAR(nvls.busbw_GBps, nvls.algbw_GBps * 30.0 / 16.0, 1e-9);
 }
 
-// §9.6: 8 KiB AllReduce -> Tree/LL, 25.2 + 8192/(1000·16.6·0.7) = 25.9 µs (tree correction LL[7] = 0.7);
+// NCCL, 8 KiB AllReduce -> Tree/LL, 25.2 + 8192/(1000·16.6·0.7) = 25.9 µs (tree correction LL[7] = 0.7);
 // channels: 8192 < nc·512·8 until nc = 2.
 TEST_F(H100TwoNodes, EightKiBAllReduce) {
   const auto e = with_nvls.estimate(CollKind::AllReduce, 8192, world);
@@ -99,7 +99,7 @@ TEST_F(H100TwoNodes, EightKiBAllReduce) {
   EXPECT_NEAR(to_microseconds(e.time), 25.9, 25.9 * 0.02);
 }
 
-// NCCL_NTHREADS lowers the threads per channel, so the §4.1 reduction keeps more channels:
+// NCCL_NTHREADS lowers the threads per channel, so topoGetAlgoInfo's reduction keeps more channels:
 // 8192 >= nc · 64 threads · 8 B holds up to nc = 16 (LL); LL128 threads follow NCCL_LL128_NTHREADS.
 TEST_F(H100TwoNodes, ThreadCountsSetTheChannelsOfSmallCalls) {
   const NcclAnalyticalModel few_threads{cluster, {{"NCCL_NTHREADS", "64"}}};
@@ -110,7 +110,7 @@ TEST_F(H100TwoNodes, ThreadCountsSetTheChannelsOfSmallCalls) {
   EXPECT_EQ(with_nvls.tuning(world)->channels_for(A::Tree, P::LL128, 64 * 1024), 12);  // 12 · 640 · 8 <= 64 KiB
 }
 
-// §9.5: 64 MiB AllGather (total output) -> Ring/Simple, 16 channels, 70.0 + 2^26/(1000·409.6) = 233.8 µs.
+// NCCL, 64 MiB AllGather (total output) -> Ring/Simple, 16 channels, 70.0 + 2^26/(1000·409.6) = 233.8 µs.
 TEST_F(H100TwoNodes, SixtyFourMiBAllGather) {
   const auto e = with_nvls.estimate(CollKind::AllGather, static_cast<std::int64_t>(64 * kMiB), world);
   EXPECT_EQ(e.algorithm, A::Ring);
@@ -121,7 +121,7 @@ TEST_F(H100TwoNodes, SixtyFourMiBAllGather) {
   EXPECT_NEAR(e.busbw_GBps, e.algbw_GBps * 15.0 / 16.0, 1e-9);
 }
 
-// §9.3 "selection by size" rows (winner and time; NVLS available / not available).
+// NCCL's "selection by size" rows (winner and time; NVLS available / not available).
 TEST_F(H100TwoNodes, SelectionBySize) {
   struct Case { const NcclAnalyticalModel* m; CollKind k; double bytes; A a; P p; double us; };
   const Case cases[] = {

@@ -1,4 +1,4 @@
-// NCCL's p2p round schedule (init.cc ncclP2pSchedule, nccl.md §7.2, §9.7).
+// NCCL's p2p round schedule (NCCL src/init.cc, ncclP2pSchedule).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -64,7 +64,7 @@ TEST(NcclP2pSchedule, PermutationEveryRound) {
   }
 }
 
-// §9.7: 2 nodes × 8: rounds 0..7 within the node (send l+δ, recv l−δ), rounds 8..15 the other node.
+// NCCL's schedule for 2 nodes × 8: rounds 0..7 within the node (send l+δ, recv l−δ), rounds 8..15 the other node.
 TEST(NcclP2pSchedule, TwoNodesOfEightMatchSection97) {
   const auto c = geometry({8, 8}, 8);
   for (int r = 0; r < 16; ++r) {
@@ -80,7 +80,7 @@ TEST(NcclP2pSchedule, TwoNodesOfEightMatchSection97) {
   }
 }
 
-// The quadratic group-delta sequence for 16 groups (§7.2).
+// The quadratic group-delta sequence for 16 groups (ncclP2pSchedule).
 TEST(NcclP2pSchedule, SixteenGroupDeltaSequence) {
   const auto c = geometry(std::vector<int>(16, 8), 8);
   const std::vector<int> expected{0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8};

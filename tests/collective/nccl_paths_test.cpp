@@ -1,4 +1,5 @@
-// Paths, P2P/PXN/GDR rules and NIC choice (nccl.md §6.3-6.4), against the §9.2 numbers.
+// Paths, P2P/PXN/GDR rules and NIC choice (NCCL src/graph/paths.cc ncclTopoComputePaths, ncclTopoGetLocalNet),
+// against the numbers NCCL 2.30.7's code gives for the DGX-H100 node.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +18,7 @@ NodeTopology dgx(const PathOptions& opt = {}) {
   return t;
 }
 
-// §9.2: GPU i -> NIC i PIX 48 (PCIe Gen5 below the 50 GB/s NIC); GPU i -> NIC j PXN 48 through GPU j;
+// NCCL's result: GPU i -> NIC i PIX 48 (PCIe Gen5 below the 50 GB/s NIC); GPU i -> NIC j PXN 48 through GPU j;
 // GPU <-> GPU NVL 370.8; maxBw 48, totalBw 370.8.
 TEST(NcclPaths, DgxH100MatchesSection92) {
   const NodeTopology t = dgx();
@@ -69,7 +70,7 @@ TEST(NcclPaths, GeneratedH100NodeEqualsTheXml) {
   EXPECT_DOUBLE_EQ(g.total_bw(), x.total_bw());
 }
 
-// §6.3 P2P level: NCCL_P2P_DISABLE (level LOC) sends GPU<->GPU through the CPU even over NVLink.
+// ncclTopoComputePaths P2P level: NCCL_P2P_DISABLE (level LOC) sends GPU<->GPU through the CPU even over NVLink.
 TEST(NcclPaths, P2pLevelReroutesThroughTheCpu) {
   const NodeTopology t = dgx(PathOptions{.p2p_level = PathType::Loc});
   EXPECT_EQ(t.gpu_to_gpu(0, 1).type, PathType::Phb);
@@ -93,7 +94,7 @@ TEST(NcclPaths, NoGdrGoesThroughHostMemory) {
   EXPECT_EQ(t.net_to_gpu(0, 0).type, PathType::Phb);
 }
 
-// §6.4: rail-optimised 1:1 -> every channel on the GPU's own NIC; 2 NICs per GPU alternate; with one
+// ncclTopoGetLocalNet: rail-optimised 1:1 -> every channel on the GPU's own NIC; 2 NICs per GPU alternate; with one
 // NIC per two GPUs the NIC-less GPU reaches every NIC by PXN and spreads its channels over them.
 TEST(NcclPaths, NicChoicePerGpuAndChannel) {
   const NodeTopology t = dgx();
@@ -154,7 +155,7 @@ TEST(NcclPaths, RestrictToGpus) {
   EXPECT_THROW(restrict_to_gpus(full, {1, 1}), Error);
 }
 
-// Paths are computed on the trimmed system (only the communicator's GPUs, every NIC, §6.1/§6.3): a NIC
+// Paths are computed on the trimmed system (only the communicator's GPUs, every NIC, ncclTopoTrimSystem): a NIC
 // whose local GPU is not in the communicator cannot be reached by PXN through it, so GPU dev 0 goes
 // GPU -> PCIe switch -> CPU -> PCIe switch -> NIC 1 (PHB, 48 = the Gen5 x16 links) and to NIC 5 on
 // the other socket over SYS; its only local NIC (max bw, then lowest type) stays its own PIX NIC 0,

@@ -1,4 +1,4 @@
-// NCCL_TOPO_FILE reading (nccl.md §6.1-6.2) and the generated DGX/HGX-like node.
+// NCCL_TOPO_FILE reading (NCCL src/graph/xml.cc, topo.cc) and the generated DGX/HGX-like node.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,7 +18,7 @@ double link_bw(const NodeTopology& t, int from, int to, TopoLinkType type) {
   return -1;
 }
 
-// §9.1: 8 GPUs, 8 NETs, 2 SRP sockets, one NVS; 18 NVLinks × 20.6 = 370.8 GB/s each way.
+// The DGX-H100 example: 8 GPUs, 8 NETs, 2 SRP sockets, one NVS; 18 NVLinks × 20.6 = 370.8 GB/s each way.
 TEST(NcclTopoXml, DgxH100FileHasTheNodeOfSection91) {
   const NodeTopology t = load_nccl_topology_file(kDgxFile, "nccl.NCCL_TOPO_FILE");
   ASSERT_EQ(t.gpus.size(), 8u);
@@ -111,7 +111,7 @@ TEST(NcclTopoXml, MissingFileIsAScenarioError) {
   EXPECT_THROW(load_nccl_topology_file("/nonexistent/topo.xml", "nccl.NCCL_TOPO_FILE"), ScenarioError);
 }
 
-// The generated H100 node has the §9.1 shape: 2 sockets, a Gen5 switch per GPU with its NIC, 18 NVLinks.
+// The generated H100 node has the DGX-H100 example's shape: 2 sockets, a Gen5 switch per GPU with its NIC, 18 NVLinks.
 TEST(NcclTopoGenerate, H100NodeHasTheDgxShape) {
   const NodeTopology t = generate_node_topology(testing::h100_cluster(2));
   ASSERT_EQ(t.gpus.size(), 8u);

@@ -1,6 +1,6 @@
 // What the tuning model reads from a communicator built by NCCL's init path (generated node,
-// paths, search, stitching): the ring/NVLS search results NCCL reports (nccl.md §6.2, §6.5, §6.7,
-// §9.2) for the shapes groups take in training.
+// paths, search, stitching): the ring/NVLS search results NCCL reports (NCCL_DEBUG_SUBSYS=GRAPH output of
+// ncclTopoCompute and ncclTopoPostset) for the shapes groups take in training.
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_comm_builder.hpp"
@@ -15,7 +15,7 @@ NcclTopology topo_of(const ClusterSpec& c, const std::vector<int>& ranks, const 
   return tuning_inputs(*builder.communicator(GroupPlacement::of(ranks, c)), c, env);
 }
 
-// NCCL: 18 NVLinks × 20.6 = 370.8 (H100), 12 × 20 = 240 (A100), 18 × 40.1 = 721.8 (B200) (§6.2):
+// NCCL: 18 NVLinks × 20.6 = 370.8 (H100), 12 × 20 = 240 (A100), 18 × 40.1 = 721.8 (B200) (topo.h):
 // the generated node's GPU -> NVSwitch bandwidth as NCCL sums its links.
 TEST(NcclTopology, NvlinkBandwidthAsNcclCountsIt) {
   EXPECT_NEAR(generate_node_topology(testing::h100_cluster(1)).total_bw(), 370.8, 1e-9);
@@ -26,7 +26,7 @@ TEST(NcclTopology, NvlinkBandwidthAsNcclCountsIt) {
   EXPECT_NEAR(generate_node_topology(b).total_bw(), 721.8, 1e-9);
 }
 
-// GPU->NIC: 400G NIC = 50 GB/s behind PCIe Gen5 48 -> 48 (§9.2); A100 200G = 25 behind Gen4 24 -> 24.
+// GPU->NIC: 400G NIC = 50 GB/s behind PCIe Gen5 48 -> 48 (NCCL's result); A100 200G = 25 behind Gen4 24 -> 24.
 TEST(NcclTopology, NicBandwidthCappedByPcie) {
   auto nic_bw = [](const ClusterSpec& c) {
     NodeTopology node = generate_node_topology(c);
@@ -40,7 +40,7 @@ TEST(NcclTopology, NicBandwidthCappedByPcie) {
   EXPECT_DOUBLE_EQ(nic_bw(slow), 25.0);
 }
 
-// §9.2 "single node for reference: ring 12 × 30 GB/s (found 6 × 60, then duplicated), comm->nChannels = 24".
+// NCCL, "single node for reference: ring 12 × 30 GB/s (found 6 × 60, then duplicated), comm->nChannels = 24".
 TEST(NcclTopology, SingleNodeH100Ring) {
   const auto t = topo_of(testing::h100_cluster(1), testing::first_ranks(8));
   EXPECT_EQ(t.ring.channels, 12);

@@ -1,4 +1,4 @@
-// NCCL's double binary tree over nodes (trees.cc, nccl.md §6.6).
+// NCCL's double binary tree over nodes (NCCL src/graph/trees.cc, ncclGetDtree).
 #include <gtest/gtest.h>
 
 #include <array>

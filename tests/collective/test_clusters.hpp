@@ -38,7 +38,8 @@ inline GpuSpec b200_gpu() {
   return g;
 }
 
-// nccl.md §9: DGX-H100-like nodes, NVSwitch 450 GB/s per GPU, 8 × 400 Gb/s rail-optimised NICs.
+// The NCCL example of docs/collectives.md: DGX-H100-like nodes, NVSwitch 450 GB/s per GPU, 8 × 400 Gb/s
+// rail-optimised NICs.
 inline ClusterSpec h100_cluster(int nodes) {
   ClusterSpec c;
   c.gpu = h100_gpu();

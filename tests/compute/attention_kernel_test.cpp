@@ -1,5 +1,5 @@
 // training.attention_kernel: the fused attention kernel the stack runs, each priced from its own
-// published table (kernels.md §3.1-3.3), and refused on GPUs it does not run on.
+// published table (FlashAttention-2 repository figures, FA3 paper), and refused on GPUs it does not run on.
 #include <gtest/gtest.h>
 
 #include "compute/attention_efficiency.hpp"
@@ -12,7 +12,7 @@
 namespace trainsim {
 namespace {
 
-// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (kernels.md §3).
+// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (FA2/FA3 benchmark setup).
 std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
 
 // fwd+bwd TFLOPS of one benchmark shape, as the FA figures count it: 3.5 x fwd FLOPs / (t_fwd + t_bwd).

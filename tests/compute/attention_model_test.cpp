@@ -1,5 +1,6 @@
 // Fused-attention pricing: the published FlashAttention-2 (A100) and cuDNN (H100) tables of
-// kernels.md §3, split into forward and backward, interpolated, and scaled to other generations.
+// the FlashAttention-2 repository and FA3 paper figures, split into forward and backward, interpolated, and
+// scaled to other generations.
 #include <gtest/gtest.h>
 
 #include "compute/attention_efficiency.hpp"
@@ -12,11 +13,11 @@
 namespace trainsim {
 namespace {
 
-// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (kernels.md §3): at head dim
+// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (FA2/FA3 benchmark setup): at head dim
 // d that is (16384 / s) sequences x (2048 / d) heads.
 std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
 
-// A100 FA2, causal, hd128, s = 4096: 173 TFLOPS fwd+bwd (kernels.md §3.1). With bwd = 2.5x fwd
+// A100 FA2, causal, hd128, s = 4096: 173 TFLOPS fwd+bwd (flash2_a100_fwd_bwd_benchmark.png). With bwd = 2.5x fwd
 // FLOPs, the combined rate is 3.5 F / (t_fwd + t_bwd); it must land on the table within 3% (the
 // 5 us fixed cost per kernel is < 1% here). The forward alone is faster than the combined mean
 // (backward kernels are slower) and cannot beat FA2's best forward, 73% of 312 TF = 228 TF
@@ -37,7 +38,7 @@ TEST(AttentionModel, A100Fa2CausalHd128At4kMatchesTable) {
   EXPECT_LT(model->time(bwd).achieved_tflops, fwd_tflops);
 }
 
-// H100 cuDNN fused attention (kernels.md §3.3): fwd causal hd128 at 4k = 518 TF; bwd hd128 at 8k =
+// H100 cuDNN fused attention (FA3 paper figures, arXiv 2407.08608): fwd causal hd128 at 4k = 518 TF; bwd hd128 at 8k =
 // 518 TF (the non-causal bwd panel). Both within 3%.
 TEST(AttentionModel, H100MatchesCudnnTables) {
   const auto model = make_roofline_model(test::h100_sxm());
@@ -82,7 +83,7 @@ TEST(AttentionModel, CausalAndShortSequencesAreSlower) {
 }
 
 // Blackwell has no per-shape table: FA4/B200 vs FA3/H200 speedups 1.88x-1.95x against a 2.28x peak
-// ratio give 0.84 of Hopper's fraction (kernels.md §3.4).
+// ratio give 0.84 of Hopper's fraction (ml-engineering).
 TEST(AttentionModel, BlackwellScalesHopperFractions) {
   const double hopper = flash_attention_fraction(ArchFamily::Hopper, Precision::BF16, false, 8192, 128, true);
   const double blackwell = flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 8192, 128, true);
@@ -112,7 +113,7 @@ TEST(AttentionModel, ContextParallelShapeUsesGeometricMeanLength) {
 }
 
 // FP8 attention is priced on the FP8 peak at 0.78 of the BF16 fraction (FA3 FP8 ~1008 TF vs BF16
-// 648 TF best, kernels.md §3.3): faster than BF16, by ~1.55x.
+// 648 TF best, FA3 paper): faster than BF16, by ~1.55x.
 TEST(AttentionModel, Fp8AttentionUsesFp8PeakWithLowerFraction) {
   const auto model = make_roofline_model(test::h100_sxm());
   const double bf16 = to_seconds(model->time(test::flash(false, 64, 8192, 8192, 128, false)).time);

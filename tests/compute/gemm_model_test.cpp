@@ -1,6 +1,6 @@
 // GEMM pricing of the roofline model: plateau, shape curve, wave quantisation, alignment,
 // precisions and GPU generations. Reference numbers are measurements quoted in
-// ../shared/reference/kernels.md, not outputs of this model.
+// published benchmarks (named per test), not outputs of this model.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -21,7 +21,7 @@ double fraction_of_peak(const ComputeModel& m, const KernelDesc& k, double peak_
   return m.time(k).achieved_tflops / peak_tflops;
 }
 
-// kernels.md §2.1: H100 SXM BF16 max-achievable matmul is 80.3% of 989.4 TF. A large cube must
+// ml-engineering MAMF: H100 SXM BF16 max-achievable matmul is 80.3% of 989.4 TF. A large cube must
 // approach that plateau (shape factors -> 1, the 5 us fixed cost is negligible at ms scale) but
 // never exceed it.
 TEST(GemmModel, LargeSquareBf16OnH100ReachesDocumentedPlateau) {
@@ -36,7 +36,7 @@ TEST(GemmModel, LargeSquareBf16OnH100ReachesDocumentedPlateau) {
 
 // Bigger cubes amortise the fixed cost and the short-dimension losses: achieved TFLOPS must rise
 // strictly from 256^3 to 8192^3 on every generation (XLA sm_90/sm_100 tables and the A100 cuBLAS
-// sweep all rise monotonically over powers of two, kernels.md §2.2).
+// sweep all rise monotonically over powers of two).
 TEST(GemmModel, CubeEfficiencyIncreasesMonotonically) {
   for (const GpuSpec& gpu : {test::a100_80gb(), test::h100_sxm(), test::b200()}) {
     const auto model = make_roofline_model(gpu);
@@ -49,9 +49,9 @@ TEST(GemmModel, CubeEfficiencyIncreasesMonotonically) {
   }
 }
 
-// The model against every row of XLA's measured sm_90 BF16 table (kernels.md §2.2a, TFLOPS).
-// The constants were fitted to this table among others; the check guards against regressions and
-// documents the accuracy: every shape within +-20%.
+// The model against every row of XLA's measured sm_90 BF16 table
+// (xla/service/gpu/model/matmul_interpolator_data.h, TFLOPS). The constants were fitted to this table among
+// others; the check guards against regressions and documents the accuracy: every shape within +-20%.
 TEST(GemmModel, ReproducesXlaSm90TableWithinTwentyPercent) {
   struct Row {
     std::int64_t m, n, k;
@@ -98,8 +98,8 @@ TEST(GemmModel, DoublingRowsOfLargeGemmDoublesTime) {
   EXPECT_NEAR(t2 / t1, 2.0, 0.1);
 }
 
-// FP8 doubles the peak (1978.9 vs 989.4 TF) but its plateau is lower (0.71 vs 0.80, kernels.md
-// §2.1): speedup ~ 2 * 0.71 / 0.80 = 1.78, strictly between 1 and 2.
+// FP8 doubles the peak (1978.9 vs 989.4 TF) but its plateau is lower (0.71 vs 0.80,
+// ml-engineering MAMF): speedup ~ 2 * 0.71 / 0.80 = 1.78, strictly between 1 and 2.
 TEST(GemmModel, Fp8FasterThanBf16ButLessThanTwice) {
   const auto model = make_roofline_model(test::h100_sxm());
   const double bf16 = seconds(*model, test::gemm(8192, 8192, 8192, Precision::BF16));
@@ -127,7 +127,7 @@ TEST(GemmModel, Fp8OnGpuWithoutFp8IsAnError) {
   EXPECT_THROW(model->time(test::gemm(4096, 4096, 4096, Precision::FP8)), Error);
 }
 
-// ml-engineering's SwiGLU benchmark on H100 (kernels.md §2.3): d_ff = 10922 (divisible by 2 only)
+// ml-engineering's SwiGLU benchmark on H100 (swiglu-maf-bench.py): d_ff = 10922 (divisible by 2 only)
 // runs at 272.73 TF vs 398.38 TF for d_ff = 10944: the misaligned GEMM costs ~1.46x per FLOP.
 TEST(GemmModel, MisalignedDimensionIsPenalised) {
   const auto model = make_roofline_model(test::h100_sxm());
@@ -139,7 +139,7 @@ TEST(GemmModel, MisalignedDimensionIsPenalised) {
   EXPECT_DOUBLE_EQ(gemm_alignment_factor(4096, 4104, 4096), 1.0);   // 4104 = 8 * 513
 }
 
-// Wave quantisation (kernels.md §2.3): 132 single-tile GEMMs fill the 132 SMs once; 133 need a
+// Wave quantisation (Anthony et al. 2024, arXiv 2401.14489): 132 single-tile GEMMs fill the 132 SMs once; 133 need a
 // second wave that runs one tile, so only 133 / 264 of the SMs' time is used.
 TEST(GemmModel, OneTilePastAFullWaveCostsASecondWave) {
   EXPECT_DOUBLE_EQ(gemm_wave_factor(128, 128, 132, 132), 1.0);
@@ -171,7 +171,7 @@ TEST(GemmModel, Fp32UsesVectorPeakAndTf32TheTensorPeak) {
   EXPECT_NEAR(fp32 / tf32, 494.7 * 0.80 / (66.9 * 0.97), 0.3);
 }
 
-// MI300X max-achievable BF16 is 51-58% of 1307 TF (AMD MAF blog, ml-engineering; kernels.md §2.1).
+// MI300X max-achievable BF16 is 51-58% of 1307 TF (AMD MAF blog, ml-engineering).
 TEST(GemmModel, Mi300xLargeGemmSitsAtAmdPlateau) {
   const auto model = make_roofline_model(test::mi300x());
   const double f = fraction_of_peak(*model, test::gemm(16384, 16384, 16384), 1307.4);
@@ -179,7 +179,7 @@ TEST(GemmModel, Mi300xLargeGemmSitsAtAmdPlateau) {
   EXPECT_LT(f, 0.58);
 }
 
-// The fixed 5 us per GEMM (XLA's smallest-GEMM time, kernels.md §2.6) is paid once per batched
+// The fixed 5 us per GEMM (XLA's smallest-GEMM time, matmul_interpolator_data.h) is paid once per batched
 // launch: 4 batched 4096^3 GEMMs take less than 4 separate ones. XLA measures b=4 at 793 TF vs
 // b=1 at 783 TF (1.3% better); the model must improve, but by less than 5%.
 TEST(GemmModel, BatchingAmortisesTheFixedCost) {
@@ -190,7 +190,7 @@ TEST(GemmModel, BatchingAmortisesTheFixedCost) {
   EXPECT_GT(four, 4 * one * 0.95);
 }
 
-// Unfused attention products on A100 (EleutherAI cookbook, kernels.md §3.5: h=4096, 16 heads,
+// Unfused attention products on A100 (EleutherAI cookbook transformer.out: h=4096, 16 heads,
 // b=4, s=2048, fp16): QK^T (m=n=2048, k=256, 64 of them) took 1.1 ms and PV (m=2048, n=256,
 // k=2048) 0.6 ms. The batched-GEMM curve must get their sum, 1.7 ms, within 10%; the
 // AttnScoreGemm kind is priced exactly like a Gemm of the same shape.
@@ -208,7 +208,7 @@ TEST(GemmModel, UnfusedAttentionProductsMatchEleutherAi) {
 }
 
 // The A100 plateau is calibrated on the GEMMs a transformer layer issues, not on the best shape of a
-// search: EleutherAI's A100 layer (kernels.md §3.5, h=4096, b*s=8192 tokens, fp16) measured QKV
+// search: EleutherAI's A100 layer (cookbook transformer.out, h=4096, b*s=8192 tokens, fp16) measured QKV
 // 241.6, attention-out 234.9, h->4h 241.1 and 4h->h 252.8 TF. Each within 6%.
 TEST(GemmModel, A100TransformerLayerGemmsMatchEleutherAi) {
   GpuSpec a100_40 = test::a100_80gb();
@@ -226,7 +226,7 @@ TEST(GemmModel, A100TransformerLayerGemmsMatchEleutherAi) {
   }
 }
 
-// The plateau table is per generation and precision (kernels.md §2.1).
+// The plateau table is per generation and precision (roofline_constants.hpp, kPlateau*).
 TEST(GemmModel, PlateauTable) {
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Ampere, Precision::BF16), 0.78);
   EXPECT_DOUBLE_EQ(gemm_plateau(ArchFamily::Hopper, Precision::BF16), 0.80);

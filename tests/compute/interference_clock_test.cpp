@@ -50,7 +50,8 @@ TEST(Interference, ManyWaveGemmSlowsByTheSmShareTaken) {
 }
 
 TEST(Interference, OneWaveGemmNeedsTwoWavesOnWhatIsLeft) {
-  // The measured case (kernels-in-training.md §2.2): a one-wave GEMM beside a 24-CTA all-gather ~2x.
+  // The measured case (NVIDIA developer forum, GEMM tail effect beside ncclAllGather): a one-wave GEMM beside a
+  // 24-CTA all-gather ~2x.
   const auto m = make_roofline_model(test::h100_sxm());
   EXPECT_NEAR(m->interference_slowdown(one_wave_gemm(), CommLoad{24, 0}), 2.0, 0.1);
 }

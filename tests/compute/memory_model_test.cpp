@@ -1,5 +1,5 @@
 // Memory-bound kernels: achievable HBM fraction, the small-size ramp and the per-kernel floor
-// (kernels.md §4).
+// (docs/compute-model.md §1.3, §2).
 #include <gtest/gtest.h>
 
 #include "compute/compute_model.hpp"
@@ -23,14 +23,14 @@ TEST(MemoryModel, LargeLayerNormRunsAtTheHbmFraction) {
 }
 
 // Tiny kernels are latency-bound: a 1 KB add costs the 2 us launch floor (torchao's GPU-side
-// minimum on H100, kernels.md §4.4) plus at most one DRAM round trip, and 1 B costs the same.
+// minimum on H100, torchao roofline_utils.py) plus at most one DRAM round trip, and 1 B costs the same.
 TEST(MemoryModel, TinyKernelsAreFlooredByLaunchOverhead) {
   const auto model = make_roofline_model(test::h100_sxm());
   const double t_1k = us(*model, test::memory(KernelKind::Elementwise, 1024));
   EXPECT_GE(t_1k, 2.0);
   EXPECT_LT(t_1k, 2.5);
   EXPECT_NEAR(us(*model, test::memory(KernelKind::Memset, 1)), t_1k, 0.01);
-  // Tensor-core kernels have the larger 5 us floor (XLA's 256^3 GEMM takes ~5 us, kernels.md §2.6).
+  // Tensor-core kernels have the larger 5 us floor (XLA's 256^3 GEMM takes ~5 us, matmul_interpolator_data.h).
   const double t_gemm = us(*model, test::gemm(16, 16, 16));
   EXPECT_GE(t_gemm, 5.0);
   EXPECT_LT(t_gemm, 5.5);
@@ -44,14 +44,15 @@ TEST(MemoryModel, SizeRampHalvesBandwidthAtTheLatencyBandwidthProduct) {
 }
 
 // Fused AdamW moves ~30 B/param per step; at ~90% of 3.35 TB/s that is ~10 us per million
-// parameters on H100 [kernels.md §4.3, derived]. 100 M parameters: ~1 ms.
+// parameters on H100 [derived: read master, m, v, grad 16 B, write master, m, v, bf16 copy 14 B]. 100 M
+// parameters: ~1 ms.
 TEST(MemoryModel, OptimizerStepMatchesTheAdamEstimate) {
   const auto model = make_roofline_model(test::h100_sxm());
   const double t = us(*model, test::memory(KernelKind::OptimizerStep, 100e6 * 30));
   EXPECT_NEAR(t, 1000.0, 50.0);
 }
 
-// EleutherAI's unfused layer (kernels.md §3.5/§4.2): softmax over 4*16*2048^2 = 268 M fp16 scores
+// EleutherAI's unfused layer (cookbook benchmarks/sizing transformer.out): softmax over 4*16*2048^2 = 268 M fp16 scores
 // took 7.6 ms. Reading and writing them once is 1.07 GB; on an A100-40GB (1555 GB/s) the model
 // must reproduce ~7.6 ms within 10%.
 TEST(MemoryModel, UnfusedSoftmaxIsFarFromBandwidthBound) {
@@ -66,7 +67,7 @@ TEST(MemoryModel, UnfusedSoftmaxIsFarFromBandwidthBound) {
   EXPECT_GT(t_ms * 1000 / us(*model, test::memory(KernelKind::Elementwise, scores * 2 * 2)), 8.0);
 }
 
-// Blackwell's measured memory fraction is lower (B300: 0.84, torchao; kernels.md §4.1).
+// Blackwell's measured memory fraction is lower (B300: 0.84, torchao roofline_utils.py).
 TEST(MemoryModel, BlackwellUsesItsMeasuredFraction) {
   EXPECT_DOUBLE_EQ(memory_bandwidth_fraction(ArchFamily::Blackwell, KernelKind::LayerNorm), 0.84);
   EXPECT_DOUBLE_EQ(memory_bandwidth_fraction(ArchFamily::Hopper, KernelKind::LayerNorm), 0.90);

@@ -1,6 +1,6 @@
 #pragma once
 // GpuSpecs for the compute tests, built by hand (the catalog is another layer). Numbers from
-// ../shared/reference/gpus.yaml (dense peaks, TFLOPS; HBM GB/s; SM / CU counts).
+// the vendors' datasheets as data/gpus.yaml records them (dense peaks, TFLOPS; HBM GB/s; SM / CU counts).
 #include "hardware/gpu_spec.hpp"
 
 namespace trainsim::test {

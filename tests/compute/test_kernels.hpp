@@ -33,7 +33,7 @@ inline KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision
   return d;
 }
 
-// FA convention (kernels.md §3): fwd FLOPs 4 * s_q * s_kv * d per (batch x head), halved when
+// FA convention (FlashAttention papers' benchmarks): fwd FLOPs 4 * s_q * s_kv * d per (batch x head), halved when
 // causal; bwd 2.5x the forward.
 inline KernelDesc flash(bool backward, std::int64_t batch_heads, std::int64_t s_q, std::int64_t s_kv,
                         std::int64_t head_dim, bool causal, Precision p = Precision::BF16) {

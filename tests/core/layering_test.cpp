@@ -1,4 +1,4 @@
-// The layers' dependencies point one way (../shared/design.md, "Layers"): a file of a layer includes headers of the
+// The layers' dependencies point one way (docs/architecture.md, layer table): a file of a layer includes headers of the
 // layers below it only. Shared vocabulary (collective kinds, kernel descriptions, precisions) lives in core/ so
 // that compute/, collective/ and network/ need neither the workload's nor the scenario's headers; this test fails
 // when an include crosses a line, naming the file and the include.

@@ -129,7 +129,7 @@ TEST(GpuCatalog, PeakClockReproducesTheDensePeak) {
   }
 }
 
-// Values the brief's sources fix (kernels-in-training.md §1.2): a few measured anchors must not drift.
+// Values the brief's sources fix (docs/gpu-catalog.md): a few measured anchors must not drift.
 TEST(GpuCatalog, MeasuredClockAnchors) {
   const GpuCatalog& cat = GpuCatalog::builtin();
   EXPECT_DOUBLE_EQ(cat.find("H100")->peak_clock_mhz, 1830);  // not the 1980 MHz maximum

@@ -1,4 +1,5 @@
-// Model/hardware FLOPs against hand derivations and published formulas (megatron.md §10; Narayanan et al. 2021).
+// Model/hardware FLOPs against hand derivations and published formulas (Megatron-LM
+// training.py::num_floating_point_operations; Narayanan et al. 2021).
 #include <gtest/gtest.h>
 
 #include "model/flops.hpp"
@@ -41,7 +42,7 @@ ModelSpec gpt3_175b() {
   return m;
 }
 
-// megatron.md §10 worked check. Hand expansion, per token (6 = fwd+bwd x FMA):
+// num_floating_point_operations worked check. Hand expansion, per token (6 = fwd+bwd x FMA):
 //   attention linear 6*(4096*(4096+2*1024) + 4096*4096) = 251,658,240 per layer  x32 =  8,053,063,680
 //   SwiGLU MLP       6*4096*14336*3                    = 1,056,964,608 per layer x32 = 33,822,867,456
 //   LM head          6*4096*128256                                                  =  3,152,019,456

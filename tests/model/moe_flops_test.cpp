@@ -2,9 +2,10 @@
 // (verl tests, "deepseek_v3" case) counts per token
 //   6 * (129280*7168*2 + 3*(7168*18432*3 + 187105280) + 58*(187105280 + 7168*256 + 7168*2048*9*3))
 // with 187,105,280 the MLA projections' MACs per token, 7168*256 the router and 9 = 8 routed + 1 shared expert.
-// Megatron's count (megatron.md §10, flops.cpp) differs from it in two places only: it counts the LM head but not
-// the input embedding (one 129280*7168 term), and its MLA branch adds one multiply per q/kv LoRA element for the
-// RMSNorms (+1536 + 512 per layer). The router term is trainsim's addition to Megatron's formula, as in verl's.
+// Megatron's count (training.py::num_floating_point_operations, flops.cpp) differs from it in two places only:
+// it counts the LM head but not the input embedding (one 129280*7168 term), and its MLA branch adds one
+// multiply per q/kv LoRA element for the RMSNorms (+1536 + 512 per layer). The router term is trainsim's
+// addition to Megatron's formula, as in verl's.
 #include <gtest/gtest.h>
 
 #include "model/flops.hpp"

@@ -1,5 +1,5 @@
-// to_json: the field names of ../shared/spec/scenario.md ("Result"), values that survive a dump and
-// parse unchanged, and byte-identical dumps for identical results.
+// to_json: the field names of the scenario spec's "Result" (README.md, `trainsim run --json`), values that
+// survive a dump and parse unchanged, and byte-identical dumps for identical results.
 #include <gtest/gtest.h>
 
 #include <string>

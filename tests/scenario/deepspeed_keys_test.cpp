@@ -1,6 +1,6 @@
 // `parallelism.deepspeed:` DeepSpeed's ZeRO knobs under their own names and code defaults
-// (../shared/reference/zero-fsdp.md §1.2, §2.1): reading, defaults, overlap_comm's stage-dependent default and
-// its relation to parallelism.overlap_grad_reduce, and the errors for misuse.
+// (DeepSpeed deepspeed/runtime/zero/config.py::DeepSpeedZeroConfig): reading, defaults, overlap_comm's
+// stage-dependent default and its relation to parallelism.overlap_grad_reduce, and the errors for misuse.
 #include "scenario_test_support.hpp"
 
 namespace trainsim {

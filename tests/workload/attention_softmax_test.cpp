@@ -1,5 +1,5 @@
 // Unfused attention's softmax: Megatron-based stacks run the fused scale-mask-softmax CUDA kernel
-// (FusedScaleMaskSoftmax.is_kernel_available, megatron.md §2.1 #6) — one memory-bound pass priced
+// (FusedScaleMaskSoftmax.is_kernel_available, megatron/core/fusions/fused_softmax.py) — one memory-bound pass priced
 // like other fused pointwise kernels; plain PyTorch (FSDP models), fp32, and key lengths beyond the
 // kernel's 16384 take the slow unfused path (KernelKind::Softmax).
 #include <gtest/gtest.h>

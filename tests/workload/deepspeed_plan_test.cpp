@@ -1,6 +1,6 @@
-// DeepSpeed ZeRO planning by hand (../shared/reference/zero-fsdp.md §1.4, §2.4, §2.5): the ipg bucket rule, the
-// ZeRO-3 coordinator's on-demand gathers, prefetch batches, max_live cap and release / reuse-distance rules over
-// small traces, and the module trace of a real layer.
+// DeepSpeed ZeRO planning by hand (stage_1_and_2.py, partitioned_param_coordinator.py, stage3.py): the ipg
+// bucket rule, the ZeRO-3 coordinator's on-demand gathers, prefetch batches, max_live cap and release /
+// reuse-distance rules over small traces, and the module trace of a real layer.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"

@@ -1,5 +1,5 @@
-// DeepSpeed ZeRO in the generated workload, counted by hand (../shared/reference/zero-fsdp.md §5 table, §6.2,
-// §6.3, §7). The model: GPT, 2 layers, h 1024, 16 heads, F 4096, vocab 51200 (already a multiple of 128), s 1024,
+// DeepSpeed ZeRO in the generated workload, counted by hand (stage_1_and_2.py, stage3.py; docs/zero-and-fsdp.md
+// §3). The model: GPT, 2 layers, h 1024, 16 heads, F 4096, vocab 51200 (already a multiple of 128), s 1024,
 // tied embeddings, on 8 GPUs (DP 8, TP 1), micro-batch 1, global batch 32 -> GA = 4 micro-batches, bf16.
 //
 // Tensors on the rank (forward order) and their elements:
@@ -132,7 +132,7 @@ TEST(DeepSpeedWorkload, Zero1ReducesOnceAfterTheLastBackward) {
 
 // ZeRO-2 reduces every micro-batch during backward, in autograd order: final norm, layer 1, layer 0, position
 // embedding = 26,243,072 fit one 3e7 bucket; the embedding (last) would overflow it and is alone.
-// Per iteration: GA x Psi x 2 B of all-reduce (4 x 157,343,744) + the same all-gathers as ZeRO-1 (§5: 2 Psi GA + Psi).
+// Per iteration: GA x Psi x 2 B of all-reduce (4 x 157,343,744) + the same all-gathers as ZeRO-1 (2 Psi GA + Psi).
 // Every gradient but the oversize embedding is copied into the ipg buffer: 2 x 12 + 1 + 2 = 27 copies per
 // micro-batch. Micro-batches 1..3 add their reduced partition into the accumulated one.
 TEST(DeepSpeedWorkload, Zero2ReducesEveryMicroBatch) {
@@ -189,7 +189,7 @@ TEST(DeepSpeedWorkload, Zero2OverlapCommWaitsForThePreviousBucket) {
 // head), then backward. Visit 0 gathers the embedding on demand (52,428,800) and its prefetch consumes the whole
 // trace (the other modules add 26,214,400 < 5e7): one batch with everything else. Every module recurs within 1e9
 // elements, so nothing is released before its last visit and backward gathers nothing:
-//   AG per micro-batch = 78,643,200 x 2 B in 2 calls (= Psi_nonpersistent; AG_b = 0, §5 note).
+//   AG per micro-batch = 78,643,200 x 2 B in 2 calls (= Psi_nonpersistent; AG_b = 0).
 // Gradients: one 5e8 bucket per micro-batch, reduce-scattered: Psi x 2 B (all tensors, persistent ones too).
 // Step: 2 grad-norm all-reduces (one sub-group per parameter group), then one all-gather per persistent tensor:
 // 8 per layer (2 + 2 norm weights/biases, 4 biases) x 2 + the final norm's 2 = 18, 28,672 x 2 B in all.
@@ -222,7 +222,7 @@ TEST(DeepSpeedWorkload, Zero3GathersEachModuleOncePerMicroBatchWithDefaults) {
 // The textbook case: no prefetch (stage3_prefetch_bucket_size 0) and release after every use
 // (stage3_max_reuse_distance 0). Every visit of a module with non-persistent parameters gathers it on demand:
 // forward embedding, position embedding, 4 per layer x 2, embedding again for the LM head = 11; backward the same
-// 11. AG per micro-batch = 2 x (78,643,200 + 52,428,800) elements = 262,144,000 x 2 B (§5: AG_f + AG_b = 2 Psi,
+// 11. AG per micro-batch = 2 x (78,643,200 + 52,428,800) elements = 262,144,000 x 2 B (AG_f + AG_b = 2 Psi,
 // plus the tied embedding's second use). Each forward GEMM of a layer waits for its own module's gather.
 TEST(DeepSpeedWorkload, Zero3WithoutPrefetchOrReuseRegathersInBackward) {
   const Workload wl = generate_workload(scenario(3, "{stage3_prefetch_bucket_size: 0, stage3_max_reuse_distance: 0}"));
@@ -325,7 +325,7 @@ TEST(DeepSpeedWorkload, Zero1WithPipelineReducesEachStagesOwnParameters) {
   }
 }
 
-// The ipg bucket in the memory estimate (zero-fsdp.md §1.8, §2.9): reduce_bucket_size x 2 B, twice for ZeRO-1/2
+// The ipg bucket in the memory estimate (stage_1_and_2.py, stage3.py): reduce_bucket_size x 2 B, twice for ZeRO-1/2
 // with overlap_comm, once for ZeRO-3 (default 5e8 -> 1e9 B). Measured against the same job with Megatron, whose
 // other allowance is the same apart from it.
 TEST(DeepSpeedWorkload, MemoryCountsTheIpgBucket) {

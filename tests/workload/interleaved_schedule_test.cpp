@@ -1,6 +1,7 @@
 // The interleaved 1F1B schedule event by event: Megatron-Core's order of forward/backward steps,
-// isend/irecv posts and handle waits (../shared/reference/megatron.md §4.3, §4.6), the aligned
-// per-chunk grad/param syncs (§4.6, §5.2, §5.3), pairing of transfers across ranks, and the bubble.
+// isend/irecv posts and handle waits (schedules.py::forward_backward_pipelining_with_interleaving,
+// p2p_communication.py::_p2p_ops), the aligned per-chunk grad/param syncs (param_and_grad_buffer.py), pairing
+// of transfers across ranks, and the bubble.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,7 +28,7 @@ std::string order(const std::vector<InterleavedEvent>& program) {
 
 bool is_send(P2PDirection d) { return d == P2PDirection::SendNext || d == P2PDirection::SendPrev; }
 
-// The chunk on the receiving rank of a tensor `chunk` on `rank` sends (the ring of §4.3): forward
+// The chunk on the receiving rank of a tensor `chunk` on `rank` sends (the pipeline ring): forward
 // from the last rank goes to rank 0's next chunk, backward from rank 0 to the last rank's previous chunk.
 int receiving_chunk(int p, int rank, const InterleavedEvent& send) {
   if (send.direction == P2PDirection::SendNext) return rank == p - 1 ? send.chunk + 1 : send.chunk;
@@ -36,7 +37,7 @@ int receiving_chunk(int p, int rank, const InterleavedEvent& send) {
 
 }  // namespace
 
-// §4.6's worked example, p=2, v=2, m=4, N=2. Forward order on both ranks c0m0 c0m1 c1m0 c1m1 c0m2 c0m3
+// Worked example (docs/workload.md), p=2, v=2, m=4, N=2. Forward order on both ranks c0m0 c0m1 c1m0 c1m1 c0m2 c0m3
 // c1m2 c1m3; rank 0 has 4 warm-up steps, rank 1 has 2. Warm-up transfers are blocking (every post is
 // waited for at once), the steady state posts asynchronously and waits each receive right before the
 // step that consumes it; activation sends are waited for at once (deallocate_pipeline_outputs),
@@ -121,7 +122,7 @@ TEST(InterleavedSchedule, FourStagesTwoChunksEightMicroBatchesMatchesMegatron) {
 }
 
 // The forward/backward order is the schedule table of pipeline_schedule (one source of truth for
-// §4.6's table and warm-up count (p - r - 1) * 2 + (v - 1) * p, capped at m * v).
+// get_schedule_table and the warm-up count (p - r - 1) * 2 + (v - 1) * p, capped at m * v).
 TEST(InterleavedSchedule, StepOrderAndWarmupMatchThePipelineSchedule) {
   for (int p : {2, 3, 4, 8})
     for (int v : {2, 3, 4})
@@ -149,7 +150,7 @@ TEST(InterleavedSchedule, StepOrderAndWarmupMatchThePipelineSchedule) {
         }
 }
 
-// Every isend has exactly one irecv on the peer, for the same tensor (chunk on the ring of §4.3 and
+// Every isend has exactly one irecv on the peer, for the same tensor (chunk on the pipeline ring and
 // micro-batch), and each pair of ranks issues its transfers in the same order on both sides: the
 // engine matches the n-th call of a pair's communicator, as NCCL matches a pair's sends and receives.
 TEST(InterleavedSchedule, SendsAndReceivesPairUpAcrossRanksInTheSameOrder) {
@@ -224,7 +225,7 @@ TEST(InterleavedSchedule, EveryStepWaitsForItsOwnInputAndEveryHandleIsWaited) {
 
 // Gradient reduction: once per chunk on every rank. On rank 0 it starts right after the chunk's last
 // backward; rank r starts it r steps later, so all ranks start the same chunk at the same step
-// (§4.6); chunks the rule does not reach start after the cool-down. Parameter all-gather: once per
+// (schedules.py); chunks the rule does not reach start after the cool-down. Parameter all-gather: once per
 // chunk, chunks 0 and 1 before the first step, chunk j >= 2 before its first forward.
 TEST(InterleavedSchedule, GradAndParamSyncOncePerChunkAtMegatronsSteps) {
   for (int p : {2, 4})
@@ -353,7 +354,7 @@ double makespan(const std::vector<std::vector<InterleavedEvent>>& programs, doub
 
 }  // namespace
 
-// The bubble shrinks by v (Narayanan et al. 2021, §4.6): with per-chunk forward 1 and backward 2,
+// The bubble shrinks by v (Narayanan et al. 2021): with per-chunk forward 1 and backward 2,
 // one rank computes m*v*3; the pipeline adds (p-1)*3, i.e. a bubble fraction (p-1)/(v*m) instead
 // of 1F1B's (p-1)/m (same model: per-stage forward v, backward 2v, bubble (p-1)*3v).
 TEST(InterleavedSchedule, BubbleIsPipelineMinusOneOverVTimesMicroBatches) {
@@ -369,8 +370,9 @@ TEST(InterleavedSchedule, BubbleIsPipelineMinusOneOverVTimesMicroBatches) {
       }
 }
 
-// The same replay on the non-interleaved schedule's blocking calls (§4.5) gives 1F1B's bubble,
-// (p-1)/m: the interleaved bubble above is v times smaller.
+// The same replay on the non-interleaved schedule's blocking calls
+// (forward_backward_pipelining_without_interleaving) gives 1F1B's bubble, (p-1)/m: the interleaved bubble above
+// is v times smaller.
 TEST(InterleavedSchedule, OneFOneBBubbleInTheSameReplayIsVTimesLarger) {
   for (int p : {2, 4, 8})
     for (int m : {p, 2 * p, 4 * p}) {

@@ -1,7 +1,8 @@
 // The generator's interleaved 1F1B programs (virtual_pipeline > 1): per-rank order of forward and
 // backward steps (with their chunk) and pipeline isend/irecv ops as Megatron issues them
-// (../shared/reference/megatron.md §4.3, §4.6), each chunk's layers (§4.2), embedding and LM head
-// placement (§3), one gradient reduction and one parameter all-gather per chunk (§4.6, §5.2, §5.3),
+// (schedules.py::forward_backward_pipelining_with_interleaving), each chunk's layers
+// (get_transformer_layer_offset), embedding and LM head placement, one gradient reduction and one parameter
+// all-gather per chunk (param_and_grad_buffer.py bucket groups),
 // transfers that pair up across ranks, the compute dependencies on received tensors, and what
 // Megatron rejects.
 #include <gtest/gtest.h>
@@ -146,7 +147,7 @@ std::string expected_from_schedule(int p, int r, int m, int v) {
   return s;
 }
 
-// p=2, v=2, m=4 (§4.6's example), written out: the forward order c0m0 c0m1 c1m0 c1m1 c0m2 c0m3 c1m2 c1m3
+// p=2, v=2, m=4 (docs/workload.md's example), written out: the forward order c0m0 c0m1 c1m0 c1m1 c0m2 c0m3 c1m2 c1m3
 // and backward order c1m0 c1m1 c0m0 c0m1 c1m2 c1m3 c0m2 c0m3 on both ranks, rank 0 four warm-up forwards and
 // rank 1 two; activations to the next rank (">n"), gradients to the previous ("<p" / ">p"), with the
 // last rank's chunk-0 output going back to rank 0 for chunk 1. "P P" = the parameter all-gathers of
@@ -181,9 +182,9 @@ TEST(InterleavedWorkload, ProgramsFollowTheScheduleForMoreStagesAndChunks) {
   }
 }
 
-// §4.2: chunk j on pipeline rank r holds layers j*L/v + r*L/(p*v) ...; L=8, p=2, v=2: rank 0 runs
-// [0,1] and [4,5], rank 1 [2,3] and [6,7]. The embedding runs only in rank 0's chunk 0, the LM head and
-// loss only in the last rank's last chunk (§3.1, §3.2).
+// get_transformer_layer_offset: chunk j on pipeline rank r holds layers j*L/v + r*L/(p*v) ...; L=8, p=2, v=2:
+// rank 0 runs [0,1] and [4,5], rank 1 [2,3] and [6,7]. The embedding runs only in rank 0's chunk 0, the LM head
+// and loss only in the last rank's last chunk (GPTModel._preprocess/_postprocess).
 TEST(InterleavedWorkload, EachChunkRunsItsLayersAndOnlyTheEndsRunEmbeddingAndHead) {
   const Scenario s = scenario(2, 2, 4);
   const Workload wl = generate_workload(s);
@@ -249,7 +250,7 @@ TEST(InterleavedWorkload, SendsAndReceivesPairUpOnEveryPipelinePair) {
 }
 
 // A step's first kernel waits for the receive carrying its input (handle.wait() just before the
-// consuming step, §4.6): forwards on the irecv_prev of their micro-batch (except rank 0's chunk 0),
+// consuming step, schedules.py): forwards on the irecv_prev of their micro-batch (except rank 0's chunk 0),
 // backwards on the irecv_next of theirs (except the last rank's last chunk).
 TEST(InterleavedWorkload, StepsDependOnTheReceiveOfTheirInput) {
   const int p = 4, v = 2, m = 8;
@@ -279,7 +280,7 @@ TEST(InterleavedWorkload, StepsDependOnTheReceiveOfTheirInput) {
 
 // With overlap_grad_reduce / overlap_param_gather off, nothing is reduced or gathered during the
 // schedule: finalize_model_grads reduces every chunk after it and the optimizer step all-gathers
-// every chunk (§5.2, §5.3) — still once per chunk.
+// every chunk (param_and_grad_buffer.py bucket groups) — still once per chunk.
 TEST(InterleavedWorkload, WithoutOverlapChunksSyncOnceAfterTheSchedule) {
   const Scenario s = scenario(2, 2, 4, 1, "  overlap_grad_reduce: false\n  overlap_param_gather: false\n");
   const Workload wl = generate_workload(s);
@@ -303,9 +304,9 @@ TEST(InterleavedWorkload, WithoutOverlapChunksSyncOnceAfterTheSchedule) {
 }
 
 // Full recompute with recompute_num_layers N (scenario.md: per stage) recomputes N/v layers at the
-// start of every chunk, as Megatron's block method does per model chunk (§7): L=8, p=2, v=2 gives
-// chunks of 2 layers; N=2 re-runs the first layer of each chunk, N=1 only chunk 0's first layer, and
-// the default (all) every layer.
+// start of every chunk, as Megatron's block method does per model chunk (recompute.py checkpointed_forward):
+// L=8, p=2, v=2 gives chunks of 2 layers; N=2 re-runs the first layer of each chunk, N=1 only chunk 0's first
+// layer, and the default (all) every layer.
 TEST(InterleavedWorkload, FullRecomputeSpreadsTheStagesLayersOverItsChunks) {
   // recompute_num_layers -> recomputed layers on rank 0 and rank 1.
   const std::vector<std::pair<std::vector<int>, std::vector<std::set<int>>>> cases{

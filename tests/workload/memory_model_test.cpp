@@ -211,7 +211,7 @@ TEST(MemoryModel, DeepSpeedZeroStagesShardAsThePaperSays) {
   }
 }
 
-// FSDP FULL_SHARD: fp32 shard 4/N + fp32 grads 4/N + Adam moments 8/N (zero-fsdp.md §4.2).
+// FSDP FULL_SHARD: fp32 shard 4/N + fp32 grads 4/N + Adam moments 8/N (PyTorch FSDP; docs/memory-model.md §2).
 TEST(MemoryModel, FsdpFullShard) {
   Scenario s = scenario(gpt(4, 1024, 16, 2048), 1, 1, 4, 4, 1);
   s.parallelism.framework = Framework::FSDP;

@@ -1,5 +1,5 @@
 // Multi-head latent attention in the generated workload (Megatron MLASelfAttention with the TE spec): the
-// projections' GEMM FLOPs add up to Megatron's MLA FLOP term (../shared/reference/megatron.md §10), the fused
+// projections' GEMM FLOPs add up to Megatron's MLA FLOP term (training.py::num_floating_point_operations), the fused
 // attention runs QK^T over nope+rope dims and PV over v dims, and under sequence parallelism the TP traffic is
 // the latents' all-gathers (not the hidden state's), the shared RoPE key's all-gather and the output projection's
 // reduce-scatter.

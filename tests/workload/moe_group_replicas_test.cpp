@@ -1,4 +1,4 @@
-// The expert view of Megatron's rank generator (../shared/reference/megatron.md §1.1-1.3) and the concurrent
+// The expert view of Megatron's rank generator (parallel_state.py::RankGenerator; docs/moe.md §2) and the concurrent
 // copies of expert communicators the flow-level network runs (group_replicas.hpp): an EP group covers part of
 // the dp range, so its copies are the other EP groups of the stage, not tp/cp/dp translates.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 namespace trainsim {
 namespace {
 
-// megatron.md §1.3 worked example: 64 GPUs, t=4, c=2, p=2 (D=4); e=8, t_e=2 (D_e=2).
+// docs/moe.md §2 worked example: 64 GPUs, t=4, c=2, p=2 (D=4); e=8, t_e=2 (D_e=2).
 TEST(ExpertPlan, WorkedExampleGroups) {
   const ParallelPlan plan(4, 2, 4, 2, 8, 2);
   EXPECT_EQ(plan.expert_data(), 2);

@@ -1,4 +1,4 @@
-// The MoE block in the generated workload (../shared/reference/megatron.md §6.2, §5.1, §1): token all-to-all
+// The MoE block in the generated workload (moe_layer.py, token_dispatcher.py; docs/moe.md): token all-to-all
 // bytes per rank (issue 5's check: tokens x hidden x top-k x (EP-1)/EP x bytes per element, dispatch and combine),
 // expert-TP all-gather / reduce-scatter, the allgather dispatcher, grouped-GEMM shapes under balanced routing,
 // shared experts and the router, dense layers where first_dense_layers / layer_freq say, the expert gradient
@@ -117,7 +117,7 @@ TEST(MoeWorkload, AllToAllBytesPerRankAreTokensHiddenTopK) {
 }
 
 // With expert_tensor > 1 the received tokens are all-gathered over expert-TP before the experts and
-// reduce-scattered after them (§6.2 steps 7 and 10): t_e x T_l x k rows of h.
+// reduce-scattered after them (MoEAlltoAllTokenDispatcher): t_e x T_l x k rows of h.
 TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
   const Workload wl = generate_workload(scenario());
   const std::int64_t rows = 2 * 512 * 2;  // t_e x T_l x k
@@ -145,7 +145,7 @@ TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
 
 // Balanced routing: R = t_e x T_l x k rows over E/ep local experts; the grouped GEMMs are E_l members of
 // (R/E_l, G*F_e/t_e, h) and (R/E_l, h, F_e/t_e), so per-rank expert FLOPs 2*T_l*k*h*(G*F_e + F_e) do not depend on
-// t_e (§6.2 "Per-rank expert FLOPs are independent of t_e").
+// t_e (per-rank expert FLOPs are independent of t_e).
 TEST(MoeWorkload, GroupedGemmShapesUnderBalancedRouting) {
   for (int te : {1, 2}) {
     const Workload wl = generate_workload(scenario("  expert_tensor: " + std::to_string(te) + "\n"));
@@ -166,7 +166,8 @@ TEST(MoeWorkload, GroupedGemmShapesUnderBalancedRouting) {
   }
 }
 
-// Router gating GEMM on the rank's T_l rows, shared expert as a TP-split MLP of width shared x F_e (§6.2 steps 2-3).
+// Router gating GEMM on the rank's T_l rows, shared expert as a TP-split MLP of width shared x F_e (TopKRouter,
+// SharedExpertMLP).
 TEST(MoeWorkload, RouterAndSharedExperts) {
   const Workload wl = generate_workload(scenario());
   const RankProgram& r = wl.ranks[0];
@@ -198,7 +199,7 @@ TEST(MoeWorkload, DenseLayersWhereThePatternSays) {
   EXPECT_EQ(kernel_named(freq, freq.ranks[0], "experts.fc1", 1), nullptr);
 }
 
-// The allgather dispatcher (§6.2 "Other dispatchers"): routing map, probabilities and tokens all-gathered over
+// The allgather dispatcher (MoEAllGatherTokenDispatcher): routing map, probabilities and tokens all-gathered over
 // etp x ep (n = t_e*e ranks see n*T_l tokens), a reduce-scatter of [n*T_l, h] back; no all-to-all.
 TEST(MoeWorkload, AllGatherDispatcher) {
   const Workload wl = generate_workload(scenario("  moe_dispatcher: allgather\n"));
@@ -218,9 +219,9 @@ TEST(MoeWorkload, AllGatherDispatcher) {
   EXPECT_EQ(bytes["etp_ep.rs.tokens_bwd"], n * tokens * 512 * 2);
 }
 
-// Dense and expert gradients live in separate DDP buffers (§5.1): the dense one reduce-scattered over dp x cp,
-// the expert one over expert-DP (D_e = 32 / (2 * 4 * 2) = 2), each carrying its parameters x 4 B (fp32 grads);
-// the distributed optimizer all-gathers both.
+// Dense and expert gradients live in separate DDP buffers (param_and_grad_buffer.py): the dense one
+// reduce-scattered over dp x cp, the expert one over expert-DP (D_e = 32 / (2 * 4 * 2) = 2), each carrying its
+// parameters x 4 B (fp32 grads); the distributed optimizer all-gathers both.
 TEST(MoeWorkload, ExpertGradientsReduceOverExpertDataParallel) {
   const Scenario s = scenario();
   const Workload wl = generate_workload(s);

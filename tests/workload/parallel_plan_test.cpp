@@ -1,5 +1,5 @@
 // Rank mapping and groups follow Megatron's RankGenerator with order tp-cp-dp-pp
-// (../shared/reference/megatron.md §1.3 worked example: 64 GPUs, t=4, c=2, p=2, D=4).
+// (parallel_state.py; worked example of docs/moe.md §2: 64 GPUs, t=4, c=2, p=2, D=4).
 #include <gtest/gtest.h>
 
 #include "workload/grad_buckets.hpp"

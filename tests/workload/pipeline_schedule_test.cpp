@@ -1,5 +1,5 @@
 // Pipeline schedules must issue steps in exactly Megatron-Core's order
-// (../shared/reference/megatron.md §4.5 and §4.6, which list the orders verified against schedules.py).
+// (schedules.py::forward_backward_pipelining_without_interleaving / _with_interleaving).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +17,7 @@ std::string order(const std::vector<PipelineStep>& steps) {
 }
 }  // namespace
 
-// §4.5, p=4, m=8: warm-up p-r-1 forwards, 1F1B steady state, cool-down backwards; p2p helpers
+// Non-interleaved 1F1B, p=4, m=8: warm-up p-r-1 forwards, 1F1B steady state, cool-down backwards; p2p helpers
 // without a peer (recv on stage 0, send on the last stage) are omitted.
 TEST(PipelineSchedule, OneFOneBMatchesMegatronForFourStagesEightMicroBatches) {
   EXPECT_EQ(order(pipeline_schedule(ScheduleKind::OneFOneB, 4, 0, 8)),
@@ -66,7 +66,7 @@ TEST(PipelineSchedule, NoPipeliningAlternatesForwardAndBackward) {
   EXPECT_EQ(order(pipeline_schedule(ScheduleKind::NoPipelining, 1, 0, 3)), "F0 B0 F1 B1 F2 B2");
 }
 
-// §4.6, p=2, v=2, m=4, N=2: forward order c0m0 c0m1 c1m0 c1m1 c0m2 c0m3 c1m2 c1m3; backward runs the
+// Interleaved 1F1B, p=2, v=2, m=4, N=2: forward order c0m0 c0m1 c1m0 c1m1 c0m2 c0m3 c1m2 c1m3; backward runs the
 // same table on chunk v-1-c; rank 0 has warm-up (p-r-1)*2 + (v-1)*N = 4, rank 1 has 2.
 TEST(PipelineSchedule, InterleavedOrderMatchesMegatron) {
   EXPECT_EQ(order(interleaved_table(2, 4, 2)), "F0 F1 c1F0 c1F1 F2 F3 c1F2 c1F3");

@@ -1,4 +1,4 @@
-// Context parallelism as Transformer Engine's ring attention (../shared/reference/megatron.md §6.1):
+// Context parallelism as Transformer Engine's ring attention (context_parallel.py, AttnFuncWithCPAndKVP2P):
 // per layer and micro-batch, c attention tiles with c-1 KV transfers to the CP ring neighbour in the
 // forward and c transfers (KV, KV+dKV, ..., dKV) in the backward; the tiles add up to 1/c of the
 // whole causal attention. tests/api/ring_attention_exposure_test.cpp times the overlap.

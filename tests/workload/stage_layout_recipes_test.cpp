@@ -1,5 +1,5 @@
 // Where layers land (StageLayout) under an explicit pipeline_layout, the embedding / loss counted as layers and MTP
-// blocks without a layout (megatron.md §4.2; pipeline_parallel_layer_layout.py, transformer_block.py).
+// blocks without a layout (get_transformer_layer_offset; pipeline_parallel_layer_layout.py, transformer_block.py).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -55,7 +55,7 @@ LinkClass custom_intra_link(const NcclCommunicator& comm, int a, int b) {
   if (la >= gpus || lb >= gpus) return LinkClass::NVLink;
   const auto va = static_cast<std::size_t>(topo.gpus[la]), vb = static_cast<std::size_t>(topo.gpus[lb]);
   if (va >= topo.paths.size() || vb >= topo.paths[va].size()) return LinkClass::NVLink;
-  // NCCL's path types (§6.3): NVL (direct NVLink or via NVSwitch) and NVB (through another GPU's
+  // NCCL's path types (src/graph/topo.h): NVL (direct NVLink or via NVSwitch) and NVB (through another GPU's
   // NVLink) ride NVLink; everything else between two GPUs of a node crosses PCIe / the CPU.
   const PathType t = topo.paths[va][vb].type;
   return (t == PathType::Loc || t == PathType::Nvl || t == PathType::Nvb) ? LinkClass::NVLink : LinkClass::PCIe;

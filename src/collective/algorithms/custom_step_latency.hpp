@@ -1,7 +1,7 @@
 #pragma once
 // Fixed per-message latency the custom algorithms' flow DAGs charge for each sequential step
 // (FlowDag::latency_us). No NCCL constant exists for them; NCCL's own per-hop hardware latency of a
-// Ring/Simple step on the same link class (nccl.md §5.1 hwLat: NVLink 3.4, PCI 5.7, NET 14 µs) is
+// Ring/Simple step on the same link class (NCCL's hwLat table: NVLink 3.4, PCI 5.7, NET 14 µs) is
 // the closest measured figure for "one message between two GPUs", so each step costs that.
 #include "collective/flows/flow_dag.hpp"
 #include "collective/nccl/nccl_constants.hpp"
@@ -19,7 +19,7 @@ inline double custom_step_latency_us(LinkClass link) {
 }
 
 // Latency of one ring phase of `steps` sequential hops on `link`, charged as NCCL's cost model charges a
-// Ring/Simple collective (nccl.md §5.3: baseLat + steps·hwLat).
+// Ring/Simple collective (NCCL ncclTopoTuneModel: baseLat + steps·hwLat).
 inline double ring_phase_latency_us(int steps, LinkClass link) {
   return nccl::kBaseLat[nccl::kAlgoRing][nccl::kProtoSimple] + steps * custom_step_latency_us(link);
 }

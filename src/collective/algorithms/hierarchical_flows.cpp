@@ -9,7 +9,7 @@
 // node-reduced shard is complete when that last hop lands); a node's intra-node AG flows wait for all
 // inter-node flows into that node's GPUs (the AG ring forwards every GPU's shard, so it needs them
 // all; the list is stored once per node and shared). Latency: each phase is an NCCL ring, charged as
-// NCCL's cost model charges a Ring/Simple collective (nccl.md §5.3: baseLat + steps·hwLat).
+// NCCL's cost model charges a Ring/Simple collective (ncclTopoTuneModel: baseLat + steps·hwLat).
 #include <string>
 #include <vector>
 

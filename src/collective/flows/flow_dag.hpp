@@ -1,5 +1,5 @@
 #pragma once
-// A collective as a DAG of point-to-point flows (../shared/reference/nccl.md §3, §4.2-4.5, §7, §10):
+// A collective as a DAG of point-to-point flows (NCCL src/device/*.h, src/enqueue.cc; docs/collectives.md):
 // what the flow-level and packet-level network backends execute. Each flow moves `bytes` on the wire
 // (payload plus protocol overhead: LL ×2, LL128 ×128/120) from one endpoint to another over one link
 // class, through a given NIC, and may start only after the flows it depends on have finished.
@@ -24,7 +24,7 @@ const char* to_string(LinkClass c);
 // Who is at the end of a flow: a GPU (communicator rank), a node's NVSwitch (for NVLS multicast and
 // reduction traffic), a reduction server (CPU reducer, for the reduction-server algorithm), or the
 // network fabric's in-network reduction (CollNet/SHARP: an aggregation tree the switches run; the
-// flow-level backend routes it to the top of the fabric and treats the reduction as atomic, §3.5).
+// flow-level backend routes it to the top of the fabric and treats the reduction as atomic, as NCCL's CollNet does).
 struct FlowEndpoint {
   enum class Kind : std::uint8_t { Gpu, NvSwitch, Reducer, InNetwork } kind = Kind::Gpu;
   int index = 0;  // rank, node index, reducer index, or aggregation tree (channel / head)

@@ -1,5 +1,5 @@
-// CollNet flows (../shared/reference/nccl.md §3.5): in-network (SHARP) all-reduce. The switches'
-// aggregation tree is one endpoint (FlowEndpoint::Kind::InNetwork), its reduction atomic: every
+// CollNet flows (NCCL src/device/all_reduce.h, CollNetDirect/CollNetChain): in-network (SHARP) all-reduce. The
+// switches' aggregation tree is one endpoint (FlowEndpoint::Kind::InNetwork), its reduction atomic: every
 // node's contribution goes up to it and the reduced block comes back down to every node.
 //   CollNetChain: per channel, data climbs the channel's intra-node chain (the TREE-pattern graph) to
 //     its first GPU, which sends it through the channel's NIC to the fabric, receives the reduced
@@ -7,8 +7,8 @@
 //   CollNetDirect: every rank scatters 1/nHeads of its data straight to each local head over NVLink,
 //     the heads reduce and exchange with the fabric through their own NICs, then write the result
 //     back to every rank.
-// CollNet tasks do not use CBD: every channel interleaves chunks over the whole buffer (§4.2, loop =
-// nChannels·nHeads·chunk), so each channel moves an equal share.
+// CollNet tasks do not use CBD: every channel interleaves chunks over the whole buffer
+// (scheduleCollTasksToPlan, loop = nChannels·nHeads·chunk), so each channel moves an equal share.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// NVLS and NVLSTree flows (../shared/reference/nccl.md §3.3, §3.4). Traffic inside a node goes
+// NVLS and NVLSTree flows (NCCL src/device/all_reduce.h, NVLS and NVLS_TREE). Traffic inside a node goes
 // GPU <-> NVSwitch (LinkClass::NVLinkSharp, endpoint FlowEndpoint::Kind::NvSwitch = the node): for
 // AllReduce every GPU pushes its whole part into the switch, head h pulls the reduced block h
 // (multimem.ld_reduce), stores it back as a multicast, and the switch replicates it to every GPU.
@@ -175,7 +175,7 @@ class NvlsEmitter {
         for (std::uint32_t s : scatter_[node]) b_.depend_on(s);
       reduced[node] = b_.add(sharp_flow(nvswitch(static_cast<int>(node)), gpu(head_rank(static_cast<int>(node), h)), bytes, channel_, step));
     }
-    if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet, §3.3)
+    if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet)
       for (std::size_t node = 0; node < nn; ++node) {
         if (chained) b_.depend_on(reduced[node]);
         up[node] = b_.add(fabric_flow(head_rank(static_cast<int>(node), h), h, bytes, step, true));

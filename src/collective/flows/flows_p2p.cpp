@@ -1,8 +1,8 @@
-// Point-to-point flows (../shared/reference/nccl.md §7): AllToAll as n Send/Recv pairs per rank in
-// the §7.2 round order, SendRecv to the ring neighbour, and single sends. Each (peer, round) is cut
-// into parts on p2p channels (§7.4: nChannelsMin/Max, min/max part size, 4 KiB-aligned parts,
-// bit-reversed channel base per round), LL below 16 KiB per channel on LL-capable (intra-node)
-// connections, and network sends relayed through the remote peer's local-index twin (PXN).
+// Point-to-point flows (NCCL src/enqueue.cc): AllToAll as n Send/Recv pairs per rank in the
+// init.cc ncclP2pSchedule round order, SendRecv to the ring neighbour, and single sends. Each (peer, round) is
+// cut into parts on p2p channels (scheduleP2pTasksToPlan / addP2pToPlan: nChannelsMin/Max, min/max part size,
+// 4 KiB-aligned parts, bit-reversed channel base per round), LL below 16 KiB per channel on LL-capable
+// (intra-node) connections, and network sends relayed through the remote peer's local-index twin (PXN).
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -75,13 +75,13 @@ P2pParams p2p_params(const NcclCommunicator& comm, const FlowOptions& o) {
 int channel_base(const NcclCommunicator& comm, const P2pParams& p, int round) {
   int base = round;
   if (p.multi_node) {
-    const int g = comm.p2p_group_size;  // rounds towards one group of GPUs share a base (§7.4)
+    const int g = comm.p2p_group_size;  // rounds towards one group of GPUs share a base (addP2pToPlan)
     base = (round / g) * ((g + kP2pPerBatch - 1) / kP2pPerBatch) + (round % g) / kP2pPerBatch;
   }
   return reverse_bits(base, log2_of(p.nchannels));
 }
 
-// One send of `bytes` from src to dst in schedule round `round` (addP2pToPlan, §7.4).
+// One send of `bytes` from src to dst in schedule round `round` (NCCL src/enqueue.cc, addP2pToPlan).
 void emit_send(const NcclCommunicator& comm, const P2pParams& p, const FlowOptions& o, int src, int dst,
                std::int64_t bytes, int round, DagBuilder& b) {
   if (src == dst || bytes <= 0) return;

@@ -1,4 +1,5 @@
-// PAT AllGather / ReduceScatter flows for one rank per node (../shared/reference/nccl.md §3.6).
+// PAT AllGather / ReduceScatter flows for one rank per node (NCCL src/include/collectives.h, PatAGAlgorithm /
+// PatRSAlgorithm).
 // Simplified: NCCL's PAT walks log2(n) dimensions; in dimension d a rank exchanges with the rank at
 // distance 2^d and moves the pieces whose offset s (1 <= s < n) has lowest set bit d, so each
 // piece reaches every rank exactly once ((n-1)/n of the data per rank, as for the ring). The exact

@@ -1,6 +1,7 @@
-// Ring flows (../shared/reference/nccl.md §3.1): AllReduce (RingTwice), AllGather, ReduceScatter,
-// Broadcast (PipelineFrom, ring rotated to the root) and Reduce (PipelineTo). Ring position i of a
-// channel sends to position i+1; the NET hops take their NICs / PXN proxy from the stitched ring.
+// Ring flows (NCCL src/device/all_reduce.h runRing, all_gather.h, reduce_scatter.h): AllReduce (RingTwice),
+// AllGather, ReduceScatter, Broadcast (PipelineFrom, ring rotated to the root) and Reduce (PipelineTo). Ring
+// position i of a channel sends to position i+1; the NET hops take their NICs / PXN proxy from the stitched
+// ring.
 #include <algorithm>
 #include <string>
 #include <utility>

@@ -1,4 +1,4 @@
-// Tree AllReduce flows (../shared/reference/nccl.md §3.2): per channel, the chunk stream goes up
+// Tree AllReduce flows (NCCL src/device/all_reduce.h runTreeUpDown): per channel, the chunk stream goes up
 // every tree edge (leaves first, interior ranks add and forward) and then down from the root.
 // Channels [0, nc) use tree 0 and the duplicates tree 1 (the communicator's per-channel trees).
 #include <algorithm>

@@ -50,7 +50,7 @@ int local_nic(const NcclCommunicator& comm, int rank) {
   const int local = comm.local_of[rank];
   if (const NodeTopology* topo = topology_of(comm, comm.node_of[rank])) {
     if (local < static_cast<int>(topo->gpus.size()) && !topo->nets.empty()) {
-      // §6.3: local NICs = maximum path bandwidth, ties broken by the lowest path type.
+      // ncclTopoComputePaths: local NICs = maximum path bandwidth, ties broken by the lowest path type.
       int best = 0;
       for (int n = 1; n < static_cast<int>(topo->nets.size()); ++n) {
         const TopoPath& p = topo->gpu_to_net(local, n);
@@ -89,13 +89,14 @@ Flow gpu_flow(const NcclCommunicator& comm, int src, int dst, std::int64_t paylo
 
 std::vector<ChannelPart> collective_parts(const CallContext& ctx, int kind_max_channels) {
   const int n = ctx.comm.nranks;
-  // AllGather and Broadcast run on bytes (int8, §3.1); the others on elements of element_size.
+  // AllGather and Broadcast run on bytes (int8, as NCCL's enqueue.cc runs them); the others on elements of
+  // element_size.
   const bool as_bytes = ctx.kind == CollKind::AllGather || ctx.kind == CollKind::Broadcast;
   const int elt = as_bytes ? 1 : ctx.options.element_size;
   const bool per_rank = ctx.kind == CollKind::AllGather || ctx.kind == CollKind::ReduceScatter;
   const std::int64_t count_bytes = per_rank ? ctx.bytes / n : ctx.bytes;
   std::int64_t tpb = traffic_per_byte(ctx.kind, n);
-  if (ctx.plan.protocol == NcclProtocol::LL) tpb *= 4;  // LL tasks count 4× for balancing (§4.1)
+  if (ctx.plan.protocol == NcclProtocol::LL) tpb *= 4;  // LL tasks count 4× for balancing (enqueue.cc)
   return split_channels_cbd(count_bytes, elt, tpb, ctx.plan.channels, std::max(1, kind_max_channels));
 }
 

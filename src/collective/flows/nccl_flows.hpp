@@ -1,7 +1,8 @@
 #pragma once
-// Turns one NCCL call into its flow DAG (../shared/reference/nccl.md §3, §4.2-4.5, §7): the channel
-// split (CBD), chunk sizes, loop/step structure and per-step peers of the chosen algorithm, and the
-// p2p engine's rounds, channels per peer, parts and PXN relays.
+// Turns one NCCL call into its flow DAG (NCCL src/enqueue.cc scheduleCollTasksToPlan, calcCollChunking,
+// scheduleP2pTasksToPlan; src/device/*.h per algorithm): the channel split (CBD), chunk sizes, loop/step
+// structure and per-step peers of the chosen algorithm, and the p2p engine's rounds, channels per peer, parts
+// and PXN relays.
 #include <cstdint>
 
 #include "collective/flows/flow_dag.hpp"

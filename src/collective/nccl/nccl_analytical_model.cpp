@@ -49,7 +49,7 @@ std::shared_ptr<const NcclTuningModel> NcclAnalyticalModel::tuning(const GroupPl
 
 CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const {
   CollectiveEstimate est;
-  // A group of one rank (or an empty buffer) moves nothing: NCCL returns at once (§4.1 nRanks = 1).
+  // A group of one rank (or an empty buffer) moves nothing: NCCL returns at once (nRanks = 1).
   if (where.size <= 1 || bytes <= 0) return est;
   const auto model = tuning(where);
   if (kind == CollKind::AllToAll || kind == CollKind::SendRecv) return estimate_p2p(kind, bytes, model->topology());
@@ -65,7 +65,7 @@ CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t byt
   return est;
 }
 
-// §4.1: equal calls of one function fall into one size bin (within 4×); NCCL chooses on the
+// ncclPrepareTasks: equal calls of one function fall into one size bin (within 4×); NCCL chooses on the
 // aggregate's bytes with numPipeOps = ceil(count / nChannels) and runs them as one plan, the
 // channels split over the calls by CBD, so the group costs one aggregate transfer.
 CollectiveEstimate NcclAnalyticalModel::estimate_group(CollKind kind, std::int64_t bytes, int count,

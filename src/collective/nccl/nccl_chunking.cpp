@@ -46,7 +46,7 @@ std::int64_t traffic_per_byte(CollKind kind, int nranks) {
   }
 }
 
-// scheduleCollTasksToPlan for one task alone in its plan (§4.2): cells of 32 KiB of traffic, the
+// scheduleCollTasksToPlan for one task alone in its plan (NCCL src/enqueue.cc): cells of 32 KiB of traffic, the
 // first channel gets `cellsLo`, full channels `cellsPerChannel`, the last the remainder; the
 // element count is then trimmed on the last channel so the parts add up to the count exactly.
 std::vector<ChannelPart> split_channels_cbd(std::int64_t count_bytes, int element_size, std::int64_t tpb,
@@ -110,7 +110,7 @@ CollChunking calc_coll_chunking(const ChunkingInput& in) {
   const bool ring_simple = in.protocol == NcclProtocol::Simple && in.algorithm == NcclAlgorithm::Ring;
   const bool ring_big_steps =
       in.kind == CollKind::AllReduce || in.kind == CollKind::AllGather || in.kind == CollKind::ReduceScatter;
-  out.chunk_steps = ring_simple && ring_big_steps ? 4 : 1;  // §1 chunk/slice steps
+  out.chunk_steps = ring_simple && ring_big_steps ? 4 : 1;  // collectives.h chunk/slice steps
   out.slice_steps = ring_simple && ring_big_steps ? 2 : 1;
   std::int64_t step = in.protocol == NcclProtocol::Simple ? in.simple_buffsize / 8
                       : in.protocol == NcclProtocol::LL   ? kLLStepBytes
@@ -149,7 +149,7 @@ CollChunking calc_coll_chunking(const ChunkingInput& in) {
       }
       break;
     case NcclAlgorithm::CollNetDirect: {
-      // depth = the chain length, i.e. ranks per node (§4.3); c = nChannels (1) × nHeads.
+      // depth = the chain length, i.e. ranks per node (calcCollChunking); c = nChannels (1) × nHeads.
       const std::int64_t depth = std::max<std::int64_t>(1, in.nranks / std::max(1, in.nnodes));
       while (nbytes / (heads * chunk) < depth * 64 && chunk > 131072) chunk /= 2;
       while (nbytes / (heads * chunk) < depth * 8 && chunk > 65536) chunk /= 2;

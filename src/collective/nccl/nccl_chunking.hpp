@@ -1,7 +1,8 @@
 #pragma once
-// How NCCL cuts one collective into per-channel parts, chunks and loops (../shared/reference/nccl.md
-// §4.2 continuous byte distribution, §4.3 calcCollChunking, §4.5 proxy steps) and what a payload
-// costs on the wire per protocol (§2). Pure arithmetic on sizes; the flow generators walk its output.
+// How NCCL cuts one collective into per-channel parts, chunks and loops (NCCL src/enqueue.cc:
+// scheduleCollTasksToPlan's continuous byte distribution, calcCollChunking, proxy steps) and what a
+// payload costs on the wire per protocol (src/include/device.h, LL/LL128 line formats). Pure arithmetic on
+// sizes; the flow generators walk its output.
 #include <cstdint>
 #include <vector>
 
@@ -9,17 +10,18 @@
 
 namespace trainsim {
 
-// FIFO step sizes per protocol (§1): Simple = NCCL_BUFFSIZE / 8, LL 64 KiB raw, LL128 614,400 B raw.
+// FIFO step sizes per protocol (NCCL_STEPS, comm.h buffer sizes): Simple = NCCL_BUFFSIZE / 8, LL 64 KiB raw,
+// LL128 614,400 B raw.
 inline constexpr std::int64_t kLLStepBytes = 65536;
 inline constexpr std::int64_t kLL128StepBytes = 614400;
 inline constexpr std::int64_t kNvlsChunkBytes = 128 << 10;  // NCCL_NVLS_CHUNKSIZE
 inline constexpr std::int64_t kCbdMinTrafficPerChannel = 32 << 10;
 
-// Wire bytes of one message of `payload` bytes (§2): LL 8 B of data per 16 B line, LL128 120 B per
+// Wire bytes of one message of `payload` bytes (device.h line formats): LL 8 B of data per 16 B line, LL128 120 B per
 // 128 B line, Simple as is.
 std::int64_t wire_bytes(std::int64_t payload, NcclProtocol protocol);
 
-// ncclFuncTrafficPerByte (§4.2): AllReduce 2, AllGather/ReduceScatter nranks, else 1.
+// ncclFuncTrafficPerByte (enqueue.cc): AllReduce 2, AllGather/ReduceScatter nranks, else 1.
 std::int64_t traffic_per_byte(CollKind kind, int nranks);
 
 // One channel's contiguous slice of the per-rank buffer (AllGather/ReduceScatter: of each rank's
@@ -30,7 +32,7 @@ struct ChannelPart {
   std::int64_t bytes = 0;
 };
 
-// CBD for a lone task starting at channel 0 (scheduleCollTasksToPlan, §4.2). `count_bytes` = the
+// CBD for a lone task starting at channel 0 (NCCL src/enqueue.cc, scheduleCollTasksToPlan). `count_bytes` = the
 // per-rank count × element size; `task_channels` = nMaxChannels of the call; `kind_max_channels` =
 // the channel budget of its kind (comm nChannels, or nvlsChannels for NVLS kinds).
 std::vector<ChannelPart> split_channels_cbd(std::int64_t count_bytes, int element_size, std::int64_t traffic_per_byte,
@@ -46,7 +48,7 @@ struct ChunkingInput {
   std::int64_t simple_buffsize = 4 << 20;  // NCCL_BUFFSIZE
 };
 
-// calcCollChunking's result for one part with nChannels = 1 (§4.3, §4.5).
+// calcCollChunking's result for one part with nChannels = 1 (enqueue.cc).
 struct CollChunking {
   std::int64_t chunk_bytes = 0;  // payload bytes per chunk (grain aligned)
   int chunk_steps = 1, slice_steps = 1;
@@ -60,7 +62,7 @@ CollChunking calc_coll_chunking(const ChunkingInput& in);
 
 // The kernel's loop over one channel part: full loops of `per_loop` chunks of `chunk` bytes, then a
 // last partial loop whose chunk shrinks to alignUp(ceil(rem / per_loop), align) (ring: 16 B,
-// NVLS: 16 KiB), with trailing chunks possibly short or empty (§3.1, §4.3).
+// NVLS: 16 KiB), with trailing chunks possibly short or empty (runRing, calcCollChunking).
 struct PartLoops {
   std::int64_t part = 0, chunk = 0, align = 16;
   int per_loop = 1;

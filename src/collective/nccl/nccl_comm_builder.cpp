@@ -27,7 +27,7 @@ NcclGraph tuning_graph(const SearchGraph& g, int sm) {
   out.channels = g.nchannels;
   out.bw_intra = g.bw_intra;
   out.bw_inter = g.bw_inter;
-  // intraHw = NVLINK iff typeIntra == PATH_NVL (§5); one GPU per node (LOC) uses the PCI row.
+  // intraHw = NVLINK iff typeIntra == PATH_NVL (ncclTopoTuneModel); one GPU per node (LOC) uses the PCI row.
   out.nvlink_intra = g.type_intra == PathType::Nvl;
   out.same_channels = g.same_channels;
   return out;
@@ -183,7 +183,7 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.comm_channels = std::max(1, comm.nchannels);
   t.nvls_channels = comm.nvls_channels;
   // Ring/Tree bandwidth scales with the channels the user's NCCL_MIN/MAX_NCHANNELS leave (NCCL 2.18's
-  // time formula did the same, nccl.md §11).
+  // time formula did the same: src/graph/tuning.cc ncclTopoGetAlgoTime).
   t.channel_bw_scale = comm.default_nchannels > 0
                            ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels)
                            : 1.0;

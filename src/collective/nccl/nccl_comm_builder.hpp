@@ -1,5 +1,5 @@
 #pragma once
-// Builds the NCCL communicator of a group the way NCCL's init does (../shared/reference/nccl.md §0):
+// Builds the NCCL communicator of a group the way NCCL's init does (NCCL src/init.cc initTransportsRank):
 // the node's topology (NCCL_TOPO_FILE or generated from the cluster block) restricted to the group's
 // GPUs on a node, paths, graph search, then the cross-node stitching. Identical groups (same ranks
 // per node, same local GPUs, same node count) share one communicator; every node of a group is taken
@@ -40,7 +40,7 @@ class NcclCommBuilder {
   mutable std::map<std::pair<std::vector<int>, bool>, LocalSearch> searches_;  // (local GPUs, multi-node)
 };
 
-// What NCCL's tuning reads from a communicator (§5): per-graph channels, bandwidths and path types,
+// What NCCL's tuning reads from a communicator (ncclTopoTuneModel): per-graph channels, bandwidths and path types,
 // the tree pattern, channel counts, protocol/algorithm support.
 NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env);
 
@@ -50,7 +50,7 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
 bool ll128_enabled_by_default(PathType type_intra, PathType type_inter, int sm);
 
 // The cluster as NCCL's "node" sees it: with multi-node NVLink (scale-up domain larger than a host,
-// e.g. NVL72) the whole domain is one node (MNNVL clique, nccl.md §11) with all its hosts' NICs.
+// e.g. NVL72) the whole domain is one node (MNNVL clique, NCCL_MNNVL_ENABLE) with all its hosts' NICs.
 ClusterSpec nccl_node_view(const ClusterSpec& cluster);
 
 }  // namespace trainsim

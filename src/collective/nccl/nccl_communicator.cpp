@@ -1,7 +1,7 @@
-// Communicator construction after the per-node searches (../shared/reference/nccl.md §6.6, §6.7,
-// §7.3; NCCL's init.cc initTransportsRank, graph/connect.cc ncclTopoPreset/Postset, graph/paths.cc
-// p2p channel counts, transport/nvls.cc ncclNvlsTuning). Everything is computed once per node or
-// once per (channel, node) so a communicator over thousands of nodes costs O(nranks · channels).
+// Communicator construction after the per-node searches (NCCL's init.cc initTransportsRank, graph/connect.cc
+// ncclTopoPreset/Postset, graph/paths.cc p2p channel counts, transport/nvls.cc ncclNvlsTuning). Everything is
+// computed once per node or once per (channel, node) so a communicator over thousands of nodes costs
+// O(nranks · channels).
 #include "collective/nccl/nccl_communicator.hpp"
 #include "collective/nccl/nccl_constants.hpp"
 
@@ -228,7 +228,7 @@ struct NodeLayout {
   int ppn = 0;
 };
 
-// Per search channel: the stitched ring (§6.6). Odd nodes found with crossNic 2 use the partner
+// Per search channel: the stitched ring (connect.cc). Odd nodes found with crossNic 2 use the partner
 // channel's chain (2k <-> 2k+1) so that a node receives on the NIC the previous node sent on.
 struct StitchedRing {
   std::vector<int> order, next, prev;
@@ -302,7 +302,7 @@ RingChannel ring_channel(const NcclCommunicator& comm, const std::vector<NodeGra
   return ch;
 }
 
-// One tree channel (§6.6): in-node chains from the tree graph, joined across nodes by tree `t` of
+// One tree channel (connect.cc): in-node chains from the tree graph, joined across nodes by tree `t` of
 // the double binary tree. ttp talks to the parent node; ttc0/ttc1 to the first/second child node.
 TreeChannel tree_channel(const NcclCommunicator& comm, const std::vector<NodeGraphs>& graphs,
                          const std::vector<NodeLayout>& layout, const NodeTree& dtree, int c, int graph_channel) {
@@ -361,7 +361,7 @@ TreeChannel tree_channel(const NcclCommunicator& comm, const std::vector<NodeGra
   return ch;
 }
 
-// CollNetDirect heads (§3.5): the distinct first GPUs of each node's direct-graph channels; every node
+// CollNetDirect heads: the distinct first GPUs of each node's direct-graph channels; every node
 // contributes as many as the node with the fewest.
 void set_collnet_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& graphs, const std::vector<NodeLayout>& layout) {
   std::vector<std::vector<int>> heads(idx(comm.nnodes));
@@ -437,7 +437,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     comm.sm = std::min(comm.sm, t.sm);  // comm->minCompCap
   }
 
-  // Reconciliation (§6.6): every rank takes the min channel count etc.; ring and tree then share
+  // Reconciliation (ncclTopoPreset/Postset): every rank takes the min channel count etc.; ring and tree then share
   // c0 = min(ring, tree) channels.
   comm.ring_graph = reconcile(node_graphs, &NodeGraphs::ring);
   comm.tree_graph = reconcile(node_graphs, &NodeGraphs::tree);
@@ -463,7 +463,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     }
   }
 
-  // Channel count (§6.7): tree duplication, CollNet +50 %, the SM90 multi-node doubling, then
+  // Channel count (ncclTopoPostset): tree duplication, CollNet +50 %, the SM90 multi-node doubling, then
   // NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS, each step copying earlier channels cyclically.
   std::vector<int> copy_of(idx(std::min(kMaxChannels, 2 * nc)));
   std::iota(copy_of.begin(), copy_of.end(), 0);
@@ -503,7 +503,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     comm.trees.push_back(tree_channel(comm, node_graphs, layout, dtree[idx(b / nc)], b % nc, k % nc));
   }
 
-  // NVLS (§3.4, §6.6): heads = distinct first GPUs of each node's NVLS channels; every node
+  // NVLS (transport/nvls.cc, connect.cc): heads = distinct first GPUs of each node's NVLS channels; every node
   // contributes as many heads as the node with the fewest.
   std::vector<std::vector<int>> heads(idx(comm.nnodes));
   int nheads = comm.nvls_graph.nchannels > 0 ? kMaxChannels : 0;
@@ -533,7 +533,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     comm.node_tree_down[idx(t)] = dtree[idx(t)].down;
   }
 
-  // p2p (§7.3): channels, channels per peer (min over ranks, pow2) and the multi-node shrink loop
+  // p2p (ncclTopoComputeP2pChannels): channels, channels per peer (min over ranks, pow2) and the multi-node shrink loop
   // that lets every peer of a rank fit in p2pnChannels with 8 p2p works per channel.
   comm.p2p_nchannels = std::min(pow2_up(std::max(std::min(comm.nchannels, kMaxChannels), 1)), kMaxChannels);
   const bool multi_node = comm.nnodes > 1;
@@ -549,7 +549,7 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   }
   comm.p2p_channels_per_peer = per_peer;
 
-  // p2p schedule group size (§7.2): NCCL_P2P_SCHEDULE_GROUP_SIZE multi-node (else the largest node),
+  // p2p schedule group size (ncclP2pSchedule): NCCL_P2P_SCHEDULE_GROUP_SIZE multi-node (else the largest node),
   // reduced by gcd until it divides every node's rank count.
   int group = 0;
   if (multi_node) {

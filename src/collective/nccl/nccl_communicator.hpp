@@ -1,8 +1,9 @@
 #pragma once
-// A communicator after init (../shared/reference/nccl.md §6.6, §6.7, §7.2, §7.3): the per-node search
-// results reconciled across nodes (min channels and bandwidths, max path types), stitched into global
-// rings and double binary trees per channel, NVLS heads, the final channel counts (coll, NVLS, p2p),
-// p2p channels per peer and the p2p round schedule. This is what the flow generator walks.
+// A communicator after init (NCCL src/init.cc initTransportsRank, ncclP2pSchedule; src/graph/connect.cc
+// ncclTopoPostset; src/graph/paths.cc ncclTopoComputeP2pChannels): the per-node search results reconciled
+// across nodes (min channels and bandwidths, max path types), stitched into global rings and double binary
+// trees per channel, NVLS heads, the final channel counts (coll, NVLS, p2p), p2p channels per peer and the p2p
+// round schedule. This is what the flow generator walks.
 #include <array>
 #include <memory>
 #include <vector>
@@ -19,7 +20,7 @@ struct CommOptions {
   int nchannels_per_net_peer = 0;    // NCCL_NCHANNELS_PER_NET_PEER (0 = auto)
   int p2p_pxn_level = 2;             // NCCL_P2P_PXN_LEVEL
   bool collnet = false;              // NCCL_COLLNET_ENABLE (a CollNet/SHARP plugin is present)
-  int p2p_schedule_group_size = 8;   // NCCL_P2P_SCHEDULE_GROUP_SIZE (§7.2; multi-node only)
+  int p2p_schedule_group_size = 8;   // NCCL_P2P_SCHEDULE_GROUP_SIZE (ncclP2pSchedule; multi-node only)
 };
 
 // One ring channel over the whole communicator.
@@ -57,7 +58,7 @@ struct NcclCommunicator {
   SearchGraph ring_graph, tree_graph, nvls_graph;
   int max_tree_pattern = 0;  // as GraphPattern id
 
-  int nchannels = 0;       // comm->nChannels (§6.7)
+  int nchannels = 0;       // comm->nChannels (ncclTopoPostset)
   int default_nchannels = 0;  // what nchannels would be without NCCL_MIN/MAX_NCHANNELS
   int nvls_channels = 0;   // comm->nvlsChannels
   int nvls_heads = 0;      // distinct NVLS heads per node
@@ -66,14 +67,14 @@ struct NcclCommunicator {
 
   std::vector<RingChannel> rings;  // nchannels entries (channel k copies k mod search channels)
   std::vector<TreeChannel> trees;  // nchannels entries (first half tree 0, second half tree 1)
-  // Per channel: which of the 2·(search channels) duplicated channels it copies (§6.7: channel k of
+  // Per channel: which of the 2·(search channels) duplicated channels it copies (ncclTopoPostset: channel k of
   // the doubled set is search channel k mod c0 on tree k / c0; later copies repeat them cyclically).
   std::vector<int> channel_copy_of;
   // NVLS: heads per node (local ranks) and, for NVLSTree, the node-level tree per NVLS channel
   // (up/down over node indices: tree 0 on even channels, tree 1 on odd).
   std::vector<int> nvls_head_local;
   std::vector<std::vector<int>> nvls_head_rank;  // [head][node]: communicator rank of head h on node n
-  // CollNet (SHARP, §3.5), only with NCCL_COLLNET_ENABLE on ≥ NCCL_COLLNET_NODE_THRESHOLD (2) nodes:
+  // CollNet (SHARP), only with NCCL_COLLNET_ENABLE on ≥ NCCL_COLLNET_NODE_THRESHOLD (2) nodes:
   // the chain graph (heads = chain[0] of each channel) and the direct graph's distinct heads, which
   // every node contributes as many of as the node with the fewest.
   bool collnet = false;
@@ -83,7 +84,7 @@ struct NcclCommunicator {
   std::array<std::vector<int>, 2> node_tree_up;
   std::array<std::vector<std::array<int, 2>>, 2> node_tree_down;
 
-  // p2p schedule (§7.2): per rank, per round, the send peer and the recv peer.
+  // p2p schedule (ncclP2pSchedule): per rank, per round, the send peer and the recv peer.
   int p2p_group_size = 0;
   std::vector<int> p2p_send_peer(int rank) const;  // rounds 0..nranks-1
   std::vector<int> p2p_recv_peer(int rank) const;
@@ -96,7 +97,7 @@ struct NcclCommunicator {
 NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const NodeTopology>>& node_topologies,
                                     const std::vector<NodeGraphs>& node_graphs, const CommOptions& options);
 
-// The double binary tree over `nnodes` nodes (trees.cc, §6.6): parent per node (-1 = root) and up to
+// The double binary tree over `nnodes` nodes (trees.cc, ncclGetDtree): parent per node (-1 = root) and up to
 // two children, for tree 0 and tree 1.
 struct NodeTree {
   std::vector<int> up;

@@ -169,7 +169,7 @@ const std::vector<std::string>& known_nccl_variables() {
   // Honoured: ALGO, PROTO, MIN/MAX_NCHANNELS (+ legacy NRINGS), NVLS_ENABLE, NET_OVERHEAD, NTHREADS,
   // LL128_NTHREADS, BUFFSIZE, P2P_PXN_LEVEL, PXN_DISABLE, CROSS_NIC, COLLNET_ENABLE,
   // NCHANNELS_PER_NET_PEER, P2P_NET_CHUNKSIZE, NVLS_NCHANNELS, PAT_ENABLE, TOPO_FILE.
-  // The rest are NCCL 2.30 variables (nccl.md §12 and NCCL's env documentation) accepted and ignored
+  // The rest are NCCL 2.30 variables (NCCL's env documentation and its NCCL_PARAM declarations) accepted and ignored
   // by this version of the model.
   static const std::vector<std::string> names{
       "NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS",
@@ -248,7 +248,7 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
     out.algo_mask.fill(0);
     parse_list("NCCL_ALGO", *v, algorithm_names(), out.algo_mask, out.forced);
   }
-  // Channel limits: NCCL_MAX_NCHANNELS wins over the legacy NCCL_MAX_NRINGS (nccl.md §12).
+  // Channel limits: NCCL_MAX_NCHANNELS wins over the legacy NCCL_MAX_NRINGS (NCCL env documentation).
   if (auto v = get("NCCL_MAX_NRINGS")) out.max_nchannels = parse_int("NCCL_MAX_NRINGS", *v, 1, nccl::kMaxChannels);
   if (auto v = get("NCCL_MAX_NCHANNELS")) out.max_nchannels = parse_int("NCCL_MAX_NCHANNELS", *v, 1, nccl::kMaxChannels);
   if (auto v = get("NCCL_MIN_NRINGS")) out.min_nchannels = parse_int("NCCL_MIN_NRINGS", *v, 0, nccl::kMaxChannels);

@@ -1,6 +1,6 @@
 #pragma once
 // The scenario's `nccl:` block (NCCL environment variables, name -> value string), parsed the way
-// NCCL 2.30 parses them (src/tuning/cost_model.cc `parseList`, ../shared/reference/nccl.md §5.4, §12).
+// NCCL 2.30 parses them (src/tuning/cost_model.cc `parseList`; NCCL_PARAM defaults, NCCL's env documentation).
 // Values NCCL would reject raise ScenarioError with the key "nccl.<NAME>".
 #include <array>
 #include <cstdint>

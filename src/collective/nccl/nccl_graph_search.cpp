@@ -1,4 +1,4 @@
-// ncclTopoCompute on one node (nccl.md §6.5), reproduced step for step: the same depth-first walk
+// ncclTopoCompute on one node (NCCL src/graph/search.cc), reproduced step for step: the same depth-first walk
 // (NET -> GPU -> ... -> GPU -> NET), the same candidate order, bandwidth bookkeeping in float with
 // NCCL's 1/1000 rounding, the same per-try and global step budgets (they decide which solution a
 // timed-out search keeps, so they are part of the result), the same odometer of relaxations and the
@@ -131,7 +131,7 @@ class Searcher {
       pci_links_.push_back(ids);
     }
 
-    // Per NET: its local GPU and its closest GPUs; per GPU: its NICs by channel (§6.4).
+    // Per NET: its local GPU and its closest GPUs; per GPU: its NICs by channel (ncclTopoGetLocalNet).
     for (int n = 0; n < nnets_; ++n) {
       const int r = node.local_gpu_of_net(n);
       net_local_gpu_.push_back(r >= 0 ? index_of_rank[static_cast<std::size_t>(r)] : -1);
@@ -925,7 +925,7 @@ NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& opt
   out.ring = run_search(searcher, GraphPattern::Ring, options.min_channels, options.max_channels);
   const int ring_channels = out.ring.nchannels;
   out.tree = run_search(searcher, GraphPattern::BalancedTree, ring_channels, ring_channels);
-  // init.cc order (§6.5): CollNetChain (TREE, the ring's count) and CollNetDirect (1..MAXCHANNELS,
+  // init.cc order (initTransportsRank): CollNetChain (TREE, the ring's count) and CollNetDirect (1..MAXCHANNELS,
   // clamped to NCCL_MAX_DIRECT_ARITY + 1 heads inside the search) before NVLS.
   out.collnet_chain.pattern = GraphPattern::Tree;
   out.collnet_direct.pattern = GraphPattern::CollNetDirect;

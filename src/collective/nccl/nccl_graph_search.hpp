@@ -1,5 +1,5 @@
 #pragma once
-// NCCL's graph search (ncclTopoCompute, ../shared/reference/nccl.md §6.5) on one node: for a pattern
+// NCCL's graph search (ncclTopoCompute, NCCL src/graph/search.cc) on one node: for a pattern
 // (ring, trees, NVLS, CollNet direct) find the channels — each an ordered list of local GPUs with an
 // entry and exit NIC — and the per-channel bandwidths, with NCCL's speed ladders, bandwidth
 // accounting along paths, candidate ordering, crossNic handling, stop rules and channel duplication.
@@ -39,7 +39,7 @@ struct SearchGraph {
 // (1 channel in PCI order, bw 0.1, SYS) when nothing is found. Deterministic.
 SearchGraph search_graph(const NodeTopology& node, GraphPattern pattern, const SearchOptions& options);
 
-// NCCL's init order (§6.5): ring (1..32 channels), then tree with the ring's channel count
+// NCCL's init order (init.cc initTransportsRank): ring (1..32 channels), then tree with the ring's channel count
 // (BALANCED_TREE, falling back to TREE on SM90), NVLS when supported (max = min(32, #GPUs); single
 // node min = max). `nvls` stays empty (nchannels 0) when NVLS is not searched.
 struct NodeGraphs {

@@ -1,5 +1,5 @@
 #pragma once
-// One node as NCCL sees it (../shared/reference/nccl.md §6.1-6.4): GPUs, PCIe switches, NVSwitch,
+// One node as NCCL sees it (NCCL src/graph/xml.cc, topo.cc, paths.cc): GPUs, PCIe switches, NVSwitch,
 // CPUs, NICs and their network ports, joined by directed links with NCCL's bandwidth constants; the
 // best path between every pair of endpoints with NCCL's path types and bottleneck bandwidths (incl.
 // the P2P, PXN and GDR rules); and each GPU's NIC per channel. Built either from an XML file in
@@ -18,7 +18,7 @@ namespace trainsim {
 
 enum class TopoKind : std::uint8_t { Gpu, Pci, NvSwitch, Cpu, Nic, Net };
 enum class TopoLinkType : std::uint8_t { Loc, Nvl, C2c, Pci, Sys, Net };
-// NCCL's path types, in NCCL's order (lower = better): LOC 0 ... DIS 11 (§6.3).
+// NCCL's path types, in NCCL's order (lower = better): LOC 0 ... DIS 11 (src/graph/topo.h).
 enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys, Net, Dis };
 const char* to_string(PathType t);
 const char* to_string(TopoKind k);
@@ -37,7 +37,7 @@ struct TopoVertex {
   std::int64_t id = 0;  // PCI bus id as a number (GPU/PCI/NIC), NUMA id (CPU), net dev (NET)
   std::vector<TopoLink> links;
   // GPU
-  int dev = -1;    // CUDA/NVML device index on the node (drives NIC choice, §6.4)
+  int dev = -1;    // CUDA/NVML device index on the node (drives NIC choice, ncclTopoGetLocalNet)
   int rank = -1;   // local rank (index into NodeTopology::gpus)
   int sm = 0;      // compute capability ×10
   bool gdr = false;
@@ -50,11 +50,11 @@ struct TopoVertex {
   // CPU
   CpuArch arch = CpuArch::X86;
   CpuVendor vendor = CpuVendor::Intel;
-  double inter_socket_bw = 0;  // SYS link bandwidth this CPU model gives (§1)
+  double inter_socket_bw = 0;  // SYS link bandwidth this CPU model gives (topo.h)
   std::string name;            // for messages and --json dumps (e.g. "mlx5_0", "GPU 3")
 };
 
-// The best path from one vertex to another (§6.3): the lowest type, then the highest bottleneck
+// The best path from one vertex to another (ncclTopoComputePaths): the lowest type, then the highest bottleneck
 // bandwidth, then the fewest hops. `links` lists the traversed links as (from vertex, link index in
 // from's `links`), so the graph search can subtract bandwidth along it.
 struct TopoPath {
@@ -64,7 +64,7 @@ struct TopoPath {
   int hops() const { return static_cast<int>(links.size()); }
 };
 
-// Rules of §6.3 that users can change through the nccl block.
+// Rules of ncclTopoComputePaths that users can change through the nccl block.
 struct PathOptions {
   PathType p2p_level = PathType::Pxb;      // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1 -> Loc)
   PathType gdr_level = PathType::P2c;      // NCCL_NET_GDR_LEVEL
@@ -90,9 +90,9 @@ struct NodeTopology {
   const TopoPath& gpu_to_net(int g, int n) const { return paths[gpus[g]][nets[n]]; }
   const TopoPath& net_to_gpu(int n, int g) const { return paths[nets[n]][gpus[g]]; }
 
-  // NICs local to a GPU (max bw, ties lowest type; §6.3 last rule), as indices into `nets`.
+  // NICs local to a GPU (max bw, ties lowest type; ncclTopoGetLocalNet), as indices into `nets`.
   std::vector<int> local_nets(int gpu) const;
-  // How a GPU spreads its channels over its local NICs (ncclTopoGetLocalNet, §6.4): channel c uses
+  // How a GPU spreads its channels over its local NICs (ncclTopoGetLocalNet): channel c uses
   // nets[(start + c % per_gpu) % nets.size()]. Worked out once per GPU by callers that ask for many channels.
   struct ChannelNets {
     std::vector<int> nets;  // local_nets(gpu)
@@ -110,18 +110,18 @@ struct NodeTopology {
     }
   };
   ChannelNets channel_nets(int gpu) const;
-  // NIC a GPU uses on channel c (ncclTopoGetLocalNet, §6.4), index into `nets`.
+  // NIC a GPU uses on channel c (ncclTopoGetLocalNet), index into `nets`.
   int net_for_channel(int gpu, int channel) const { return channel_nets(gpu).at(channel); }
-  // The GPU local to a NET (ncclTopoGetLocalGpu, §6.3 last rule): the first of the NET's closest GPUs
+  // The GPU local to a NET (ncclTopoGetLocalGpu): the first of the NET's closest GPUs
   // (channels c = 0, 1, ...) whose channel-c NIC is this NET; local rank, or -1.
   int local_gpu_of_net(int net) const;
   // Highest GPU->NET path bandwidth (multi-node) or GPU->GPU (single node): the search's maxBw;
-  // and the highest NVLink/PCI bandwidth out of a GPU: the search's totalBw (§6.5).
+  // and the highest NVLink/PCI bandwidth out of a GPU: the search's totalBw (ncclTopoCompute).
   double max_bw(bool multi_node) const;
   double total_bw() const;
 };
 
-// Parses an NCCL_TOPO_FILE XML document (§6.1). Throws ScenarioError naming `key` (e.g.
+// Parses an NCCL_TOPO_FILE XML document (xml.cc ncclTopoGetXmlFromFile). Throws ScenarioError naming `key` (e.g.
 // "nccl.NCCL_TOPO_FILE") with the file name and what is wrong; never crashes on malformed input.
 NodeTopology parse_nccl_topology_xml(const std::string& xml_text, const std::string& source_name, const std::string& key);
 NodeTopology load_nccl_topology_file(const std::string& path, const std::string& key);
@@ -138,11 +138,11 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster);
 // given order, renumbered 0..k-1); NICs, CPUs, switches stay (NCCL keeps every NIC the plugin reports).
 NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& local_ranks);
 
-// ncclTopoComputePaths with the P2P / PXN / GDR rules (§6.3). Fills node.paths.
+// ncclTopoComputePaths with the P2P / PXN / GDR rules (paths.cc). Fills node.paths.
 void compute_paths(NodeTopology& node, const PathOptions& options);
 
-// NCCL's NVLink bandwidth per link for an SM version (topo.h, §1) and PCIe bandwidth for a
-// generation and width (§6.1).
+// NCCL's NVLink bandwidth per link for an SM version (topo.h) and PCIe bandwidth for a
+// generation and width (topo.cc).
 double nccl_nvlink_bw_per_link(int sm);
 double nccl_pcie_bw(double gts, int width);
 

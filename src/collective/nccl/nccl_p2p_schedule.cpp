@@ -1,4 +1,4 @@
-// NCCL's p2p round schedule (init.cc ncclP2pSchedule; ../shared/reference/nccl.md §7.2). Ranks are
+// NCCL's p2p round schedule (NCCL src/init.cc, ncclP2pSchedule). Ranks are
 // cut into groups of p2p_group_size consecutive local ranks; group deltas follow the quadratic
 // sequence (x² + x)/2 mod pow2Up(nGroups), which visits every residue exactly once when the modulus
 // is a power of two (deltas ≥ nGroups are skipped), and within a group delta every intra-group delta.

@@ -1,4 +1,5 @@
-// ncclTopoComputePaths (nccl.md §6.3) and the NIC choice per GPU and channel (§6.4) on trainsim's
+// ncclTopoComputePaths (NCCL src/graph/paths.cc) and the NIC choice per GPU and channel
+// (ncclTopoGetLocalNet) on trainsim's
 // NodeTopology. The BFS keeps NCCL's visiting order (frontier by frontier, links in list order) and
 // its "better path" rule, so ties resolve as in NCCL. NCCL's DEV vertex is folded into the GPU: a path
 // may cross a GPU only as NVLink GPU->GPU->GPU one hop from its end (NVB), as NCCL allows through DEVs.

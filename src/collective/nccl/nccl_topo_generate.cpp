@@ -51,13 +51,13 @@ Layout layout_of(const ClusterSpec& c) {
   if (l.ngpus > 512) throw ScenarioError("", "cluster.gpus_per_node", "more than 512 GPUs in one node is not supported");
   l.sm = c.gpu.sm_version > 0 ? c.gpu.sm_version : 90;  // AMD / custom parts: Hopper-class
   l.amd = is_amd(c.gpu.vendor);
-  // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (§6.1).
+  // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (NCCL's topo.cc: width x speed).
   l.link_speed = l.sm >= 90 ? "32.0 GT/s PCIe" : l.sm >= 80 ? "16.0 GT/s PCIe" : "8.0 GT/s PCIe";
   l.nics = std::max(0, c.nics_per_node);
   if (l.nics > 13 * l.ngpus) throw ScenarioError("", "cluster.nics_per_node", "more than 13 NICs per GPU");
   const double bw = c.scale_up.bandwidth_GBps > 0 ? c.scale_up.bandwidth_GBps : c.gpu.scale_up_GBps;
   // NVLink count from the nominal per-link rate (25 GB/s up to NVLink4, 50 GB/s NVLink5), e.g.
-  // H100 450 / 25 = 18 links, which NCCL then counts at 20.6 GB/s each (§6.2).
+  // H100 450 / 25 = 18 links, which NCCL then counts at 20.6 GB/s each (topo.h, SM90 NVLink bandwidth).
   const double per_link = l.sm >= 100 ? 50.0 : 25.0;
   if (c.scale_up.kind != ScaleUpKind::PCIe && bw > 0) l.nvlinks = static_cast<int>(std::lround(bw / per_link));
   const int domain = c.scale_up.domain_size > 0 ? c.scale_up.domain_size : l.ngpus;

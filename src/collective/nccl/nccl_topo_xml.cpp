@@ -1,9 +1,9 @@
-// NCCL_TOPO_FILE reader (nccl.md §6.1-6.2): turns the XML tree into NCCL's node graph the way
-// topo.cc does — CPUs and their PCI trees first, then NVLinks, C2C links and Broadcom pcilinks in
-// later passes, then the CPU-to-CPU SYS links, then the link order NCCL's path search depends on
-// (bandwidth-descending at insertion, PCI "up" links moved last). Differences from NCCL: the DEV
-// layer is folded into the GPU vertex (one rank per GPU), and malformed input is rejected with a
-// message instead of being partly ignored.
+// NCCL_TOPO_FILE reader (NCCL src/graph/xml.cc ncclTopoGetXmlFromFile, topo.cc ncclTopoGetSystemFromXml): turns
+// the XML tree into NCCL's node graph the way topo.cc does — CPUs and their PCI trees first, then NVLinks, C2C
+// links and Broadcom pcilinks in later passes, then the CPU-to-CPU SYS links, then the link order NCCL's path
+// search depends on (bandwidth-descending at insertion, PCI "up" links moved last). Differences from NCCL: the
+// DEV layer is folded into the GPU vertex (one rank per GPU), and malformed input is rejected with a message
+// instead of being partly ignored.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>

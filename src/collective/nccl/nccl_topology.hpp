@@ -1,8 +1,8 @@
 #pragma once
-// What NCCL's cost model reads from a communicator (../shared/reference/nccl.md §5): per-channel
+// What NCCL's cost model reads from a communicator (NCCL src/tuning, ncclTopoTuneModel): per-channel
 // bwIntra/bwInter and channel counts of the ring, tree and NVLS graphs, the final communicator
-// channel count (§6.7), and which algorithms and protocols the hardware supports. Filled from a
-// built communicator by tuning_inputs (nccl_comm_builder.hpp).
+// channel count (comm->nChannels after src/graph/connect.cc ncclTopoPostset), and which algorithms and
+// protocols the hardware supports. Filled from a built communicator by tuning_inputs (nccl_comm_builder.hpp).
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_env.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -33,20 +33,20 @@ struct NcclTopology {
   bool tree_pattern_tree = false;  // comm->maxTreePattern == TREE (SM90 multi-node fallback pattern)
   bool nvls_supported = false;     // NVLS multicast usable for this group (and not disabled by env)
   bool ll128_supported = false;    // LL128 enabled on the ring graph (per algorithm: NcclGraph::ll128)
-  bool pat_supported = false;      // PAT: one rank per node, several nodes (§3.6)
-  // CollNet (SHARP, §3.5): NCCL_COLLNET_ENABLE with a plugin, ≥ 2 nodes, ≤ 8 local ranks; Direct also
+  bool pat_supported = false;      // PAT: one rank per node, several nodes (NCCL_PAT_ENABLE)
+  // CollNet (SHARP): NCCL_COLLNET_ENABLE with a plugin, ≥ 2 nodes, ≤ 8 local ranks; Direct also
   // needs an NVSwitch node. The plugin is taken to offer in-network all-reduce only (no
   // iallgather/ireducescatter), so AllGather/ReduceScatter never use CollNet or multi-node NVLS.
   bool collnet_supported = false;
   bool collnet_direct_supported = false;
   int collnet_heads = 0;           // CollNetDirect heads per node
-  int comm_channels = 0;           // comm->nChannels after §6.7 incl. NCCL_MIN/MAX_NCHANNELS
+  int comm_channels = 0;           // comm->nChannels after ncclTopoPostset incl. NCCL_MIN/MAX_NCHANNELS
   int nvls_channels = 0;           // comm->nvlsChannels
-  int ring_simple_threads = 512;   // 256 on PCIe-only systems (§1)
+  int ring_simple_threads = 512;   // 256 on PCIe-only systems (NCCL_SIMPLE_MAX_NTHREADS)
   // Bandwidth factor for Ring/Tree/PAT when NCCL_MAX_NCHANNELS leaves fewer channels than NCCL would
-  // use: channels used / default channels (NCCL 2.18's time formula did the same, nccl.md §11).
+  // use: channels used / default channels (NCCL 2.18's ncclTopoGetAlgoTime did the same).
   double channel_bw_scale = 1.0;
-  double net_overhead_us = 1.0;    // per network step (§5.1)
+  double net_overhead_us = 1.0;    // per network step (NCCL_NET_OVERHEAD)
   // Physical per-GPU bandwidths, for the p2p path (GB/s, one direction).
   double intra_bw_per_gpu = 0;     // NVLink/PCIe as NCCL counts it
   double net_bw_per_gpu = 0;       // this GPU's share of its node's NICs, capped by PCIe

@@ -1,4 +1,4 @@
-// NCCL's double binary tree over nodes (trees.cc; ../shared/reference/nccl.md §6.6). Tree 0 is a
+// NCCL's double binary tree over nodes (NCCL src/graph/trees.cc, ncclGetDtree). Tree 0 is a
 // binary tree rooted at node 0 whose interior nodes are the even indices; tree 1 mirrors it (even
 // node count) or shifts it by one (odd count), so that (for even counts) every node is a leaf in one
 // of the two trees and the two trees together balance the network links.

@@ -32,7 +32,7 @@ NcclTuningModel::NcclTuningModel(const NcclTopology& topo, const NcclEnv& env) :
       for (int p = 0; p < kP; ++p) fill(static_cast<NcclFunction>(f), a, p);
 }
 
-// One entry of ncclTopoTuneModel (§5.2 bandwidth, §5.3 latency) plus the default enable rules of §5.4.
+// One entry of ncclTopoTuneModel (bandwidth, latency) plus its default enable rules.
 void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const auto fi = static_cast<std::size_t>(f);
   NcclCostEntry& e = hw_[fi][a][p];
@@ -42,16 +42,16 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const int nnodes = t.nnodes;
   const bool multi = nnodes > 1;
 
-  // Which (function, algorithm, protocol) exist at all (§5.2 skip rules, §3 table).
+  // Which (function, algorithm, protocol) exist at all (ncclTopoTuneModel's skip rules).
   const bool bcast_reduce = f == NcclFunction::Broadcast || f == NcclFunction::Reduce;
   if (bcast_reduce && a != kAlgoRing) return;
   if (is_ag_rs(f) && !(a == kAlgoPat || a == kAlgoRing || a == kAlgoNvls || a == kAlgoCollNetDirect)) return;
   if (f == NcclFunction::AllReduce && a == kAlgoPat) return;
   if ((a == kAlgoNvls || a == kAlgoNvlsTree || a == kAlgoPat) && p != kProtoSimple) return;
-  // Hardware / configuration support (§5.4, §4.1): CollNet needs the plugin, ≥ 2 nodes and ≤ 8 local
-  // ranks (Direct also NVSwitch), and is Simple only; the plugin offers all-reduce only (see
-  // NcclTopology), which also keeps AG/RS off multi-node NVLS. NVLS needs multicast and, across
-  // nodes, CollNet; NVLSTree needs several nodes; PAT one rank per node.
+  // Hardware / configuration support (ncclTopoTuneModel, topoGetAlgoInfo): CollNet needs the plugin, ≥ 2 nodes
+  // and ≤ 8 local ranks (Direct also NVSwitch), and is Simple only; the plugin offers all-reduce only (see
+  // NcclTopology), which also keeps AG/RS off multi-node NVLS. NVLS needs multicast and, across nodes, CollNet;
+  // NVLSTree needs several nodes; PAT one rank per node.
   const bool collnet = a == kAlgoCollNetDirect || a == kAlgoCollNetChain;
   if (collnet && (!t.collnet_supported || p != kProtoSimple || f != NcclFunction::AllReduce)) return;
   if (a == kAlgoCollNetDirect && !t.collnet_direct_supported) return;
@@ -72,7 +72,7 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   // LL128 "auto" is decided per algorithm on its own graph (tuning.cc:ncclTopoTuneModel, graphs[a]).
   if (p == kProtoLL128 && !g.ll128) return;
 
-  // --- bandwidth (§5.2) ---
+  // --- bandwidth ---
   double bw = (nnodes <= 2 || collnet) ? g.bw_intra : g.bw_inter;
   if (a == kAlgoNvls || a == kAlgoNvlsTree) {
     if (g.channels < 2) return;
@@ -107,7 +107,7 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   else if (a == kAlgoRing || a == kAlgoNvls || a == kAlgoNvlsTree) ratio = static_cast<double>(n) / nsteps;
   e.algbw_GBps = bus_bw * ratio;
 
-  // --- latency (§5.3) ---
+  // --- latency ---
   const int intra_hw = g.nvlink_intra ? kHwNvlink : kHwPci;
   const int hw = multi ? kHwNet : intra_hw;
   double intra_lat = kHwLat[intra_hw][a][p];
@@ -172,7 +172,7 @@ double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEnt
       nbytes / (static_cast<double>(topo_.comm_channels) * topo_.nranks) >= kRingPlateauMinBytesPerChannelRank)
     lat *= topo_.sm < 80 ? kRingPlateauFactorPreAmpere : kRingPlateauFactor;
   // Aggregated calls share the tree/NVLS latency: latCount = numPipeOps for Ring, else
-  // ceil(numPipeOps / NCCL_MAX_DEV_WORK_BATCH_COLLS) (§5.4).
+  // ceil(numPipeOps / NCCL_MAX_DEV_WORK_BATCH_COLLS) (ncclTopoGetAlgoTime).
   const int ops = std::max(1, num_pipe_ops);
   const int lat_count = a == kAlgoRing ? ops : (ops + kMaxDevWorkBatchColls - 1) / kMaxDevWorkBatchColls;
   return lat * lat_count + nbytes / (1000.0 * bw);

@@ -1,8 +1,8 @@
 #pragma once
-// NCCL's cost model (../shared/reference/nccl.md §5, NCCL 2.30.7 src/tuning): a latency (µs) and an
+// NCCL's cost model (NCCL 2.30.7 src/tuning, ncclTopoTuneModel): a latency (µs) and an
 // algorithm bandwidth (GB/s) per (function, algorithm, protocol), computed once per communicator;
-// per call time = lat + nBytes / (1000 · bw) with the call-time corrections of §5.4, and the
-// algorithm/protocol with the smallest time wins (§4.1).
+// per call time = lat + nBytes / (1000 · bw) with the call-time corrections of ncclTopoGetAlgoTime, and
+// the algorithm/protocol with the smallest time wins (src/enqueue.cc topoGetAlgoInfo).
 #include <array>
 #include <optional>
 
@@ -20,7 +20,7 @@ struct NcclChoice {
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;
   NcclProtocol protocol = NcclProtocol::Simple;
   double time_us = 0;
-  int channels = 0;  // nMaxChannels for this call (§4.1 step 3)
+  int channels = 0;  // nMaxChannels for this call (topoGetAlgoInfo)
 };
 
 class NcclTuningModel {
@@ -31,17 +31,17 @@ class NcclTuningModel {
   NcclCostEntry entry(NcclFunction f, NcclAlgorithm a, NcclProtocol p) const;
   // The same entry before the user's NCCL_ALGO/NCCL_PROTO (what the hardware allows).
   NcclCostEntry hardware_entry(NcclFunction f, NcclAlgorithm a, NcclProtocol p) const;
-  // ncclTopoGetAlgoTime (§5.4) for one call of nBytes; nullopt when the combination is unusable.
+  // ncclTopoGetAlgoTime for one call of nBytes; nullopt when the combination is unusable.
   std::optional<double> time_us(NcclFunction f, NcclAlgorithm a, NcclProtocol p, double nbytes) const;
   // Fastest usable combination (ties keep NCCL's loop order). If the user's lists leave nothing for
   // `f`, NCCL falls back to Ring with the protocols NCCL_PROTO still allows (NVIDIA/nccl#1304);
   // throws ScenarioError("nccl.NCCL_PROTO"/"nccl.NCCL_ALGO") when even that is empty.
   //
-  // A group of calls aggregated for selection (§4.1: same function, sizes within 4×) is chosen on
+  // A group of calls aggregated for selection (ncclPrepareTasks: same function, sizes within 4×) is chosen on
   // the aggregate's nBytes with `num_pipe_ops` = ceil(#calls / nChannels), which multiplies the
-  // latency term (latCount, §5.4); the result's time is then the whole aggregate's.
+  // latency term (latCount, ncclTopoGetAlgoTime); the result's time is then the whole aggregate's.
   NcclChoice choose(NcclFunction f, double nbytes, int num_pipe_ops = 1) const;
-  // nMaxChannels for a call (§4.1 step 3).
+  // nMaxChannels for a call (topoGetAlgoInfo).
   int channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes) const;
 
   const NcclTopology& topology() const { return topo_; }
