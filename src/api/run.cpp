@@ -334,6 +334,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.virtual_pipeline = p.virtual_pipeline;
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
+  if (const auto dump = s.nccl.env.find("NCCL_GRAPH_DUMP_FILE"); dump != s.nccl.env.end() && !dump->second.empty())
+    r.warnings.push_back({"nccl.NCCL_GRAPH_DUMP_FILE",
+                          "not written by a run, whose job has several communicators: trainsim nccl-test writes the "
+                          "test communicator's graphs"});
   // The flow level refuses a fabric it cannot build. The analytical run goes ahead with a warning rather than the
   // same error, because published validation cases (dgxc-llama3.1-405b-2304h100-*: 2 tiers of radix 64 for 72
   // leaves) describe such fabrics and their results must not change until they are corrected.

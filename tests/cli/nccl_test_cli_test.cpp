@@ -176,4 +176,7 @@ TEST(NcclDebugCli, RunPrintsEachCommunicatorsLogOnStderr) {
   EXPECT_NE(log.out.find("# trainsim: the tp communicator of 2 ranks (0,1)"), std::string::npos) << log.out;
   EXPECT_NE(log.out.find("trainsim:0:0 [0] NCCL INFO Channel 00/"), std::string::npos) << log.out;
   EXPECT_EQ(log.out.find("Pattern"), std::string::npos) << "GRAPH is not in NCCL's default subsystems";
+  // A graph dump is nccl-test's: a run says it writes none rather than ignoring the setting.
+  const Result dump = run_shell("{ " + base + " --set nccl.NCCL_GRAPH_DUMP_FILE=/tmp/trainsim_graphs.xml 2>/dev/null; }");
+  EXPECT_NE(dump.out.find("\"key\": \"nccl.NCCL_GRAPH_DUMP_FILE\""), std::string::npos) << dump.out;
 }

@@ -25,15 +25,14 @@ constexpr CollectiveAlgorithmInfo kAlgorithms[] = {
      "every collective", [](CollKind) { return true; }, nullptr, nullptr},
     {CollectiveAlgorithm::HalvingDoubling, "halving_doubling",
      "Rabenseifner: reduce-scatter by recursive halving, all-gather by recursive doubling (log2 n steps)",
-     "all_reduce, reduce_scatter, all_gather", reduce_or_gather,
-     [](CollKind k, std::int64_t b, const CustomAlgoContext& c) { return estimate_halving_doubling(k, b, c); },
+     "all_reduce, reduce_scatter, all_gather", reduce_or_gather, estimate_halving_doubling,
      [](CollKind k, std::int64_t b, const NcclCommunicator& comm, const ReductionServerSpec&) {
        return halving_doubling_flows(k, b, comm);
      }},
     {CollectiveAlgorithm::Hierarchical, "hierarchical",
      "intra-node reduce-scatter, inter-node all-reduce among same-local-index GPUs, intra-node all-gather",
      "all_reduce, reduce_scatter, all_gather (several nodes, equal ranks per node)", reduce_or_gather,
-     [](CollKind k, std::int64_t b, const CustomAlgoContext& c) { return estimate_hierarchical(k, b, c); },
+     estimate_hierarchical,
      [](CollKind k, std::int64_t b, const NcclCommunicator& comm, const ReductionServerSpec&) {
        return hierarchical_flows(k, b, comm);
      }},

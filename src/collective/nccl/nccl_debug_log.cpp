@@ -6,6 +6,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "collective/nccl/nccl_constants.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -84,16 +85,15 @@ void init_lines(const NcclCommunicator& comm, std::vector<std::string>& out) {
 // for Ring (256 on a PCIe-only node), Tree and PAT, NCCL_MAX_NTHREADS for CollNet and NVLS Simple; 0 elsewhere.
 int max_threads(const NcclTuningModel& t, NcclAlgorithm a, NcclProtocol p) {
   const NcclEnv& env = t.env();
-  const int simple = env.nthreads.value_or(512), ll = env.nthreads.value_or(512), ll128 = env.ll128_nthreads.value_or(640);
   const bool ring_or_tree = a == NcclAlgorithm::Ring || a == NcclAlgorithm::Tree;
   switch (p) {
-    case NcclProtocol::LL: return ring_or_tree ? ll : 0;
-    case NcclProtocol::LL128: return ring_or_tree ? ll128 : 0;
+    case NcclProtocol::LL: return ring_or_tree ? env.nthreads.value_or(nccl::kMaxThreadsLL) : 0;
+    case NcclProtocol::LL128: return ring_or_tree ? env.ll128_nthreads.value_or(nccl::kMaxThreadsLL128) : 0;
     case NcclProtocol::Simple:
       if (a == NcclAlgorithm::Ring || a == NcclAlgorithm::PAT)
         return env.nthreads.value_or(t.topology().ring_simple_threads);
-      if (a == NcclAlgorithm::Tree) return simple;
-      return 640;
+      if (a == NcclAlgorithm::Tree) return env.nthreads.value_or(nccl::kMaxThreadsSimple);
+      return nccl::kMaxThreadsNvls;  // NCCL_MAX_NTHREADS: CollNet and NVLS
   }
   return 0;
 }
@@ -183,10 +183,9 @@ std::optional<NcclDebugSubsystems> nccl_debug_subsystems(const std::map<std::str
   const auto level = env.find("NCCL_DEBUG");
   if (level == env.end()) return std::nullopt;
   const std::string l = upper(trim(level->second));
-  if (l == "VERSION" || l == "WARN" || l == "NONE" || l.empty()) return std::nullopt;
-  if (l != "INFO" && l != "TRACE" && l != "ABORT")
+  if (l.empty() || l == "VERSION" || l == "WARN" || l == "ABORT") return std::nullopt;  // no INFO lines
+  if (l != "INFO" && l != "TRACE")
     throw ScenarioError("", "nccl.NCCL_DEBUG", "unknown level '" + level->second + "'; NCCL knows VERSION, WARN, INFO, ABORT and TRACE");
-  if (l == "ABORT") return std::nullopt;
   NcclDebugSubsystems s;
   const auto list = env.find("NCCL_DEBUG_SUBSYS");
   std::string text = list == env.end() ? std::string("INIT,BOOTSTRAP,ENV") : upper(trim(list->second));
