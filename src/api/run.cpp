@@ -161,6 +161,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   Simulated out;
   EngineOptions eo;
   eo.interference = s.compute.interference;
+  eo.host_launch = from_microseconds(s.compute.host_launch_us);
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
   FlowSetup flow;
   if (s.simulation.network_model == NetworkModel::Flow) {
@@ -374,6 +375,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
   r.simulation.compute_model = compute->describe();
   r.simulation.interference_s = to_seconds(sim.interference[ci]);
+  r.simulation.host_launch_us = s.compute.host_launch_us;
+  for (const Op& op : wl.ranks[ci].ops) r.simulation.host_launches += op.launches;
 
   if (options.want_trace) {
     for (int st = 0; st < kNumStreams; ++st) out.stream_names.emplace_back(to_string(static_cast<Stream>(st)));

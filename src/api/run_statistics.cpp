@@ -91,21 +91,31 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       run.push_back({t.end[i], -1, cat, op.phase});
     }
   }
+  // The compute stream idle until the host issues its next kernel (launch-bound): one run, in time order.
+  constexpr int kHostWait = -3;
+  std::vector<Point> host_run;
+  if (ri < out.host_waits.size())
+    for (const auto& [from, to] : out.host_waits[ri]) {
+      host_run.push_back({from, +1, kHostWait, Phase::Other});
+      host_run.push_back({to, -1, kHostWait, Phase::Other});
+    }
   const auto earlier = [](const Point& a, const Point& b) { return a.at < b.at; };
   std::vector<Point> pts{{0, 0, -2, Phase::Other}, {iteration_end, 0, -2, Phase::Other}};
   if (iteration_end < 0) std::swap(pts[0], pts[1]);
   std::vector<Point> merged;
-  for (std::vector<Point>& run : by_stream) {
+  const auto merge_run = [&](std::vector<Point>& run) {
     if (!std::is_sorted(run.begin(), run.end(), earlier)) std::stable_sort(run.begin(), run.end(), earlier);
     merged.clear();
     merged.reserve(pts.size() + run.size());
     std::merge(pts.begin(), pts.end(), run.begin(), run.end(), std::back_inserter(merged), earlier);
     pts.swap(merged);
-  }
+  };
+  for (std::vector<Point>& run : by_stream) merge_run(run);
+  merge_run(host_run);
   int active[kCategories] = {};
-  int compute_active = 0;
+  int compute_active = 0, host_active = 0;
   Phase compute_phase = Phase::Other;
-  double acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_exposed[kCategories] = {};
+  double acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_host = 0, acc_exposed[kCategories] = {};
   for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
     const Point& pt = pts[k];
     if (pt.cat == -1) {
@@ -113,6 +123,8 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       if (pt.delta > 0) compute_phase = pt.phase;
     } else if (pt.cat >= 0) {
       active[pt.cat] += pt.delta;
+    } else if (pt.cat == kHostWait) {
+      host_active += pt.delta;
     }
     const SimTime a = std::max<SimTime>(pt.at, 0), b = std::min(pts[k + 1].at, iteration_end);
     if (b <= a) continue;
@@ -129,6 +141,8 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       }
     if (cat >= 0)
       acc_exposed[cat] += len;
+    else if (host_active > 0)
+      acc_host += len;
     else if (b <= sched_end)  // waiting for other stages, the pipeline fill included
       acc_bubble += len;
     else
@@ -138,7 +152,8 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   bd.compute = acc_compute;
   bd.optimizer = acc_opt;
   bd.bubble = acc_bubble;
-  bd.other = acc_other;
+  bd.other = acc_other + acc_host;
+  bd.host = acc_host;
   bd.exposed_tp = acc_exposed[kTP];
   bd.exposed_cp = acc_exposed[kCP];
   bd.exposed_pp = acc_exposed[kPP];

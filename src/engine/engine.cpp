@@ -17,6 +17,8 @@ namespace trainsim {
 namespace {
 
 constexpr std::uint32_t kNone = 0xffffffffu;
+// An event whose op carries this bit is the host issuing that op (its predecessors had finished before).
+constexpr std::uint32_t kIssueBit = 0x80000000u;
 
 // Per simulated rank: readiness counters and the reverse edges needed to wake ops up.
 struct RankState {
@@ -25,9 +27,10 @@ struct RankState {
   std::vector<std::uint32_t> dep_begin;   // CSR of dependents
   std::vector<std::uint32_t> dependents;
   std::vector<char> finished;
+  std::vector<SimTime> issued;  // when the host has issued each op; empty = at time 0
 };
 
-RankState build_state(const RankProgram& p) {
+RankState build_state(const RankProgram& p, SimTime host_launch) {
   RankState s;
   const std::size_t n = p.ops.size();
   s.pending.assign(n, 0);
@@ -58,6 +61,12 @@ RankState build_state(const RankProgram& p) {
   for (std::uint32_t i = 0; i < n; ++i) {
     const Op& op = p.ops[i];
     for (std::uint32_t k = 0; k < op.num_deps; ++k) s.dependents[fill[p.deps[op.first_dep + k]]++] = i;
+  }
+  if (host_launch > 0) {
+    TRAINSIM_CHECK(n < kIssueBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
+    s.issued.resize(n);
+    SimTime host = 0;
+    for (std::size_t i = 0; i < n; ++i) s.issued[i] = host += host_launch * p.ops[i].launches;
   }
   return s;
 }
@@ -108,11 +117,12 @@ class Simulator {
     states_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
     out_.interference.assign(wl.ranks.size(), 0);
+    out_.host_waits.resize(wl.ranks.size());
     running_.resize(wl.ranks.size());
     loads_.resize(wl.ranks.size());
     std::size_t total_ops = 0;
     for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-      states_.push_back(build_state(wl.ranks[r]));
+      states_.push_back(build_state(wl.ranks[r], opt.host_launch));
       out_.timelines[r].start.assign(wl.ranks[r].ops.size(), -1);
       out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
       total_ops += wl.ranks[r].ops.size();
@@ -142,6 +152,10 @@ class Simulator {
         continue;
       }
       const Event e = queue_.pop();
+      if (e.op & kIssueBit) {
+        start(e.rank, e.op & ~kIssueBit, e.time);
+        continue;
+      }
       if (stale(e)) {
         ++stale_events_;
         continue;
@@ -154,7 +168,18 @@ class Simulator {
   }
 
  private:
+  // Its predecessors have finished; it starts once the host has issued it.
   void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
+    const auto& issued = states_[r].issued;
+    if (!issued.empty() && issued[i] > now) {
+      if (wl_.ranks[r].ops[i].type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, issued[i]);
+      queue_.push(issued[i], r, i | kIssueBit);
+      return;
+    }
+    start(r, i, now);
+  }
+
+  void start(std::uint32_t r, std::uint32_t i, SimTime now) {
     const Op& op = wl_.ranks[r].ops[i];
     if (op.type == Op::Type::Compute) {
       SimTime dur = out_.kernel_timings[op.desc].time;

@@ -5,6 +5,7 @@
 // every run, and a jump straight to the next event.
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "collective/collective_model.hpp"
@@ -28,6 +29,9 @@ struct SimulationOutput {
   // Per simulated rank: compute time added by collectives running beside kernels (their CTAs and HBM
   // traffic; ComputeModel::interference_slowdown). Zero when interference is off.
   std::vector<SimTime> interference;
+  // Per simulated rank: when the compute stream sat idle, its next kernel ready but not yet issued by the
+  // host (launch-bound), as [from, to) intervals in time order. Empty when EngineOptions::host_launch is 0.
+  std::vector<std::vector<std::pair<SimTime, SimTime>>> host_waits;
 };
 
 // How far a simulation has got, for a progress line.
@@ -46,8 +50,12 @@ struct EngineProgress {
 // collective of its rank starts or ends.
 // `progress`: called every `progress_every` processed events on the simulating thread; it only
 // observes (the simulation and its results are the same with or without it). Empty = none.
+// `host_launch`: CPU time the host takes per kernel launch (Op::launches). Each rank's host thread issues its
+// ops in program order from time 0, never waiting for the GPU, so op i is issued at the sum of the launch
+// costs of ops 0..i and starts no earlier (docs/compute-model.md §1.5). 0 = the host is always ahead.
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
+  SimTime host_launch = 0;
   NetworkBackend* network = nullptr;
   bool interference = true;
   std::function<void(const EngineProgress&)> progress;

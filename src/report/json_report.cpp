@@ -22,6 +22,8 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
   by_group["ep"] = b.exposed_ep;
   by_group["other"] = b.exposed_other;
   j["exposed_comm_by_group"] = std::move(by_group);
+  // Of `other`, what is known: the GPU waiting for the host to launch kernels (the rest is idle time nothing claimed).
+  j["other_by_cause"] = nlohmann::ordered_json{{"host_launch", b.host}};
   return j;
 }
 
@@ -68,6 +70,8 @@ nlohmann::ordered_json simulation_json(const SimulationStats& s) {
   j["ops"] = s.ops;
   j["compute_model"] = s.compute_model;
   j["interference_s"] = s.interference_s;
+  j["host_launch_us"] = s.host_launch_us;
+  j["host_launches"] = s.host_launches;
   return j;
 }
 

@@ -15,6 +15,7 @@ struct Breakdown {
   double bubble = 0;        // pipeline idle time: waiting for a peer stage
   double optimizer = 0;     // optimizer step kernels, grad-norm, zeroing buffers
   double other = 0;         // the rest (host syncs, launch gaps)
+  double host = 0;          // of `other`: the compute stream waiting for the host to launch its next kernel
   // Detail of exposed_comm by communicator.
   double exposed_tp = 0, exposed_cp = 0, exposed_dp = 0, exposed_pp = 0, exposed_other = 0;
   double exposed_ep = 0;  // expert parallel (MoE token dispatch/combine, expert-TP); expert-DP counts as DP
@@ -50,6 +51,8 @@ struct SimulationStats {
   std::int64_t ops = 0;
   std::string compute_model;  // how kernels were priced: the model, its clock and curves (describe())
   double interference_s = 0;  // critical rank: compute time added by collectives running beside kernels
+  double host_launch_us = 0;    // host CPU time per kernel launch (compute.host_launch_us)
+  std::int64_t host_launches = 0;  // kernel and graph launches the critical rank's host makes per iteration
 };
 
 // With faults: the same job on the fault-free cluster, for the slowdown.

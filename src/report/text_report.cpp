@@ -60,6 +60,10 @@ void write_headline(Buffer& buf, const RunResult& r) {
   buf.push_back('\n');
 }
 
+// Worth a line when the GPU waited on the host for at least 1% of the step (every step waits for its first
+// launch, a few microseconds).
+bool launch_bound(const RunResult& r) { return r.breakdown.host >= 0.01 * r.iteration_time_s && r.breakdown.host > 0; }
+
 void write_breakdown(Buffer& buf, const RunResult& r) {
   const Breakdown& b = r.breakdown;
   const double it = r.iteration_time_s;
@@ -80,6 +84,7 @@ void write_breakdown(Buffer& buf, const RunResult& r) {
   row("pipeline bubble", b.bubble);
   row("optimizer", b.optimizer);
   row("other", b.other);
+  if (launch_bound(r)) row("  waiting on the host", b.host);
   // The five top-level parts are meant to add up to the iteration; printing the sum lets the
   // reader see at once if they do not.
   row("total", b.compute + b.exposed_comm + b.bubble + b.optimizer + b.other);
@@ -182,6 +187,10 @@ void write_footer(Buffer& buf, const RunResult& r) {
   if (s.interference_s > 0)
     line(buf, "Collectives running beside kernels added {:.4f} s of compute on the critical rank "
               "(compute.interference: false prices kernels alone)", s.interference_s);
+  if (launch_bound(r))
+    line(buf, "Host: {} kernel launches per iteration on the critical rank at {:g} us each; the GPU waited {:.4f} s for "
+              "them (launch-bound: larger micro-batches or training.cuda_graphs shorten it)",
+         group_digits(s.host_launches), s.host_launch_us, r.breakdown.host);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ namespace trainsim::scenario_detail {
 ComputeSpec read_compute(const Section& compute) {
   ComputeSpec c;
   compute.read("interference", c.interference);
+  compute.read("host_launch_us", c.host_launch_us, Bound::NonNegative);
   compute.read("database", c.database);
   if (c.database) {
     if (c.database->empty()) compute.fail("database", "expected the path of an op database CSV, got an empty string");

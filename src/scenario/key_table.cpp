@@ -52,6 +52,7 @@ constexpr ScenarioKey kKeys[] = {
   {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj", "with selective: Megatron's --recompute-modules; null = [core_attn]"},
   {"training.flash_attention", "bool", "true", "", "", "fused attention kernel instead of the unfused softmax path"},
   {"training.attention_kernel", "choice", "auto", "", "auto | flash1 | flash2 | flash3 | triton | cudnn", "the attention kernel the job ran (auto: FA2 on Ampere, cuDNN on Hopper and later)"},
+  {"training.cuda_graphs", "bool", "false", "", "", "each layer's forward and backward replayed as CUDA graphs: one host launch per layer and micro-batch"},
   {"training.fusion", "choice", "auto", "", "auto | eager | fused", "one kernel per PyTorch op, or fused kernels (auto: eager for fsdp; docs/compute-model.md)"},
   {"training.optimizer", "choice", "adam", "", "adam | lamb | sgd", "optimizer (states and step kernels)"},
   {"training.iterations", "int", "1", "iterations", "1", "iterations simulated: one steady-state iteration (the spec's default, the only value accepted)"},
@@ -147,6 +148,7 @@ constexpr ScenarioKey kKeys[] = {
   {"compute.database", "path", "null", "", "", "measured op database CSV, relative to this file (docs/op-database.md)"},
   {"compute.scale_from", "string", "null", "", "a catalog GPU", "the GPU the database was measured on, when it differs"},
   {"compute.interference", "bool", "true", "", "", "kernels beside collectives lose the SMs and HBM bandwidth the collectives take"},
+  {"compute.host_launch_us", "number", "12", "us", ">= 0", "host CPU time per kernel launch; kernels wait until the host has issued them (0 = the host is always ahead)"},
 
   {"reference.source", "string", "-", "", "", "where the measured numbers come from"},
   {"reference.confidence", "choice", "-", "", "high | medium | low", "how sure the measurement is"},

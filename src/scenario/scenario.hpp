@@ -48,6 +48,10 @@ struct TrainingSpec {
   AttentionKernel attention_kernel = AttentionKernel::Auto;  // with flash_attention
   Fusion fusion = Fusion::Auto;
   Optimizer optimizer = Optimizer::Adam;
+  // Each transformer layer's forward and backward replayed as CUDA graphs (Megatron's --enable-cuda-graph /
+  // --cuda-graph-impl, Transformer Engine's make_graphed_callables, torch.compile's reduce-overhead): one host
+  // launch per layer and micro-batch instead of one per kernel.
+  bool cuda_graphs = false;
   int iterations = 1;
 };
 
@@ -129,6 +133,13 @@ struct ComputeSpec {
   // Collectives running beside a kernel slow it (their CTAs hold SMs, their copies use HBM bandwidth);
   // false prices every kernel as if it ran alone (to see what the interference costs).
   bool interference = true;
+  // CPU time the host takes to launch one kernel (Python dispatch, autograd's bookkeeping, cudaLaunchKernel): a
+  // step whose kernels are shorter than this waits on the host (docs/compute-model.md §1.5). 0 = never.
+  double host_launch_us = kDefaultHostLaunchUs;
+  // 12 us: an eager Llama-3.2-1B forward at 1 x 512 tokens on B200 takes 8.1 ms for ~680 launches, 1.9 ms
+  // replayed as CUDA graphs (ml-engineering, kernels.md §4.4); 5-20 us per cudaLaunchKernel (Holistic Trace
+  // Analysis docs), ~7 us per PyTorch op with autograd before the launch (pytorch/pytorch#41383).
+  static constexpr double kDefaultHostLaunchUs = 12.0;
 };
 
 struct OutputSpec {

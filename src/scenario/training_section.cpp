@@ -94,6 +94,7 @@ TrainingSpec read_training(const Section& training) {
                                                         {"lamb", Optimizer::Lamb},
                                                         {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
+  training.read("cuda_graphs", t.cuda_graphs);
   // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first
   // parameter all-gather launched at zero_grad, as after a previous step), and every Megatron, FSDP and DeepSpeed
   // iteration ends in world-wide all-reduces (the rerun check, the gradient norm) that no rank passes early: the

@@ -6,6 +6,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "workload/cuda_graphs.hpp"
 #include "workload/deepspeed_zero.hpp"
 #include "workload/grad_buckets.hpp"
 #include "workload/interleaved_schedule.hpp"
@@ -715,6 +716,7 @@ Workload generate_workload(const Scenario& s, const WorkloadOptions& o) {
     g.generate();
   }
   Workload wl = wb.finish();
+  if (s.training.cuda_graphs) capture_layers_in_cuda_graphs(wl, s.model.moe.enabled() && !s.model.moe.capacity_factor);
   const std::int64_t per_timeline = o.per_rank ? 1 : static_cast<std::int64_t>(p.tensor) * p.context * p.data;
   for (auto& r : wl.ranks) r.represents = per_timeline;
   return wl;

@@ -43,8 +43,8 @@ void LayerEmitter::norm_rows(const OpContext& ctx, const char* name, bool backwa
   rb_.compute(ctx, name, memory_kernel(KernelKind::LayerNorm, bytes, elems * (backward ? 10.0 : 6.0), d_.precision));
 }
 
-void LayerEmitter::elementwise(const OpContext& ctx, const char* name, double bytes) {
-  rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, bytes, bytes / 2.0, d_.precision));
+void LayerEmitter::elementwise(const OpContext& ctx, const char* name, double bytes, int launches) {
+  rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, bytes, bytes / 2.0, d_.precision), launches);
 }
 
 std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name, CollKind kind, bool sync, int sms) {
@@ -158,7 +158,8 @@ void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int
   const bool dense = &n == &kDenseMlp;  // module hooks: the dense MLP's linears only
   if (dense) module_start(ctx, "fc1", false);
   gathered_gemm(ctx, n.fc1, d_.G * ffn_local, n.ag_fc1_input);
-  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * activation_bytes_per_element(false));
+  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * activation_bytes_per_element(false),
+              activation_launches(false));
   if (dense) module_start(ctx, "fc2", false);
   row_parallel_forward(ctx, n.fc2, ffn_local, n.rs_fc2, n.ar_fc2);
 }
@@ -169,7 +170,8 @@ void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::in
   if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
   gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);          // B4
-  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true));
+  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true),
+              activation_launches(true));
   if (dense) module_start(ctx, "fc1", true);
   std::uint32_t ag = 0;
   if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false, ub_bulk_sms());  // B6, async
@@ -197,7 +199,8 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
     module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
     if (d_.rope)
-      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element());
+      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+                  rope_launches());
   }
   attention_forward(ctx);
   module_start(ctx, "proj", false);
@@ -259,7 +262,8 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
-      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element());
+      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+                  rope_launches());
     module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
     if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18

@@ -77,13 +77,15 @@ class LayerEmitter {
   void output_head_backward(const OpContext& ctx, bool mtp);
   void norm(const OpContext& ctx, const char* name, bool backward);
   void norm_rows(const OpContext& ctx, const char* name, bool backward, double rows, double width);
-  void elementwise(const OpContext& ctx, const char* name, double bytes);
+  void elementwise(const OpContext& ctx, const char* name, double bytes, int launches = 1);
   // Eager PyTorch (LayerDims::eager, layer_ops_eager.cpp): a norm as PyTorch runs it, the HBM bytes per element
   // of the MLP activation and of RoPE (either direction), and the attention's layout copies around its kernel:
   // the output's (or, backward, its gradient's) and the q, k, v gradients'.
   void eager_norm(const OpContext& ctx, const char* name, bool backward, double rows, double width);
   double activation_bytes_per_element(bool backward) const;
+  int activation_launches(bool backward) const;  // kernels the host launches for the MLP activation
   double rope_bytes_per_element() const;
+  int rope_launches() const;
   void eager_output_layout(const OpContext& ctx, bool backward);
   void eager_qkv_grad_layout(const OpContext& ctx);
   void attention_forward(const OpContext& ctx);

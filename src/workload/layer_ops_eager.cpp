@@ -26,7 +26,8 @@ void LayerEmitter::eager_norm(const OpContext& ctx, const char* name, bool backw
     // writes dx, then a second kernel reads x and dy again for the weight and bias gradients.
     rb_.compute(ctx, name,
                 memory_kernel(KernelKind::TorchLayerNorm, elems * ab * (backward ? 5.0 : 2.0),
-                              elems * (backward ? 10.0 : 6.0), d_.precision));
+                              elems * (backward ? 10.0 : 6.0), d_.precision),
+                backward ? 2 : 1);
     return;
   }
   // RMSNorm written in PyTorch (Hugging Face's LlamaRMSNorm and its kind):
@@ -36,9 +37,14 @@ void LayerEmitter::eager_norm(const OpContext& ctx, const char* name, bool backw
   // backward, autograd through the same ops: weight (2 ab) and its gradient (4 ab), downcast (ab + 4),
   //   scale (8) and its row sums (16), mean (4), pow (12), the two paths into x summed (12), upcast (4 + ab)
   //   = 8 ab + 60.
+  // Kernels launched: forward the six passes above plus `+ eps` and `rsqrt` on the row means (8); backward
+  // autograd's formulas for them: the weight product's two gradients and the weight's row sum (3), the downcast
+  // (1), the scale's two gradients and the row sum (3), rsqrt (2), mean (1), pow (2), the sum of the paths into
+  // x (1) and the upcast (1) (14).
   const double bytes = backward ? 8.0 * ab + 15.0 * kF32 : 4.0 * ab + 7.0 * kF32;
   rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, elems * bytes, elems * (backward ? 10.0 : 6.0),
-                                       d_.precision));
+                                       d_.precision),
+              backward ? 14 : 8);
 }
 
 double LayerEmitter::activation_bytes_per_element(bool backward) const {
@@ -49,6 +55,17 @@ double LayerEmitter::activation_bytes_per_element(bool backward) const {
   // Eager SwiGLU, silu(gate) * up: forward silu (2 ab) then the product (3 ab); backward the product's two
   // gradients (3 ab each) and silu's (3 ab).
   return backward ? 9.0 * ab : 5.0 * ab;
+}
+
+int LayerEmitter::activation_launches(bool backward) const {
+  if (!d_.eager || d_.G == 1) return 1;
+  return backward ? 3 : 2;  // silu and the product; backward the product's two gradients and silu's
+}
+
+int LayerEmitter::rope_launches() const {
+  // Eager, for q and for k: neg, cat, the two products and the sum forward; backward the two products'
+  // gradients, neg's, the slices' gradients copied back and the two paths summed.
+  return d_.eager ? 10 : 1;
 }
 
 double LayerEmitter::rope_bytes_per_element() const {

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include <fmt/format.h>
+
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -53,9 +56,11 @@ std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps)
   return static_cast<std::uint32_t>(prog_.ops.size() - 1);
 }
 
-std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name, const KernelDesc& k) {
+std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name, const KernelDesc& k, int launches) {
+  TRAINSIM_CHECK(launches >= 0 && launches <= 255, fmt::format("op '{}' launches {} kernels", name, launches));
   Op op;
   op.type = Op::Type::Compute;
+  op.launches = static_cast<std::uint8_t>(launches);
   op.stream = Stream::Compute;
   op.phase = ctx.phase;
   op.name = wb_.name(name);

@@ -30,7 +30,8 @@ class RankBuilder {
  public:
   RankBuilder(WorkloadBuilder& wb, RankProgram& program) : wb_(wb), prog_(program) {}
 
-  std::uint32_t compute(const OpContext& ctx, const std::string& name, const KernelDesc& k);
+  // `launches`: the kernels the host launches for it (Op::launches), when one op stands for several.
+  std::uint32_t compute(const OpContext& ctx, const std::string& name, const KernelDesc& k, int launches = 1);
   // `sender`: for a one-way SendRecv, the global rank that sends (-1: both members send).
   std::uint32_t collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
                            std::uint32_t group, std::int64_t bytes, int sender = -1);

@@ -56,6 +56,10 @@ struct Op {
   Type type = Type::Compute;
   Stream stream = Stream::Compute;
   Phase phase = Phase::Other;
+  // Kernel launches the host makes to issue this op (each costs EngineOptions::host_launch of CPU time): 1 for a
+  // kernel or a collective, more for one op standing for several eager PyTorch kernels (an RMSNorm written as
+  // eight ops), 0 for a kernel replayed inside a CUDA graph whose launch an earlier op paid.
+  std::uint8_t launches = 1;
   std::uint16_t name = 0;        // index into Workload::names ("qkv", "fc1.dgrad", "tp.allgather", ...)
   std::uint32_t desc = 0;        // index into Workload::kernels or Workload::collectives
   std::uint32_t first_dep = 0;   // index into RankProgram::deps

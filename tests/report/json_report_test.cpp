@@ -30,7 +30,8 @@ TEST(JsonReport, TopLevelFieldsAreExactlyTheSpecNames) {
 TEST(JsonReport, BreakdownFieldsAndValues) {
   const auto b = to_json(test::sample_result())["breakdown"];
   EXPECT_EQ(keys_of(b), (std::vector<std::string>{"compute", "exposed_comm", "bubble", "optimizer", "other",
-                                                   "exposed_comm_by_group"}));
+                                                   "exposed_comm_by_group", "other_by_cause"}));
+  EXPECT_EQ(keys_of(b["other_by_cause"]), (std::vector<std::string>{"host_launch"}));
   EXPECT_EQ(keys_of(b["exposed_comm_by_group"]), (std::vector<std::string>{"tp", "cp", "dp", "pp", "ep", "other"}));
   EXPECT_DOUBLE_EQ(b["compute"].get<double>(), 9.0);
   EXPECT_DOUBLE_EQ(b["bubble"].get<double>(), 1.5);
@@ -76,7 +77,7 @@ TEST(JsonReport, SimulationFields) {
   const auto s = to_json(test::sample_result())["simulation"];
   EXPECT_EQ(keys_of(s),
             (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops", "compute_model",
-                                      "interference_s", "inferred", "warnings"}));
+                                      "interference_s", "host_launch_us", "host_launches", "inferred", "warnings"}));
   EXPECT_TRUE(s["inferred"].empty());
   EXPECT_TRUE(s["warnings"].is_array());  // [] rather than absent: a reader can rely on it
   EXPECT_TRUE(s["warnings"].empty());

@@ -88,6 +88,22 @@ TEST(TextReport, BreakdownRowsWithShares) {
   EXPECT_THAT(t, ::testing::ContainsRegex("total +12\\.5000 +100\\.0"));
 }
 
+// The GPU waiting on the host is shown under `other` once it is 1% of the step (12.5 s here), not for the
+// first launch every step waits for.
+TEST(TextReport, LaunchBoundStepsSayHowLongTheGpuWaitedOnTheHost) {
+  RunResult r = test::sample_result();
+  r.breakdown.other = 0.2;
+  r.breakdown.host = 0.15;
+  r.simulation.host_launches = 4321;
+  r.simulation.host_launch_us = 12;
+  const std::string t = text_of(r);
+  EXPECT_THAT(t, ::testing::ContainsRegex("waiting on the host +0\\.1500 +1\\.2"));
+  EXPECT_THAT(t, HasSubstr("Host: 4,321 kernel launches per iteration on the critical rank at 12 us each"));
+  r.breakdown.host = 12e-6;
+  EXPECT_THAT(text_of(r), Not(HasSubstr("waiting on the host")));
+  EXPECT_THAT(text_of(r), Not(HasSubstr("Host:")));
+}
+
 // A zero iteration time (nothing simulated) must not print inf/nan shares.
 TEST(TextReport, ZeroIterationTimeHasNoShares) {
   RunResult r = test::sample_result();
