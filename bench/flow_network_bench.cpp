@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "network/flow_dag_runner.hpp"
-#include "network/flow_network.hpp"
+#include "network/flow/flow_dag_runner.hpp"
+#include "network/flow/flow_network.hpp"
 
 namespace {
 

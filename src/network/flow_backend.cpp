@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "network/flow/flow_network.hpp"
 
 namespace trainsim {
 
@@ -46,7 +47,7 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
-      network_(capacities(graph), latencies(graph)),
+      network_(std::make_unique<FlowNetwork>(capacities(graph), latencies(graph))),
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
   for (std::size_t i = 0; i < link_changes_.size(); ++i) {
@@ -122,7 +123,7 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
       t.bytes = std::max(t.bytes, f.bytes);
       path_scratch_.clear();
       paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
-      t.latency = std::max(t.latency, network_.path_latency(path_scratch_));
+      t.latency = std::max(t.latency, network_->delay_before_start(path_scratch_));
       for (LinkId l : path_scratch_) {
         auto& stamp = link_stamp_[static_cast<std::size_t>(l)];
         if (stamp == stamp_epoch_) continue;
@@ -166,7 +167,7 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     call.paths.insert(call.paths.end(), path_scratch_.begin(), path_scratch_.end());
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
-    t.latency = network_.path_latency(path_scratch_);
+    t.latency = network_->delay_before_start(path_scratch_);
     t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
     call.transfers.push_back(t);
   }
@@ -187,7 +188,7 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, call.paths);
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
-    t.latency = network_.path_latency(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
+    t.latency = network_->delay_before_start(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.pending = f.dep_end - f.dep_begin;
     call.transfers.push_back(t);
   }
@@ -292,7 +293,7 @@ void FlowBackend::transfer_ready(SimTime now, std::uint32_t ci, std::uint32_t x)
     transfer_done(now, ci, x);
     return;
   }
-  const FlowId f = network_.start(now, path, t.bytes);
+  const FlowId f = network_->start(now, path, t.bytes);
   if (static_cast<std::size_t>(f) >= flow_owner_.size()) flow_owner_.resize(static_cast<std::size_t>(f) + 1);
   flow_owner_[static_cast<std::size_t>(f)] = {ci, x};
   for (LinkId l : path) link_load_[static_cast<std::size_t>(l)] += 1.0;
@@ -311,7 +312,7 @@ void FlowBackend::transfer_done(SimTime now, std::uint32_t ci, std::uint32_t x) 
 }
 
 SimTime FlowBackend::next_event() {
-  const SimTime tn = network_.next_completion();
+  const SimTime tn = network_->next_completion();
   const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
   return std::min(tn, tt);
 }
@@ -319,12 +320,12 @@ SimTime FlowBackend::next_event() {
 void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
   completed.clear();
   while (true) {
-    const SimTime tn = network_.next_completion();
+    const SimTime tn = network_->next_completion();
     const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
     const SimTime te = std::min(tn, tt);
     if (te == kNever || te > t) break;
     if (tn <= tt) {  // transfers finishing at an instant go before what starts then
-      network_.advance(tn, finished_);
+      network_->advance(tn, finished_);
       for (FlowId f : finished_) {
         const auto [ci, x] = flow_owner_[static_cast<std::size_t>(f)];
         transfer_done(tn, ci, x);
@@ -339,7 +340,7 @@ void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
       case TimerKind::LinkState: {
         const ScheduledLinkState& c = link_changes_[e.a];
         graph_.set_link_state(c.link, c.up, c.factor);
-        if (c.up) network_.set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
+        if (c.up) network_->set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
         break;
       }
       case TimerKind::CallDone: {

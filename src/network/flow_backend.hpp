@@ -15,7 +15,7 @@
 
 #include "collective/collective_model.hpp"
 #include "collective/flows/flow_dag.hpp"
-#include "network/flow_network.hpp"
+#include "network/transfer_network.hpp"
 #include "network/flow_paths.hpp"
 #include "network/network_backend.hpp"
 #include "topology/network_graph.hpp"
@@ -63,7 +63,7 @@ class FlowBackend final : public NetworkBackend {
   // starting it: for the run's work estimate. Builds and caches its flow DAGs as start() would.
   std::int64_t planned_transfers(const CollectiveCall& call);
   // Per link (by LinkId of the graph), up to the last event processed.
-  std::vector<LinkStats> link_statistics() const { return network_.link_statistics(); }
+  std::vector<LinkStats> link_statistics() const { return network_->link_statistics(); }
   const NetworkGraph& graph() const { return graph_; }
 
  private:
@@ -111,7 +111,7 @@ class FlowBackend final : public NetworkBackend {
   std::vector<ScheduledLinkState> link_changes_;
   Router router_;
   FlowPaths paths_;
-  FlowNetwork network_;
+  std::unique_ptr<TransferNetwork> network_;  // moves the routed transfers' bytes (flow/: max-min fair)
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)
 
   std::vector<Call> calls_;

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "topology/generate.hpp"
 #include "topology/router.hpp"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "network/flow_dag_runner.hpp"
+#include "network/flow/flow_dag_runner.hpp"
 #include "network_test_support.hpp"
 
 namespace trainsim {

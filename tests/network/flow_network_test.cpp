@@ -2,7 +2,7 @@
 // flow ends or a capacity changes), faults, and the event-loop contract.
 #include <gtest/gtest.h>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network_test_support.hpp"
 
 namespace trainsim {

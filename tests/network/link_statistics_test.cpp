@@ -2,7 +2,7 @@
 // time = time with at least one flow; peak concurrent flows; utilisation = bytes / ∫capacity dt.
 #include <gtest/gtest.h>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network_test_support.hpp"
 
 namespace trainsim {

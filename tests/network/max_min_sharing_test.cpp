@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network_test_support.hpp"
 
 namespace trainsim {

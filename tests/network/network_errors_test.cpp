@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "network/flow_dag_runner.hpp"
+#include "network/flow/flow_dag_runner.hpp"
 #include "network_test_support.hpp"
 
 namespace trainsim {

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 
 namespace trainsim::testing {
 

@@ -26,13 +26,14 @@
 #include "core/time.hpp"
 #include "network/indexed_heap.hpp"
 #include "network/link_usage.hpp"
-#include "network/max_min_solver.hpp"
+#include "network/transfer_network.hpp"
+#include "network/flow/max_min_solver.hpp"
 #include "network/network_types.hpp"
-#include "network/sharing_graph.hpp"
+#include "network/flow/sharing_graph.hpp"
 
 namespace trainsim {
 
-class FlowNetwork {
+class FlowNetwork final : public TransferNetwork {
  public:
   // One entry per link in both vectors (bytes/s ≥ 0, latency ≥ 0); statistics start at `start`.
   FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start = 0);
@@ -43,25 +44,27 @@ class FlowNetwork {
   SimTime latency(LinkId link) const;
   // Sum of the links' latencies: the propagation delay the caller adds before a flow transmits.
   SimTime path_latency(std::span<const LinkId> path) const;
+  SimTime delay_before_start(std::span<const LinkId> path) const override { return path_latency(path); }
 
   // A flow of `bytes` starts transmitting at `now` over `path` (no link twice), at most at
   // `rate_cap_Bps` (its NIC, PCIe or protocol limit). Its id stays valid until it is reported
   // finished; the id may then be reused by a later start().
-  FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps = kUnlimitedRate);
+  FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes,
+               double rate_cap_Bps = kUnlimitedRate) override;
 
   // From `now` on, `link` carries `capacity_Bps` (0 = down: the flows crossing it stall until it
   // comes back; the others share what is left max-min fairly as usual).
-  void set_capacity(LinkId link, double capacity_Bps, SimTime now);
+  void set_capacity(LinkId link, double capacity_Bps, SimTime now) override;
 
   // The earliest time an active flow will finish at the current rates, kNever if none will (no
   // flows, or all stalled). Not const: flows started since the last call are given their rates
   // here, so that many starts at one instant cost one solve.
-  SimTime next_completion();
+  SimTime next_completion() override;
 
   // Moves the network to `t` (≥ now()), finishing every flow whose completion is ≤ t in time
   // order and re-solving the rates after each completion instant. `finished` is overwritten with
   // the flows that finished since the last advance(), in order of (finish time, id).
-  void advance(SimTime t, std::vector<FlowId>& finished);
+  void advance(SimTime t, std::vector<FlowId>& finished) override;
 
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
@@ -72,7 +75,7 @@ class FlowNetwork {
   void stalled_flows(std::vector<FlowId>& out);
 
   // One entry per link, at now().
-  std::vector<LinkStats> link_statistics() const;
+  std::vector<LinkStats> link_statistics() const override;
 
   // Re-solving work so far: the solves and the links and flows they covered (the cost of a run
   // grows with these, not with the number of flows in the network).

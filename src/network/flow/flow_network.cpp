@@ -1,4 +1,4 @@
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 
 #include <fmt/format.h>
 

@@ -25,7 +25,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 
 namespace trainsim {
 

@@ -1,4 +1,4 @@
-#include "network/flow_dag_runner.hpp"
+#include "network/flow/flow_dag_runner.hpp"
 
 #include <fmt/format.h>
 

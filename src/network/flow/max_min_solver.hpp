@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "network/sharing_graph.hpp"
+#include "network/flow/sharing_graph.hpp"
 
 namespace trainsim {
 

@@ -1,4 +1,4 @@
-#include "network/max_min_solver.hpp"
+#include "network/flow/max_min_solver.hpp"
 
 #include <algorithm>
 #include <cmath>

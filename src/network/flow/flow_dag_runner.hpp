@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/time.hpp"
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network/network_types.hpp"
 
 namespace trainsim {

@@ -1,4 +1,4 @@
-#include "network/sharing_graph.hpp"
+#include "network/flow/sharing_graph.hpp"
 
 namespace trainsim {
 
