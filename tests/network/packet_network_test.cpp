@@ -286,6 +286,42 @@ TEST(PacketNetworkFaults, PausesSpreadUpstreamBehindADownLink) {
   EXPECT_GT(packets[0].paused_time, 100 * kUs);
 }
 
+// Lossy mode with the second link down: its 20 KB queue takes 4 of the flow's 25 full packets
+// (4 x 4158 B; a fifth would not fit) and the other 21 are dropped, the last among them, so no
+// later packet reveals the hole to the receiver and only the watchdog can recover.
+// The sender's watchdog parks while the link is down (resending could not get through), so
+// next_completion() reaches kNever (the runner's deadlock report) instead of advancing forever.
+// Once the link is back the queue drains, the watchdog goes back to the first dropped packet and
+// the flow completes.
+TEST(PacketNetworkFaults, LossyFlowBehindADownLinkWaitsAndRecovers) {
+  PacketConfig config = no_congestion_control();
+  config.pfc.enabled = false;
+  config.port_buffer_bytes = 20'000;
+  PacketNetwork net({10 * kGBps, 10 * kGBps}, {1 * kUs, 1 * kUs}, 0, config);
+  net.set_capacity(1, 0, 0);
+  const FlowId f = start_flow(net, 0, {0, 1}, 102'400);  // 25 x 4096
+  std::vector<FlowId> finished;
+  int steps = 0;
+  for (SimTime t = net.next_completion(); t != kNever && steps < 1000; t = net.next_completion(), ++steps) {
+    net.advance(t, finished);
+  }
+  EXPECT_EQ(net.next_completion(), kNever);
+  EXPECT_LT(steps, 1000);
+  std::vector<FlowId> stalled;
+  net.stalled_flows(stalled);
+  EXPECT_EQ(stalled, std::vector<FlowId>{f});
+  net.advance(2000 * kUs, finished);
+  EXPECT_EQ(net.counters().timeouts, 0);  // parked
+  EXPECT_EQ(net.counters().drops, 21);
+  net.set_capacity(1, 10 * kGBps, 2000 * kUs);
+  const auto done = run_to_idle(net);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_GT(net.counters().timeouts, 0);
+  EXPECT_GT(done[0].second, 2000 * kUs + config.retransmit.timeout);
+  EXPECT_EQ(net.counters().drops, 21);
+  EXPECT_EQ(net.counters().packets_delivered, 25);
+}
+
 // The id of a reported flow is reused, and its old events do not touch the new flow.
 TEST(PacketNetworkApi, IdsAreReusedAfterReport) {
   PacketNetwork net({10 * kGBps}, {1 * kUs});

@@ -211,10 +211,7 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   for (LinkId link : path) usage_[static_cast<std::size_t>(link)].flow_added(now_);
   ++active_;
   bound_valid_ = false;
-  if (!config_.pfc.enabled) {
-    events_.push(now_ + config_.retransmit.timeout, PacketEventKind::kTimeout, id, f.watchdog_gen,
-                 static_cast<std::uint32_t>(f.serial));
-  }
+  if (!config_.pfc.enabled) arm_watchdog(id);
   f.qp = QpState::kReady;
   ports_[static_cast<std::size_t>(path.front())].ready.push(id);
   try_transmit(path.front());
@@ -255,31 +252,46 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
   } else {
     try_transmit(link);
   }
+  if (old <= 0 && !config_.pfc.enabled) {
+    // Back up: the watchdogs parked while it was down run again (by id: deterministic).
+    for (std::size_t i = 0; i < flows_.size(); ++i) {
+      const Flow& f = flows_[i];
+      if (!f.watchdog_parked || !is_active(static_cast<FlowId>(i))) continue;
+      if (std::none_of(f.path.begin(), f.path.end(), [&](LinkId k) { return capacity_[static_cast<std::size_t>(k)] <= 0; })) {
+        arm_watchdog(static_cast<FlowId>(i));
+      }
+    }
+  }
 }
 
 // --- Time ----------------------------------------------------------------------------------------
 
+// A lower bound on when the flow can finish: some copy of its last packet must reach the end of
+// the path. If none is in the network, one has yet to leave the NIC after every unsent packet
+// before it: the unsent wire bytes at the first link's full speed, then the last packet through
+// each later hop without queueing. If the only copy ever sent is on its way, the same from where
+// it is. Otherwise (copies after a go-back, or one still on its first link) the next event.
 SimTime PacketNetwork::completion_bound(const Flow& f) const {
   const std::int32_t last = f.packets - 1;
   const std::int32_t last_wire = wire_of(f, last);
   const auto n = static_cast<std::int32_t>(f.path.size());
   SimTime t;
-  std::int32_t hop;  // the last packet has crossed links 0..hop
-  if (f.next_seq <= last) {
-    // Every unsent packet still has to go over the first link, the last one after all others.
+  std::int32_t hop;  // the last packet will have crossed links 0..hop at t
+  if (f.last_copies == 0 && f.next_seq <= last) {
     const double cap0 = capacity_[static_cast<std::size_t>(f.path.front())];
     if (cap0 <= 0) return kNever;
-    const double unsent = static_cast<double>(last - f.next_seq) * (config_.mtu_payload_bytes + config_.header_bytes) + last_wire;
+    const double unsent =
+        static_cast<double>(last - f.next_seq) * (config_.mtu_payload_bytes + config_.header_bytes) + last_wire;
     const double ps = std::floor(unsent * static_cast<double>(kPicosPerSecond) / cap0);
     if (!(ps < 9.0e18)) return kNever;
-    t = saturating_add(now_, static_cast<SimTime>(ps) - 1);
+    t = saturating_add(now_, static_cast<SimTime>(ps) - 1);  // - 1: float noise never makes it late
     t = saturating_add(t, latency_[static_cast<std::size_t>(f.path.front())]);
     hop = 0;
-  } else if (f.retransmitted || f.last_hop < 0) {
-    return now_;  // a copy may be anywhere: no better bound than the next event
-  } else {
+  } else if (f.last_copies == 1 && !f.retransmitted && f.last_hop >= 0) {
     t = f.last_at;
     hop = f.last_hop;
+  } else {
+    return now_;
   }
   for (std::int32_t k = hop + 1; k < n && t != kNever; ++k) {
     const auto l = static_cast<std::size_t>(f.path[static_cast<std::size_t>(k)]);
@@ -422,7 +434,10 @@ QueuedPacket PacketNetwork::take_from_qp(FlowId id, LinkId link, SimTime port_fr
   const std::int32_t seq = f.next_seq++;
   const std::int32_t wire = wire_of(f, seq);
   ++f.in_flight;
-  if (seq + 1 == f.packets) f.last_hop = -1;
+  if (seq + 1 == f.packets) {
+    f.last_hop = -1;
+    ++f.last_copies;
+  }
   if (config_.dcqcn.enabled) dcqcn_on_sent(f.cc, config_.dcqcn, wire);
   f.next_allowed = now_ + transmit_ps(wire, pacing_rate(f));
   if (f.next_seq >= f.packets) {
@@ -471,7 +486,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std
   if (!config_.pfc.enabled && q.fifo_bytes + wire > config_.port_buffer_bytes) {
     ++q.stats.drops;
     ++counters_.drops;
-    packet_gone(id);
+    packet_gone(id, seq);
     return;
   }
   if (config_.ecn.enabled && !ecn &&
@@ -521,7 +536,7 @@ void PacketNetwork::on_pause(LinkId link, bool on) {
 void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   if (f.done) {  // a duplicate still in flight when the flow finished
-    packet_gone(id);
+    packet_gone(id, seq);
     return;
   }
   if (ecn && config_.dcqcn.enabled && (!f.cnp_sent || now_ - f.last_cnp >= config_.dcqcn.cnp_interval)) {
@@ -534,7 +549,7 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     ++f.expected;
     f.delivered_bytes += payload_of(f, seq);
     ++counters_.packets_delivered;
-    packet_gone(id);
+    packet_gone(id, seq);
     if (f.expected == f.packets) complete(id);
     return;
   }
@@ -544,12 +559,13 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     ++counters_.nacks;
     events_.push(now_ + f.reverse_latency, PacketEventKind::kNack, id, f.expected, static_cast<std::uint32_t>(f.serial));
   }
-  packet_gone(id);
+  packet_gone(id, seq);
 }
 
 // A packet of the flow left the network (delivered, discarded or dropped).
-void PacketNetwork::packet_gone(FlowId id) {
+void PacketNetwork::packet_gone(FlowId id, std::int32_t seq) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (seq + 1 == f.packets) --f.last_copies;
   if (--f.in_flight == 0 && f.done && f.reported && f.active) {
     f.active = false;
     free_slots_.push_back(id);
@@ -625,12 +641,26 @@ void PacketNetwork::wake_qp(FlowId id) {
 
 // Lossy mode: without receiver progress over a whole timeout while packets are outstanding, the
 // sender goes back to the first undelivered packet (the receiver's state stands in for its ACKs).
+// While a link on the path is down the watchdog parks: resending could not get through, and its
+// events would keep the network from ever being idle. set_capacity re-arms it.
 void PacketNetwork::on_watchdog(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  for (LinkId l : f.path) {
+    if (capacity_[static_cast<std::size_t>(l)] <= 0) {
+      f.watchdog_parked = true;
+      return;
+    }
+  }
   if (f.expected == f.watchdog_mark && f.next_seq > f.expected) {
     ++counters_.timeouts;
     go_back(id, f.expected);
   }
+  arm_watchdog(id);
+}
+
+void PacketNetwork::arm_watchdog(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.watchdog_parked = false;
   f.watchdog_mark = f.expected;
   events_.push(now_ + config_.retransmit.timeout, PacketEventKind::kTimeout, id, f.watchdog_gen,
                static_cast<std::uint32_t>(f.serial));

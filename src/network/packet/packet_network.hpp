@@ -104,6 +104,7 @@ class PacketNetwork {
     SimTime next_allowed = 0;  // rate limiter: earliest start of the next packet
     std::int32_t pacing_gen = 0, timer_gen = 0, watchdog_gen = 0;
     std::int32_t watchdog_mark = 0;  // receiver progress when the watchdog was armed
+    bool watchdog_parked = false;    // a link on the path was down when it fired
     std::int32_t goback_seq = -1;
     SimTime goback_time = 0;
     DcqcnState cc;
@@ -111,6 +112,7 @@ class PacketNetwork {
     // else the hop it crossed and when it reaches that link's far end.
     std::int32_t last_hop = -1;
     SimTime last_at = 0;
+    std::int32_t last_copies = 0;  // copies of the last packet in the network
     // Receiver.
     std::int32_t expected = 0;  // next in-order packet
     std::int32_t nacked_for = -1;
@@ -162,7 +164,8 @@ class PacketNetwork {
   void go_back(FlowId flow, std::int32_t seq);
   void on_watchdog(FlowId flow);
   void wake_qp(FlowId flow);
-  void packet_gone(FlowId flow);
+  void packet_gone(FlowId flow, std::int32_t seq);
+  void arm_watchdog(FlowId flow);
   void complete(FlowId flow);
   SimTime completion_bound(const Flow& f) const;
   void refresh_port_timing(LinkId link);
