@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "network/packet/dcqcn.hpp"
+#include "network/packet/ecn_marking.hpp"
 #include "network/packet/packet_network.hpp"
 
 namespace trainsim {
@@ -415,6 +417,72 @@ TEST(PacketNetworkRandom, LossyTrafficCompletesDeterministically) {
     const auto first = random_run(false, seed);
     EXPECT_TRUE(same_records(first, random_run(false, seed))) << "seed " << seed;
   }
+}
+
+// DCQCN's reaction point by hand, line rate 10 GB/s, g = 1/256, F = 5, R_AI = 5 MB/s.
+TEST(Dcqcn, CutsThenRecoversByTheSteps) {
+  DcqcnConfig c;
+  DcqcnState s;
+  s.reset(10 * kGBps, 1.0, 0);
+  // First CNP at 0: Rt = 10, Rc = 10 (1 - 1/2) = 5 GB/s; alpha = (255/256) 1 + 1/256 = 1.
+  dcqcn_on_cnp(s, c, 0);
+  EXPECT_DOUBLE_EQ(s.rc, 5 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rt, 10 * kGBps);
+  EXPECT_DOUBLE_EQ(s.alpha, 1.0);
+  // 110 us later without a CNP: two alpha periods of 55 us, alpha = (255/256)^2.
+  EXPECT_DOUBLE_EQ(dcqcn_alpha(s, c, 110 * kUs), (255.0 / 256) * (255.0 / 256));
+  // Fast recovery: timer steps 1..4 halve the gap to Rt: 7.5, 8.75, 9.375, 9.6875 GB/s.
+  const double expected[] = {7.5, 8.75, 9.375, 9.6875};
+  for (double e : expected) {
+    EXPECT_TRUE(dcqcn_on_timer(s, c));
+    EXPECT_DOUBLE_EQ(s.rc, e * kGBps);
+  }
+  // Step 5 (timer count 5 = F, byte count 0): additive, Rt = min(10 + 0.005, line) = 10.
+  EXPECT_TRUE(dcqcn_on_timer(s, c));
+  EXPECT_DOUBLE_EQ(s.rt, 10 * kGBps);
+  EXPECT_DOUBLE_EQ(s.rc, (10 + 9.6875) / 2 * kGBps);
+  // Enough steps bring it back to the line rate, where the timer stops.
+  int steps = 0;
+  while (dcqcn_on_timer(s, c)) ++steps;
+  EXPECT_LT(steps, 40);
+  EXPECT_EQ(s.rc, 10 * kGBps);
+  EXPECT_FALSE(s.recovering);
+}
+
+TEST(Dcqcn, SecondCutUsesTheDecayedAlphaAndByteCounterSteps) {
+  DcqcnConfig c;
+  DcqcnState s;
+  s.reset(10 * kGBps, 1.0, 0);
+  dcqcn_on_cnp(s, c, 0);
+  // 550 us later: alpha = (255/256)^10 = 0.96167; Rc = 5 (1 - 0.96167/2) = 2.5958 GB/s.
+  dcqcn_on_cnp(s, c, 550 * kUs);
+  const double a = std::pow(255.0 / 256, 10);
+  EXPECT_DOUBLE_EQ(s.rc, 5 * kGBps * (1 - a / 2));
+  EXPECT_DOUBLE_EQ(s.alpha, (255.0 / 256) * a + 1.0 / 256);
+  // 25 MB sent: two byte-counter steps of 10 MB (fast recovery), 5 MB carried over.
+  const double rc = s.rc;
+  dcqcn_on_sent(s, c, 25'000'000);
+  EXPECT_EQ(s.byte_steps, 2);
+  EXPECT_EQ(s.bytes_since_step, 5'000'000);
+  EXPECT_DOUBLE_EQ(s.rc, ((5 * kGBps + rc) / 2 + 5 * kGBps) / 2);
+  // The cut never goes below the floor (100 Mb/s).
+  for (int i = 0; i < 100; ++i) dcqcn_on_cnp(s, c, 600 * kUs);
+  EXPECT_DOUBLE_EQ(s.rc, c.min_rate_Bps);
+}
+
+// RED marking: 0 up to Kmin, Pmax (q - Kmin) / (Kmax - Kmin) between, 1 above Kmax; the draw is
+// a pure function of its inputs and, over many packets, marks the expected fraction.
+TEST(EcnMarking, ProbabilityAndDeterministicDraws) {
+  const EcnConfig c;  // 100 KB, 400 KB, 0.2
+  EXPECT_EQ(ecn_mark_probability(c, 100'000), 0);
+  EXPECT_DOUBLE_EQ(ecn_mark_probability(c, 250'000), 0.1);
+  EXPECT_DOUBLE_EQ(ecn_mark_probability(c, 400'000), 0.2);
+  EXPECT_EQ(ecn_mark_probability(c, 400'001), 1);
+  EXPECT_EQ(ecn_uniform(1, 2, 3, 4), ecn_uniform(1, 2, 3, 4));
+  EXPECT_NE(ecn_uniform(1, 2, 3, 4), ecn_uniform(2, 2, 3, 4));
+  int marked = 0;
+  for (std::uint64_t seq = 0; seq < 100'000; ++seq) marked += ecn_should_mark(c, 250'000, 7, 1, seq, 1) ? 1 : 0;
+  EXPECT_NEAR(marked, 10'000, 400);  // 0.1 of 100,000; binomial sd ~95
 }
 
 template <class F>
