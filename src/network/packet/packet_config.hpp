@@ -1,0 +1,79 @@
+#pragma once
+// Parameters of the packet-level RoCE network (docs/packet-network.md), with their defaults and
+// where the defaults come from. These are what a scenario will set (simulation.packet.*), so a bad
+// value is a trainsim::Error naming the field (validate()), not an internal error.
+#include <cstdint>
+
+#include "core/time.hpp"
+
+namespace trainsim {
+
+// DCQCN reaction point (the sender NIC) and notification point (the receiver NIC).
+// Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM'15 (DCQCN), §3-§5:
+// g = 1/256, alpha update period K = 55 us, rate increase timer T = 55 us, byte counter B = 10 MB,
+// fast-recovery steps F = 5, additive increase R_AI = 40 Mb/s, CNP interval N = 50 us.
+// NICs expose the same knobs (mlx5: rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_ai_rate,
+// rpg_hai_rate, rpg_min_rate, dce_tcp_g, min_time_between_cnps) with their own firmware defaults.
+struct DcqcnConfig {
+  bool enabled = true;
+  double g = 1.0 / 256;                                 // alpha gain (paper)
+  SimTime alpha_period = 55'000'000;                    // K: alpha decays once per 55 us without CNP (paper)
+  SimTime increase_period = 55'000'000;                 // T: rate increase timer, 55 us (paper)
+  std::int64_t increase_bytes = 10'000'000;             // B: byte counter, 10 MB (paper)
+  int fast_recovery_steps = 5;                          // F (paper)
+  double additive_increase_Bps = 40e6 / 8;              // R_AI = 40 Mb/s (paper)
+  // R_HAI: the paper leaves it to configuration; 10 x R_AI is our assumption (ns-3 RDMA models
+  // commonly use a hyper step an order of magnitude above the additive one).
+  double hyper_increase_Bps = 400e6 / 8;
+  double min_rate_Bps = 100e6 / 8;                      // floor of a cut, 100 Mb/s (assumption)
+  SimTime cnp_interval = 50'000'000;                    // N: at most one CNP per flow per 50 us (paper)
+  double initial_alpha = 1.0;                           // paper: alpha starts at 1
+};
+
+// RED-style ECN marking at switch egress queues (by the queue's bytes when a packet joins it).
+// Defaults: the DCQCN settings of the HPCC paper's simulations (Li et al., SIGCOMM'19) for
+// 25 Gb/s ports: Kmin 100 KB, Kmax 400 KB, Pmax 0.2. (The DCQCN paper itself used Kmin 5 KB,
+// Kmax 200 KB, Pmax 1% on 40 Gb/s.) Scale Kmin/Kmax with the port speed for faster links.
+struct EcnConfig {
+  bool enabled = true;
+  std::int64_t kmin_bytes = 100'000;
+  std::int64_t kmax_bytes = 400'000;
+  double pmax = 0.2;
+};
+
+// Priority flow control (IEEE 802.1Qbb), one lossless class. Thresholds are static, per ingress
+// (bytes queued at a node that came in over one upstream link); real switches derive them from a
+// shared buffer dynamically. XOFF above Kmax/number of ingresses usually, so that ECN acts first.
+struct PfcConfig {
+  bool enabled = true;                     // false: lossy RoCE (drops, go-back-N)
+  std::int64_t xoff_bytes = 256 * 1024;    // PAUSE upstream above this (assumption, order of a port's share)
+  std::int64_t xon_bytes = 240 * 1024;     // RESUME at or below this: ~4 packets of hysteresis
+};
+
+// Lossy mode only: go-back-N recovery as RoCE NICs without selective repeat do it.
+struct RetransmitConfig {
+  // Sender watchdog: no delivery progress for this long with packets outstanding -> go back to the
+  // first undelivered packet. Real NICs wait far longer (IB timeout 4.096 us x 2^n, ms); 200 us
+  // keeps tail-drop recovery visible in short runs.
+  SimTime timeout = 200'000'000;
+};
+
+struct PacketConfig {
+  std::int32_t mtu_payload_bytes = 4096;  // RoCE path MTU 4096 (the largest IB MTU)
+  // Per packet on the wire: Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 62 B.
+  // Preamble and inter-frame gap (20 B) are not counted: link capacities are data rates.
+  std::int32_t header_bytes = 62;
+  // Egress queue limit per port. Lossy mode drops a packet that does not fit; lossless mode relies
+  // on PFC and only records the peak (1 MiB: a shallow-buffer switch's share per port).
+  std::int64_t port_buffer_bytes = 1024 * 1024;
+  std::uint64_t seed = 1;  // ECN marking draws: hash(seed, flow serial, packet, hop)
+  EcnConfig ecn;
+  PfcConfig pfc;
+  DcqcnConfig dcqcn;
+  RetransmitConfig retransmit;
+
+  // Throws trainsim::Error naming the first bad field.
+  void validate() const;
+};
+
+}  // namespace trainsim

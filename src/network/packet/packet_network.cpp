@@ -1,0 +1,669 @@
+#include "network/packet/packet_network.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.hpp"
+#include "core/error.hpp"
+#include "network/packet/ecn_marking.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// Quotients this close (relative) to a whole picosecond are float noise around an exact answer:
+// take the whole picosecond instead of rounding up past it (as FlowNetwork does).
+constexpr double kWholePicosecondTolerance = 1e-14;
+
+// Picoseconds to serialize `bytes` at `rate`, rounded up; kNever when the rate is 0.
+SimTime transmit_ps(double bytes, double rate) {
+  if (!(bytes > 0)) return 0;
+  if (!(rate > 0)) return kNever;
+  if (std::isinf(rate)) return 0;
+  const double ps = bytes * static_cast<double>(kPicosPerSecond) / rate;
+  if (!(ps < 9.0e18)) return kNever;
+  const double whole = std::nearbyint(ps);
+  if (std::abs(ps - whole) <= ps * kWholePicosecondTolerance) return static_cast<SimTime>(whole);
+  return static_cast<SimTime>(std::ceil(ps));
+}
+
+SimTime saturating_add(SimTime a, SimTime b) { return (a == kNever || b == kNever || a > kNever - b) ? kNever : a + b; }
+
+}  // namespace
+
+PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start,
+                             PacketConfig config)
+    : config_(config),
+      capacity_(std::move(capacity_Bps)),
+      latency_(std::move(latency)),
+      ports_(capacity_.size()),
+      path_seen_(capacity_.size(), 0),
+      start_(start),
+      now_(start) {
+  config_.validate();
+  TRAINSIM_CHECK(latency_.size() == capacity_.size(),
+                 fmt::format("packet network: {} link capacities but {} link latencies; one of each per link",
+                             capacity_.size(), latency_.size()));
+  if (capacity_.size() > static_cast<std::size_t>(INT32_MAX)) throw Error("packet network: more links than LinkId can index");
+  usage_.reserve(capacity_.size());
+  for (std::size_t l = 0; l < capacity_.size(); ++l) {
+    TRAINSIM_CHECK(std::isfinite(capacity_[l]) && capacity_[l] >= 0,
+                   fmt::format("packet network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
+    TRAINSIM_CHECK(latency_[l] >= 0, fmt::format("packet network: link {} latency {} ps is negative", l, latency_[l]));
+    usage_.emplace_back(capacity_[l], start);
+    refresh_port_timing(static_cast<LinkId>(l));
+  }
+}
+
+// --- Queries -------------------------------------------------------------------------------------
+
+void PacketNetwork::check_link(LinkId link, const char* what) const {
+  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < capacity_.size(),
+                 fmt::format("packet network: {}: unknown link id {} (the network has links 0..{})", what, link,
+                             static_cast<std::int64_t>(capacity_.size()) - 1));
+}
+
+const PacketNetwork::Flow& PacketNetwork::checked_flow(FlowId flow, const char* what) const {
+  TRAINSIM_CHECK(is_active(flow), fmt::format("packet network: {}: flow {} is not active", what, flow));
+  return flows_[static_cast<std::size_t>(flow)];
+}
+
+double PacketNetwork::capacity(LinkId link) const {
+  check_link(link, "capacity");
+  return capacity_[static_cast<std::size_t>(link)];
+}
+
+SimTime PacketNetwork::latency(LinkId link) const {
+  check_link(link, "latency");
+  return latency_[static_cast<std::size_t>(link)];
+}
+
+SimTime PacketNetwork::path_latency(std::span<const LinkId> path) const {
+  SimTime total = 0;
+  for (LinkId link : path) {
+    check_link(link, "path_latency");
+    total += latency_[static_cast<std::size_t>(link)];
+  }
+  return total;
+}
+
+bool PacketNetwork::is_active(FlowId flow) const {
+  if (flow < 0 || static_cast<std::size_t>(flow) >= flows_.size()) return false;
+  const Flow& f = flows_[static_cast<std::size_t>(flow)];
+  return f.active && !f.done;
+}
+
+double PacketNetwork::pacing_rate(const Flow& f) const {
+  // line_rate 0: the first link was down at the start and there is no cap; DCQCN learns its line
+  // rate at the first CNP, until then the port alone limits the flow.
+  if (!config_.dcqcn.enabled || f.cc.line_rate <= 0) return f.rate_cap;
+  return std::min(f.cc.rc, f.rate_cap);
+}
+
+double PacketNetwork::rate(FlowId flow) {
+  const Flow& f = checked_flow(flow, "rate");
+  for (LinkId l : f.path) {
+    if (capacity_[static_cast<std::size_t>(l)] <= 0) return 0;
+  }
+  return std::min(pacing_rate(f), capacity_[static_cast<std::size_t>(f.path.front())]);
+}
+
+double PacketNetwork::remaining_bytes(FlowId flow) const {
+  const Flow& f = checked_flow(flow, "remaining_bytes");
+  return static_cast<double>(f.bytes - f.delivered_bytes);
+}
+
+SimTime PacketNetwork::start_time(FlowId flow) const { return checked_flow(flow, "start_time").started; }
+
+void PacketNetwork::stalled_flows(std::vector<FlowId>& out) {
+  out.clear();
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    if (!is_active(static_cast<FlowId>(i))) continue;
+    for (LinkId l : flows_[i].path) {
+      if (capacity_[static_cast<std::size_t>(l)] <= 0) {
+        out.push_back(static_cast<FlowId>(i));
+        break;
+      }
+    }
+  }
+}
+
+std::vector<LinkStats> PacketNetwork::link_statistics() const {
+  std::vector<LinkStats> stats;
+  stats.reserve(capacity_.size());
+  for (std::size_t l = 0; l < capacity_.size(); ++l) {
+    stats.push_back(usage_[l].at(now_, static_cast<double>(ports_[l].payload_bytes_sent)));
+  }
+  return stats;
+}
+
+std::vector<PacketLinkStats> PacketNetwork::packet_link_statistics() const {
+  std::vector<PacketLinkStats> stats;
+  stats.reserve(ports_.size());
+  for (const Port& p : ports_) {
+    stats.push_back(p.stats);
+    if (p.paused) stats.back().paused_time += now_ - p.paused_since;
+  }
+  return stats;
+}
+
+// --- Changes from the caller ---------------------------------------------------------------------
+
+FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
+  // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
+  TRAINSIM_CHECK(bytes >= 0, fmt::format("packet network: start: flow bytes {} is negative", bytes));
+  TRAINSIM_CHECK(!path.empty(), "packet network: start: empty path (a flow crosses at least one link)");
+  TRAINSIM_CHECK(path.size() <= 255,
+                 fmt::format("packet network: start: path of {} links; at most 255 are supported", path.size()));
+  TRAINSIM_CHECK(rate_cap_Bps > 0,
+                 fmt::format("packet network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
+                             rate_cap_Bps));
+  TRAINSIM_CHECK(now >= now_, fmt::format("packet network: start at {} ps is before the current time {} ps", now, now_));
+  const std::int64_t packets64 =
+      std::max<std::int64_t>(1, (bytes + config_.mtu_payload_bytes - 1) / config_.mtu_payload_bytes);
+  TRAINSIM_CHECK(packets64 < INT32_MAX,
+                 fmt::format("packet network: start: {} bytes is more than {} packets", bytes, INT32_MAX - 1));
+  if (++path_epoch_ == 0) {
+    std::fill(path_seen_.begin(), path_seen_.end(), 0);
+    path_epoch_ = 1;
+  }
+  for (LinkId link : path) {
+    check_link(link, "start");
+    std::uint32_t& seen = path_seen_[static_cast<std::size_t>(link)];
+    TRAINSIM_CHECK(seen != path_epoch_, fmt::format("packet network: start: path crosses link {} twice", link));
+    seen = path_epoch_;
+  }
+  run_until(now);
+
+  FlowId id;
+  if (!free_slots_.empty()) {
+    id = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    if (flows_.size() >= static_cast<std::size_t>(INT32_MAX)) throw Error("packet network: too many active flows");
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  std::vector<LinkId> path_storage = std::move(f.path);  // keeps the slot's allocation
+  f = Flow{};
+  f.path = std::move(path_storage);
+  f.path.assign(path.begin(), path.end());
+  f.serial = next_serial_++;
+  f.bytes = bytes;
+  f.packets = static_cast<std::int32_t>(packets64);
+  f.last_payload = static_cast<std::int32_t>(bytes - (packets64 - 1) * config_.mtu_payload_bytes);
+  f.started = now_;
+  f.reverse_latency = path_latency(path);
+  f.rate_cap = rate_cap_Bps;
+  f.active = true;
+  const double first_capacity = capacity_[static_cast<std::size_t>(path.front())];
+  double line_rate = std::min(rate_cap_Bps, first_capacity > 0 ? first_capacity : kUnlimitedRate);
+  if (std::isinf(line_rate)) line_rate = 0;  // learnt at the first CNP (pacing_rate)
+  f.cc.reset(line_rate, config_.dcqcn.initial_alpha, now_);
+  f.record.id = id;
+  f.record.serial = f.serial;
+  f.record.bytes = bytes;
+  f.record.start = now_;
+  f.record.min_rate_Bps = line_rate;
+  for (LinkId link : path) usage_[static_cast<std::size_t>(link)].flow_added(now_);
+  ++active_;
+  bound_valid_ = false;
+  if (!config_.pfc.enabled) arm_watchdog(id);
+  f.qp = QpState::kReady;
+  ports_[static_cast<std::size_t>(path.front())].ready.push(id);
+  try_transmit(path.front());
+  return id;
+}
+
+void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) {
+  check_link(link, "set_capacity");
+  TRAINSIM_CHECK(std::isfinite(capacity_Bps) && capacity_Bps >= 0,
+                 fmt::format("packet network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0",
+                             link, capacity_Bps));
+  TRAINSIM_CHECK(now >= now_,
+                 fmt::format("packet network: set_capacity at {} ps is before the current time {} ps", now, now_));
+  run_until(now);
+  const auto l = static_cast<std::size_t>(link);
+  const double old = capacity_[l];
+  if (old == capacity_Bps) return;
+  usage_[l].capacity_changed(capacity_Bps, now_);
+  capacity_[l] = capacity_Bps;
+  refresh_port_timing(link);
+  bound_valid_ = false;
+  Port& p = ports_[l];
+  if (p.busy) {
+    // The packet on the wire keeps the bytes it has left and goes on at the new speed.
+    if (old > 0) {
+      const double sent = old * static_cast<double>(now_ - p.tx_update) / static_cast<double>(kPicosPerSecond);
+      p.tx_remaining = std::max(0.0, p.tx_remaining - sent);
+      p.stats.transmit_time += now_ - p.tx_update;
+    }
+    p.tx_update = now_;
+    ++p.tx_gen;
+    if (capacity_Bps > 0) {
+      p.tx_end = now_ + transmit_ps(p.tx_remaining, capacity_Bps);
+      events_.push(p.tx_end, PacketEventKind::kTxDone, link, p.tx_gen);
+    } else {
+      p.tx_end = kNever;
+    }
+  } else {
+    try_transmit(link);
+  }
+  if (old <= 0 && !config_.pfc.enabled) {
+    // Back up: the watchdogs parked while it was down run again (by id: deterministic).
+    for (std::size_t i = 0; i < flows_.size(); ++i) {
+      const Flow& f = flows_[i];
+      if (!f.watchdog_parked || !is_active(static_cast<FlowId>(i))) continue;
+      if (std::none_of(f.path.begin(), f.path.end(), [&](LinkId k) { return capacity_[static_cast<std::size_t>(k)] <= 0; })) {
+        arm_watchdog(static_cast<FlowId>(i));
+      }
+    }
+  }
+}
+
+// --- Time ----------------------------------------------------------------------------------------
+
+// A lower bound on when the flow can finish: some copy of its last packet must reach the end of
+// the path. If none is in the network, one has yet to leave the NIC after every unsent packet
+// before it: the unsent wire bytes at the first link's full speed, then the last packet through
+// each later hop without queueing. If the only copy ever sent is on its way, the same from where
+// it is. Otherwise (copies after a go-back, or one still on its first link) the next event.
+SimTime PacketNetwork::completion_bound(const Flow& f) const {
+  const std::int32_t last = f.packets - 1;
+  const std::int32_t last_wire = wire_of(f, last);
+  const auto n = static_cast<std::int32_t>(f.path.size());
+  SimTime t;
+  std::int32_t hop;  // the last packet will have crossed links 0..hop at t
+  if (f.last_copies == 0 && f.next_seq <= last) {
+    const double cap0 = capacity_[static_cast<std::size_t>(f.path.front())];
+    if (cap0 <= 0) return kNever;
+    const double unsent =
+        static_cast<double>(last - f.next_seq) * (config_.mtu_payload_bytes + config_.header_bytes) + last_wire;
+    const double ps = std::floor(unsent * static_cast<double>(kPicosPerSecond) / cap0);
+    if (!(ps < 9.0e18)) return kNever;
+    t = saturating_add(now_, static_cast<SimTime>(ps) - 1);  // - 1: float noise never makes it late
+    t = saturating_add(t, latency_[static_cast<std::size_t>(f.path.front())]);
+    hop = 0;
+  } else if (f.last_copies == 1 && !f.retransmitted && f.last_hop >= 0) {
+    t = f.last_at;
+    hop = f.last_hop;
+  } else {
+    return now_;
+  }
+  for (std::int32_t k = hop + 1; k < n && t != kNever; ++k) {
+    const auto l = static_cast<std::size_t>(f.path[static_cast<std::size_t>(k)]);
+    t = saturating_add(t, saturating_add(transmit_ps(last_wire, capacity_[l]), latency_[l]));
+  }
+  return t;
+}
+
+SimTime PacketNetwork::next_completion() {
+  if (!unreported_.empty()) return now_;
+  if (!bound_valid_ || bound_ <= now_) {
+    bound_ = kNever;
+    for (const Flow& f : flows_) {
+      if (f.active && !f.done) bound_ = std::min(bound_, completion_bound(f));
+    }
+    bound_valid_ = true;
+  }
+  if (bound_ == kNever) return kNever;
+  return std::max({bound_, events_.top_time(), now_});
+}
+
+void PacketNetwork::advance(SimTime t, std::vector<FlowId>& finished) {
+  TRAINSIM_CHECK(t >= now_, fmt::format("packet network: advance to {} ps is before the current time {} ps", t, now_));
+  run_until(t);
+  std::sort(unreported_.begin(), unreported_.end());
+  finished.clear();
+  for (const auto& [time, id] : unreported_) {
+    finished.push_back(id);
+    Flow& f = flows_[static_cast<std::size_t>(id)];
+    f.reported = true;
+    // Reported: the slot may serve a new flow once no packet of this one is left in the network.
+    if (f.in_flight == 0) {
+      f.active = false;
+      free_slots_.push_back(id);
+    }
+  }
+  unreported_.clear();
+}
+
+void PacketNetwork::run_until(SimTime t) {
+  while (!events_.empty() && events_.top_time() <= t) {
+    const PacketEvent e = events_.pop();
+    now_ = e.time;
+    ++counters_.events;
+    process(e);
+  }
+  now_ = t;
+}
+
+void PacketNetwork::process(const PacketEvent& e) {
+  switch (e.kind) {
+    case PacketEventKind::kTxDone:
+      if (e.b == ports_[static_cast<std::size_t>(e.a)].tx_gen) on_tx_done(e.a);
+      return;
+    case PacketEventKind::kArrive:
+      on_arrive(e.a, e.b, e.hop, e.ecn);
+      return;
+    case PacketEventKind::kPause:
+      on_pause(e.a, e.b != 0);
+      return;
+    default:
+      break;
+  }
+  // Flow events: stale once the flow finished or its slot carries another flow.
+  Flow& f = flows_[static_cast<std::size_t>(e.a)];
+  if (!f.active || f.done || static_cast<std::uint32_t>(f.serial) != e.c) return;
+  switch (e.kind) {
+    case PacketEventKind::kQpReady:
+      if (e.b == f.pacing_gen && f.qp == QpState::kWaiting) {
+        f.qp = QpState::kReady;
+        ports_[static_cast<std::size_t>(f.path.front())].ready.push(e.a);
+        try_transmit(f.path.front());
+      }
+      return;
+    case PacketEventKind::kCnp:
+      on_cnp(e.a);
+      return;
+    case PacketEventKind::kRateTimer:
+      if (e.b == f.timer_gen) on_rate_timer(e.a);
+      return;
+    case PacketEventKind::kNack:
+      // Ignore a NACK the sender already acted on: it went back at least this far since the
+      // NACK left the receiver.
+      if (!(f.goback_seq >= 0 && f.goback_seq <= e.b && f.goback_time >= now_ - f.reverse_latency)) go_back(e.a, e.b);
+      return;
+    case PacketEventKind::kTimeout:
+      if (e.b == f.watchdog_gen) on_watchdog(e.a);
+      return;
+    default:
+      TRAINSIM_UNREACHABLE(fmt::format("packet network: unknown event kind {}", static_cast<int>(e.kind)));
+  }
+}
+
+// --- Ports ---------------------------------------------------------------------------------------
+
+void PacketNetwork::refresh_port_timing(LinkId link) {
+  const auto l = static_cast<std::size_t>(link);
+  ports_[l].full_packet_ps = transmit_ps(config_.mtu_payload_bytes + config_.header_bytes, capacity_[l]);
+}
+
+SimTime PacketNetwork::serialization(const Port& port, LinkId link, std::int32_t wire) const {
+  if (wire == config_.mtu_payload_bytes + config_.header_bytes) return port.full_packet_ps;
+  return transmit_ps(wire, capacity_[static_cast<std::size_t>(link)]);
+}
+
+// Starts the next packet on an idle, unpaused, up port: forwarded packets and the flows that start
+// here take turns (a NIC interleaves its QPs with nothing else; a switch port has no QPs).
+void PacketNetwork::try_transmit(LinkId link) {
+  Port& p = ports_[static_cast<std::size_t>(link)];
+  if (p.busy || p.paused || capacity_[static_cast<std::size_t>(link)] <= 0) return;
+  const bool has_fifo = !p.fifo.empty();
+  if (!has_fifo && p.ready.empty()) return;
+  const bool local = !p.ready.empty() && (!has_fifo || p.serve_local_next);
+  p.serve_local_next = !local;
+  QueuedPacket pkt;
+  std::int32_t wire;
+  if (local) {
+    const FlowId id = p.ready.pop();
+    const Flow& f = flows_[static_cast<std::size_t>(id)];
+    wire = wire_of(f, f.next_seq);
+    pkt = take_from_qp(id, link, now_ + serialization(p, link, wire));
+  } else {
+    pkt = p.fifo.pop();
+    const Flow& f = flows_[static_cast<std::size_t>(pkt.flow)];
+    wire = wire_of(f, pkt.seq);
+    p.fifo_bytes -= wire;
+    if (config_.pfc.enabled) release_ingress(f.path[pkt.hop - 1u], wire);
+  }
+  p.busy = true;
+  p.in_tx = pkt;
+  p.tx_remaining = wire;
+  p.tx_update = now_;
+  p.tx_end = now_ + serialization(p, link, wire);
+  events_.push(p.tx_end, PacketEventKind::kTxDone, link, ++p.tx_gen);
+}
+
+// The flow's next packet leaves its QP for the port; the rate limiter says when the one after may.
+QueuedPacket PacketNetwork::take_from_qp(FlowId id, LinkId link, SimTime port_free_at) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  const std::int32_t seq = f.next_seq++;
+  const std::int32_t wire = wire_of(f, seq);
+  ++f.in_flight;
+  if (seq + 1 == f.packets) {
+    f.last_hop = -1;
+    ++f.last_copies;
+  }
+  if (config_.dcqcn.enabled) dcqcn_on_sent(f.cc, config_.dcqcn, wire);
+  f.next_allowed = now_ + transmit_ps(wire, pacing_rate(f));
+  if (f.next_seq >= f.packets) {
+    f.qp = QpState::kIdle;
+  } else if (f.next_allowed <= port_free_at) {
+    // Allowed again by the time the port is free: no event needed.
+    f.qp = QpState::kReady;
+    ports_[static_cast<std::size_t>(link)].ready.push(id);
+  } else {
+    f.qp = QpState::kWaiting;
+    events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
+  }
+  return QueuedPacket{id, seq, 0, 0};
+}
+
+void PacketNetwork::on_tx_done(LinkId link) {
+  Port& p = ports_[static_cast<std::size_t>(link)];
+  const QueuedPacket pkt = p.in_tx;
+  const Flow& f = flows_[static_cast<std::size_t>(pkt.flow)];
+  p.busy = false;
+  p.stats.transmit_time += now_ - p.tx_update;
+  const std::int32_t payload = payload_of(f, pkt.seq);
+  ++p.stats.packets_sent;
+  p.stats.wire_bytes_sent += payload + config_.header_bytes;
+  p.payload_bytes_sent += payload;
+  const SimTime arrival = now_ + latency_[static_cast<std::size_t>(link)];
+  if (pkt.seq + 1 == f.packets) {
+    Flow& mf = flows_[static_cast<std::size_t>(pkt.flow)];
+    mf.last_hop = pkt.hop;
+    mf.last_at = arrival;
+  }
+  events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, 0, pkt.hop, pkt.ecn);
+  try_transmit(link);
+}
+
+void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std::uint8_t ecn) {
+  const Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (static_cast<std::size_t>(hop) + 1 == f.path.size()) {
+    deliver(id, seq, ecn);
+    return;
+  }
+  const LinkId in = f.path[hop];
+  const LinkId out = f.path[hop + 1u];
+  Port& q = ports_[static_cast<std::size_t>(out)];
+  const std::int32_t wire = wire_of(f, seq);
+  if (!config_.pfc.enabled && q.fifo_bytes + wire > config_.port_buffer_bytes) {
+    ++q.stats.drops;
+    ++counters_.drops;
+    packet_gone(id, seq);
+    return;
+  }
+  if (config_.ecn.enabled && !ecn &&
+      ecn_should_mark(config_.ecn, q.fifo_bytes, config_.seed, f.serial, static_cast<std::uint64_t>(seq), hop + 1u)) {
+    ecn = 1;
+    ++q.stats.ecn_marks;
+  }
+  q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint8_t>(hop + 1), ecn});
+  q.fifo_bytes += wire;
+  q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
+  if (config_.pfc.enabled) {
+    Port& ingress = ports_[static_cast<std::size_t>(in)];
+    ingress.ingress_bytes += wire;
+    if (!ingress.pause_sent && ingress.ingress_bytes > config_.pfc.xoff_bytes) {
+      ingress.pause_sent = true;
+      events_.push(now_ + latency_[static_cast<std::size_t>(in)], PacketEventKind::kPause, in, 1);
+    }
+  }
+  try_transmit(out);
+}
+
+void PacketNetwork::release_ingress(LinkId ingress_link, std::int32_t wire) {
+  Port& ingress = ports_[static_cast<std::size_t>(ingress_link)];
+  ingress.ingress_bytes -= wire;
+  if (ingress.pause_sent && ingress.ingress_bytes <= config_.pfc.xon_bytes) {
+    ingress.pause_sent = false;
+    events_.push(now_ + latency_[static_cast<std::size_t>(ingress_link)], PacketEventKind::kPause, ingress_link, 0);
+  }
+}
+
+void PacketNetwork::on_pause(LinkId link, bool on) {
+  Port& p = ports_[static_cast<std::size_t>(link)];
+  if (on == p.paused) return;
+  p.paused = on;
+  if (on) {
+    p.paused_since = now_;
+    ++p.stats.pause_events;
+    ++counters_.pause_events;
+  } else {
+    p.stats.paused_time += now_ - p.paused_since;
+    try_transmit(link);
+  }
+}
+
+// --- Endpoints -----------------------------------------------------------------------------------
+
+void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.done) {  // a duplicate still in flight when the flow finished
+    packet_gone(id, seq);
+    return;
+  }
+  if (ecn && config_.dcqcn.enabled && (!f.cnp_sent || now_ - f.last_cnp >= config_.dcqcn.cnp_interval)) {
+    f.cnp_sent = true;
+    f.last_cnp = now_;
+    ++counters_.cnps;
+    events_.push(now_ + f.reverse_latency, PacketEventKind::kCnp, id, 0, static_cast<std::uint32_t>(f.serial));
+  }
+  if (seq == f.expected) {
+    ++f.expected;
+    f.delivered_bytes += payload_of(f, seq);
+    ++counters_.packets_delivered;
+    packet_gone(id, seq);
+    if (f.expected == f.packets) complete(id);
+    return;
+  }
+  if (seq > f.expected && f.nacked_for != f.expected) {
+    // Go-back-N receiver: ask once per hole for everything from the first missing packet on.
+    f.nacked_for = f.expected;
+    ++counters_.nacks;
+    events_.push(now_ + f.reverse_latency, PacketEventKind::kNack, id, f.expected, static_cast<std::uint32_t>(f.serial));
+  }
+  packet_gone(id, seq);
+}
+
+// A packet of the flow left the network (delivered, discarded or dropped).
+void PacketNetwork::packet_gone(FlowId id, std::int32_t seq) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (seq + 1 == f.packets) --f.last_copies;
+  if (--f.in_flight == 0 && f.done && f.reported && f.active) {
+    f.active = false;
+    free_slots_.push_back(id);
+  }
+}
+
+void PacketNetwork::complete(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.done = true;
+  --active_;
+  bound_valid_ = false;
+  for (LinkId link : f.path) usage_[static_cast<std::size_t>(link)].flow_removed(now_, 0);
+  f.record.finish = now_;
+  completed_.push_back(f.record);
+  unreported_.emplace_back(now_, id);
+}
+
+void PacketNetwork::on_cnp(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.cc.line_rate <= 0) {
+    const double cap0 = capacity_[static_cast<std::size_t>(f.path.front())];
+    if (cap0 <= 0) return;
+    f.cc.reset(std::min(f.rate_cap, cap0), f.cc.alpha, now_);
+  }
+  dcqcn_on_cnp(f.cc, config_.dcqcn, now_);
+  ++counters_.rate_cuts;
+  ++f.record.cnps;
+  f.record.min_rate_Bps = std::min(f.record.min_rate_Bps, f.cc.rc);
+  events_.push(now_ + config_.dcqcn.increase_period, PacketEventKind::kRateTimer, id, ++f.timer_gen,
+               static_cast<std::uint32_t>(f.serial));
+}
+
+void PacketNetwork::on_rate_timer(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  const double before = pacing_rate(f);
+  if (dcqcn_on_timer(f.cc, config_.dcqcn)) {
+    events_.push(now_ + config_.dcqcn.increase_period, PacketEventKind::kRateTimer, id, f.timer_gen,
+                 static_cast<std::uint32_t>(f.serial));
+  }
+  const double after = pacing_rate(f);
+  if (f.qp == QpState::kWaiting && after > before && f.next_allowed > now_) {
+    // The wait left shrinks with the faster rate: the credit still owed is paid at the new rate.
+    const double left_bytes = static_cast<double>(f.next_allowed - now_) * before / static_cast<double>(kPicosPerSecond);
+    f.next_allowed = now_ + transmit_ps(left_bytes, after);
+    events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
+  }
+}
+
+// Go-back-N: the sender resends from `seq` on (lossy mode).
+void PacketNetwork::go_back(FlowId id, std::int32_t seq) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (seq >= f.next_seq) return;
+  counters_.retransmitted_packets += f.next_seq - seq;
+  f.record.retransmitted_packets += f.next_seq - seq;
+  f.retransmitted = true;
+  f.next_seq = seq;
+  f.goback_seq = seq;
+  f.goback_time = now_;
+  if (f.qp == QpState::kIdle) wake_qp(id);
+}
+
+void PacketNetwork::wake_qp(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.next_allowed > now_) {
+    f.qp = QpState::kWaiting;
+    events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
+    return;
+  }
+  f.qp = QpState::kReady;
+  ports_[static_cast<std::size_t>(f.path.front())].ready.push(id);
+  try_transmit(f.path.front());
+}
+
+// Lossy mode: without receiver progress over a whole timeout while packets are outstanding, the
+// sender goes back to the first undelivered packet (the receiver's state stands in for its ACKs).
+// While a link on the path is down the watchdog parks: resending could not get through, and its
+// events would keep the network from ever being idle. set_capacity re-arms it.
+void PacketNetwork::on_watchdog(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  for (LinkId l : f.path) {
+    if (capacity_[static_cast<std::size_t>(l)] <= 0) {
+      f.watchdog_parked = true;
+      return;
+    }
+  }
+  if (f.expected == f.watchdog_mark && f.next_seq > f.expected) {
+    ++counters_.timeouts;
+    go_back(id, f.expected);
+  }
+  arm_watchdog(id);
+}
+
+void PacketNetwork::arm_watchdog(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.watchdog_parked = false;
+  f.watchdog_mark = f.expected;
+  events_.push(now_ + config_.retransmit.timeout, PacketEventKind::kTimeout, id, f.watchdog_gen,
+               static_cast<std::uint32_t>(f.serial));
+}
+
+}  // namespace trainsim

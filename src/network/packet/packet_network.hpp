@@ -1,0 +1,193 @@
+#pragma once
+// The packet-level network (docs/packet-network.md): RoCE over the flow network's links, packet by
+// packet. The public API is FlowNetwork's (network/flow_network.hpp), so the flow-DAG runner and
+// FlowBackend can drive either; what differs is how a flow's bytes move:
+//
+//  - A flow is cut into MTU packets (payload + header bytes on the wire). Its source NIC (the
+//    transmitter of the path's first link) sends them through a per-flow (per-QP) rate limiter,
+//    round robin with the other flows that start there and with packets forwarded through it.
+//  - Every link has an output port at its transmitting end: a FIFO; a packet serializes at the
+//    link capacity, then propagates for the link latency (store and forward, per packet).
+//  - ECN: RED marking when a packet joins a switch FIFO (ecn_marking.hpp).
+//  - PFC (lossless, default): bytes queued at a node that came over one upstream link above XOFF
+//    pause that link's transmitter (after the link latency), at XON it resumes; pauses spread hop
+//    by hop. Lossy mode instead drops at a full FIFO and recovers by go-back-N (NACK, watchdog).
+//  - DCQCN (dcqcn.hpp): receivers send a CNP per ECN-marked packet (at most one per interval),
+//    which reaches the sender after the path's latency (not queued); the sender cuts its rate.
+//  - A flow finishes when its last packet is delivered in order at the destination.
+//
+// The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and hop there are
+// two: the port's departure (TxDone: the next packet starts then, no event per queued packet) and
+// the arrival at the far end. A flow whose rate limiter allows its next packet before its port is
+// free needs no event of its own.
+//
+// next_completion(): a packet network cannot know when the next flow finishes without simulating
+// up to it, and a caller may start flows before then. So it returns a lower bound: the earliest
+// time a flow could finish (its unsent bytes at its first link's full capacity, then its last
+// packet through every hop without queueing), and never earlier than the next event. advance(t)
+// simulates to t and reports what finished, which may be nothing; callers loop (as
+// run_flow_dag does). kNever means no flow can finish without a capacity change.
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "core/time.hpp"
+#include "network/link_usage.hpp"
+#include "network/network_types.hpp"
+#include "network/packet/dcqcn.hpp"
+#include "network/packet/event_queue.hpp"
+#include "network/packet/packet_config.hpp"
+#include "network/packet/packet_stats.hpp"
+#include "network/packet/ring_queue.hpp"
+
+namespace trainsim {
+
+class PacketNetwork {
+ public:
+  // One entry per link in both vectors (bytes/s >= 0, latency >= 0); statistics start at `start`.
+  // `config` is validated (trainsim::Error names a bad field).
+  PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start = 0,
+                PacketConfig config = {});
+
+  std::size_t num_links() const { return capacity_.size(); }
+  SimTime now() const { return now_; }
+  double capacity(LinkId link) const;
+  SimTime latency(LinkId link) const;
+  SimTime path_latency(std::span<const LinkId> path) const;
+  const PacketConfig& config() const { return config_; }
+
+  // As FlowNetwork::start: `bytes` (>= 0; 0 sends one header-only packet) over `path` (no link
+  // twice, at most 255 links) from `now`, at most at `rate_cap_Bps` (also DCQCN's line rate).
+  FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps = kUnlimitedRate);
+  // From `now` on `link` serializes at `capacity_Bps`; 0 = down: the packet on the wire freezes
+  // mid-serialization and resumes where it was when the link comes back; queues wait.
+  void set_capacity(LinkId link, double capacity_Bps, SimTime now);
+
+  // A lower bound on the next completion (see above); kNever when none can happen.
+  SimTime next_completion();
+  // Simulates every event up to and including `t`; `finished` is overwritten with the flows that
+  // finished since the last advance(), in order of (finish time, id).
+  void advance(SimTime t, std::vector<FlowId>& finished);
+
+  std::size_t active_flows() const { return active_; }
+  bool is_active(FlowId flow) const;
+  double rate(FlowId flow);                   // current sending rate, bytes/s (0 while stalled)
+  double remaining_bytes(FlowId flow) const;  // payload not yet delivered in order
+  SimTime start_time(FlowId flow) const;
+  void stalled_flows(std::vector<FlowId>& out);  // active flows crossing a link that is down
+
+  // One entry per link, at now(): bytes_carried counts the payload of every packet that finished
+  // serializing on the link (retransmissions included); busy_time and peak_flows count flows on
+  // the link as FlowNetwork does.
+  std::vector<LinkStats> link_statistics() const;
+  std::vector<PacketLinkStats> packet_link_statistics() const;  // paused_time up to now()
+  const PacketCounters& counters() const { return counters_; }
+  // Every completed flow, in completion order.
+  const std::vector<FlowRecord>& completed_flows() const { return completed_; }
+
+ private:
+  enum class QpState : std::uint8_t { kIdle, kReady, kWaiting };
+
+  struct Flow {
+    std::vector<LinkId> path;
+    std::uint64_t serial = 0;
+    std::int64_t bytes = 0;
+    std::int32_t packets = 0;       // >= 1
+    std::int32_t last_payload = 0;  // payload of the last packet
+    SimTime started = 0, reverse_latency = 0;
+    double rate_cap = kUnlimitedRate;
+    bool active = false, done = false, reported = false, retransmitted = false;
+    // Sender (QP).
+    QpState qp = QpState::kIdle;
+    std::int32_t next_seq = 0;
+    SimTime next_allowed = 0;  // rate limiter: earliest start of the next packet
+    std::int32_t pacing_gen = 0, timer_gen = 0, watchdog_gen = 0;
+    std::int32_t watchdog_mark = 0;  // receiver progress when the watchdog was armed
+    bool watchdog_parked = false;    // a link on the path was down when it fired
+    std::int32_t goback_seq = -1;
+    SimTime goback_time = 0;
+    DcqcnState cc;
+    // The last packet's progress, for the completion bound: -1 = not yet past its first link,
+    // else the hop it crossed and when it reaches that link's far end.
+    std::int32_t last_hop = -1;
+    SimTime last_at = 0;
+    std::int32_t last_copies = 0;  // copies of the last packet in the network
+    // Receiver.
+    std::int32_t expected = 0;  // next in-order packet
+    std::int32_t nacked_for = -1;
+    bool cnp_sent = false;
+    SimTime last_cnp = 0;
+    std::int64_t delivered_bytes = 0;
+    std::int32_t in_flight = 0;  // packets in queues or on the wire: the slot is reused only at 0
+    FlowRecord record;
+  };
+
+  struct Port {
+    RingQueue<QueuedPacket> fifo;  // forwarded packets
+    std::int64_t fifo_bytes = 0;
+    RingQueue<FlowId> ready;  // flows starting here whose rate limiter allows a packet
+    bool busy = false, paused = false, serve_local_next = true;
+    QueuedPacket in_tx{};
+    double tx_remaining = 0;  // bytes of in_tx left at tx_update
+    SimTime tx_update = 0, tx_end = 0;
+    std::int32_t tx_gen = 0;
+    SimTime full_packet_ps = 0;  // serialization of a full packet at the current capacity
+    // PFC, this link as an ingress: bytes queued downstream that came over it.
+    std::int64_t ingress_bytes = 0;
+    bool pause_sent = false;
+    SimTime paused_since = 0;
+    std::int64_t payload_bytes_sent = 0;
+    PacketLinkStats stats;
+  };
+
+  void check_link(LinkId link, const char* what) const;
+  const Flow& checked_flow(FlowId flow, const char* what) const;
+  std::int32_t payload_of(const Flow& f, std::int32_t seq) const {
+    return seq + 1 < f.packets ? config_.mtu_payload_bytes : f.last_payload;
+  }
+  std::int32_t wire_of(const Flow& f, std::int32_t seq) const { return payload_of(f, seq) + config_.header_bytes; }
+  SimTime serialization(const Port& port, LinkId link, std::int32_t wire) const;
+  double pacing_rate(const Flow& f) const;
+
+  void run_until(SimTime t);
+  void process(const PacketEvent& e);
+  void try_transmit(LinkId link);
+  QueuedPacket take_from_qp(FlowId flow, LinkId link, SimTime port_free_at);
+  void on_tx_done(LinkId link);
+  void on_arrive(FlowId flow, std::int32_t seq, std::uint8_t hop, std::uint8_t ecn);
+  void deliver(FlowId flow, std::int32_t seq, std::uint8_t ecn);
+  void release_ingress(LinkId ingress, std::int32_t wire);
+  void on_pause(LinkId link, bool on);
+  void on_cnp(FlowId flow);
+  void on_rate_timer(FlowId flow);
+  void go_back(FlowId flow, std::int32_t seq);
+  void on_watchdog(FlowId flow);
+  void wake_qp(FlowId flow);
+  void packet_gone(FlowId flow, std::int32_t seq);
+  void arm_watchdog(FlowId flow);
+  void complete(FlowId flow);
+  SimTime completion_bound(const Flow& f) const;
+  void refresh_port_timing(LinkId link);
+
+  PacketConfig config_;
+  std::vector<double> capacity_;
+  std::vector<SimTime> latency_;
+  std::vector<LinkUsage> usage_;
+  std::vector<Port> ports_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_slots_;
+  std::vector<std::uint32_t> path_seen_;
+  std::uint32_t path_epoch_ = 0;
+  std::uint64_t next_serial_ = 0;
+  std::size_t active_ = 0;
+  PacketEventQueue events_;
+  std::vector<std::pair<SimTime, FlowId>> unreported_;  // finished, not yet handed out
+  std::vector<FlowRecord> completed_;
+  SimTime bound_ = 0;  // cached lower bound on the next completion
+  bool bound_valid_ = false;
+  PacketCounters counters_;
+  SimTime start_, now_;
+};
+
+}  // namespace trainsim
