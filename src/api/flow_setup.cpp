@@ -17,6 +17,25 @@ std::string fault_key(std::size_t i, const char* field) { return "faults[" + std
 
 }  // namespace
 
+// cluster.network.roce as the packet network's parameters; the rest keep packet_config.hpp's defaults.
+PacketConfig packet_config(const NetworkSpec::Roce& r, double nic_gbps, std::uint64_t seed) {
+  PacketConfig c;
+  c.mtu_payload_bytes = r.mtu_bytes;
+  c.port_buffer_bytes = static_cast<std::int64_t>(r.port_buffer_mb * 1e6);
+  c.seed = seed;
+  c.ecn.enabled = r.dcqcn;  // marks matter only to a sender that reacts to them
+  c.ecn.kmin_bytes = static_cast<std::int64_t>(r.ecn_kmin_kb * 1e3);
+  c.ecn.kmax_bytes = static_cast<std::int64_t>(r.ecn_kmax_kb * 1e3);
+  c.ecn.pmax = r.ecn_pmax;
+  c.pfc.enabled = r.lossless;
+  c.pfc.xoff_bytes = static_cast<std::int64_t>(r.pfc_xoff_kb * 1e3);
+  c.pfc.xon_bytes = static_cast<std::int64_t>(r.pfc_xon_kb * 1e3);
+  c.dcqcn.enabled = r.dcqcn;
+  c.dcqcn.additive_increase_Bps = r.dcqcn_ai_mbps.value_or(nic_gbps) * 1e6 / 8;    // auto: 0.1% of the line rate
+  c.dcqcn.hyper_increase_Bps = r.dcqcn_hai_mbps.value_or(10 * nic_gbps) * 1e6 / 8;  // auto: 1%
+  return c;
+}
+
 FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
                           std::vector<std::vector<std::vector<int>>> replicas, bool with_faults) {
   FlowSetup out;
@@ -44,6 +63,7 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
   FlowBackendOptions options;
   options.adaptive_routing = cluster.network.routing == NetworkSpec::Routing::Adaptive;
   options.seed = s.simulation.seed;
+  if (s.simulation.network_model == NetworkModel::Packet) options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
   out.backend = std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
   return out;
 }

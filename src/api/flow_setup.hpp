@@ -1,5 +1,5 @@
 #pragma once
-// What `simulation.network_model: flow` needs for one run (docs/network-model.md): the cluster's
+// What `simulation.network_model: flow` (or packet) needs for one run (docs/network-model.md): the cluster's
 // network graph with the scenario's faults applied, the copies of each communicator that run every
 // collective together (workload/group_replicas.hpp), and the flow-level backend over them.
 #include <memory>
@@ -28,5 +28,8 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
 // `replicas[g]` lists the copies of communicator g that run its calls together, each its global ranks sorted.
 FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
                           std::vector<std::vector<std::vector<int>>> replicas, bool with_faults);
+
+// cluster.network.roce as the packet network's parameters (simulation.network_model: packet).
+PacketConfig packet_config(const NetworkSpec::Roce& roce, double nic_gbps, std::uint64_t seed);
 
 }  // namespace trainsim

@@ -169,8 +169,8 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
   table.nodes = where.nodes;
   table.gpus_per_node = where.max_per_node;
   table.gpu = cluster.gpu.name;
-  const bool flow = scenario.simulation.network_model == NetworkModel::Flow;
-  table.network_model = flow ? "flow" : "analytical";
+  const bool flow = scenario.simulation.network_model != NetworkModel::Analytical;
+  table.network_model = scenario.simulation.network_model == NetworkModel::Packet ? "packet" : flow ? "flow" : "analytical";
   for (std::int64_t size = o.min_bytes; size <= o.max_bytes;) {
     NcclTestRow row;
     row.count = call_count(o.op, size, *elt, n);

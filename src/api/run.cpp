@@ -53,16 +53,21 @@ std::string trace_category(const Op& op, const Workload& wl) {
   return to_string(wl.groups[wl.collectives[op.desc].group].kind);
 }
 
+const char* network_model_name(const Scenario& s) {
+  switch (s.simulation.network_model) {
+    case NetworkModel::Flow: return "flow";
+    case NetworkModel::Packet: return "packet";
+    case NetworkModel::Analytical: break;
+  }
+  return "analytical";
+}
+
 void validate_run_options(const Scenario& s) {
-  if (s.simulation.network_model == NetworkModel::Packet)
-    throw ScenarioError(s.file, "simulation.network_model",
-                        "'packet' is not available in this version; use 'flow' (max-min fair sharing on the fabric's "
-                        "links) or 'analytical'");
   if (s.simulation.network_model == NetworkModel::Analytical)
     for (std::size_t i = 0; i < s.faults.size(); ++i)
       if (s.faults[i].kind != FaultKind::GpuSlow)
         throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].kind",
-                            "link and NIC faults need the fabric: set simulation.network_model: flow");
+                            "link and NIC faults need the fabric: set simulation.network_model: flow (or packet)");
   for (std::size_t i = 0; i < s.faults.size(); ++i)
     if (s.faults[i].kind == FaultKind::GpuSlow && s.faults[i].at_s)
       throw ScenarioError(s.file, "faults[" + std::to_string(i) + "].at_s",
@@ -91,6 +96,7 @@ std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl) {
 struct Simulated {
   SimulationOutput sim;
   std::int64_t flows = 0;
+  std::optional<Congestion> congestion;  // packet level, the reported run only
   std::vector<LinkUsageRow> links;      // the reported run only
   std::vector<LinkUsageRow> hot_links;  // its busiest fabric links, busiest first
 };
@@ -120,6 +126,60 @@ void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
                    [&](std::size_t a, std::size_t b) { return out.links[a].utilisation > out.links[b].utilisation; });
   constexpr std::size_t kHotLinks = 8;
   for (std::size_t i = 0; i < fabric.size() && i < kHotLinks; ++i) out.hot_links.push_back(out.links[fabric[i]]);
+}
+
+// Packet level: the run's pauses, marks and drops, its transfers' completion times, and the links that
+// congestion hit hardest (most paused, then the deepest queue).
+Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
+  Congestion c;
+  const NetworkGraph& g = *flow.graph;
+  const PacketCounters& k = net.counters();
+  c.packets = k.packets_delivered;
+  c.cnps = k.cnps;
+  c.rate_cuts = k.rate_cuts;
+  c.drops = k.drops;
+  c.retransmitted_packets = k.retransmitted_packets;
+  std::vector<double> fct;
+  fct.reserve(net.completed_flows().size());
+  for (const FlowRecord& f : net.completed_flows())
+    if (f.bytes > 0) fct.push_back(to_microseconds(f.finish - f.start));
+  c.transfers = static_cast<std::int64_t>(fct.size());
+  if (!fct.empty()) {
+    std::sort(fct.begin(), fct.end());
+    const auto at = [&](double q) { return fct[static_cast<std::size_t>(q * static_cast<double>(fct.size() - 1))]; };
+    c.fct_p50_us = at(0.5);
+    c.fct_p99_us = at(0.99);
+    c.fct_max_us = fct.back();
+  }
+  const auto stats = net.packet_link_statistics();
+  std::vector<CongestionLinkRow> rows;
+  for (std::size_t l = 0; l < stats.size(); ++l) {
+    // NVLink and PCIe hold their senders back by credits, not PFC: the fabric's links are what a network
+    // engineer tunes.
+    const LinkKind kind = g.link(static_cast<LinkId>(l)).kind;
+    if (kind == LinkKind::ScaleUp || kind == LinkKind::Pcie) continue;
+    const PacketLinkStats& st = stats[l];
+    c.ecn_marks += st.ecn_marks;
+    c.pause_events += st.pause_events;
+    c.paused_s += to_seconds(st.paused_time);
+    if (st.pause_events == 0 && st.ecn_marks == 0 && st.drops == 0 && st.max_queue_bytes == 0) continue;
+    CongestionLinkRow row;
+    row.name = g.link_name(static_cast<LinkId>(l));
+    row.kind = to_string(g.link(static_cast<LinkId>(l)).kind);
+    row.max_queue_kb = static_cast<double>(st.max_queue_bytes) / 1e3;
+    row.pause_events = st.pause_events;
+    row.paused_s = to_seconds(st.paused_time);
+    row.ecn_marks = st.ecn_marks;
+    row.drops = st.drops;
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const CongestionLinkRow& a, const CongestionLinkRow& b) {
+    return a.paused_s != b.paused_s ? a.paused_s > b.paused_s : a.max_queue_kb > b.max_queue_kb;
+  });
+  constexpr std::size_t kWorstLinks = 8;
+  if (rows.size() > kWorstLinks) rows.resize(kWorstLinks);
+  c.worst_links = std::move(rows);
+  return c;
 }
 
 // Which of the run's simulations this is, for progress reports.
@@ -155,6 +215,21 @@ void watch(const Workload& wl, FlowBackend* network, RunIndex at, const RunOptio
   };
 }
 
+// A packet-level run moves every byte that crosses the fabric as RoCE packets: refused up front when that is more
+// than simulation.max_packets, with what it would take.
+void check_packet_limit(const Scenario& s, const Workload& wl, FlowBackend& backend) {
+  if (s.simulation.max_packets <= 0) return;
+  const double packets = planned_packets(wl, backend, s.cluster.network.roce.mtu_bytes);
+  if (packets <= static_cast<double>(s.simulation.max_packets)) return;
+  constexpr double kPacketsPerSecond = 2e6;  // packet hops of a few switches, one core (bench/packet_network_bench.cpp)
+  throw ScenarioError(s.file, "simulation.network_model",
+                      fmt::format("packet level would move {:.3g} packets over the fabric in this iteration, above "
+                                  "simulation.max_packets ({}; about {:.0f} minutes of simulation at ~2 million "
+                                  "packets/s); simulate a smaller job or a collective (trainsim nccl-test) at packet "
+                                  "level, use network_model: flow for the whole iteration, or raise max_packets",
+                                  packets, s.simulation.max_packets, packets / kPacketsPerSecond / 60));
+}
+
 // One simulation of the workload, with or without the scenario's faults.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
                        bool per_rank, bool with_faults, RunIndex at, const RunOptions& options) {
@@ -164,15 +239,19 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   eo.host_launch = from_microseconds(s.compute.host_launch_us);
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
   FlowSetup flow;
-  if (s.simulation.network_model == NetworkModel::Flow) {
+  if (s.simulation.network_model != NetworkModel::Analytical) {
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
     eo.network = flow.backend.get();
+    if (s.simulation.network_model == NetworkModel::Packet && at.run == 1) check_packet_limit(s, wl, *flow.backend);
   }
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
   if (flow.backend) {
     out.flows = flow.backend->stats().flows;
-    if (with_faults) link_usage(flow, out.sim.makespan, out);  // the fault-free baseline is not reported
+    if (with_faults) {  // the fault-free baseline is not reported
+      link_usage(flow, out.sim.makespan, out);
+      if (const PacketNetwork* packets = flow.backend->packet_network()) out.congestion = congestion_of(flow, *packets);
+    }
   }
   return out;
 }
@@ -307,6 +386,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   out.links = std::move(run.links);
   out.nccl_log = nccl_log_of(s, wl);
   r.hot_links = std::move(run.hot_links);
+  r.congestion = std::move(run.congestion);
   if (options.progress) {
     RunProgress done;
     done.stage = RunProgress::Stage::Done;
@@ -367,10 +447,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.comm = compute_comm_table(wl, sim, ci);
   if (s.compute.database) r.compute_sources = compute_sources(s, wl, sim);
   if (options.explain)
-    r.explain = explain_rank(wl, sim, ci, t, s.simulation.network_model == NetworkModel::Flow ? "flow" : "nccl-model");
+    r.explain = explain_rank(wl, sim, ci, t,
+                             s.simulation.network_model == NetworkModel::Analytical ? "nccl-model" : network_model_name(s));
   r.simulation.events = sim.events;
   r.simulation.flows = run.flows;
-  r.simulation.network_model = s.simulation.network_model == NetworkModel::Flow ? "flow" : "analytical";
+  r.simulation.network_model = network_model_name(s);
   r.simulation.simulated_ranks = static_cast<std::int64_t>(wl.ranks.size());
   r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
   r.simulation.compute_model = compute->describe();

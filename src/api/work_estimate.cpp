@@ -194,6 +194,25 @@ double planned_flows(const Workload& wl, FlowBackend& backend) {
   return flows;
 }
 
+double planned_packets(const Workload& wl, FlowBackend& backend, int mtu_bytes) {
+  std::vector<std::size_t> counter_rank(wl.groups.size(), wl.ranks.size());
+  std::vector<double> per_desc(wl.collectives.size(), -1.0);
+  double bytes = 0;
+  for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
+    for (const Op& op : wl.ranks[r].ops) {
+      if (op.type != Op::Type::Collective) continue;
+      const CollectiveDesc& cd = wl.collectives[op.desc];
+      std::size_t& owner = counter_rank[cd.group];
+      if (owner == wl.ranks.size()) owner = r;
+      if (owner != r) continue;
+      double& b = per_desc[op.desc];
+      if (b < 0) b = backend.planned_fabric_bytes(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
+      bytes += b;
+    }
+  }
+  return bytes / mtu_bytes;
+}
+
 double estimated_seconds(double ops, double flows) {
   // Analytical runs: 1 to 2.5 us per op (engine events, interference re-timing). Flow-level runs add
   // the max-min sharing of each transfer with those in flight.

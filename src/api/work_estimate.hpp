@@ -37,6 +37,8 @@ void check_work_limit(const Scenario& s, const WorkEstimate& e);
 // simulation.flows counts, within the routing's merging): each collective call counted once, its
 // flow DAG built (and cached, as the run would) but not started.
 double planned_flows(const Workload& wl, FlowBackend& backend);
+// The packets of `mtu_bytes` payload a packet-level run of the workload moves over the fabric.
+double planned_packets(const Workload& wl, FlowBackend& backend, int mtu_bytes);
 
 // Wall-clock seconds a run of this many ops and flows takes on one core, roughly (measured on the
 // examples and the DeepSeek-V3 cases; within a factor of about 2).

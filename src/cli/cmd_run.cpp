@@ -43,7 +43,7 @@ Command add_run_command(CLI::App& app) {
                           ->delimiter(',');
   cmd->add_option("--csv", args->csv, "write the per-collective table as CSV");
   cmd->add_option("--links-csv", args->links_csv,
-                  "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow)");
+                  "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow or packet)");
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate even if the configuration does not fit in GPU memory");
   cmd->add_flag("--explain", args->explain,
                 "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
@@ -53,8 +53,8 @@ Command add_run_command(CLI::App& app) {
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
   return {cmd, [args, trace_ranks]() {
     const Scenario s = load_scenario(args->scenario, args->overrides);
-    if (!args->links_csv.empty() && s.simulation.network_model != NetworkModel::Flow)
-      throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow");
+    if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
+      throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow or packet");
     const bool trace_from_file = args->trace.empty() && s.output.trace;
     const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
     // Ranks of a trace that is not written would be accepted and never used.

@@ -35,6 +35,20 @@ struct NetworkSpec {
   double pcie_GBps = 64;     // GPU <-> NIC, per direction (PCIe Gen5 x16)
   enum class Routing { Ecmp, Adaptive };
   Routing routing = Routing::Ecmp;  // ecmp: hash over equal-cost paths; adaptive: least-loaded one
+  // RoCE as the packet-level network runs it (simulation.network_model: packet; docs/packet-network.md).
+  // Defaults and their sources: src/network/packet/packet_config.hpp.
+  struct Roce {
+    int mtu_bytes = 4096;         // RoCE path MTU (payload per packet)
+    bool lossless = true;         // PFC on; false: lossy RoCE, drops recovered by go-back-N
+    bool dcqcn = true;            // congestion control at the sender NICs; false: none (PFC alone)
+    double ecn_kmin_kb = 100, ecn_kmax_kb = 400, ecn_pmax = 0.2;  // RED marking at switch egress queues
+    double pfc_xoff_kb = 256, pfc_xon_kb = 240;                   // per ingress: PAUSE above, RESUME at or below
+    double port_buffer_mb = 1;    // egress queue limit (lossy: drops beyond it)
+    // DCQCN's additive and hyper rate-increase steps, Mb/s; nullopt = scaled to the NIC: the paper's steps are
+    // 40 and 400 Mb/s on 40 Gb/s ports, 0.1% and 1% of the line rate, which the same share of nic_gbps keeps.
+    std::optional<double> dcqcn_ai_mbps, dcqcn_hai_mbps;
+  };
+  Roce roce;
 };
 
 struct ClusterSpec {

@@ -34,6 +34,20 @@ std::vector<SimTime> latencies(const NetworkGraph& g) {
   return v;
 }
 
+std::unique_ptr<TransferNetwork> make_network(const NetworkGraph& g, const FlowBackendOptions& options) {
+  if (options.packet) {
+    auto net = std::make_unique<PacketNetwork>(capacities(g), latencies(g), 0, *options.packet);
+    // NVLink and PCIe are credit-based: RoCE's PFC, ECN and drops belong to the Ethernet links only.
+    for (LinkId l = 0; l < g.link_count(); ++l)
+      if (g.link(l).kind == LinkKind::ScaleUp || g.link(l).kind == LinkKind::Pcie)
+        net->set_host_link(l);
+      else if (g.node(g.link(l).from).kind == NodeKind::Nic)
+        net->set_nic_port(l);
+    return net;
+  }
+  return std::make_unique<FlowNetwork>(capacities(g), latencies(g));
+}
+
 }  // namespace
 
 FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& collectives, NetworkGraph& graph,
@@ -47,9 +61,10 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
-      network_(std::make_unique<FlowNetwork>(capacities(graph), latencies(graph))),
+      network_(make_network(graph, options)),
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
+  if (options.packet) packet_ = static_cast<const PacketNetwork*>(network_.get());
   for (std::size_t i = 0; i < link_changes_.size(); ++i) {
     const ScheduledLinkState& c = link_changes_[i];
     // The scenario layer resolved the link's name and bounded the factor (faults:).
@@ -245,6 +260,20 @@ std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
     n += transfers_of(*dag);
   }
   return n;
+}
+
+double FlowBackend::planned_fabric_bytes(const CollectiveCall& call) {
+  TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
+  const auto& copies = replicas_[call.group];
+  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
+  double bytes = 0;
+  for (const auto& members : copies) {
+    if (inside_one_domain(members)) continue;
+    auto dag = dag_for(call, members);
+    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+    for (const Flow& f : dag->flows) bytes += static_cast<double>(f.bytes);
+  }
+  return bytes;
 }
 
 void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& call) {

@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "collective/collective_model.hpp"
 #include "collective/flows/flow_dag.hpp"
+#include "network/packet/packet_network.hpp"
 #include "network/transfer_network.hpp"
 #include "network/flow_paths.hpp"
 #include "network/network_backend.hpp"
@@ -26,6 +28,9 @@ namespace trainsim {
 struct FlowBackendOptions {
   bool adaptive_routing = false;  // least-loaded equal-cost path instead of the ECMP hash
   std::uint64_t seed = 0;         // simulation.seed: the ECMP hash
+  // Set: the routed transfers move as RoCE packets (network/packet/, simulation.network_model: packet)
+  // instead of max-min fair flows.
+  std::optional<PacketConfig> packet;
 };
 
 // A link changes state at a time (a fault that starts mid-run). Down: routes chosen from then on
@@ -62,9 +67,13 @@ class FlowBackend final : public NetworkBackend {
   // The transfers `call` would put on the fabric (what stats().flows adds when it starts), without
   // starting it: for the run's work estimate. Builds and caches its flow DAGs as start() would.
   std::int64_t planned_transfers(const CollectiveCall& call);
+  // The bytes `call` would put on the fabric, summed over its copies' flows (a packet run's size).
+  double planned_fabric_bytes(const CollectiveCall& call);
   // Per link (by LinkId of the graph), up to the last event processed.
   std::vector<LinkStats> link_statistics() const { return network_->link_statistics(); }
   const NetworkGraph& graph() const { return graph_; }
+  // The packet network's queues, pauses, marks and drops; null at flow level.
+  const PacketNetwork* packet_network() const { return packet_; }
 
  private:
   struct Transfer {  // one flow of one copy of a call
@@ -112,6 +121,7 @@ class FlowBackend final : public NetworkBackend {
   Router router_;
   FlowPaths paths_;
   std::unique_ptr<TransferNetwork> network_;  // moves the routed transfers' bytes (flow/: max-min fair)
+  const PacketNetwork* packet_ = nullptr;      // network_, when it moves packets
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)
 
   std::vector<Call> calls_;

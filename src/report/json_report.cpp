@@ -110,6 +110,29 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     }
     j["hot_links"] = std::move(links);
   }
+  if (r.congestion) {
+    const Congestion& c = *r.congestion;
+    nlohmann::ordered_json x;
+    x["packets"] = c.packets;
+    x["pause_events"] = c.pause_events;
+    x["paused_s"] = c.paused_s;
+    x["ecn_marks"] = c.ecn_marks;
+    x["cnps"] = c.cnps;
+    x["rate_cuts"] = c.rate_cuts;
+    x["drops"] = c.drops;
+    x["retransmitted_packets"] = c.retransmitted_packets;
+    x["transfers"] = c.transfers;
+    x["fct_p50_us"] = c.fct_p50_us;
+    x["fct_p99_us"] = c.fct_p99_us;
+    x["fct_max_us"] = c.fct_max_us;
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const CongestionLinkRow& l : c.worst_links)
+      links.push_back({{"link", l.name}, {"kind", l.kind}, {"max_queue_kb", l.max_queue_kb},
+                       {"pause_events", l.pause_events}, {"paused_s", l.paused_s}, {"ecn_marks", l.ecn_marks},
+                       {"drops", l.drops}});
+    x["worst_links"] = std::move(links);
+    j["congestion"] = std::move(x);
+  }
   if (r.compute_sources) {
     const ComputeSources& c = *r.compute_sources;
     nlohmann::ordered_json m = nlohmann::ordered_json::array();

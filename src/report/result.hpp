@@ -73,6 +73,23 @@ struct LinkUsageRow {
   double utilisation = 0;  // bytes / (capacity × iteration time)
 };
 
+// Packet-level runs (simulation.network_model: packet): what congestion did over the iteration.
+struct CongestionLinkRow {
+  std::string name, kind;
+  double max_queue_kb = 0;        // peak of the link's egress queue
+  std::int64_t pause_events = 0;  // PFC pauses that held its transmitter
+  double paused_s = 0;            // time held
+  std::int64_t ecn_marks = 0, drops = 0;
+};
+struct Congestion {
+  std::int64_t packets = 0;                // delivered in order
+  std::int64_t pause_events = 0, ecn_marks = 0, cnps = 0, rate_cuts = 0, drops = 0, retransmitted_packets = 0;
+  double paused_s = 0;                     // summed over the fabric's links (NVLink and PCIe use credits, not PFC)
+  double fct_p50_us = 0, fct_p99_us = 0, fct_max_us = 0;  // transfers' completion times (start to last byte)
+  std::int64_t transfers = 0;
+  std::vector<CongestionLinkRow> worst_links;  // most paused, then deepest queue; at most 8
+};
+
 // `trainsim run --explain`: where the critical rank's time goes, op by op, and where each time came
 // from, so a user sees which numbers an error would come from.
 struct ExplainRow {
@@ -132,6 +149,7 @@ struct RunResult {
   SimulationStats simulation;
   std::optional<FaultImpact> faults;
   std::vector<LinkUsageRow> hot_links;  // flow-level runs: the busiest links (by utilisation), busiest first
+  std::optional<Congestion> congestion;  // packet-level runs
   int critical_rank = 0;
   std::optional<Explanation> explain;  // with --explain
   std::optional<ComputeSources> compute_sources;  // with compute.database

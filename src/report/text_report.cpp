@@ -169,11 +169,31 @@ void write_faults(Buffer& buf, const FaultImpact& f) {
 void write_hot_links(Buffer& buf, const std::vector<LinkUsageRow>& links) {
   std::size_t name_w = 4;
   for (const LinkUsageRow& l : links) name_w = std::max(name_w, l.name.size());
-  line(buf, "Busiest links (flow-level; utilisation over the iteration)");
+  line(buf, "Busiest links (utilisation over the iteration)");
   line(buf, "  {:<{}}  {:<12}  {:>9}  {:>12}  {:>6}  {:>5}", "link", name_w, "kind", "GB/s", "bytes", "util", "flows");
   for (const LinkUsageRow& l : links)
     line(buf, "  {:<{}}  {:<12}  {:>9.1f}  {:>12}  {:>5.1f}%  {:>5}", l.name, name_w, l.kind, l.capacity_GBps,
          human_bytes(l.bytes), 100 * l.utilisation, l.peak_flows);
+  buf.push_back('\n');
+}
+
+void write_congestion(Buffer& buf, const Congestion& c) {
+  line(buf, "Congestion (packet level)");
+  line(buf, "  {} packets; PFC: {} pauses, {:.6f} s paused over all links; ECN: {} marks, {} CNPs, {} rate cuts; "
+            "{} drops, {} retransmitted",
+       group_digits(c.packets), group_digits(c.pause_events), c.paused_s, group_digits(c.ecn_marks),
+       group_digits(c.cnps), group_digits(c.rate_cuts), group_digits(c.drops), group_digits(c.retransmitted_packets));
+  line(buf, "  transfer completion times over {} transfers: median {:.1f} us, p99 {:.1f} us, max {:.1f} us",
+       group_digits(c.transfers), c.fct_p50_us, c.fct_p99_us, c.fct_max_us);
+  if (!c.worst_links.empty()) {
+    std::size_t name_w = 4;
+    for (const CongestionLinkRow& l : c.worst_links) name_w = std::max(name_w, l.name.size());
+    line(buf, "  {:<{}}  {:<12}  {:>10}  {:>8}  {:>11}  {:>9}  {:>7}", "link", name_w, "kind", "queue KB", "pauses",
+         "paused us", "ECN marks", "drops");
+    for (const CongestionLinkRow& l : c.worst_links)
+      line(buf, "  {:<{}}  {:<12}  {:>10.1f}  {:>8}  {:>11.1f}  {:>9}  {:>7}", l.name, name_w, l.kind, l.max_queue_kb,
+           group_digits(l.pause_events), l.paused_s * 1e6, group_digits(l.ecn_marks), group_digits(l.drops));
+  }
   buf.push_back('\n');
 }
 
@@ -205,6 +225,7 @@ void write_text_report(std::ostream& out, const RunResult& r) {
   if (r.compute_sources) write_compute_sources(buf, *r.compute_sources);
   if (r.explain) write_explain(buf, *r.explain);
   if (!r.hot_links.empty()) write_hot_links(buf, r.hot_links);
+  if (r.congestion) write_congestion(buf, *r.congestion);
   if (r.faults) write_faults(buf, *r.faults);
   write_footer(buf, r);
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

@@ -1,6 +1,8 @@
 // The `cluster:` block: GPUs, nodes, the scale-up fabric, NICs and the scale-out network.
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
@@ -90,6 +92,36 @@ void resolve_job_placement(const Section& scale_up, ClusterSpec& c) {
   s.domain_size = segment_gpus_per_domain(c.num_gpus, node, hardware);
 }
 
+// cluster.network.roce: the packet-level network's RoCE settings (docs/packet-network.md).
+NetworkSpec::Roce read_roce(const Section& roce) {
+  NetworkSpec::Roce r;
+  roce.read("mtu_bytes", r.mtu_bytes, Bound::Positive);
+  if (r.mtu_bytes != 256 && r.mtu_bytes != 512 && r.mtu_bytes != 1024 && r.mtu_bytes != 2048 && r.mtu_bytes != 4096)
+    roce.fail("mtu_bytes", "RoCE path MTUs are 256, 512, 1024, 2048 or 4096 bytes, got " + std::to_string(r.mtu_bytes));
+  roce.read("lossless", r.lossless);
+  if (auto cc = roce.choice<bool>("congestion_control", {{"dcqcn", true}, {"none", false}})) r.dcqcn = *cc;
+  roce.read("ecn_kmin_kb", r.ecn_kmin_kb, Bound::Positive);
+  roce.read("ecn_kmax_kb", r.ecn_kmax_kb, Bound::Positive);
+  roce.read("ecn_pmax", r.ecn_pmax, Bound::Positive);
+  if (r.ecn_kmax_kb < r.ecn_kmin_kb)
+    roce.fail("ecn_kmax_kb", "ecn_kmax_kb (" + fmt::format("{:g}", r.ecn_kmax_kb) + ") is below ecn_kmin_kb (" +
+                                 fmt::format("{:g}", r.ecn_kmin_kb) + "): marking starts at Kmin and is certain at Kmax");
+  if (r.ecn_pmax > 1) roce.fail("ecn_pmax", "a marking probability is at most 1, got " + fmt::format("{:g}", r.ecn_pmax));
+  roce.read("pfc_xoff_kb", r.pfc_xoff_kb, Bound::Positive);
+  roce.read("pfc_xon_kb", r.pfc_xon_kb, Bound::Positive);
+  if (r.pfc_xon_kb > r.pfc_xoff_kb)
+    roce.fail("pfc_xon_kb", "pfc_xon_kb (" + fmt::format("{:g}", r.pfc_xon_kb) + ") is above pfc_xoff_kb (" +
+                                fmt::format("{:g}", r.pfc_xoff_kb) + "): a paused port resumes below the threshold that paused it");
+  roce.read("port_buffer_mb", r.port_buffer_mb, Bound::Positive);
+  for (const char* key : {"dcqcn_ai_mbps", "dcqcn_hai_mbps"}) {
+    if (!roce.has(key) || (roce.get(key).IsScalar() && roce.get(key).Scalar() == "auto")) continue;
+    double v = 0;
+    roce.read(key, v, Bound::Positive);
+    (std::string(key) == "dcqcn_ai_mbps" ? r.dcqcn_ai_mbps : r.dcqcn_hai_mbps) = v;
+  }
+  return r;
+}
+
 NetworkSpec read_network(const Section& network) {
   NetworkSpec n;
   if (auto t = network.choice<NetworkTopology>("topology", {{"rail-optimized", NetworkTopology::RailOptimized},
@@ -131,6 +163,7 @@ NetworkSpec read_network(const Section& network) {
   if (auto r = network.choice<NetworkSpec::Routing>("routing", {{"ecmp", NetworkSpec::Routing::Ecmp},
                                                                 {"adaptive", NetworkSpec::Routing::Adaptive}}))
     n.routing = *r;
+  n.roce = read_roce(network.child("roce"));
   network.read("dual_tor", n.dual_tor);
   // Dual-ToR is a choice only for the fat-tree; HPN is dual-ToR by design (docs/topologies.md).
   if (network.has("dual_tor") && n.topology != NetworkTopology::FatTree &&

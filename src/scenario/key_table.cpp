@@ -117,6 +117,17 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.network.dual_tor", "bool", "false", "", "", "fat-tree: each NIC's two ports to a pair of ToRs (hpn always is)"},
   {"cluster.network.pcie_GBps", "number", "64", "GB/s", ">= 1", "GPU <-> NIC PCIe, per direction (Gen5 x16)"},
   {"cluster.network.routing", "choice", "ecmp", "", "ecmp | adaptive", "flow-level routing: hashed per flow (simulation.seed) or least-loaded path"},
+  {"cluster.network.roce.mtu_bytes", "int", "4096", "bytes", "256 | 512 | 1024 | 2048 | 4096", "packet level: RoCE path MTU, the payload of one packet"},
+  {"cluster.network.roce.lossless", "bool", "true", "", "", "packet level: PFC pauses upstream ports instead of dropping; false = lossy RoCE with go-back-N"},
+  {"cluster.network.roce.congestion_control", "choice", "dcqcn", "", "dcqcn | none", "packet level: the senders' congestion control (DCQCN reacting to ECN marks), or none"},
+  {"cluster.network.roce.ecn_kmin_kb", "number", "100", "KB", "> 0", "packet level: egress queue at which ECN marking starts (RED)"},
+  {"cluster.network.roce.ecn_kmax_kb", "number", "400", "KB", ">= ecn_kmin_kb", "packet level: egress queue at which marking reaches ecn_pmax"},
+  {"cluster.network.roce.ecn_pmax", "number", "0.2", "", "(0, 1]", "packet level: marking probability at ecn_kmax_kb"},
+  {"cluster.network.roce.pfc_xoff_kb", "number", "256", "KB", "> 0", "packet level: bytes from one ingress above which PFC pauses it"},
+  {"cluster.network.roce.pfc_xon_kb", "number", "240", "KB", "<= pfc_xoff_kb", "packet level: bytes at or below which a paused ingress resumes"},
+  {"cluster.network.roce.dcqcn_ai_mbps", "number or auto", "auto", "Mb/s", "> 0", "packet level: DCQCN's additive rate increase (auto: 0.1% of the NIC rate, the paper's 40 Mb/s at 40 Gb/s)"},
+  {"cluster.network.roce.dcqcn_hai_mbps", "number or auto", "auto", "Mb/s", "> 0", "packet level: DCQCN's hyper rate increase (auto: 1% of the NIC rate, the paper's step on 40 Gb/s scaled)"},
+  {"cluster.network.roce.port_buffer_mb", "number", "1", "MB", "> 0", "packet level: egress queue limit per port (lossy mode drops beyond it)"},
 
   {"nccl.*", "string or number", "-", "", "NCCL_ environment variables", "NCCL settings as NCCL documents them (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, ...)"},
 
@@ -127,11 +138,12 @@ constexpr ScenarioKey kKeys[] = {
   {"algorithms.reduction_server.nic_gbps", "number", "100", "Gb/s", "> 0", "per reducer, per direction"},
   {"algorithms.reduction_server.latency_us", "number", "10", "us", ">= 0", "fixed cost of one worker -> reducer -> worker round trip"},
 
-  {"simulation.network_model", "choice", "analytical", "", "analytical | flow", "collective times from the NCCL model, or flows on the fabric"},
+  {"simulation.network_model", "choice", "analytical", "", "analytical | flow | packet", "collective times from the NCCL model, flows on the fabric, or RoCE packets on it"},
   {"simulation.seed", "int", "0", "", ">= 0", "seed of every random choice (ECMP hashes)"},
   {"simulation.threads", "int", "0", "", "0", "a simulation runs on one thread; sweep, tune and validate take --threads"},
   {"simulation.per_rank", "bool", "false", "", "", "simulate every rank instead of one per symmetric class"},
   {"simulation.max_ops", "int", "50000000", "ops", ">= 0", "refuse runs estimated above this many ops; 0 = no limit"},
+  {"simulation.max_packets", "int", "200000000", "packets", ">= 0", "packet level: refuse runs whose fabric traffic exceeds this many packets; 0 = no limit"},
 
   {"faults[].kind", "choice", "required", "", "link_down | link_degraded | nic_down | gpu_slow | node_down", "what fails (docs/faults.md)"},
   {"faults[].at_s", "number", "-", "s", ">= 0", "when, in seconds into the run (or always)"},

@@ -21,6 +21,7 @@ SimulationSpec read_simulation(const Section& simulation) {
                                "several simulations at a time");
   simulation.read("per_rank", s.per_rank);
   simulation.read("max_ops", s.max_ops, Bound::NonNegative);
+  simulation.read("max_packets", s.max_packets, Bound::NonNegative);
   return s;
 }
 

@@ -114,6 +114,9 @@ struct SimulationSpec {
   // A run whose estimated ops (summed over the simulated ranks) exceed this is refused before the
   // workload is built (api/work_estimate.hpp): a mistyped key must not fill memory. 0 = no limit.
   std::int64_t max_ops = 50'000'000;
+  // Packet level: a run whose fabric traffic comes to more packets than this is refused before it starts
+  // (about two million packets a second on one core). 0 = no limit.
+  std::int64_t max_packets = 200'000'000;
 };
 
 enum class FaultKind { LinkDown, LinkDegraded, NicDown, GpuSlow, NodeDown };

@@ -100,7 +100,7 @@ TEST(FlowRun, WhatTheBackendsCannotDoIsAnErrorNamingTheKey) {
       EXPECT_EQ(e.key(), key) << e.what();
     }
   };
-  expect_key({"simulation.network_model=packet"}, "simulation.network_model");
+  expect_key({"simulation.network_model=packet", "simulation.max_packets=1000"}, "simulation.network_model");
   expect_key({"simulation.network_model=analytical", "faults=[{kind: nic_down, node: 1, nic: 0, always: true}]"},
              "faults[0].kind");
   expect_key({"faults=[{kind: link_down, link: nowhere, always: true}]"}, "faults[0].link");

@@ -141,9 +141,11 @@ TEST(Cli, BadInputExitsNonZeroWithTheKey) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("simulation.per_rank"), std::string::npos) << r.out;
 
-  r = run("run " + example("tiny-8-h100.yaml") + " --set simulation.network_model=packet");
+  // A whole GPT-3 175B iteration on 1,024 GPUs is ~10^10 packets: refused before it starts, with the estimate.
+  r = run("run " + example("gpt3-175b-1024-h100.yaml") + " --set simulation.network_model=packet");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("simulation.network_model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulation.max_packets"), std::string::npos) << r.out;
 }
 
 // A job that cannot fit is an error with the numbers, unless --allow-oom.

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "network/flow_network.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network/packet/dcqcn.hpp"
 #include "network/packet/ecn_marking.hpp"
 #include "network/packet/packet_network.hpp"

@@ -39,6 +39,7 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
       capacity_(std::move(capacity_Bps)),
       latency_(std::move(latency)),
       ports_(capacity_.size()),
+      host_link_(capacity_.size(), 0),
       path_seen_(capacity_.size(), 0),
       start_(start),
       now_(start) {
@@ -151,6 +152,37 @@ std::vector<PacketLinkStats> PacketNetwork::packet_link_statistics() const {
 
 // --- Changes from the caller ---------------------------------------------------------------------
 
+void PacketNetwork::set_host_link(LinkId link) {
+  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < host_link_.size(),
+                 fmt::format("packet network: set_host_link on unknown link {}", link));
+  host_link_[static_cast<std::size_t>(link)] = 1;
+}
+
+void PacketNetwork::set_nic_port(LinkId link) {
+  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < host_link_.size(),
+                 fmt::format("packet network: set_nic_port on unknown link {}", link));
+  host_link_[static_cast<std::size_t>(link)] = 2;
+}
+
+// Packets that came over `link` count against its transmitter's pause threshold: with PFC, on the fabric's links
+// (a NIC's port included: PFC pauses NICs). A host link never is: what it delivers waits in GPU or host memory,
+// which a collective's buffers size, so it cannot hold its sender back. (Holding it back would chain the send and
+// receive sides of a node through the NVSwitch's shared queues into a cyclic buffer dependency, a deadlock
+// that real scale-up fabrics avoid with separate virtual channels.)
+bool PacketNetwork::backpressured(LinkId link) const {
+  return config_.pfc.enabled && host_link_[static_cast<std::size_t>(link)] != 1;
+}
+
+// The link whose capacity is the flow's line rate: its NIC's port, else its first Ethernet link, else (all host
+// links) its first link.
+LinkId PacketNetwork::nic_link(std::span<const LinkId> path) const {
+  for (LinkId l : path)
+    if (host_link_[static_cast<std::size_t>(l)] == 2) return l;
+  for (LinkId l : path)
+    if (host_link_[static_cast<std::size_t>(l)] == 0) return l;
+  return path.front();
+}
+
 FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
   TRAINSIM_CHECK(bytes >= 0, fmt::format("packet network: start: flow bytes {} is negative", bytes));
@@ -199,7 +231,7 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   f.reverse_latency = path_latency(path);
   f.rate_cap = rate_cap_Bps;
   f.active = true;
-  const double first_capacity = capacity_[static_cast<std::size_t>(path.front())];
+  const double first_capacity = capacity_[static_cast<std::size_t>(nic_link(path))];
   double line_rate = std::min(rate_cap_Bps, first_capacity > 0 ? first_capacity : kUnlimitedRate);
   if (std::isinf(line_rate)) line_rate = 0;  // learnt at the first CNP (pacing_rate)
   f.cc.reset(line_rate, config_.dcqcn.initial_alpha, now_);
@@ -302,15 +334,29 @@ SimTime PacketNetwork::completion_bound(const Flow& f) const {
 
 SimTime PacketNetwork::next_completion() {
   if (!unreported_.empty()) return now_;
-  if (!bound_valid_ || bound_ <= now_) {
-    bound_ = kNever;
-    for (const Flow& f : flows_) {
-      if (f.active && !f.done) bound_ = std::min(bound_, completion_bound(f));
-    }
-    bound_valid_ = true;
+  if (bound_valid_ && bound_ > now_) return bound_ == kNever ? kNever : std::max({bound_, events_.top_time(), now_});
+  // A flow finishes when a packet arrives, so the next event is always a valid answer; the O(flows) bound only
+  // lets the caller skip ahead. Under congestion it is no later than the next event again and again (a last
+  // packet queued behind others), so after a bound that skipped nothing the next ones are not computed, for
+  // twice as many calls each time (up to the number of flows): amortised O(1) per event.
+  if (skip_bound_ > 0 && !events_.empty()) {
+    --skip_bound_;
+    return std::max(events_.top_time(), now_);
   }
+  bound_ = kNever;
+  for (const Flow& f : flows_) {
+    if (f.active && !f.done) bound_ = std::min(bound_, completion_bound(f));
+  }
+  bound_valid_ = true;
   if (bound_ == kNever) return kNever;
-  return std::max({bound_, events_.top_time(), now_});
+  const SimTime next = std::max({bound_, events_.top_time(), now_});
+  if (!events_.empty() && next <= events_.top_time()) {
+    skip_period_ = std::min<std::int64_t>(2 * skip_period_ + 1, static_cast<std::int64_t>(flows_.size()));
+    skip_bound_ = skip_period_;
+  } else {
+    skip_period_ = 0;
+  }
+  return next;
 }
 
 void PacketNetwork::advance(SimTime t, std::vector<FlowId>& finished) {
@@ -418,7 +464,7 @@ void PacketNetwork::try_transmit(LinkId link) {
     const Flow& f = flows_[static_cast<std::size_t>(pkt.flow)];
     wire = wire_of(f, pkt.seq);
     p.fifo_bytes -= wire;
-    if (config_.pfc.enabled) release_ingress(f.path[pkt.hop - 1u], wire);
+    if (backpressured(f.path[pkt.hop - 1u])) release_ingress(f.path[pkt.hop - 1u], wire);
   }
   p.busy = true;
   p.in_tx = pkt;
@@ -483,13 +529,14 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std
   const LinkId out = f.path[hop + 1u];
   Port& q = ports_[static_cast<std::size_t>(out)];
   const std::int32_t wire = wire_of(f, seq);
-  if (!config_.pfc.enabled && q.fifo_bytes + wire > config_.port_buffer_bytes) {
+  const bool host_out = host_link_[static_cast<std::size_t>(out)] != 0;
+  if (!config_.pfc.enabled && !host_out && q.fifo_bytes + wire > config_.port_buffer_bytes) {
     ++q.stats.drops;
     ++counters_.drops;
     packet_gone(id, seq);
     return;
   }
-  if (config_.ecn.enabled && !ecn &&
+  if (config_.ecn.enabled && !ecn && !host_out &&
       ecn_should_mark(config_.ecn, q.fifo_bytes, config_.seed, f.serial, static_cast<std::uint64_t>(seq), hop + 1u)) {
     ecn = 1;
     ++q.stats.ecn_marks;
@@ -497,7 +544,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std
   q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint8_t>(hop + 1), ecn});
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
-  if (config_.pfc.enabled) {
+  if (backpressured(in)) {
     Port& ingress = ports_[static_cast<std::size_t>(in)];
     ingress.ingress_bytes += wire;
     if (!ingress.pause_sent && ingress.ingress_bytes > config_.pfc.xoff_bytes) {

@@ -1,7 +1,8 @@
 #pragma once
 // The packet-level network (docs/packet-network.md): RoCE over the flow network's links, packet by
-// packet. The public API is FlowNetwork's (network/flow_network.hpp), so the flow-DAG runner and
-// FlowBackend can drive either; what differs is how a flow's bytes move:
+// packet. It is a TransferNetwork (network/transfer_network.hpp) with FlowNetwork's API
+// (network/flow/flow_network.hpp), so FlowBackend and the flow-DAG runner can drive either; what differs is
+// how a flow's bytes move:
 //
 //  - A flow is cut into MTU packets (payload + header bytes on the wire). Its source NIC (the
 //    transmitter of the path's first link) sends them through a per-flow (per-QP) rate limiter,
@@ -35,6 +36,7 @@
 #include "core/time.hpp"
 #include "network/link_usage.hpp"
 #include "network/network_types.hpp"
+#include "network/transfer_network.hpp"
 #include "network/packet/dcqcn.hpp"
 #include "network/packet/event_queue.hpp"
 #include "network/packet/packet_config.hpp"
@@ -43,7 +45,7 @@
 
 namespace trainsim {
 
-class PacketNetwork {
+class PacketNetwork final : public TransferNetwork {
  public:
   // One entry per link in both vectors (bytes/s >= 0, latency >= 0); statistics start at `start`.
   // `config` is validated (trainsim::Error names a bad field).
@@ -55,20 +57,32 @@ class PacketNetwork {
   double capacity(LinkId link) const;
   SimTime latency(LinkId link) const;
   SimTime path_latency(std::span<const LinkId> path) const;
+  // Packets cross each link's latency inside the network: the caller adds nothing.
+  SimTime delay_before_start(std::span<const LinkId>) const override { return 0; }
   const PacketConfig& config() const { return config_; }
 
   // As FlowNetwork::start: `bytes` (>= 0; 0 sends one header-only packet) over `path` (no link
   // twice, at most 255 links) from `now`, at most at `rate_cap_Bps` (also DCQCN's line rate).
-  FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps = kUnlimitedRate);
+  FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes,
+               double rate_cap_Bps = kUnlimitedRate) override;
   // From `now` on `link` serializes at `capacity_Bps`; 0 = down: the packet on the wire freezes
   // mid-serialization and resumes where it was when the link comes back; queues wait.
-  void set_capacity(LinkId link, double capacity_Bps, SimTime now);
+  void set_capacity(LinkId link, double capacity_Bps, SimTime now) override;
 
   // A lower bound on the next completion (see above); kNever when none can happen.
-  SimTime next_completion();
+  SimTime next_completion() override;
   // Simulates every event up to and including `t`; `finished` is overwritten with the flows that
   // finished since the last advance(), in order of (finish time, id).
-  void advance(SimTime t, std::vector<FlowId>& finished);
+  void advance(SimTime t, std::vector<FlowId>& finished) override;
+
+  // `link` is inside a host or a scale-up domain (PCIe, NVLink): lossless whatever the RoCE settings, it never
+  // drops or marks ECN, and what it delivers waits in GPU or host memory, so it is never paused. The flows'
+  // DCQCN line rate is their NIC port's (set_nic_port), not a faster host link's before it.
+  void set_host_link(LinkId link);
+  // `link` is a NIC's own port onto the fabric: its queue is the NIC's send queue, fed by the host as the port
+  // drains (no drops, no ECN marks: marking is the switches'); PFC pauses it; its capacity is the DCQCN line
+  // rate of the flows that leave through it.
+  void set_nic_port(LinkId link);
 
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
@@ -80,7 +94,7 @@ class PacketNetwork {
   // One entry per link, at now(): bytes_carried counts the payload of every packet that finished
   // serializing on the link (retransmissions included); busy_time and peak_flows count flows on
   // the link as FlowNetwork does.
-  std::vector<LinkStats> link_statistics() const;
+  std::vector<LinkStats> link_statistics() const override;
   std::vector<PacketLinkStats> packet_link_statistics() const;  // paused_time up to now()
   const PacketCounters& counters() const { return counters_; }
   // Every completed flow, in completion order.
@@ -157,6 +171,8 @@ class PacketNetwork {
   void on_tx_done(LinkId link);
   void on_arrive(FlowId flow, std::int32_t seq, std::uint8_t hop, std::uint8_t ecn);
   void deliver(FlowId flow, std::int32_t seq, std::uint8_t ecn);
+  bool backpressured(LinkId link) const;
+  LinkId nic_link(std::span<const LinkId> path) const;
   void release_ingress(LinkId ingress, std::int32_t wire);
   void on_pause(LinkId link, bool on);
   void on_cnp(FlowId flow);
@@ -175,6 +191,7 @@ class PacketNetwork {
   std::vector<SimTime> latency_;
   std::vector<LinkUsage> usage_;
   std::vector<Port> ports_;
+  std::vector<char> host_link_;  // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;
   std::vector<std::uint32_t> path_seen_;
@@ -186,6 +203,7 @@ class PacketNetwork {
   std::vector<FlowRecord> completed_;
   SimTime bound_ = 0;  // cached lower bound on the next completion
   bool bound_valid_ = false;
+  std::int64_t skip_bound_ = 0, skip_period_ = 0;  // next_completion: calls left that answer the next event
   PacketCounters counters_;
   SimTime start_, now_;
 };

@@ -1,0 +1,150 @@
+// simulation.network_model: packet end to end: the routed transfers of each collective move as RoCE packets
+// (network/packet/) on the same fabric the flow level uses, the report gains a congestion section, and a run
+// too large for packets is refused before it starts, naming the key.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "scenario/scenario_loader.hpp"
+#include "trainsim/trainsim.hpp"
+
+namespace trainsim {
+namespace {
+
+// A small data-parallel job over two 8-GPU nodes: its gradient all-reduce crosses the fabric.
+const char* kSmallJob = R"(
+model:
+  family: llama
+  num_layers: 2
+  hidden_size: 512
+  num_attention_heads: 8
+  ffn_hidden_size: 2048
+  vocab_size: 4096
+  seq_length: 1024
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+  precision: bf16
+parallelism:
+  tensor: 1
+  pipeline: 1
+cluster:
+  gpu: H100-SXM
+  num_gpus: 16
+  gpus_per_node: 8
+  nics_per_node: 8
+  nic_gbps: 400
+  network:
+    topology: fat-tree
+)";
+
+RunResult run(const std::vector<std::string>& set) {
+  return run_scenario(parse_scenario(kSmallJob, "small.yaml", set)).result;
+}
+
+TEST(PacketLevel, ASmallJobRunsWithPacketsAndReportsCongestion) {
+  const RunResult flow = run({"simulation.network_model=flow"});
+  const RunResult packet = run({"simulation.network_model=packet"});
+  EXPECT_EQ(packet.simulation.network_model, "packet");
+  EXPECT_FALSE(flow.congestion.has_value());
+  ASSERT_TRUE(packet.congestion.has_value());
+  EXPECT_GT(packet.congestion->packets, 1000);
+  EXPECT_GT(packet.congestion->transfers, 0);
+  EXPECT_LE(packet.congestion->fct_p50_us, packet.congestion->fct_p99_us);
+  EXPECT_LE(packet.congestion->fct_p99_us, packet.congestion->fct_max_us);
+  // The same transfers on the same links: packets add headers (62 B per 4 KiB) and per-hop store-and-forward.
+  EXPECT_NEAR(packet.iteration_time_s / flow.iteration_time_s, 1.0, 0.05);
+  EXPECT_GE(packet.iteration_time_s, flow.iteration_time_s * 0.999);
+}
+
+// nccl-test at packet level: a 64 MiB all-reduce over two nodes reaches about the flow level's bus bandwidth.
+TEST(PacketLevel, NcclTestRunsOnPackets) {
+  NcclTestOptions o;
+  o.op = CollectiveOp::AllReduce;
+  o.min_bytes = o.max_bytes = 64 << 20;
+  const auto table = [&](const char* model) {
+    return run_nccl_test(parse_scenario(kSmallJob, "small.yaml", {std::string("simulation.network_model=") + model}), o);
+  };
+  const NcclTestTable flow = table("flow"), packet = table("packet");
+  EXPECT_EQ(packet.network_model, "packet");
+  ASSERT_EQ(packet.rows.size(), 1u);
+  EXPECT_NEAR(packet.rows[0].busbw_GBps / flow.rows[0].busbw_GBps, 1.0, 0.08);
+  EXPECT_LE(packet.rows[0].busbw_GBps, flow.rows[0].busbw_GBps * 1.001);
+}
+
+// The gradient all-reduce of a 4:1 tapered fabric congests its uplinks: lossless RoCE pauses and drops nothing,
+// lossy RoCE drops and retransmits, and both finish.
+TEST(PacketLevel, LosslessPausesWhereLossyDrops) {
+  const std::vector<std::string> tapered = {"simulation.network_model=packet", "cluster.network.switch_radix=16",
+                                            "cluster.network.oversubscription=4"};
+  std::vector<std::string> lossy = tapered;
+  lossy.push_back("cluster.network.roce.lossless=false");
+  const RunResult a = run(tapered), b = run(lossy);
+  ASSERT_TRUE(a.congestion && b.congestion);
+  EXPECT_GT(a.congestion->pause_events, 0);
+  EXPECT_EQ(a.congestion->drops, 0);
+  EXPECT_GT(b.congestion->drops, 0);
+  EXPECT_GT(b.congestion->retransmitted_packets, 0);
+  EXPECT_EQ(b.congestion->pause_events, 0);
+}
+
+// A 64 MiB all-gather over a 4:1 tapered fabric: with PFC alone the packets move at the flow level's rate (the
+// uplinks are the bottleneck either way); DCQCN's rate cuts cost throughput, and its paper's absolute increase
+// steps (40 / 400 Mb/s, made for 40 Gb/s ports) more than the NIC-scaled default.
+TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
+  NcclTestOptions o;
+  o.op = CollectiveOp::AllGather;
+  o.min_bytes = o.max_bytes = 64 << 20;
+  const auto busbw = [&](std::vector<std::string> set) {
+    set.push_back("cluster.network.switch_radix=16");
+    set.push_back("cluster.network.oversubscription=4");
+    return run_nccl_test(parse_scenario(kSmallJob, "small.yaml", set), o).rows.at(0).busbw_GBps;
+  };
+  const double flow = busbw({"simulation.network_model=flow"});
+  const double pfc_only = busbw({"simulation.network_model=packet", "cluster.network.roce.congestion_control=none"});
+  const double dcqcn = busbw({"simulation.network_model=packet"});
+  const double paper_steps = busbw({"simulation.network_model=packet", "cluster.network.roce.dcqcn_ai_mbps=40",
+                                    "cluster.network.roce.dcqcn_hai_mbps=400"});
+  EXPECT_NEAR(pfc_only / flow, 1.0, 0.05);
+  EXPECT_LT(dcqcn, 0.9 * pfc_only);
+  EXPECT_LT(paper_steps, dcqcn);
+}
+
+TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {
+  const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/examples/gpt3-175b-1024-h100.yaml",
+                                   {"simulation.network_model=packet"});
+  try {
+    run_scenario(s);
+    FAIL() << "a GPT-3 175B iteration on 1,024 GPUs ran at packet level";
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("simulation.network_model"), std::string::npos) << what;
+    EXPECT_NE(what.find("max_packets"), std::string::npos) << what;
+  }
+}
+
+TEST(PacketLevel, RoceKeysAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"cluster.network.roce.mtu_bytes=3000", "cluster.network.roce.mtu_bytes"},
+      {"cluster.network.roce.pfc_xon_kb=300", "cluster.network.roce.pfc_xon_kb"},
+      {"cluster.network.roce.ecn_kmax_kb=50", "cluster.network.roce.ecn_kmax_kb"},
+      {"cluster.network.roce.ecn_pmax=2", "cluster.network.roce.ecn_pmax"},
+      {"cluster.network.roce.congestion_control=hpcc", "cluster.network.roce.congestion_control"},
+      {"cluster.network.roce.buffer=1", "cluster.network.roce.buffer"},
+      {"cluster.network.roce.dcqcn_ai_mbps=-5", "cluster.network.roce.dcqcn_ai_mbps"},
+      {"cluster.network.roce.dcqcn_hai_mbps=fast", "cluster.network.roce.dcqcn_hai_mbps"},
+  };
+  for (const auto& [set, key] : bad) {
+    try {
+      parse_scenario(kSmallJob, "small.yaml", {set});
+      ADD_FAILURE() << "accepted " << set;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << set << ": " << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
