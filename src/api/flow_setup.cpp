@@ -37,7 +37,7 @@ PacketConfig packet_config(const NetworkSpec::Roce& r, double nic_gbps, std::uin
 }
 
 FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
-                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults) {
+                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults, std::vector<char> packet_groups) {
   FlowSetup out;
   try {
     out.graph = std::make_unique<NetworkGraph>(build_network(cluster));
@@ -63,7 +63,11 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
   FlowBackendOptions options;
   options.adaptive_routing = cluster.network.routing == NetworkSpec::Routing::Adaptive;
   options.seed = s.simulation.seed;
-  if (s.simulation.network_model == NetworkModel::Packet) options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
+  if (s.simulation.network_model == NetworkModel::Packet) {
+    options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
+    options.packet_groups = std::move(packet_groups);
+    options.packet_min_bytes = s.simulation.packet_scope_min_bytes;
+  }
   out.backend = std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
   return out;
 }
@@ -75,7 +79,14 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
   replicas.reserve(wl.groups.size());
   for (const CommGroup& g : wl.groups)
     replicas.push_back(per_rank ? std::vector<std::vector<int>>{g.ranks} : group_replicas(g.kind, g.ranks, plan));
-  return make_flow_setup(s, s.cluster, collectives, std::move(replicas), with_faults);
+  // simulation.packet_scope.groups: which communicators' calls move as packets (empty: all of them).
+  std::vector<char> packet_groups;
+  if (!s.simulation.packet_scope_groups.empty()) {
+    const auto& scope = s.simulation.packet_scope_groups;
+    for (const CommGroup& g : wl.groups)
+      packet_groups.push_back(std::find(scope.begin(), scope.end(), to_string(g.kind)) != scope.end() ? 1 : 0);
+  }
+  return make_flow_setup(s, s.cluster, collectives, std::move(replicas), with_faults, std::move(packet_groups));
 }
 
 }  // namespace trainsim

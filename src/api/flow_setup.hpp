@@ -26,8 +26,10 @@ FlowSetup make_flow_setup(const Scenario& s, const Workload& wl, const Collectiv
 
 // The same for given communicators on `cluster` (the scenario's, or one resized for a collective test):
 // `replicas[g]` lists the copies of communicator g that run its calls together, each its global ranks sorted.
+// `packet_groups[g]`: whether communicator g's calls are in the packet scope (empty: all are).
 FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
-                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults);
+                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults,
+                          std::vector<char> packet_groups = {});
 
 // cluster.network.roce as the packet network's parameters (simulation.network_model: packet).
 PacketConfig packet_config(const NetworkSpec::Roce& roce, double nic_gbps, std::uint64_t seed);

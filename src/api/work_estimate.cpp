@@ -174,11 +174,15 @@ void check_work_limit(const Scenario& s, const WorkEstimate& e) {
                   gbs, amount(e.micro_batches), s.training.micro_batch_size, p.data, e.layers, size, tokens, raise));
 }
 
-double planned_flows(const Workload& wl, FlowBackend& backend) {
-  // Every member of a call issues it; the first simulated rank with an op on the group counts it.
+namespace {
+
+// The sum over the iteration's calls of `per_call` (evaluated once per distinct call): every member of a call
+// issues it, and the first simulated rank with an op on the group counts it.
+template <class PerCall>
+double sum_over_calls(const Workload& wl, PerCall per_call) {
   std::vector<std::size_t> counter_rank(wl.groups.size(), wl.ranks.size());
   std::vector<double> per_desc(wl.collectives.size(), -1.0);
-  double flows = 0;
+  double sum = 0;
   for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
     for (const Op& op : wl.ranks[r].ops) {
       if (op.type != Op::Type::Collective) continue;
@@ -186,31 +190,22 @@ double planned_flows(const Workload& wl, FlowBackend& backend) {
       std::size_t& owner = counter_rank[cd.group];
       if (owner == wl.ranks.size()) owner = r;
       if (owner != r) continue;
-      double& f = per_desc[op.desc];
-      if (f < 0) f = static_cast<double>(backend.planned_transfers(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender}));
-      flows += f;
+      double& v = per_desc[op.desc];
+      if (v < 0) v = per_call(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
+      sum += v;
     }
   }
-  return flows;
+  return sum;
+}
+
+}  // namespace
+
+double planned_flows(const Workload& wl, FlowBackend& backend) {
+  return sum_over_calls(wl, [&](const CollectiveCall& c) { return static_cast<double>(backend.planned_transfers(c)); });
 }
 
 double planned_packets(const Workload& wl, FlowBackend& backend, int mtu_bytes) {
-  std::vector<std::size_t> counter_rank(wl.groups.size(), wl.ranks.size());
-  std::vector<double> per_desc(wl.collectives.size(), -1.0);
-  double bytes = 0;
-  for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-    for (const Op& op : wl.ranks[r].ops) {
-      if (op.type != Op::Type::Collective) continue;
-      const CollectiveDesc& cd = wl.collectives[op.desc];
-      std::size_t& owner = counter_rank[cd.group];
-      if (owner == wl.ranks.size()) owner = r;
-      if (owner != r) continue;
-      double& b = per_desc[op.desc];
-      if (b < 0) b = backend.planned_fabric_bytes(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
-      bytes += b;
-    }
-  }
-  return bytes / mtu_bytes;
+  return sum_over_calls(wl, [&](const CollectiveCall& c) { return backend.planned_fabric_bytes(c); }) / mtu_bytes;
 }
 
 double estimated_seconds(double ops, double flows) {

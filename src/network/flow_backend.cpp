@@ -34,8 +34,8 @@ std::vector<SimTime> latencies(const NetworkGraph& g) {
   return v;
 }
 
-std::unique_ptr<TransferNetwork> make_network(const NetworkGraph& g, const FlowBackendOptions& options) {
-  if (options.packet) {
+std::unique_ptr<PacketNetwork> make_packet_network(const NetworkGraph& g, const FlowBackendOptions& options) {
+  {
     auto net = std::make_unique<PacketNetwork>(capacities(g), latencies(g), 0, *options.packet);
     // NVLink and PCIe are credit-based: RoCE's PFC, ECN and drops belong to the Ethernet links only.
     for (LinkId l = 0; l < g.link_count(); ++l)
@@ -45,7 +45,12 @@ std::unique_ptr<TransferNetwork> make_network(const NetworkGraph& g, const FlowB
         net->set_nic_port(l);
     return net;
   }
-  return std::make_unique<FlowNetwork>(capacities(g), latencies(g));
+}
+
+// Whether every call goes to packets: the scope names no communicator and no size.
+bool all_packets(const FlowBackendOptions& options) {
+  if (!options.packet || options.packet_min_bytes > 0) return false;
+  return std::all_of(options.packet_groups.begin(), options.packet_groups.end(), [](char c) { return c != 0; });
 }
 
 }  // namespace
@@ -61,10 +66,15 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
-      network_(make_network(graph, options)),
+
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
-  if (options.packet) packet_ = static_cast<const PacketNetwork*>(network_.get());
+  if (!all_packets(options)) networks_[kFlows] = std::make_unique<FlowNetwork>(capacities(graph), latencies(graph));
+  if (options.packet) {
+    auto packets = make_packet_network(graph, options);
+    packet_ = packets.get();
+    networks_[kPackets] = std::move(packets);
+  }
   for (std::size_t i = 0; i < link_changes_.size(); ++i) {
     const ScheduledLinkState& c = link_changes_[i];
     // The scenario layer resolved the link's name and bounded the factor (faults:).
@@ -138,7 +148,7 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
       t.bytes = std::max(t.bytes, f.bytes);
       path_scratch_.clear();
       paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
-      t.latency = std::max(t.latency, network_->delay_before_start(path_scratch_));
+      t.latency = std::max(t.latency, network_of(ci).delay_before_start(path_scratch_));
       for (LinkId l : path_scratch_) {
         auto& stamp = link_stamp_[static_cast<std::size_t>(l)];
         if (stamp == stamp_epoch_) continue;
@@ -182,7 +192,7 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     call.paths.insert(call.paths.end(), path_scratch_.begin(), path_scratch_.end());
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
-    t.latency = network_->delay_before_start(path_scratch_);
+    t.latency = network_of(ci).delay_before_start(path_scratch_);
     t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
     call.transfers.push_back(t);
   }
@@ -203,7 +213,7 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, call.paths);
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
-    t.latency = network_->delay_before_start(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
+    t.latency = network_of(ci).delay_before_start(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.pending = f.dep_end - f.dep_begin;
     call.transfers.push_back(t);
   }
@@ -264,6 +274,7 @@ std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
 
 double FlowBackend::planned_fabric_bytes(const CollectiveCall& call) {
   TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
+  if (network_for(call) != kPackets) return 0;
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
   double bytes = 0;
@@ -288,6 +299,7 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.paths.clear();
   c.dependents.clear();
   c.tail_latency = 0;
+  c.network = static_cast<std::uint8_t>(network_for(call));
   const bool local = std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); });
   if (local || call.bytes <= 0 || copies.front().size() <= 1) {
     // Inside one scale-up domain (or nothing to move): the collective model's time.
@@ -322,9 +334,11 @@ void FlowBackend::transfer_ready(SimTime now, std::uint32_t ci, std::uint32_t x)
     transfer_done(now, ci, x);
     return;
   }
-  const FlowId f = network_->start(now, path, t.bytes);
-  if (static_cast<std::size_t>(f) >= flow_owner_.size()) flow_owner_.resize(static_cast<std::size_t>(f) + 1);
-  flow_owner_[static_cast<std::size_t>(f)] = {ci, x};
+  const int n = c.network;
+  const FlowId f = networks_[n]->start(now, path, t.bytes);
+  auto& owner = flow_owner_[n];
+  if (static_cast<std::size_t>(f) >= owner.size()) owner.resize(static_cast<std::size_t>(f) + 1);
+  owner[static_cast<std::size_t>(f)] = {ci, x};
   for (LinkId l : path) link_load_[static_cast<std::size_t>(l)] += 1.0;
 }
 
@@ -340,23 +354,60 @@ void FlowBackend::transfer_done(SimTime now, std::uint32_t ci, std::uint32_t x) 
   if (--c.remaining == 0) push_timer(now + c.tail_latency, TimerKind::CallDone, ci, 0);
 }
 
+int FlowBackend::network_for(const CollectiveCall& call) const {
+  if (!networks_[kPackets]) return kFlows;
+  if (!networks_[kFlows]) return kPackets;
+  const bool group = options_.packet_groups.empty() ||
+                     (call.group < options_.packet_groups.size() && options_.packet_groups[call.group] != 0);
+  return group && call.bytes >= options_.packet_min_bytes ? kPackets : kFlows;
+}
+
+std::vector<LinkStats> FlowBackend::link_statistics() const {
+  std::vector<LinkStats> out;
+  for (const auto& net : networks_) {
+    if (!net) continue;
+    std::vector<LinkStats> s = net->link_statistics();
+    if (out.empty()) {
+      out = std::move(s);
+      continue;
+    }
+    for (std::size_t l = 0; l < out.size(); ++l) {
+      out[l].bytes_carried += s[l].bytes_carried;
+      out[l].busy_time = std::max(out[l].busy_time, s[l].busy_time);
+      out[l].peak_flows += s[l].peak_flows;
+      out[l].utilisation += s[l].utilisation;
+    }
+  }
+  return out;
+}
+
 SimTime FlowBackend::next_event() {
-  const SimTime tn = network_->next_completion();
-  const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
-  return std::min(tn, tt);
+  SimTime t = timers_.empty() ? kNever : timers_.front().at;
+  for (const auto& net : networks_)
+    if (net) t = std::min(t, net->next_completion());
+  return t;
 }
 
 void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
   completed.clear();
   while (true) {
-    const SimTime tn = network_->next_completion();
+    SimTime tn = kNever;
+    int which = kFlows;
+    for (int n = 0; n < 2; ++n) {
+      if (!networks_[n]) continue;
+      const SimTime tc = networks_[n]->next_completion();
+      if (tc < tn) {
+        tn = tc;
+        which = n;
+      }
+    }
     const SimTime tt = timers_.empty() ? kNever : timers_.front().at;
     const SimTime te = std::min(tn, tt);
     if (te == kNever || te > t) break;
     if (tn <= tt) {  // transfers finishing at an instant go before what starts then
-      network_->advance(tn, finished_);
+      networks_[which]->advance(tn, finished_);
       for (FlowId f : finished_) {
-        const auto [ci, x] = flow_owner_[static_cast<std::size_t>(f)];
+        const auto [ci, x] = flow_owner_[which][static_cast<std::size_t>(f)];
         transfer_done(tn, ci, x);
       }
       continue;
@@ -369,7 +420,9 @@ void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
       case TimerKind::LinkState: {
         const ScheduledLinkState& c = link_changes_[e.a];
         graph_.set_link_state(c.link, c.up, c.factor);
-        if (c.up) network_->set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
+        if (c.up)
+          for (const auto& net : networks_)
+            if (net) net->set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
         break;
       }
       case TimerKind::CallDone: {

@@ -29,8 +29,12 @@ struct FlowBackendOptions {
   bool adaptive_routing = false;  // least-loaded equal-cost path instead of the ECMP hash
   std::uint64_t seed = 0;         // simulation.seed: the ECMP hash
   // Set: the routed transfers move as RoCE packets (network/packet/, simulation.network_model: packet)
-  // instead of max-min fair flows.
+  // instead of max-min fair flows...
   std::optional<PacketConfig> packet;
+  // ...those of the calls in the packet scope (simulation.packet_scope), the rest as flows: by communicator index,
+  // whether its calls may go to packets (empty = every communicator's), and the smallest call that does.
+  std::vector<char> packet_groups;
+  std::int64_t packet_min_bytes = 0;
 };
 
 // A link changes state at a time (a fault that starts mid-run). Down: routes chosen from then on
@@ -67,10 +71,12 @@ class FlowBackend final : public NetworkBackend {
   // The transfers `call` would put on the fabric (what stats().flows adds when it starts), without
   // starting it: for the run's work estimate. Builds and caches its flow DAGs as start() would.
   std::int64_t planned_transfers(const CollectiveCall& call);
-  // The bytes `call` would put on the fabric, summed over its copies' flows (a packet run's size).
+  // The bytes `call` would put on the fabric as packets, summed over its copies' flows (0 outside the packet
+  // scope): a packet run's size.
   double planned_fabric_bytes(const CollectiveCall& call);
   // Per link (by LinkId of the graph), up to the last event processed.
-  std::vector<LinkStats> link_statistics() const { return network_->link_statistics(); }
+  // Both networks' traffic when a run is hybrid (bytes and flows added, busy time the longer).
+  std::vector<LinkStats> link_statistics() const;
   const NetworkGraph& graph() const { return graph_; }
   // The packet network's queues, pauses, marks and drops; null at flow level.
   const PacketNetwork* packet_network() const { return packet_; }
@@ -91,6 +97,7 @@ class FlowBackend final : public NetworkBackend {
     std::vector<Transfer> transfers;
     std::vector<LinkId> paths;
     std::vector<std::uint32_t> dependents;
+    std::uint8_t network = 0;  // kFlows or kPackets: what moves its transfers
   };
   enum class TimerKind : std::uint8_t { CallDone, TransferReady, LinkState };
   struct Timer {
@@ -120,15 +127,20 @@ class FlowBackend final : public NetworkBackend {
   std::vector<ScheduledLinkState> link_changes_;
   Router router_;
   FlowPaths paths_;
-  std::unique_ptr<TransferNetwork> network_;  // moves the routed transfers' bytes (flow/: max-min fair)
-  const PacketNetwork* packet_ = nullptr;      // network_, when it moves packets
+  // What moves the routed transfers' bytes: [kFlows] max-min fair flows (flow/), [kPackets] RoCE packets
+  // (packet/); a run has one or both (hybrid: the packet scope's calls as packets).
+  static constexpr int kFlows = 0, kPackets = 1;
+  std::unique_ptr<TransferNetwork> networks_[2];
+  const PacketNetwork* packet_ = nullptr;  // networks_[kPackets]
+  TransferNetwork& network_of(std::uint32_t call) { return *networks_[calls_[call].network]; }
+  int network_for(const CollectiveCall& call) const;
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)
 
   std::vector<Call> calls_;
   std::vector<std::uint32_t> free_calls_;
   std::vector<Timer> timers_;  // min-heap
   std::uint64_t timer_seq_ = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> flow_owner_;  // by FlowId: (call, transfer)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> flow_owner_[2];  // per network, by FlowId: (call, transfer)
   std::vector<FlowId> finished_;
   std::uint64_t calls_started_ = 0;
   FlowBackendStats stats_;

@@ -117,6 +117,11 @@ struct SimulationSpec {
   // Packet level: a run whose fabric traffic comes to more packets than this is refused before it starts
   // (about two million packets a second on one core). 0 = no limit.
   std::int64_t max_packets = 200'000'000;
+  // simulation.packet_scope (packet level): the calls that move as packets, the rest as flows. Communicator kinds
+  // by their report names (tp, cp, dp, pp, ep, edp, ...; empty = all) and the smallest call (bytes, NCCL's count).
+  std::vector<std::string> packet_scope_groups;
+  std::int64_t packet_scope_min_bytes = 0;
+  bool packet_scope_given = false;
 };
 
 enum class FaultKind { LinkDown, LinkDegraded, NicDown, GpuSlow, NodeDown };

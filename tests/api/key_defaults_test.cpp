@@ -41,6 +41,7 @@ TEST(KeyTable, WritingALiteralDefaultChangesNothing) {
       edit(edit(kValidScenario, "model.moe", "{num_experts: 4, expert_ffn_hidden_size: 1024}"), "parallelism.expert", "2");
   const std::string deepspeed = edit(kValidScenario, "parallelism.framework", "deepspeed");
   const std::string fat_tree = edit(kValidScenario, "cluster.network.topology", "fat-tree");
+  const std::string packet = edit(kValidScenario, "simulation.network_model", "packet");
   int checked = 0;
   for (const ScenarioKey& k : scenario_keys()) {
     const std::string_view d = k.default_value;
@@ -50,10 +51,12 @@ TEST(KeyTable, WritingALiteralDefaultChangesNothing) {
     if (path.starts_with("reference.") || path.starts_with("collective.") || path.starts_with("cluster.gpu_spec.") ||
         path.starts_with("faults[") || path == "model.family")
       continue;
-    // The key's own context: MoE keys on an MoE model, DeepSpeed's on DeepSpeed, dual-ToR on a fat-tree.
+    // The key's own context: MoE keys on an MoE model, DeepSpeed's on DeepSpeed, dual-ToR on a fat-tree, the packet
+    // scope at packet level.
     const std::string& base = path.starts_with("model.moe.")               ? moe
                               : path.starts_with("parallelism.deepspeed.") ? deepspeed
                               : path == "cluster.network.dual_tor"         ? fat_tree
+                              : path.starts_with("simulation.packet_scope.") ? packet
                                                                            : dense;
     if (written(base, path)) continue;  // the base sets it: its default is not what the base runs
     try {

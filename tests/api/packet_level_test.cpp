@@ -112,6 +112,28 @@ TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
   EXPECT_LT(paper_steps, dcqcn);
 }
 
+// simulation.packet_scope: the data-parallel and world calls (every call of this job that leaves a node: the
+// gradient reduction and parameter gather, the optimizer's scalars) as packets give the same run as a full
+// packet run, the data-parallel calls alone all but the scalars' packets; a scope that takes none of them (tensor-parallel calls only, or calls
+// larger than any) leaves the run at flow level with no packet moved.
+TEST(PacketLevel, APacketScopeChoosesWhichCallsMoveAsPackets) {
+  const RunResult all = run({"simulation.network_model=packet"});
+  const RunResult dp_world = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp, world]}"});
+  const RunResult dp = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp]}"});
+  const RunResult tp = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [tp]}"});
+  const RunResult huge = run({"simulation.network_model=packet", "simulation.packet_scope={min_bytes: 1000000000000}"});
+  const RunResult flow = run({"simulation.network_model=flow"});
+  ASSERT_TRUE(all.congestion && dp_world.congestion && dp.congestion && tp.congestion && huge.congestion);
+  EXPECT_EQ(dp_world.congestion->packets, all.congestion->packets);
+  EXPECT_DOUBLE_EQ(dp_world.iteration_time_s, all.iteration_time_s);
+  EXPECT_LT(dp.congestion->packets, all.congestion->packets);
+  EXPECT_GT(dp.congestion->packets, 0.99 * static_cast<double>(all.congestion->packets));
+  EXPECT_EQ(tp.congestion->packets, 0);
+  EXPECT_EQ(huge.congestion->packets, 0);
+  EXPECT_DOUBLE_EQ(tp.iteration_time_s, flow.iteration_time_s);
+  EXPECT_DOUBLE_EQ(huge.iteration_time_s, flow.iteration_time_s);
+}
+
 TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {
   const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/examples/gpt3-175b-1024-h100.yaml",
                                    {"simulation.network_model=packet"});
@@ -125,6 +147,23 @@ TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {
   }
 }
 
+TEST(PacketLevel, PacketScopeKeysAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"simulation.packet_scope={groups: [dpp]}", "simulation.packet_scope.groups[0]"},
+      {"simulation.packet_scope={groups: []}", "simulation.packet_scope.groups"},
+      {"simulation.packet_scope={min_bytes: -1}", "simulation.packet_scope.min_bytes"},
+      {"simulation.packet_scope={size: 1}", "simulation.packet_scope.size"},
+  };
+  for (const auto& [set, key] : bad) {
+    try {
+      parse_scenario(kSmallJob, "small.yaml", {"simulation.network_model=packet", set});
+      ADD_FAILURE() << "accepted " << set;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << set << ": " << e.what();
+    }
+  }
+}
+
 TEST(PacketLevel, RoceKeysAreChecked) {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"cluster.network.roce.mtu_bytes=3000", "cluster.network.roce.mtu_bytes"},
@@ -134,6 +173,7 @@ TEST(PacketLevel, RoceKeysAreChecked) {
       {"cluster.network.roce.congestion_control=hpcc", "cluster.network.roce.congestion_control"},
       {"cluster.network.roce.buffer=1", "cluster.network.roce.buffer"},
       {"cluster.network.roce.dcqcn_ai_mbps=-5", "cluster.network.roce.dcqcn_ai_mbps"},
+      {"simulation.packet_scope={groups: [dp]}", "simulation.packet_scope"},  // without network_model: packet
       {"cluster.network.roce.dcqcn_hai_mbps=fast", "cluster.network.roce.dcqcn_hai_mbps"},
   };
   for (const auto& [set, key] : bad) {

@@ -31,6 +31,8 @@ std::vector<std::string> every_block() {
               "factor: 0.5, at_s: 0}, {kind: link_down, link: 'nic0.0->leaf0', always: true}, "
               "{kind: nic_down, node: 0, nic: 1, always: true}, {kind: node_down, node: 1, always: true}]");
   out.push_back(full);
+  out.push_back(edit(edit(kValidScenario, "simulation.network_model", "packet"), "simulation.packet_scope",
+                     "{groups: [dp], min_bytes: 0}"));
   out.push_back(edit(edit(kValidScenario, "parallelism.framework", "deepspeed"), "parallelism.deepspeed",
                      "{reduce_bucket_size: 1e8}"));
   std::string spec = edit(kValidScenario, "cluster.gpu", nullptr);
