@@ -115,7 +115,7 @@ struct SimulationSpec {
   // workload is built (api/work_estimate.hpp): a mistyped key must not fill memory. 0 = no limit.
   std::int64_t max_ops = 50'000'000;
   // Packet level: a run whose fabric traffic comes to more packets than this is refused before it starts
-  // (about two million packets a second on one core). 0 = no limit.
+  // (about a million packets a second: 3 minutes). 0 = no limit.
   std::int64_t max_packets = 200'000'000;
   // simulation.packet_scope (packet level): the calls that move as packets, the rest as flows. Communicator kinds
   // by their report names (tp, cp, dp, pp, ep, edp, ...; empty = all) and the smallest call (bytes, NCCL's count).
