@@ -105,6 +105,8 @@ struct Simulated {
 // links are priced apart from the fabric's, so they are not among them).
 void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
   const auto stats = flow.backend->link_statistics();
+  const PacketNetwork* packets = flow.backend->packet_network();
+  const std::vector<PacketLinkStats> packet_stats = packets ? packets->packet_link_statistics() : std::vector<PacketLinkStats>{};
   const NetworkGraph& g = *flow.graph;
   const double t = to_seconds(makespan);
   std::vector<std::size_t> fabric;
@@ -119,6 +121,15 @@ void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
     row.busy_s = to_seconds(stats[l].busy_time);
     row.peak_flows = stats[l].peak_flows;
     row.utilisation = t > 0 && link.nominal_capacity_Bps > 0 ? row.bytes / (link.nominal_capacity_Bps * t) : 0;
+    if (!packet_stats.empty()) {
+      const PacketLinkStats& p = packet_stats[l];
+      row.packet = true;
+      row.max_queue_kb = static_cast<double>(p.max_queue_bytes) / 1e3;
+      row.pause_events = p.pause_events;
+      row.paused_s = to_seconds(p.paused_time);
+      row.ecn_marks = p.ecn_marks;
+      row.drops = p.drops;
+    }
     if (link.kind != LinkKind::ScaleUp && link.kind != LinkKind::Pcie && row.bytes > 0) fabric.push_back(l);
     out.links.push_back(std::move(row));
   }

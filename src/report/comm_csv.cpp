@@ -1,5 +1,6 @@
 // The per-collective table as CSV, for spreadsheets and plotting scripts. Columns carry the same
 // names as the JSON "comm" objects; doubles are written with fmt's shortest round-trip form.
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -23,11 +24,19 @@ void write_comm_csv(std::ostream& out, const RunResult& r) {
 
 void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) {
   using report_format::csv_field;
+  // A packet-level run adds what congestion did at each link.
+  const bool packet = std::any_of(links.begin(), links.end(), [](const LinkUsageRow& l) { return l.packet; });
   fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf), "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation\n");
-  for (const LinkUsageRow& l : links)
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{}\n", csv_field(l.name), csv_field(l.kind), l.capacity_GBps,
+  fmt::format_to(std::back_inserter(buf), "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation{}\n",
+                 packet ? ",max_queue_kb,pause_events,paused_s,ecn_marks,drops" : "");
+  for (const LinkUsageRow& l : links) {
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{}", csv_field(l.name), csv_field(l.kind), l.capacity_GBps,
                    l.bytes, l.busy_s, l.peak_flows, l.utilisation);
+    if (packet)
+      fmt::format_to(std::back_inserter(buf), ",{},{},{},{},{}", l.max_queue_kb, l.pause_events, l.paused_s, l.ecn_marks,
+                     l.drops);
+    buf.push_back('\n');
+  }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 

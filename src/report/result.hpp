@@ -62,7 +62,7 @@ struct FaultImpact {
   double slowdown = 1;  // iteration_time_s / fault_free_iteration_time_s
 };
 
-// One directed link of the network graph after a flow-level run (`--links-csv`).
+// One directed link of the network graph after a flow- or packet-level run (`--links-csv`).
 struct LinkUsageRow {
   std::string name;   // "node3.nic2>leaf5"
   std::string kind;   // "nic-leaf", "leaf-spine", ...
@@ -71,6 +71,13 @@ struct LinkUsageRow {
   double busy_s = 0;
   int peak_flows = 0;
   double utilisation = 0;  // bytes / (capacity × iteration time)
+  // Packet-level runs (`packet` true): the link's peak egress queue, the PFC pauses that held its transmitter and
+  // for how long, the ECN marks and drops at its queue.
+  bool packet = false;
+  double max_queue_kb = 0;
+  std::int64_t pause_events = 0;
+  double paused_s = 0;
+  std::int64_t ecn_marks = 0, drops = 0;
 };
 
 // Packet-level runs (simulation.network_model: packet): what congestion did over the iteration.

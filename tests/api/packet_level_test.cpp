@@ -3,6 +3,7 @@
 // too large for packets is refused before it starts, naming the key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,30 @@ TEST(PacketLevel, APacketScopeChoosesWhichCallsMoveAsPackets) {
   EXPECT_EQ(huge.congestion->packets, 0);
   EXPECT_DOUBLE_EQ(tp.iteration_time_s, flow.iteration_time_s);
   EXPECT_DOUBLE_EQ(huge.iteration_time_s, flow.iteration_time_s);
+}
+
+// Every link's row (--links-csv) carries its packet statistics; their pauses add up to the report's (NVLink and
+// PCIe links are never paused) and the worst link's peak queue is the largest of the rows'.
+TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
+  const RunOutput out = run_scenario(parse_scenario(kSmallJob, "small.yaml",
+                                                    {"simulation.network_model=packet", "cluster.network.switch_radix=16",
+                                                     "cluster.network.oversubscription=4"}));
+  ASSERT_TRUE(out.result.congestion.has_value());
+  ASSERT_FALSE(out.links.empty());
+  std::int64_t pauses = 0;
+  double deepest = 0;
+  for (const LinkUsageRow& l : out.links) {
+    EXPECT_TRUE(l.packet) << l.name;
+    pauses += l.pause_events;
+    if (l.kind != "nvlink" && l.kind != "pcie") deepest = std::max(deepest, l.max_queue_kb);
+  }
+  EXPECT_GT(pauses, 0);
+  EXPECT_EQ(pauses, out.result.congestion->pause_events);
+  ASSERT_FALSE(out.result.congestion->worst_links.empty());
+  double worst = 0;
+  for (const CongestionLinkRow& w : out.result.congestion->worst_links) worst = std::max(worst, w.max_queue_kb);
+  EXPECT_LE(worst, deepest);
+  EXPECT_GT(worst, 0);
 }
 
 TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {

@@ -44,3 +44,51 @@ TEST(CommCsv, FieldsWithCommasAndQuotesAreQuoted) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+LinkUsageRow link_row(const char* name, bool packet) {
+  LinkUsageRow l;
+  l.name = name;
+  l.kind = "nic-switch";
+  l.capacity_GBps = 50;
+  l.bytes = 1e6;
+  l.busy_s = 0.5;
+  l.peak_flows = 3;
+  l.utilisation = 0.25;
+  if (packet) {
+    l.packet = true;
+    l.max_queue_kb = 259.5;
+    l.pause_events = 12;
+    l.paused_s = 0.001;
+    l.ecn_marks = 40;
+    l.drops = 0;
+  }
+  return l;
+}
+
+std::vector<std::string> csv_lines(const std::vector<LinkUsageRow>& rows) {
+  std::ostringstream out;
+  write_links_csv(out, rows);
+  std::vector<std::string> lines;
+  std::istringstream in(out.str());
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+// Flow level: the traffic columns; packet level adds the queue, PFC, ECN and drop columns.
+TEST(LinksCsv, PacketRunsAddCongestionColumns) {
+  const auto flow = csv_lines({link_row("node0.nic0>leaf0", false)});
+  ASSERT_EQ(flow.size(), 2u);
+  EXPECT_EQ(flow[0], "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation");
+  EXPECT_EQ(flow[1], "node0.nic0>leaf0,nic-switch,50,1000000,0.5,3,0.25");
+  const auto packet = csv_lines({link_row("node0.nic0>leaf0", true)});
+  ASSERT_EQ(packet.size(), 2u);
+  EXPECT_EQ(packet[0], "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation,max_queue_kb,pause_events,paused_s,"
+                       "ecn_marks,drops");
+  EXPECT_EQ(packet[1], "node0.nic0>leaf0,nic-switch,50,1000000,0.5,3,0.25,259.5,12,0.001,40,0");
+}
+
+}  // namespace
+}  // namespace trainsim
