@@ -42,12 +42,6 @@ TEST(CommCsv, FieldsWithCommasAndQuotesAreQuoted) {
   EXPECT_EQ(lines_of(out.str())[1], "all_reduce,\"tp,dp\",2,1,8,1,0,\"say \"\"hi\"\"\",,0");
 }
 
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
-
 LinkUsageRow link_row(const char* name, bool packet) {
   LinkUsageRow l;
   l.name = name;
@@ -71,10 +65,7 @@ LinkUsageRow link_row(const char* name, bool packet) {
 std::vector<std::string> csv_lines(const std::vector<LinkUsageRow>& rows) {
   std::ostringstream out;
   write_links_csv(out, rows);
-  std::vector<std::string> lines;
-  std::istringstream in(out.str());
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
+  return lines_of(out.str());
 }
 
 // Flow level: the traffic columns; packet level adds the queue, PFC, ECN and drop columns.
