@@ -35,16 +35,14 @@ std::vector<SimTime> latencies(const NetworkGraph& g) {
 }
 
 std::unique_ptr<PacketNetwork> make_packet_network(const NetworkGraph& g, const FlowBackendOptions& options) {
-  {
-    auto net = std::make_unique<PacketNetwork>(capacities(g), latencies(g), 0, *options.packet);
-    // NVLink and PCIe are credit-based: RoCE's PFC, ECN and drops belong to the Ethernet links only.
-    for (LinkId l = 0; l < g.link_count(); ++l)
-      if (g.link(l).kind == LinkKind::ScaleUp || g.link(l).kind == LinkKind::Pcie)
-        net->set_host_link(l);
-      else if (g.node(g.link(l).from).kind == NodeKind::Nic)
-        net->set_nic_port(l);
-    return net;
-  }
+  auto net = std::make_unique<PacketNetwork>(capacities(g), latencies(g), 0, *options.packet);
+  // NVLink and PCIe are credit-based: RoCE's PFC, ECN and drops belong to the Ethernet links only.
+  for (LinkId l = 0; l < g.link_count(); ++l)
+    if (g.link(l).kind == LinkKind::ScaleUp || g.link(l).kind == LinkKind::Pcie)
+      net->set_host_link(l);
+    else if (g.node(g.link(l).from).kind == NodeKind::Nic)
+      net->set_nic_port(l);
+  return net;
 }
 
 // Whether every call goes to packets: the scope names no communicator and no size.
@@ -66,7 +64,6 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
-
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
   if (!all_packets(options)) networks_[kFlows] = std::make_unique<FlowNetwork>(capacities(graph), latencies(graph));

@@ -1,9 +1,10 @@
 #pragma once
-// The flow-level network backend (docs/network-model.md): every collective call that crosses a
-// scale-up domain becomes the collective layer's flow DAG on each copy of its group (the simulated
-// group and the identical groups it stands for, workload/group_replicas.hpp), routed over the
-// cluster's network graph and executed on a FlowNetwork shared by every call in flight, so calls
-// compete for links max-min fairly. A call completes when its last flow has finished, plus the
+// The event-driven network backend (docs/network-model.md, docs/packet-network.md): every collective call that
+// crosses a scale-up domain becomes the collective layer's flow DAG on each copy of its group (the simulated
+// group and the identical groups it stands for, workload/group_replicas.hpp), routed over the cluster's network
+// graph and executed on a TransferNetwork shared by every call in flight — max-min fair flows
+// (flow/flow_network.hpp) or RoCE packets (packet/packet_network.hpp), or both in a hybrid run — so calls
+// compete for links. A call completes when its last flow has finished, plus the
 // NCCL latency term of its algorithm (FlowDag::latency_us). Calls inside one scale-up domain are
 // priced by the collective model, as design.md allows: NVLink traffic rarely decides the answer,
 // and simulating every TP call of a large job flow by flow would cost millions of flows.
