@@ -54,6 +54,7 @@ struct RunOutput {
   RunResult result;
   std::vector<LinkUsageRow> links;     // flow-level runs: every link of the fabric
   std::vector<TraceSpan> trace;        // when RunOptions::want_trace
+  std::vector<TraceCounter> counters;  // with the trace, packet level: the fabric's deepest egress queues over time
   std::vector<std::string> stream_names;
   // With nccl.NCCL_DEBUG=INFO: for each distinct communicator of the job, a line naming it ("# trainsim: ...")
   // and the lines NCCL's rank 0 of it would log (NCCL's formats, message only); the CLI prints them on stderr.

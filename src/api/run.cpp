@@ -97,6 +97,7 @@ struct Simulated {
   SimulationOutput sim;
   std::int64_t flows = 0;
   std::optional<Congestion> congestion;  // packet level, the reported run only
+  std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues over time
   std::vector<LinkUsageRow> links;      // the reported run only
   std::vector<LinkUsageRow> hot_links;  // its busiest fabric links, busiest first
 };
@@ -193,6 +194,28 @@ Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
   return c;
 }
 
+// The trace's counter tracks: the egress queues of the fabric ports that queued deepest (at most 16), in KB.
+std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetwork& net) {
+  const NetworkGraph& g = *flow.graph;
+  std::vector<std::pair<std::int64_t, LinkId>> deepest;
+  for (LinkId l = 0; l < g.link_count(); ++l) {
+    const auto& samples = net.queue_samples(l);
+    std::int64_t peak = 0;
+    for (const QueueSample& q : samples) peak = std::max(peak, q.bytes);
+    if (peak > 0) deepest.emplace_back(-peak, l);
+  }
+  std::sort(deepest.begin(), deepest.end());
+  constexpr std::size_t kTracks = 16;
+  if (deepest.size() > kTracks) deepest.resize(kTracks);
+  std::vector<TraceCounter> out;
+  for (const auto& [neg_peak, l] : deepest) {
+    const std::string name = "queue " + g.link_name(l);
+    for (const QueueSample& q : net.queue_samples(l))
+      out.push_back({name, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3, "KB"});
+  }
+  return out;
+}
+
 // Which of the run's simulations this is, for progress reports.
 struct RunIndex {
   int run = 1, runs = 1;
@@ -256,6 +279,9 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
     eo.network = flow.backend.get();
     if (s.simulation.network_model == NetworkModel::Packet && at.run == 1) check_packet_limit(s, wl, *flow.backend);
+    // The trace's queue tracks: a sample per 4 packets of change, at most one a microsecond per port.
+    if (options.want_trace && with_faults)
+      if (PacketNetwork* packets = flow.backend->packet_network()) packets->record_queues(4 * 4096, from_microseconds(1));
   }
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
@@ -263,7 +289,10 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     out.flows = flow.backend->stats().flows;
     if (with_faults) {  // the fault-free baseline is not reported
       link_usage(flow, out.sim.makespan, out);
-      if (const PacketNetwork* packets = flow.backend->packet_network()) out.congestion = congestion_of(flow, *packets);
+      if (const PacketNetwork* packets = flow.backend->packet_network()) {
+        out.congestion = congestion_of(flow, *packets);
+        if (options.want_trace) out.counters = queue_counters(flow, *packets);
+      }
     }
   }
   return out;
@@ -400,6 +429,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   out.nccl_log = nccl_log_of(s, wl);
   r.hot_links = std::move(run.hot_links);
   r.congestion = std::move(run.congestion);
+  out.counters = std::move(run.counters);
   if (options.progress) {
     RunProgress done;
     done.stage = RunProgress::Stage::Done;

@@ -77,7 +77,7 @@ Command add_run_command(CLI::App& app) {
       std::cerr << (line.starts_with("#") ? line : "trainsim:0:0 [0] " + line) << "\n";
     if (!trace.empty())
       write_output_file(trace_from_file ? "output.trace" : "--trace", trace,
-                        [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names); });
+                        [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names, out.counters); });
     const std::string csv = !args->csv.empty() ? args->csv : s.output.csv.value_or("");
     if (!csv.empty())
       write_output_file(args->csv.empty() ? "output.csv" : "--csv", csv,

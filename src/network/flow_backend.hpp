@@ -81,6 +81,7 @@ class FlowBackend final : public NetworkBackend {
   const NetworkGraph& graph() const { return graph_; }
   // The packet network's queues, pauses, marks and drops; null at flow level.
   const PacketNetwork* packet_network() const { return packet_; }
+  PacketNetwork* packet_network() { return packet_; }
 
  private:
   struct Transfer {  // one flow of one copy of a call
@@ -132,7 +133,7 @@ class FlowBackend final : public NetworkBackend {
   // (packet/); a run has one or both (hybrid: the packet scope's calls as packets).
   static constexpr int kFlows = 0, kPackets = 1;
   std::unique_ptr<TransferNetwork> networks_[2];
-  const PacketNetwork* packet_ = nullptr;  // networks_[kPackets]
+  PacketNetwork* packet_ = nullptr;  // networks_[kPackets]
   TransferNetwork& network_of(std::uint32_t call) { return *networks_[calls_[call].network]; }
   int network_for(const CollectiveCall& call) const;
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)

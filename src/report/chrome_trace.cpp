@@ -1,6 +1,7 @@
 // Chrome trace event format (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
 // {"traceEvents":[...], "displayTimeUnit":"ms"}, times in microseconds. Traces can hold millions of
 // spans, so events are streamed one per line instead of building one JSON document in memory.
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <set>
@@ -40,8 +41,11 @@ std::string thread_name(int tid, const std::vector<std::string>& stream_names) {
 }  // namespace
 
 void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
-                        const std::vector<std::string>& stream_names) {
+                        const std::vector<std::string>& stream_names, const std::vector<TraceCounter>& counters) {
   check_spans(spans);
+  for (const TraceCounter& c : counters)
+    if (!std::isfinite(c.ts_us) || !std::isfinite(c.value))
+      throw Error(fmt::format("trace counter '{}' has an invalid point: {} at {} us", c.name, c.value, c.ts_us));
 
   // Metadata first: one process per rank, one thread per (rank, stream) that appears, in sorted order.
   std::set<std::pair<int, int>> threads;
@@ -94,6 +98,21 @@ void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
     }
     buf.push_back('}');
     if (buf.size() > (1u << 16)) flush();  // bounded memory whatever the number of spans
+  }
+  // Counter tracks ("ph":"C") in a process of their own, after every rank's (pids are ranks, so one past the largest).
+  if (!counters.empty()) {
+    int network_pid = 0;
+    for (const TraceSpan& s : spans) network_pid = std::max(network_pid, s.pid + 1);
+    begin_event();
+    fmt::format_to(std::back_inserter(buf),
+                   "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"network\"}}}}",
+                   network_pid);
+    for (const TraceCounter& c : counters) {
+      begin_event();
+      fmt::format_to(std::back_inserter(buf), "{{\"name\":{},\"ph\":\"C\",\"ts\":{:.3f},\"pid\":{},\"args\":{{{}:{:.3f}}}}}",
+                     json_quote(c.name), c.ts_us, network_pid, json_quote(c.unit), c.value);
+      if (buf.size() > (1u << 16)) flush();
+    }
   }
   fmt::format_to(std::back_inserter(buf), "\n],\"displayTimeUnit\":\"ms\"}}\n");
   flush();

@@ -17,8 +17,9 @@ void write_text_report(std::ostream& out, const RunResult& r);
 nlohmann::ordered_json to_json(const RunResult& r);
 
 // Chrome trace event format (opens in Perfetto / chrome://tracing); `stream_names[tid]` names threads.
+// `counters` become counter tracks ("ph":"C") of one process named "network", after the ranks' spans.
 void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
-                        const std::vector<std::string>& stream_names);
+                        const std::vector<std::string>& stream_names, const std::vector<TraceCounter>& counters = {});
 
 // The per-collective table as CSV: a header row, then one row per CommStat, in the given order.
 void write_comm_csv(std::ostream& out, const RunResult& r);

@@ -181,4 +181,12 @@ struct TraceSpan {
   int layer = -1, micro_batch = -1;
 };
 
+// A value over time in the trace (a Perfetto counter track), e.g. a port's egress queue at packet level.
+struct TraceCounter {
+  std::string name;  // the track: "queue node0.nic3>leaf1"
+  double ts_us = 0;
+  double value = 0;  // in `unit`
+  std::string unit;  // the args key: "KB"
+};
+
 }  // namespace trainsim

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,30 @@ TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
   for (const CongestionLinkRow& w : out.result.congestion->worst_links) worst = std::max(worst, w.max_queue_kb);
   EXPECT_LE(worst, deepest);
   EXPECT_GT(worst, 0);
+}
+
+// With a trace, the deepest fabric queues become counter tracks: at most 16, each in time order, each back to
+// empty at the end of the iteration's traffic.
+TEST(PacketLevel, TheTraceShowsTheDeepestQueuesOverTime) {
+  RunOptions o;
+  o.want_trace = true;
+  const RunOutput out = run_scenario(parse_scenario(kSmallJob, "small.yaml",
+                                                    {"simulation.network_model=packet", "cluster.network.switch_radix=16",
+                                                     "cluster.network.oversubscription=4"}),
+                                     o);
+  ASSERT_FALSE(out.counters.empty());
+  std::map<std::string, std::vector<TraceCounter>> tracks;
+  for (const TraceCounter& c : out.counters) tracks[c.name].push_back(c);
+  EXPECT_LE(tracks.size(), 16u);
+  for (const auto& [name, points] : tracks) {
+    EXPECT_EQ(name.rfind("queue ", 0), 0u) << name;
+    for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].ts_us, points[i].ts_us) << name;
+    EXPECT_DOUBLE_EQ(points.back().value, 0.0) << name;
+    for (const TraceCounter& c : points) EXPECT_GE(c.value, 0.0) << name;
+  }
+  RunOptions no_trace;
+  EXPECT_TRUE(run_scenario(parse_scenario(kSmallJob, "small.yaml", {"simulation.network_model=packet"}), no_trace)
+                  .counters.empty());
 }
 
 TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {

@@ -124,3 +124,41 @@ TEST(ChromeTrace, ManySpansStayValid) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// Counter tracks (packet-level queues) go in one "network" process after the ranks', as "ph":"C" events whose
+// args hold the value under its unit.
+TEST(ChromeTrace, CountersAreTracksOfANetworkProcess) {
+  std::vector<TraceSpan> spans(2);
+  spans[0].pid = 0;
+  spans[1].pid = 7;
+  spans[1].start_us = 5;
+  const std::vector<TraceCounter> counters = {{"queue a>b", 1.5, 16.384, "KB"}, {"queue a>b", 2.25, 0, "KB"}};
+  std::ostringstream out;
+  write_chrome_trace(out, spans, {"compute"}, counters);
+  const auto j = nlohmann::json::parse(out.str());
+  std::vector<nlohmann::json> c;
+  bool named = false;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "C") c.push_back(e);
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "network") {
+      named = true;
+      EXPECT_EQ(e["pid"], 8);
+    }
+  }
+  EXPECT_TRUE(named);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0]["name"], "queue a>b");
+  EXPECT_EQ(c[0]["pid"], 8);
+  EXPECT_DOUBLE_EQ(c[0]["ts"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(c[0]["args"]["KB"].get<double>(), 16.384);
+  EXPECT_DOUBLE_EQ(c[1]["args"]["KB"].get<double>(), 0.0);
+  const std::vector<TraceCounter> bad = {{"queue", std::nan(""), 1, "KB"}};
+  std::ostringstream out2;
+  EXPECT_THROW(write_chrome_trace(out2, spans, {"compute"}, bad), Error);
+}
+
+}  // namespace
+}  // namespace trainsim

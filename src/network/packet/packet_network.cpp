@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -156,6 +157,38 @@ void PacketNetwork::set_host_link(LinkId link) {
   TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < host_link_.size(),
                  fmt::format("packet network: set_host_link on unknown link {}", link));
   host_link_[static_cast<std::size_t>(link)] = 1;
+}
+
+void PacketNetwork::record_queues(std::int64_t min_step_bytes, SimTime min_gap) {
+  TRAINSIM_CHECK(min_step_bytes > 0 && min_gap >= 0, "packet network: record_queues needs a positive step");
+  queue_samples_.assign(capacity_.size(), {});
+  sample_step_ = min_step_bytes;
+  sample_gap_ = min_gap;
+}
+
+const std::vector<QueueSample>& PacketNetwork::queue_samples(LinkId link) const {
+  static const std::vector<QueueSample> none;
+  if (queue_samples_.empty()) return none;
+  check_link(link, "queue_samples");
+  return queue_samples_[static_cast<std::size_t>(link)];
+}
+
+void PacketNetwork::note_queue(LinkId link) {
+  if (queue_samples_.empty() || host_link_[static_cast<std::size_t>(link)] == 1) return;
+  auto& v = queue_samples_[static_cast<std::size_t>(link)];
+  const std::int64_t bytes = ports_[static_cast<std::size_t>(link)].fifo_bytes;
+  if (v.empty()) {
+    if (bytes > 0) v.push_back({now_, bytes});
+    return;
+  }
+  const QueueSample& last = v.back();
+  const bool emptied = bytes == 0 && last.bytes != 0;
+  if (!emptied && (std::abs(bytes - last.bytes) < sample_step_ || now_ - last.at < sample_gap_)) return;
+  if (last.at == now_) {
+    v.back().bytes = bytes;
+  } else if (v.size() < kMaxQueueSamples) {
+    v.push_back({now_, bytes});
+  }
 }
 
 void PacketNetwork::set_nic_port(LinkId link) {
@@ -464,6 +497,7 @@ void PacketNetwork::try_transmit(LinkId link) {
     const Flow& f = flows_[static_cast<std::size_t>(pkt.flow)];
     wire = wire_of(f, pkt.seq);
     p.fifo_bytes -= wire;
+    note_queue(link);
     if (backpressured(f.path[pkt.hop - 1u])) release_ingress(f.path[pkt.hop - 1u], wire);
   }
   p.busy = true;
@@ -544,6 +578,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std
   q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint8_t>(hop + 1), ecn});
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
+  note_queue(out);
   if (backpressured(in)) {
     Port& ingress = ports_[static_cast<std::size_t>(in)];
     ingress.ingress_bytes += wire;

@@ -84,6 +84,14 @@ class PacketNetwork final : public TransferNetwork {
   // rate of the flows that leave through it.
   void set_nic_port(LinkId link);
 
+  // Keep each fabric port's egress queue over time (for the trace's counter tracks): a sample when the queue
+  // has moved by `min_step_bytes` since the last one and `min_gap` has passed, and whenever it empties; at most
+  // kMaxQueueSamples per port. Call before the first start(); off by default.
+  void record_queues(std::int64_t min_step_bytes, SimTime min_gap);
+  static constexpr std::size_t kMaxQueueSamples = 100'000;
+  // The samples of `link`'s port, in time order (empty unless recording, or for host links).
+  const std::vector<QueueSample>& queue_samples(LinkId link) const;
+
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
   double rate(FlowId flow);                   // current sending rate, bytes/s (0 while stalled)
@@ -192,6 +200,10 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<LinkUsage> usage_;
   std::vector<Port> ports_;
   std::vector<char> host_link_;  // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
+  std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
+  std::int64_t sample_step_ = 0;
+  SimTime sample_gap_ = 0;
+  void note_queue(LinkId link);
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;
   std::vector<std::uint32_t> path_seen_;

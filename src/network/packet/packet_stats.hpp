@@ -19,6 +19,12 @@ struct PacketLinkStats {
   std::int64_t drops = 0;            // packets dropped at this link's queue (lossy mode)
 };
 
+// A port's egress queue at a time (PacketNetwork::record_queues).
+struct QueueSample {
+  SimTime at = 0;
+  std::int64_t bytes = 0;
+};
+
 struct PacketCounters {
   std::int64_t events = 0;             // events processed (stale ones included)
   std::int64_t packets_delivered = 0;  // in-order packets accepted by receivers
