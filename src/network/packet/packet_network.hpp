@@ -1,8 +1,8 @@
 #pragma once
 // The packet-level network (docs/packet-network.md): RoCE over the flow network's links, packet by
 // packet. It is a TransferNetwork (network/transfer_network.hpp) with FlowNetwork's API
-// (network/flow/flow_network.hpp), so FlowBackend and the flow-DAG runner can drive either; what differs is
-// how a flow's bytes move:
+// (network/flow/flow_network.hpp), so FlowBackend drives either (the flow-DAG runner of tests and benchmarks is
+// typed on FlowNetwork); what differs is how a flow's bytes move:
 //
 //  - A flow is cut into MTU packets (payload + header bytes on the wire). Its source NIC (the
 //    transmitter of the path's first link) sends them through a per-flow (per-QP) rate limiter,
