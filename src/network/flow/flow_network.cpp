@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "network/link_checks.hpp"
 
 namespace trainsim {
 
@@ -39,23 +40,15 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> 
       path_seen_(capacity_.size(), 0),
       start_(start),
       now_(start) {
-  TRAINSIM_CHECK(latency_.size() == capacity_.size(),
-                 fmt::format("flow network: {} link capacities but {} link latencies; one of each per link",
-                             capacity_.size(), latency_.size()));
-  if (capacity_.size() > static_cast<std::size_t>(INT32_MAX)) throw Error("flow network: more links than LinkId can index");
+  link_checks::check_arrays(capacity_, latency_, "flow network");
   usage_.reserve(capacity_.size());
   for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    TRAINSIM_CHECK(std::isfinite(capacity_[l]) && capacity_[l] >= 0,
-                   fmt::format("flow network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
-    TRAINSIM_CHECK(latency_[l] >= 0, fmt::format("flow network: link {} latency {} ps is negative", l, latency_[l]));
     usage_.emplace_back(capacity_[l], start);
   }
 }
 
 void FlowNetwork::check_link(LinkId link, const char* what) const {
-  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < capacity_.size(),
-                 fmt::format("flow network: {}: unknown link id {} (the network has links 0..{})", what, link,
-                             static_cast<std::int64_t>(capacity_.size()) - 1));
+  link_checks::check_id(link, capacity_.size(), "flow network", what);
 }
 
 const FlowNetwork::FlowState& FlowNetwork::checked_flow(FlowId flow, const char* what) const {
@@ -75,32 +68,12 @@ SimTime FlowNetwork::latency(LinkId link) const {
 }
 
 SimTime FlowNetwork::path_latency(std::span<const LinkId> path) const {
-  SimTime total = 0;
-  for (LinkId link : path) {
-    check_link(link, "path_latency");
-    total += latency_[static_cast<std::size_t>(link)];
-  }
-  return total;
+  return link_checks::path_latency(path, latency_, "flow network");
 }
 
 FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
-  TRAINSIM_CHECK(bytes >= 0, fmt::format("flow network: start: flow bytes {} is negative", bytes));
-  TRAINSIM_CHECK(!path.empty(), "flow network: start: empty path (a flow crosses at least one link)");
-  TRAINSIM_CHECK(rate_cap_Bps > 0,
-                 fmt::format("flow network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
-                             rate_cap_Bps));
-  TRAINSIM_CHECK(now >= now_, fmt::format("flow network: start at {} ps is before the current time {} ps", now, now_));
-  if (++path_epoch_ == 0) {
-    std::fill(path_seen_.begin(), path_seen_.end(), 0);
-    path_epoch_ = 1;
-  }
-  for (LinkId link : path) {
-    check_link(link, "start");
-    std::uint32_t& seen = path_seen_[static_cast<std::size_t>(link)];
-    TRAINSIM_CHECK(seen != path_epoch_, fmt::format("flow network: start: path crosses link {} twice", link));
-    seen = path_epoch_;
-  }
+  link_checks::check_start(path, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "flow network");
   move_to(now, "start");
 
   FlowId flow;

@@ -8,6 +8,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "network/link_checks.hpp"
 #include "network/packet/ecn_marking.hpp"
 
 namespace trainsim {
@@ -45,15 +46,9 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
       start_(start),
       now_(start) {
   config_.validate();
-  TRAINSIM_CHECK(latency_.size() == capacity_.size(),
-                 fmt::format("packet network: {} link capacities but {} link latencies; one of each per link",
-                             capacity_.size(), latency_.size()));
-  if (capacity_.size() > static_cast<std::size_t>(INT32_MAX)) throw Error("packet network: more links than LinkId can index");
+  link_checks::check_arrays(capacity_, latency_, "packet network");
   usage_.reserve(capacity_.size());
   for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    TRAINSIM_CHECK(std::isfinite(capacity_[l]) && capacity_[l] >= 0,
-                   fmt::format("packet network: link {} capacity {} B/s; expected a finite number >= 0", l, capacity_[l]));
-    TRAINSIM_CHECK(latency_[l] >= 0, fmt::format("packet network: link {} latency {} ps is negative", l, latency_[l]));
     usage_.emplace_back(capacity_[l], start);
     refresh_port_timing(static_cast<LinkId>(l));
   }
@@ -62,9 +57,7 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
 // --- Queries -------------------------------------------------------------------------------------
 
 void PacketNetwork::check_link(LinkId link, const char* what) const {
-  TRAINSIM_CHECK(link >= 0 && static_cast<std::size_t>(link) < capacity_.size(),
-                 fmt::format("packet network: {}: unknown link id {} (the network has links 0..{})", what, link,
-                             static_cast<std::int64_t>(capacity_.size()) - 1));
+  link_checks::check_id(link, capacity_.size(), "packet network", what);
 }
 
 const PacketNetwork::Flow& PacketNetwork::checked_flow(FlowId flow, const char* what) const {
@@ -83,12 +76,7 @@ SimTime PacketNetwork::latency(LinkId link) const {
 }
 
 SimTime PacketNetwork::path_latency(std::span<const LinkId> path) const {
-  SimTime total = 0;
-  for (LinkId link : path) {
-    check_link(link, "path_latency");
-    total += latency_[static_cast<std::size_t>(link)];
-  }
-  return total;
+  return link_checks::path_latency(path, latency_, "packet network");
 }
 
 bool PacketNetwork::is_active(FlowId flow) const {
@@ -218,28 +206,13 @@ LinkId PacketNetwork::nic_link(std::span<const LinkId> path) const {
 
 FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
-  TRAINSIM_CHECK(bytes >= 0, fmt::format("packet network: start: flow bytes {} is negative", bytes));
-  TRAINSIM_CHECK(!path.empty(), "packet network: start: empty path (a flow crosses at least one link)");
+  link_checks::check_start(path, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "packet network");
   TRAINSIM_CHECK(path.size() <= 255,
                  fmt::format("packet network: start: path of {} links; at most 255 are supported", path.size()));
-  TRAINSIM_CHECK(rate_cap_Bps > 0,
-                 fmt::format("packet network: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
-                             rate_cap_Bps));
-  TRAINSIM_CHECK(now >= now_, fmt::format("packet network: start at {} ps is before the current time {} ps", now, now_));
   const std::int64_t packets64 =
       std::max<std::int64_t>(1, (bytes + config_.mtu_payload_bytes - 1) / config_.mtu_payload_bytes);
   TRAINSIM_CHECK(packets64 < INT32_MAX,
                  fmt::format("packet network: start: {} bytes is more than {} packets", bytes, INT32_MAX - 1));
-  if (++path_epoch_ == 0) {
-    std::fill(path_seen_.begin(), path_seen_.end(), 0);
-    path_epoch_ = 1;
-  }
-  for (LinkId link : path) {
-    check_link(link, "start");
-    std::uint32_t& seen = path_seen_[static_cast<std::size_t>(link)];
-    TRAINSIM_CHECK(seen != path_epoch_, fmt::format("packet network: start: path crosses link {} twice", link));
-    seen = path_epoch_;
-  }
   run_until(now);
 
   FlowId id;
