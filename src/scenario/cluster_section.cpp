@@ -103,20 +103,25 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   roce.read("ecn_kmin_kb", r.ecn_kmin_kb, Bound::Positive);
   roce.read("ecn_kmax_kb", r.ecn_kmax_kb, Bound::Positive);
   roce.read("ecn_pmax", r.ecn_pmax, Bound::Positive);
-  if (r.ecn_kmax_kb < r.ecn_kmin_kb)
-    roce.fail("ecn_kmax_kb", "ecn_kmax_kb (" + fmt::format("{:g}", r.ecn_kmax_kb) + ") is below ecn_kmin_kb (" +
+  if (r.ecn_kmax_kb <= r.ecn_kmin_kb)
+    roce.fail("ecn_kmax_kb", "ecn_kmax_kb (" + fmt::format("{:g}", r.ecn_kmax_kb) + ") is not above ecn_kmin_kb (" +
                                  fmt::format("{:g}", r.ecn_kmin_kb) + "): marking starts at Kmin and is certain at Kmax");
   if (r.ecn_pmax > 1) roce.fail("ecn_pmax", "a marking probability is at most 1, got " + fmt::format("{:g}", r.ecn_pmax));
   roce.read("pfc_xoff_kb", r.pfc_xoff_kb, Bound::Positive);
   roce.read("pfc_xon_kb", r.pfc_xon_kb, Bound::Positive);
-  if (r.pfc_xon_kb > r.pfc_xoff_kb)
-    roce.fail("pfc_xon_kb", "pfc_xon_kb (" + fmt::format("{:g}", r.pfc_xon_kb) + ") is above pfc_xoff_kb (" +
+  if (r.pfc_xon_kb >= r.pfc_xoff_kb)
+    roce.fail("pfc_xon_kb", "pfc_xon_kb (" + fmt::format("{:g}", r.pfc_xon_kb) + ") is not below pfc_xoff_kb (" +
                                 fmt::format("{:g}", r.pfc_xoff_kb) + "): a paused port resumes below the threshold that paused it");
   roce.read("port_buffer_mb", r.port_buffer_mb, Bound::Positive);
+  // A port holds at least one packet with its headers (62 B: Ethernet, IP, UDP, BTH, ICRC), or nothing moves.
+  if (r.port_buffer_mb * 1e6 < r.mtu_bytes + 62)
+    roce.fail("port_buffer_mb", fmt::format("{:g} MB holds less than one packet of mtu_bytes {} plus 62 header bytes",
+                                            r.port_buffer_mb, r.mtu_bytes));
   for (const char* key : {"dcqcn_ai_mbps", "dcqcn_hai_mbps"}) {
     if (!roce.has(key) || (roce.get(key).IsScalar() && roce.get(key).Scalar() == "auto")) continue;
     double v = 0;
     roce.read(key, v, Bound::Positive);
+    require_at_most(roce, key, v, 1e7, "Mb/s", "a rate step above 10 Tb/s is beyond any NIC's line rate");
     (std::string(key) == "dcqcn_ai_mbps" ? r.dcqcn_ai_mbps : r.dcqcn_hai_mbps) = v;
   }
   return r;

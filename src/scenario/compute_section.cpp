@@ -2,6 +2,7 @@
 // The file itself is read by the compute layer when a run starts; here the keys are checked.
 #include <filesystem>
 
+#include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
 namespace trainsim::scenario_detail {
@@ -10,6 +11,10 @@ ComputeSpec read_compute(const Section& compute) {
   ComputeSpec c;
   compute.read("interference", c.interference);
   compute.read("host_launch_us", c.host_launch_us, Bound::NonNegative);
+  // The engine sums launch costs per rank on its picosecond clock; a millisecond per launch is already far beyond
+  // any host (5-20 us), and keeps the sum of a rank's launches inside it.
+  require_at_most(compute, "host_launch_us", c.host_launch_us, 1000, "us",
+                  "a kernel launch costs the host 5-20 us; a millisecond would be a stalled host, not a launch");
   compute.read("database", c.database);
   if (c.database) {
     if (c.database->empty()) compute.fail("database", "expected the path of an op database CSV, got an empty string");

@@ -225,6 +225,12 @@ TEST(PacketLevel, RoceKeysAreChecked) {
       {"cluster.network.roce.dcqcn_ai_mbps=-5", "cluster.network.roce.dcqcn_ai_mbps"},
       {"simulation.packet_scope={groups: [dp]}", "simulation.packet_scope"},  // without network_model: packet
       {"cluster.network.roce.dcqcn_hai_mbps=fast", "cluster.network.roce.dcqcn_hai_mbps"},
+      {"cluster.network.roce.dcqcn_ai_mbps=1e300", "cluster.network.roce.dcqcn_ai_mbps"},
+      // Values the packet network itself would refuse at run time, without the key: a buffer smaller than one
+      // packet, and thresholds that are equal.
+      {"cluster.network.roce.port_buffer_mb=0.001", "cluster.network.roce.port_buffer_mb"},
+      {"cluster.network.roce.pfc_xon_kb=256", "cluster.network.roce.pfc_xon_kb"},
+      {"cluster.network.roce.ecn_kmax_kb=100", "cluster.network.roce.ecn_kmax_kb"},
   };
   for (const auto& [set, key] : bad) {
     try {

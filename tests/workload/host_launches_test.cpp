@@ -112,6 +112,12 @@ TEST(HostLaunches, CudaGraphsKeyIsABool) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("compute.host_launch_us"), std::string::npos) << e.what();
   }
+  try {
+    scenario("fused", false, {"compute.host_launch_us=1e12"});  // would overflow the engine's clock
+    FAIL() << "accepted host_launch_us: 1e12";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("compute.host_launch_us"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
