@@ -66,7 +66,11 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       paths_(cluster, router_, options.adaptive_routing),
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0) {
-  if (!all_packets(options)) networks_[kFlows] = std::make_unique<FlowNetwork>(capacities(graph), latencies(graph));
+  if (!all_packets(options)) {
+    auto flows = std::make_unique<FlowNetwork>(capacities(graph), latencies(graph));
+    flow_ = flows.get();
+    networks_[kFlows] = std::move(flows);
+  }
   if (options.packet) {
     auto packets = make_packet_network(graph, options);
     packet_ = packets.get();
@@ -160,28 +164,52 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
   }
 }
 
-// Point-to-point DAGs without dependencies (send/recv, all-to-all): the channels NCCL stripes one
-// peer's data over run side by side between the same two GPUs through the same NICs, so they are
-// one transfer carrying their bytes together, routed through the fabric with one ECMP hash (as one
-// connection). Under contention they then weigh as one connection rather than one per channel, and
-// they do not spread over several equal-cost paths; both keep a large job's p2p traffic to one
-// transfer per peer and direction (docs/network-model.md).
+// Point-to-point DAGs without dependencies (send/recv, all-to-all): what goes on the network is one
+// transfer per connection, carrying the bytes of every flow that shares it and routed with one ECMP
+// hash, which keeps a large job's p2p traffic to a few transfers per peer (docs/network-model.md).
+// * A direct send: the channels NCCL stripes one peer's data over run side by side between the same
+//   two GPUs through the same NICs, so they are one transfer. Under contention they weigh as one
+//   connection rather than one per channel and do not spread over several equal-cost paths: the
+//   price of keeping a large job's pipeline sends out of one huge sharing component.
+// * A send relayed by PXN leaves on the relay GPU's NIC over the connection that GPU's proxy holds to
+//   the peer on that channel, shared by every local GPU it relays for (src/transport/net.cc: the
+//   proxy's shared send comm per remote rank and channel, the "message aggregation" PXN was made
+//   for): one transfer per (relay, peer, channel), its path starting at the relay's NIC. The channels
+//   stay apart here: merged, an all-to-all would put each relay's whole traffic to a peer on one
+//   hash, and ECMP collisions would cost a quarter of a full-bisection fat-tree's throughput. The
+//   NVLink legs into the relay are left out (a GPU relays at most its NIC's rate, a small share of
+//   its NVLink bandwidth).
+const std::vector<Flow>& FlowBackend::merged_p2p(const FlowDag& dag) {
+  if (auto it = merged_p2p_.find(&dag); it != merged_p2p_.end()) return it->second;
+  std::vector<Flow> merged;
+  // (sending GPU or PXN relay, dst endpoint, src NIC, dst NIC, channel of a relayed send) -> index into `merged`
+  std::map<std::tuple<int, int, int, int, int>, std::size_t> by_pair;
+  for (Flow f : dag.flows) {
+    int channel = -1;
+    if (f.relay >= 0) {
+      f.src.index = f.relay;
+      f.relay = -1;
+      channel = f.channel;
+    }
+    auto [it, fresh] = by_pair.emplace(std::make_tuple(f.src.index, f.dst.index, f.src_net, f.dst_net, channel), merged.size());
+    if (fresh) {
+      f.channel = channel;  // -1: a direct send's channels together
+      merged.push_back(f);
+    } else {
+      merged[it->second].bytes += f.bytes;
+    }
+  }
+  return merged_p2p_.emplace(&dag, std::move(merged)).first->second;
+}
+
 void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
                                  std::uint64_t key_base) {
-  Call& call = calls_[ci];
-  // (src endpoint, dst endpoint, src NIC, dst NIC, relay) -> index into call.transfers
-  std::map<std::tuple<int, int, int, int, int>, std::size_t> by_pair;
-  for (std::uint32_t i = 0; i < dag.flows.size(); ++i) {
-    const Flow& f = dag.flows[i];
-    const auto key = std::make_tuple(f.src.index, f.dst.index, f.src_net, f.dst_net, f.relay);
-    auto [it, fresh] = by_pair.emplace(key, call.transfers.size());
-    if (!fresh) {
-      call.transfers[it->second].bytes += f.bytes;
-      continue;
-    }
+  for (const Flow& f : merged_p2p(dag)) {
+    Call& call = calls_[ci];
     path_scratch_.clear();
     paths_.append(f, members, mix(key_base ^ (static_cast<std::uint64_t>(f.src.index) * 0x100000001b3ULL) ^
-                                  (static_cast<std::uint64_t>(f.dst.index) << 32)),
+                                  (static_cast<std::uint64_t>(f.dst.index) << 32) ^
+                                  (static_cast<std::uint64_t>(f.channel + 1) << 48)),
                   link_load_, path_scratch_);
     Transfer t;
     t.call = ci;
@@ -235,8 +263,8 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
 
 namespace {
 
-// add_copy's transfers for one copy of a DAG: one per channel for a coupled ring, one per peer pair
-// for merged point-to-point, else one per flow.
+// add_copy's transfers for one copy of a DAG other than merged point-to-point: one per channel for a
+// coupled ring, else one per flow.
 std::int64_t transfers_of(const FlowDag& dag) {
   if (dag.dep_index.empty() && !dag.flows.empty()) {
     if (dag.algorithm == NcclAlgorithm::Ring) {
@@ -244,27 +272,48 @@ std::int64_t transfers_of(const FlowDag& dag) {
       for (const Flow& f : dag.flows) channels.insert(f.channel);
       return static_cast<std::int64_t>(channels.size());
     }
-    if (dag.algorithm == NcclAlgorithm::P2P) {
-      std::set<std::tuple<int, int, int, int, int>> pairs;
-      for (const Flow& f : dag.flows) pairs.emplace(f.src.index, f.dst.index, f.src_net, f.dst_net, f.relay);
-      return static_cast<std::int64_t>(pairs.size());
-    }
   }
   return static_cast<std::int64_t>(dag.flows.size());
 }
 
 }  // namespace
 
+// At flow level a call whose largest transfer lasts at most 1 us at the NIC's line rate (50 KB at
+// 400 Gb/s) is latency-bound: NCCL's own latency term is several microseconds, and sharing a link
+// can only stretch the sub-microsecond part. It is priced by the collective model like a call inside
+// one node. (Megatron's routing-probability all-to-all moves ~2 KiB per peer: flow by flow it would
+// cost as many transfers as the token all-to-all beside it.)
+constexpr double kLatencyBoundSeconds = 1e-6;
+
+bool FlowBackend::priced_by_model(const CollectiveCall& call) {
+  const auto& copies = replicas_[call.group];
+  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
+  if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return true;
+  if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
+  auto dag = dag_for(call, copies.front());
+  if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+  const double line_rate_Bps = cluster_.nic_gbps * 1e9 / 8;
+  return static_cast<double>(largest_transfer(*dag)) <= line_rate_Bps * kLatencyBoundSeconds;
+}
+
+std::int64_t FlowBackend::largest_transfer(const FlowDag& dag) {
+  if (auto it = largest_transfer_.find(&dag); it != largest_transfer_.end()) return it->second;
+  std::int64_t largest = 0;
+  const bool merged = dag.dep_index.empty() && !dag.flows.empty() && dag.algorithm == NcclAlgorithm::P2P;
+  for (const Flow& f : merged ? merged_p2p(dag) : dag.flows) largest = std::max(largest, f.bytes);
+  return largest_transfer_.emplace(&dag, largest).first->second;
+}
+
 std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
   TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
   const auto& copies = replicas_[call.group];
-  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
-  if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return 0;
+  if (priced_by_model(call)) return 0;
   std::int64_t n = 0;
   for (const auto& members : copies) {
     auto dag = dag_for(call, members);
     if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
-    n += transfers_of(*dag);
+    const bool merged = dag->dep_index.empty() && !dag->flows.empty() && dag->algorithm == NcclAlgorithm::P2P;
+    n += merged ? static_cast<std::int64_t>(merged_p2p(*dag).size()) : transfers_of(*dag);
   }
   return n;
 }
@@ -297,9 +346,8 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.dependents.clear();
   c.tail_latency = 0;
   c.network = static_cast<std::uint8_t>(network_for(call));
-  const bool local = std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); });
-  if (local || call.bytes <= 0 || copies.front().size() <= 1) {
-    // Inside one scale-up domain (or nothing to move): the collective model's time.
+  if (priced_by_model(call)) {
+    // Inside one scale-up domain, nothing to move, or latency-bound: the collective model's time.
     const GroupPlacement where = GroupPlacement::of(copies.front(), cluster_);
     const CollectiveEstimate est = collectives_.estimate(call.kind, call.bytes, where);
     c.remaining = 0;
@@ -409,28 +457,34 @@ void FlowBackend::advance(SimTime t, std::vector<std::uint64_t>& completed) {
       }
       continue;
     }
-    std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
-    const Timer e = timers_.back();
-    timers_.pop_back();
-    switch (e.kind) {
-      case TimerKind::TransferReady: transfer_ready(e.at, e.a, e.b); break;
-      case TimerKind::LinkState: {
-        const ScheduledLinkState& c = link_changes_[e.a];
-        graph_.set_link_state(c.link, c.up, c.factor);
-        if (c.up)
-          for (const auto& net : networks_)
-            if (net) net->set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
-        break;
-      }
-      case TimerKind::CallDone: {
-        Call& c = calls_[e.a];
-        completed.push_back(c.token);
-        c.transfers.clear();
-        c.paths.clear();
-        c.dependents.clear();
-        free_calls_.push_back(e.a);
-        break;
-      }
+    // Every timer of this instant before the networks are asked again: the flows they start are then
+    // given their rates by one solve, not one solve per start (an all-to-all starts thousands at once).
+    while (!timers_.empty() && timers_.front().at == tt) fire_timer(completed);
+  }
+}
+
+void FlowBackend::fire_timer(std::vector<std::uint64_t>& completed) {
+  std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
+  const Timer e = timers_.back();
+  timers_.pop_back();
+  switch (e.kind) {
+    case TimerKind::TransferReady: transfer_ready(e.at, e.a, e.b); break;
+    case TimerKind::LinkState: {
+      const ScheduledLinkState& c = link_changes_[e.a];
+      graph_.set_link_state(c.link, c.up, c.factor);
+      if (c.up)
+        for (const auto& net : networks_)
+          if (net) net->set_capacity(c.link, graph_.link(c.link).capacity_Bps, e.at);
+      break;
+    }
+    case TimerKind::CallDone: {
+      Call& c = calls_[e.a];
+      completed.push_back(c.token);
+      c.transfers.clear();
+      c.paths.clear();
+      c.dependents.clear();
+      free_calls_.push_back(e.a);
+      break;
     }
   }
 }

@@ -17,6 +17,7 @@
 
 #include "collective/collective_model.hpp"
 #include "collective/flows/flow_dag.hpp"
+#include "network/flow/flow_network.hpp"
 #include "network/packet/packet_network.hpp"
 #include "network/transfer_network.hpp"
 #include "network/flow_paths.hpp"
@@ -79,6 +80,9 @@ class FlowBackend final : public NetworkBackend {
   // Both networks' traffic when a run is hybrid (bytes and flows added, busy time the longer).
   std::vector<LinkStats> link_statistics() const;
   const NetworkGraph& graph() const { return graph_; }
+  // The flow network's re-solving work (its rate solves grow with the instants at which flows start or
+  // finish, not with the flows); null when every transfer moves as packets.
+  const FlowNetwork* flow_network() const { return flow_; }
   // The packet network's queues, pauses, marks and drops; null at flow level.
   const PacketNetwork* packet_network() const { return packet_; }
   PacketNetwork* packet_network() { return packet_; }
@@ -113,10 +117,16 @@ class FlowBackend final : public NetworkBackend {
   std::shared_ptr<const FlowDag> dag_for(const CollectiveCall& call, const std::vector<int>& members);
   std::shared_ptr<const FlowDag> one_way(const std::shared_ptr<const FlowDag>& dag, int sender);
   bool inside_one_domain(const std::vector<int>& members) const;
+  // Whether `call` is timed by the collective model instead of transfers on the network.
+  bool priced_by_model(const CollectiveCall& call);
+  std::int64_t largest_transfer(const FlowDag& dag);  // bytes of its largest transfer as add_copy makes them
   void add_copy(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
   void add_coupled_ring(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  // A point-to-point DAG's transfers once merged per connection (add_merged_p2p), worked out once per DAG.
+  const std::vector<Flow>& merged_p2p(const FlowDag& dag);
   void add_merged_p2p(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
   void push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b);
+  void fire_timer(std::vector<std::uint64_t>& completed);  // the earliest timer; a finished call goes to `completed`
   void transfer_ready(SimTime now, std::uint32_t call, std::uint32_t transfer);
   void transfer_done(SimTime now, std::uint32_t call, std::uint32_t transfer);
   std::uint32_t new_call();
@@ -134,6 +144,7 @@ class FlowBackend final : public NetworkBackend {
   static constexpr int kFlows = 0, kPackets = 1;
   std::unique_ptr<TransferNetwork> networks_[2];
   PacketNetwork* packet_ = nullptr;  // networks_[kPackets]
+  FlowNetwork* flow_ = nullptr;      // networks_[kFlows]
   TransferNetwork& network_of(std::uint32_t call) { return *networks_[calls_[call].network]; }
   int network_for(const CollectiveCall& call) const;
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)
@@ -149,6 +160,8 @@ class FlowBackend final : public NetworkBackend {
   // Flow DAGs by (kind, bytes, nodes, ranks per node, local GPUs): copies on other nodes reuse them.
   std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>>, std::shared_ptr<const FlowDag>> dags_;
   std::map<std::pair<const FlowDag*, int>, std::shared_ptr<const FlowDag>> one_way_;
+  std::map<const FlowDag*, std::vector<Flow>> merged_p2p_;
+  std::map<const FlowDag*, std::int64_t> largest_transfer_;  // of the DAGs above, which live as long as the backend
   std::vector<LinkId> path_scratch_;
   std::vector<std::uint32_t> link_stamp_;  // by link: == stamp_epoch_ when already on the path being built
   std::uint32_t stamp_epoch_ = 1;

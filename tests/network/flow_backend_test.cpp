@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <set>
+#include <tuple>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
@@ -174,6 +176,69 @@ TEST(FlowBackend, OneWaySendMovesHalfTheBytesOfASendRecv) {
   EXPECT_NEAR(one, both / 2, 1.0);
   EXPECT_EQ(second_one, 0.0);  // rank 11 on node 1 only receives
   EXPECT_GT(second_both, 0.0);
+}
+
+// All-to-all over 2 nodes of 8 GPUs: the 56 pairs inside each node are one transfer each (their
+// channels side by side), and so is each rail twin's direct send to the other node. Every other
+// cross-node send goes through PXN: its relay's network connection to the peer on a channel carries
+// the bytes of all the local GPUs it relays for, one transfer per (relay, peer, channel), fewer than
+// one per sender.
+TEST(FlowBackend, PxnRelaysShareOneConnectionPerPeer) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  NetworkGraph g = build_network(c);
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+  const std::int64_t bytes = std::int64_t{64} << 20;
+  run_calls(b, {{CollKind::AllToAll, bytes, 0}});
+  const FlowDag dag = nccl.flows(CollKind::AllToAll, bytes, GroupPlacement::of(range(0, 16), c), FlowGranularity::PerChannel);
+  std::set<std::tuple<int, int, int>> connections;  // relayed: (relay, peer, channel)
+  std::set<std::pair<int, int>> senders;            // relayed: (sender, peer)
+  for (const Flow& f : dag.flows)
+    if (f.relay >= 0) {
+      connections.emplace(f.relay, f.dst.index, f.channel);
+      senders.emplace(f.src.index, f.dst.index);
+    }
+  ASSERT_EQ(senders.size(), 2u * 56);  // every cross-node pair but the rail twins' own goes through a relay
+  EXPECT_EQ(b.stats().flows, 2 * 56 + 2 * 8 + static_cast<std::int64_t>(connections.size()));  // NVLink, twins, relays
+  EXPECT_LT(connections.size(), senders.size());
+  // Every byte a node sends to the other still crosses its NICs: half of each GPU's buffer.
+  double nic_out = 0;
+  const auto stats = b.link_statistics();
+  for (std::size_t l = 0; l < stats.size(); ++l) {
+    const Link& link = g.link(static_cast<LinkId>(l));
+    if (link.kind == LinkKind::Access && g.node(link.from).kind == NodeKind::Nic) nic_out += stats[l].bytes_carried;
+  }
+  EXPECT_GE(nic_out, 16.0 * static_cast<double>(bytes) / 2);
+  EXPECT_LE(nic_out, 16.0 * static_cast<double>(bytes) / 2 * 1.05);  // Simple protocol's few % of headers
+}
+
+// A call whose transfers last under a microsecond at line rate is latency-bound: the collective
+// model times it, as it does a call inside one node, and it puts nothing on the fabric.
+TEST(FlowBackend, LatencyBoundCallsUseTheCollectiveModel) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  NetworkGraph g = build_network(c);
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+  const std::int64_t small = 64 << 10;  // 4 KiB per peer
+  const SimTime t = run_calls(b, {{CollKind::AllToAll, small, 0}})[0];
+  EXPECT_EQ(t, nccl.estimate(CollKind::AllToAll, small, GroupPlacement::of(range(0, 16), c)).time);
+  EXPECT_EQ(b.stats().flows, 0);
+  EXPECT_EQ(b.planned_transfers({CollKind::AllToAll, small, 0}), 0);
+  EXPECT_GT(b.planned_transfers({CollKind::AllToAll, 16 << 20, 0}), 0);
+}
+
+// The transfers of a call that become ready at one instant get their rates from one solve, not one
+// solve per transfer: an all-to-all starts its transfers at two instants (NVLink and network paths
+// differ in latency) and they finish at a few more.
+TEST(FlowBackend, TransfersStartingTogetherShareOneSolve) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  NetworkGraph g = build_network(c);
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+  run_calls(b, {{CollKind::AllToAll, std::int64_t{64} << 20, 0}});
+  ASSERT_NE(b.flow_network(), nullptr);
+  EXPECT_GT(b.stats().flows, 100);
+  EXPECT_LE(b.flow_network()->solve_counters().solves, 8);
 }
 
 TEST(FlowBackend, DeterministicForASeed) {
