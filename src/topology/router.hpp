@@ -74,6 +74,9 @@ class Router {
   // copy of what next_hops reads, so the scan stays in cache.
   std::vector<std::int32_t> switch_target_;
   std::vector<std::vector<std::uint8_t>> class_distances_;
+  // Per switch u (index from the first switch): the switches with an up link into it are
+  // switch_in_from_[switch_in_begin_[u] .. switch_in_begin_[u + 1]).
+  std::vector<std::int32_t> switch_in_begin_, switch_in_from_;
   std::vector<NodeId> bfs_queue_;
   std::size_t max_degree_ = 1;
   std::vector<std::vector<LinkId>> hop_buffers_;
