@@ -383,65 +383,55 @@ SimTime compute_stream_lower_bound(const Workload& wl, const ComputeModel& compu
   return worst;
 }
 
-}  // namespace
 
-double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
-  RunOptions options;
-  options.allow_oom = allow_oom;
-  const PreparedJob job = prepare_job(s, options);
-  // A straggler (faults: gpu_slow) stretches its rank's kernels by its factor; a factor below 1 would make the sum
-  // no bound, so the slowest factor under 1 scales it down.
-  double scale = 1;
-  for (double f : compute_slowdown(s, job.wl)) scale = std::min(scale, f);
-  return to_seconds(compute_stream_lower_bound(job.wl, *job.compute)) * scale;
+// RunOptions::give_up_above_s: a job whose compute kernels alone take longer than the limit is refused before it
+// is simulated (a search skips it). Only fault-free runs are checked.
+void refuse_slower_than_limit(const Scenario& s, const PreparedJob& job, const RunOptions& options) {
+  if (!std::isfinite(options.give_up_above_s) || !s.faults.empty()) return;
+  const double bound = to_seconds(compute_stream_lower_bound(job.wl, *job.compute));
+  if (bound > options.give_up_above_s)
+    throw SlowerThanLimitError(fmt::format("{}: the compute kernels alone take {:.6g} s per iteration on one rank, "
+                                           "more than the limit of {:.6g} s",
+                                           s.file, bound, options.give_up_above_s),
+                               bound);
 }
 
-RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  PreparedJob job = prepare_job(s, options);
-  RunOutput out;
-  RunResult& r = out.result;
-  r.memory = job.memory;
-  const WorkloadOptions& wo = job.wo;
-  const Workload& wl = job.wl;
-  const auto& compute = job.compute;
-  if (std::isfinite(options.give_up_above_s) && s.faults.empty()) {
-    const double bound = to_seconds(compute_stream_lower_bound(wl, *compute));
-    if (bound > options.give_up_above_s)
-      throw SlowerThanLimitError(fmt::format("{}: the compute kernels alone take {:.6g} s per iteration on one rank, "
-                                             "more than the limit of {:.6g} s",
-                                             s.file, bound, options.give_up_above_s),
-                                 bound);
-  }
-  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-  const int runs = s.faults.empty() ? 1 : 2;
-  Simulated run = simulate_job(s, wl, *compute, *coll, wo.per_rank, true, {1, runs}, options);
-  const SimulationOutput& sim = run.sim;
-  if (!s.faults.empty()) {
-    const Simulated clean = simulate_job(s, wl, *compute, *coll, wo.per_rank, false, {2, runs}, options);
-    FaultImpact fi;
-    fi.faults = static_cast<int>(s.faults.size());
-    fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
-    fi.slowdown = clean.sim.makespan > 0 ? static_cast<double>(sim.makespan) / static_cast<double>(clean.sim.makespan) : 1;
-    r.faults = fi;
-  }
+// With faults, the iteration once more without them (run 2 of 2), to report how much the faults slow it down.
+FaultImpact fault_impact(const Scenario& s, const PreparedJob& job, const CollectiveModel& coll,
+                         const SimulationOutput& faulty, const RunOptions& options) {
+  const Simulated clean = simulate_job(s, job.wl, *job.compute, coll, job.wo.per_rank, false, {2, 2}, options);
+  FaultImpact fi;
+  fi.faults = static_cast<int>(s.faults.size());
+  fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
+  fi.slowdown =
+      clean.sim.makespan > 0 ? static_cast<double>(faulty.makespan) / static_cast<double>(clean.sim.makespan) : 1;
+  return fi;
+}
+
+// The network's side of the reported run (links, congestion, queue tracks) and NCCL's debug log, moved into the
+// output.
+void move_network_details(const Scenario& s, const Workload& wl, Simulated& run, RunOutput& out) {
   out.links = std::move(run.links);
   out.nccl_log = nccl_log_of(s, wl);
-  r.hot_links = std::move(run.hot_links);
-  r.congestion = std::move(run.congestion);
+  out.result.hot_links = std::move(run.hot_links);
+  out.result.congestion = std::move(run.congestion);
   out.counters = std::move(run.counters);
-  if (options.progress) {
-    RunProgress done;
-    done.stage = RunProgress::Stage::Done;
-    done.run = done.runs = runs;
-    done.simulated_s = to_seconds(sim.makespan);
-    done.events = sim.events;
-    done.fraction = 1;
-    options.progress(done);
-  }
+}
 
-  const std::size_t ci = critical_rank_index(wl, sim);
-  const double t = to_seconds(sim.makespan);
+// The last progress report: every run done.
+void report_done(const RunOptions& options, int runs, const SimulationOutput& sim) {
+  if (!options.progress) return;
+  RunProgress done;
+  done.stage = RunProgress::Stage::Done;
+  done.run = done.runs = runs;
+  done.simulated_s = to_seconds(sim.makespan);
+  done.events = sim.events;
+  done.fraction = 1;
+  options.progress(done);
+}
+
+// What was simulated: the scenario, model, GPU, precision and parallel degrees.
+void describe_job(const Scenario& s, RunResult& r) {
   const auto& p = s.parallelism;
   r.scenario = s.name;
   r.model_name = s.model.name;
@@ -456,6 +446,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.expert = p.expert;
   r.expert_tensor = p.expert_tensor;
   r.virtual_pipeline = p.virtual_pipeline;
+}
+
+// The values the scenario inferred and its warnings, plus the run's own: a graph dump a run does not write, and a
+// fabric the analytical model prices although it cannot be built.
+void add_inferred_values_and_warnings(const Scenario& s, RunResult& r) {
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
   for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
   if (const auto dump = s.nccl.env.find("NCCL_GRAPH_DUMP_FILE"); dump != s.nccl.env.end() && !dump->second.empty())
@@ -470,6 +465,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
       r.warnings.push_back({e->key(), "the fabric cannot be built: " + e->detail() +
                                           " (the analytical model prices collectives from each node's NICs without "
                                           "the fabric; network_model: flow refuses this cluster)"});
+}
+
+// Throughput and utilisation of an iteration of `iteration_s` seconds: tokens/s, TFLOPs per GPU, MFU and HFU.
+void add_throughput(const Scenario& s, double iteration_s, RunResult& r) {
+  const double t = iteration_s;
+  const auto& p = s.parallelism;
   r.seq_length = s.model.seq_length;
   r.global_batch_size = s.training.global_batch_size;
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
@@ -485,6 +486,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   r.tflops_per_gpu = t > 0 ? r.model_flops_per_iteration / t / gpus / 1e12 : 0;
   r.mfu = r.tflops_per_gpu / r.peak_tflops;
   r.hfu = t > 0 ? r.hardware_flops_per_iteration / t / gpus / 1e12 / r.peak_tflops : 0;
+}
+
+// Where the critical rank (index `ci` among the simulated ranks) spends the iteration: its breakdown, its
+// collectives, the sources of its kernel times and, on request, the explanation.
+void add_critical_rank_statistics(const Scenario& s, const Workload& wl, const SimulationOutput& sim, std::size_t ci,
+                                  const RunOptions& options, RunResult& r) {
+  const double t = to_seconds(sim.makespan);
   r.critical_rank = wl.ranks[ci].rank;
   r.breakdown = compute_breakdown(wl, sim, ci, sim.makespan);
   r.comm = compute_comm_table(wl, sim, ci);
@@ -492,42 +500,90 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   if (options.explain)
     r.explain = explain_rank(wl, sim, ci, t,
                              s.simulation.network_model == NetworkModel::Analytical ? "nccl-model" : network_model_name(s));
+}
+
+// What the simulation cost and which models it used (the wall-clock time is set last, by run_scenario).
+void add_simulation_statistics(const Scenario& s, const PreparedJob& job, const Simulated& run, std::size_t ci,
+                               RunResult& r) {
+  const Workload& wl = job.wl;
+  const SimulationOutput& sim = run.sim;
   r.simulation.events = sim.events;
   r.simulation.flows = run.flows;
   r.simulation.network_model = network_model_name(s);
   r.simulation.simulated_ranks = static_cast<std::int64_t>(wl.ranks.size());
   r.simulation.ops = static_cast<std::int64_t>(wl.op_count());
-  r.simulation.compute_model = compute->describe();
+  r.simulation.compute_model = job.compute->describe();
   r.simulation.interference_s = to_seconds(sim.interference[ci]);
   r.simulation.host_launch_us = s.compute.host_launch_us;
   for (const Op& op : wl.ranks[ci].ops) r.simulation.host_launches += op.launches;
+}
 
-  if (options.want_trace) {
-    for (int st = 0; st < kNumStreams; ++st) out.stream_names.emplace_back(to_string(static_cast<Stream>(st)));
-    for (std::size_t ri = 0; ri < wl.ranks.size(); ++ri) {
-      const auto& prog = wl.ranks[ri];
-      if (!options.trace_ranks.empty() &&
-          std::find(options.trace_ranks.begin(), options.trace_ranks.end(), prog.rank) == options.trace_ranks.end())
-        continue;
-      const auto& tl = sim.timelines[ri];
-      for (std::size_t i = 0; i < prog.ops.size(); ++i) {
-        const Op& op = prog.ops[i];
-        TraceSpan sp;
-        sp.pid = prog.rank;
-        sp.tid = static_cast<int>(op.stream);
-        sp.name = wl.names[op.name];
-        sp.category = trace_category(op, wl);
-        // The trace is written to the nanosecond: round the start and the end, not the duration, so
-        // that a span never ends after the next one on its stream starts.
-        const SimTime start_ns = to_nanoseconds_rounded(tl.start[i]), end_ns = to_nanoseconds_rounded(tl.end[i]);
-        sp.start_us = static_cast<double>(start_ns) / 1e3;
-        sp.dur_us = static_cast<double>(end_ns - start_ns) / 1e3;
-        sp.layer = op.layer;
-        sp.micro_batch = op.micro_batch;
-        out.trace.push_back(std::move(sp));
-      }
+// RunOptions::want_trace: one span per op of every traced rank (all simulated ranks unless --trace-ranks), with the
+// stream names.
+void add_trace_spans(const Workload& wl, const SimulationOutput& sim, const RunOptions& options, RunOutput& out) {
+  for (int st = 0; st < kNumStreams; ++st) out.stream_names.emplace_back(to_string(static_cast<Stream>(st)));
+  for (std::size_t ri = 0; ri < wl.ranks.size(); ++ri) {
+    const auto& prog = wl.ranks[ri];
+    if (!options.trace_ranks.empty() &&
+        std::find(options.trace_ranks.begin(), options.trace_ranks.end(), prog.rank) == options.trace_ranks.end())
+      continue;
+    const auto& tl = sim.timelines[ri];
+    for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+      const Op& op = prog.ops[i];
+      TraceSpan sp;
+      sp.pid = prog.rank;
+      sp.tid = static_cast<int>(op.stream);
+      sp.name = wl.names[op.name];
+      sp.category = trace_category(op, wl);
+      // The trace is written to the nanosecond: round the start and the end, not the duration, so
+      // that a span never ends after the next one on its stream starts.
+      const SimTime start_ns = to_nanoseconds_rounded(tl.start[i]), end_ns = to_nanoseconds_rounded(tl.end[i]);
+      sp.start_us = static_cast<double>(start_ns) / 1e3;
+      sp.dur_us = static_cast<double>(end_ns - start_ns) / 1e3;
+      sp.layer = op.layer;
+      sp.micro_batch = op.micro_batch;
+      out.trace.push_back(std::move(sp));
     }
   }
+}
+
+}  // namespace
+
+double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
+  RunOptions options;
+  options.allow_oom = allow_oom;
+  const PreparedJob job = prepare_job(s, options);
+  // A straggler (faults: gpu_slow) stretches its rank's kernels by its factor; a factor below 1 would make the sum
+  // no bound, so the slowest factor under 1 scales it down.
+  double scale = 1;
+  for (double f : compute_slowdown(s, job.wl)) scale = std::min(scale, f);
+  return to_seconds(compute_stream_lower_bound(job.wl, *job.compute)) * scale;
+}
+
+RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const PreparedJob job = prepare_job(s, options);
+  refuse_slower_than_limit(s, job, options);
+  RunOutput out;
+  RunResult& r = out.result;
+  r.memory = job.memory;
+
+  // Simulate: the iteration with the scenario's faults (the one reported), then without them when there are any.
+  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
+  const int runs = s.faults.empty() ? 1 : 2;
+  Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, true, {1, runs}, options);
+  if (!s.faults.empty()) r.faults = fault_impact(s, job, *coll, run.sim, options);
+  move_network_details(s, job.wl, run, out);
+  report_done(options, runs, run.sim);
+
+  // Assemble the result.
+  const std::size_t ci = critical_rank_index(job.wl, run.sim);
+  describe_job(s, r);
+  add_inferred_values_and_warnings(s, r);
+  add_throughput(s, to_seconds(run.sim.makespan), r);
+  add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
+  add_simulation_statistics(s, job, run, ci, r);
+  if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -338,130 +338,247 @@ int communicators(const Scenario& s, int data) {
   return n;
 }
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// The job as the memory model reads it: every degree at least 1, the data-parallel degree from the GPU count when
+// the scenario leaves it out, and the groups ZeRO/FSDP shard over.
+struct JobShape {
+  int tensor = 1, pipeline = 1, context = 1, expert = 1, virtual_pipeline = 1;
+  int data = 1;
+  int micro_batches = 1;          // per iteration
+  double dense_shard_group = 1;   // ranks sharding dense states: dp x cp (Megatron shards over both)
+  double expert_shard_group = 1;  // ranks sharding routed-expert states: the expert-data-parallel group
+  double tokens = 0;              // tokens of one micro-batch in this rank's sequence slice
+  bool sequence_parallel = false;  // sequence parallelism in effect (asked for, and TP > 1)
+};
+
+int data_parallel_degree(const Scenario& s, int tensor, int pipeline, int context) {
+  if (s.parallelism.data > 0) return s.parallelism.data;
+  return s.cluster.num_gpus > 0 ? std::max(1, s.cluster.num_gpus / (tensor * pipeline * context)) : 1;
+}
+
+// At least one, also when the global batch is smaller than one micro-batch per data-parallel rank.
+int micro_batches_per_iteration(const Scenario& s, int data) {
+  const std::int64_t denom = static_cast<std::int64_t>(s.training.micro_batch_size) * data;
+  return denom > 0 ? static_cast<int>(std::max<std::int64_t>(1, s.training.global_batch_size / denom)) : 1;
+}
+
+JobShape job_shape(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  JobShape shape;
+  shape.tensor = std::max(1, par.tensor);
+  shape.pipeline = std::max(1, par.pipeline);
+  shape.context = std::max(1, par.context);
+  shape.expert = std::max(1, par.expert);
+  shape.virtual_pipeline = std::max(1, par.virtual_pipeline);
+  shape.data = data_parallel_degree(s, shape.tensor, shape.pipeline, shape.context);
+  shape.micro_batches = micro_batches_per_iteration(s, shape.data);
+  shape.dense_shard_group = static_cast<double>(shape.data) * shape.context;
+  // expert-DP = world / (t_e * e * p) = t * c * D / (t_e * e)
+  shape.expert_shard_group = std::max(1.0, static_cast<double>(shape.tensor) * shape.dense_shard_group /
+                                               (static_cast<double>(expert_tensor(par)) * shape.expert));
+  shape.tokens = static_cast<double>(s.model.seq_length) / shape.context * s.training.micro_batch_size;
+  shape.sequence_parallel = par.sequence_parallel && shape.tensor > 1;
+  return shape;
+}
+
+// The layers one stage holds, over all its model chunks (Megatron's layer offsets, uneven first/last stages:
+// get_transformer_layer_offset, as the workload places them).
+struct StageLayers {
+  std::vector<int> decoder;  // transformer layers
+  std::vector<int> mtp;      // multi-token-prediction blocks (ids from num_layers on)
+  bool any_moe(const ModelSpec& m) const {
+    return std::any_of(decoder.begin(), decoder.end(), [&](int l) { return is_moe_layer(m, l); }) ||
+           std::any_of(mtp.begin(), mtp.end(), [&](int l) { return is_moe_layer(m, l); });
+  }
+};
+
+StageLayers stage_layers(const StageLayout& layout, int stage) {
+  StageLayers layers;
+  for (int chunk = 0; chunk < layout.chunks(); ++chunk) {
+    const auto& l = layout.layers(stage, chunk);
+    layers.decoder.insert(layers.decoder.end(), l.begin(), l.end());
+    const auto& k = layout.mtp_layers(stage, chunk);
+    layers.mtp.insert(layers.mtp.end(), k.begin(), k.end());
+  }
+  return layers;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Model states of one rank of a stage.
+RankParams stage_parameters(const Scenario& s, const JobShape& shape, const StageLayers& layers, int stage) {
+  std::vector<int> param_layers = layers.decoder;
+  param_layers.insert(param_layers.end(), layers.mtp.begin(), layers.mtp.end());
+  return params_on_stage(s, stage, param_layers, static_cast<int>(layers.mtp.size()), stage == shape.pipeline - 1);
+}
+
+// One state (weights, gradients or optimizer) at `bytes_per_param`, divided over its data-parallel group when the
+// framework shards it.
+double state_bytes_on_rank(const RankParams& params, const JobShape& shape, double bytes_per_param, bool shard) {
+  return params.dense * bytes_per_param / (shard ? shape.dense_shard_group : 1) +
+         params.expert * bytes_per_param / (shard ? shape.expert_shard_group : 1);
+}
+
+// Transient full-precision-width copies the sharding frameworks materialise (DeepSpeed
+// partitioned_param_coordinator.py, FSDP _runtime_utils.py / _fsdp_param_group.py):
+//   DeepSpeed ZeRO-3 / FSDP FULL_SHARD: about two gather units live at once, 2 B each -> 4 B x largest unit;
+//   FSDP SHARD_GRAD_OP: every unit's bf16 params stay gathered from forward to backward -> 2 B x all;
+//   FSDP NO_SHARD with bf16 compute: a bf16 copy of the fp32 params -> 2 B x all.
+double gathered_weight_bytes(const Scenario& s, const RankParams& params) {
+  const ParallelSpec& par = s.parallelism;
+  const bool low_precision = s.training.precision != Precision::FP32;
+  if (par.framework == Framework::FSDP) {
+    if (par.zero_stage >= 3) return 4 * params.largest_unit;
+    if (low_precision) return 2 * (params.dense + params.expert);
+    return 0;
+  }
+  return par.zero_stage >= 3 ? 4 * params.largest_unit : 0;
+}
+
+double weight_bytes(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
+  return state_bytes_on_rank(params, shape, bytes.weight, bytes.shard_weight) + gathered_weight_bytes(s, params);
+}
+
+double gradient_bytes(const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
+  return state_bytes_on_rank(params, shape, bytes.grad, bytes.shard_grad);
+}
+
+double optimizer_state_bytes(const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
+  return state_bytes_on_rank(params, shape, bytes.optimizer, bytes.shard_optimizer);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Activations of one stage.
+
+// Cross-entropy storage per logit, kept for backward (see last_stage_output_bytes). Megatron's and DeepSpeed's
+// vocab-parallel cross-entropy keeps an fp32 softmax; FSDP's fused cross-entropy only the bf16 logits.
+double cross_entropy_kept_bytes_per_logit(const Scenario& s) {
+  return s.parallelism.framework != Framework::FSDP ? 4 : 2;
+}
+
+// The stage's vocabulary slice per TP rank (the padded vocabulary divided by TP).
+double local_vocab(const Scenario& s, const JobShape& shape) {
+  return static_cast<double>(padded_vocab_size(s.model.vocab_size, shape.tensor)) / shape.tensor;
+}
+
+// One micro-batch's activations on the stage, and its largest layer (which a recompute materialises once more).
+struct MicroBatchActivations {
+  double bytes = 0;
+  double largest_layer = 0;
+};
+
+// Megatron's block method checkpoints the first `recomputed` layers of the stage
+// (TransformerBlock.forward -> recompute.py checkpointed_forward): they keep only their input.
+void add_decoder_layer_activations(const Scenario& s, const JobShape& shape, const std::vector<int>& decoder,
+                                   int recomputed, MicroBatchActivations& acc) {
+  const int n_layers = static_cast<int>(decoder.size());
+  for (int i = 0; i < n_layers; ++i) {
+    const double full = layer_bytes(s, decoder[static_cast<std::size_t>(i)], shape.tokens);
+    acc.largest_layer = std::max(acc.largest_layer, full);
+    acc.bytes += i < recomputed ? checkpoint_bytes(s, shape.tokens) : full;
+  }
+}
+
+// MTP blocks (multi_token_prediction.py): their transformer layer, the enorm/hnorm inputs (2 B each), the
+// concatenated eh_proj input (4h B) and the eh_proj output gathered over TP (2h B, whole under SP before the
+// scatter: counted sharded), then the final-norm input, LM-head input and cross-entropy like the last stage's.
+void add_mtp_block_activations(const Scenario& s, const JobShape& shape, const std::vector<int>& mtp,
+                               MicroBatchActivations& acc) {
+  const double h = static_cast<double>(s.model.hidden_size);
+  const double sp_div = shape.sequence_parallel ? shape.tensor : 1;
+  const double ce_kept = cross_entropy_kept_bytes_per_logit(s);
+  const double vocab_local = local_vocab(s, shape);
+  const double tokens = shape.tokens;
+  for (int l : mtp) {
+    const double full = layer_bytes(s, l, tokens);
+    acc.largest_layer = std::max(acc.largest_layer, full);
+    acc.bytes += full + tokens * ((2 * h + 2 * h + 4 * h + 2 * h) / sp_div) + tokens * (4 * h / sp_div + ce_kept * vocab_local);
+  }
+}
+
+// The dispatcher's send and receive buffers while an MoE layer runs (one layer, one micro-batch).
+double moe_dispatch_bytes(const Scenario& s, const JobShape& shape, const StageLayers& layers) {
+  return layers.any_moe(s.model) ? shape.tokens * moe_dispatch_buffer_bytes_per_token(s) : 0;
+}
+
+// First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
+double embedding_dropout_mask_bytes(const Scenario& s, const JobShape& shape, int stage, int held_micro_batches) {
+  if (stage != 0 || !trains_with_dropout(s)) return 0;
+  const double h = static_cast<double>(s.model.hidden_size);
+  return held_micro_batches * shape.tokens * h / (shape.sequence_parallel ? shape.tensor : 1);
+}
+
+// Last stage (Korthikanti §4.3): final-norm input and LM-head input (2 B each, sharded under SP), and what the
+// loss keeps per logit for backward plus a transient copy for the micro-batch being evaluated:
+//   Megatron / DeepSpeed: the vocab-parallel cross-entropy keeps an fp32 softmax (4 B x V/t) and the bf16
+//     logits exist while they are upcast (2 B) (tensor_parallel/cross_entropy.py, _VocabParallelCrossEntropy);
+//   FSDP (llm-foundry): flash-attn's fused cross-entropy (ComposerMPTCausalLM's default loss_fn
+//     'fused_crossentropy') keeps only the bf16 logits (2 B) and allocates a bf16 gradient in backward (2 B).
+double last_stage_output_bytes(const Scenario& s, const JobShape& shape, int stage, int held_micro_batches) {
+  if (stage != shape.pipeline - 1) return 0;
+  const double h = static_cast<double>(s.model.hidden_size);
+  const double ce_kept = cross_entropy_kept_bytes_per_logit(s), ce_transient = 2;
+  const double vocab_local = local_vocab(s, shape);
+  const double tokens = shape.tokens;
+  return held_micro_batches * tokens * (4 * h / (shape.sequence_parallel ? shape.tensor : 1) + ce_kept * vocab_local) +
+         tokens * ce_transient * vocab_local;
+}
+
+// Peak activation bytes of the stage: the micro-batches in flight under the schedule, then the transient terms in
+// a fixed order (the sum is rounded step by step). Also fills the stage's activation counters.
+double activation_bytes(const Scenario& s, const JobShape& shape, const StageLayers& layers, int stage,
+                        StageMemory& mem) {
+  const int n_layers = static_cast<int>(layers.decoder.size());
+  const int recomputed = recomputed_layers_on_stage(s, stage, n_layers);
+  MicroBatchActivations per_micro_batch;
+  add_decoder_layer_activations(s, shape, layers.decoder, recomputed, per_micro_batch);
+  add_mtp_block_activations(s, shape, layers.mtp, per_micro_batch);
+  mem.layers = n_layers;
+  mem.recomputed_layers = recomputed;
+  mem.activations_per_micro_batch_gib = per_micro_batch.bytes / kGiB;
+  const int chunks = chunks_in_flight(s, stage, shape.micro_batches);
+  const int v = shape.virtual_pipeline;
+  double activations = per_micro_batch.bytes * chunks / v;
+  mem.in_flight_micro_batches = (chunks + v - 1) / v;
+  // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
+  if (recomputed > 0) activations += per_micro_batch.largest_layer;
+  activations += moe_dispatch_bytes(s, shape, layers);
+  activations += embedding_dropout_mask_bytes(s, shape, stage, mem.in_flight_micro_batches);
+  activations += last_stage_output_bytes(s, shape, stage, mem.in_flight_micro_batches);
+  return activations;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Everything else: the fixed allowance, NCCL's buffers, fragmentation and DeepSpeed's gradient bucket.
+double other_gib(const Scenario& s, const JobShape& shape, double activations_gib) {
+  const double nccl = communicators(s, shape.data) * kNcclChannels * kNcclBytesPerChannel;
+  return kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * activations_gib + deepspeed_bucket_bytes(s) / kGiB;
+}
+
+StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const StageLayout& layout,
+                         int stage) {
+  const StageLayers layers = stage_layers(layout, stage);
+  const RankParams params = stage_parameters(s, shape, layers, stage);
+  StageMemory mem;
+  mem.stage = stage;
+  const double activations = activation_bytes(s, shape, layers, stage, mem);
+  mem.weights_gib = weight_bytes(s, shape, bytes, params) / kGiB;
+  mem.grads_gib = gradient_bytes(shape, bytes, params) / kGiB;
+  mem.optimizer_gib = optimizer_state_bytes(shape, bytes, params) / kGiB;
+  mem.activations_gib = activations / kGiB;
+  mem.other_gib = other_gib(s, shape, mem.activations_gib);
+  return mem;
+}
+
 }  // namespace
 
 std::vector<StageMemory> estimate_memory(const Scenario& s) {
-  const ModelSpec& m = s.model;
-  const ParallelSpec& par = s.parallelism;
-  const int t = std::max(1, par.tensor);
-  const int p = std::max(1, par.pipeline);
-  const int c = std::max(1, par.context);
-  const int e = std::max(1, par.expert);
-  const int v = std::max(1, par.virtual_pipeline);
-  int data = par.data;
-  if (data <= 0) data = s.cluster.num_gpus > 0 ? std::max(1, s.cluster.num_gpus / (t * p * c)) : 1;
-  const std::int64_t denom = static_cast<std::int64_t>(s.training.micro_batch_size) * data;
-  const int micro_batches =
-      denom > 0 ? static_cast<int>(std::max<std::int64_t>(1, s.training.global_batch_size / denom)) : 1;
-
-  const StateBytes sb = state_bytes(s);
-  const double dp_dense = static_cast<double>(data) * c;             // Megatron shards over dp x cp
-  // expert-DP = world / (t_e * e * p) = t * c * D / (t_e * e)
-  const double dp_expert = std::max(1.0, static_cast<double>(t) * dp_dense / (static_cast<double>(expert_tensor(par)) * e));
-  const double tokens = static_cast<double>(m.seq_length) / c * s.training.micro_batch_size;
-  const double h = static_cast<double>(m.hidden_size);
-  const double vocab_local = static_cast<double>(padded_vocab_size(m.vocab_size, t)) / t;
-  const bool sp = par.sequence_parallel && t > 1;
-  const bool dropout = trains_with_dropout(s);
-  // Cross-entropy storage per logit, kept for backward + transient (see the last-stage term below).
-  const bool megatron_ce = par.framework != Framework::FSDP;
-  const double ce_kept = megatron_ce ? 4 : 2, ce_transient = 2;
-
-  // Layer placement is the workload's (Megatron's layer offsets, uneven first/last stages;
-  // get_transformer_layer_offset).
+  const JobShape shape = job_shape(s);
+  const StateBytes bytes = state_bytes(s);
   const StageLayout layout(s);
   std::vector<StageMemory> out;
-  out.reserve(p);
-  for (int stage = 0; stage < p; ++stage) {
-    std::vector<int> layers, mtp;
-    for (int chunk = 0; chunk < layout.chunks(); ++chunk) {
-      const auto& l = layout.layers(stage, chunk);
-      layers.insert(layers.end(), l.begin(), l.end());
-      const auto& k = layout.mtp_layers(stage, chunk);
-      mtp.insert(mtp.end(), k.begin(), k.end());
-    }
-    StageMemory mem;
-    mem.stage = stage;
-
-    // --- model states ---------------------------------------------------------------------------------------
-    std::vector<int> param_layers = layers;
-    param_layers.insert(param_layers.end(), mtp.begin(), mtp.end());
-    const RankParams rp = params_on_stage(s, stage, param_layers, static_cast<int>(mtp.size()), stage == p - 1);
-    auto sharded = [&](double bytes_per_param, bool shard) {
-      return rp.dense * bytes_per_param / (shard ? dp_dense : 1) + rp.expert * bytes_per_param / (shard ? dp_expert : 1);
-    };
-    double weights = sharded(sb.weight, sb.shard_weight);
-    const double grads = sharded(sb.grad, sb.shard_grad);
-    const double optimizer = sharded(sb.optimizer, sb.shard_optimizer);
-    // Transient full-precision-width copies the sharding frameworks materialise (DeepSpeed
-    // partitioned_param_coordinator.py, FSDP _runtime_utils.py / _fsdp_param_group.py):
-    //   DeepSpeed ZeRO-3 / FSDP FULL_SHARD: about two gather units live at once, 2 B each -> 4 B x largest unit;
-    //   FSDP SHARD_GRAD_OP: every unit's bf16 params stay gathered from forward to backward -> 2 B x all;
-    //   FSDP NO_SHARD with bf16 compute: a bf16 copy of the fp32 params -> 2 B x all.
-    const bool low_precision = s.training.precision != Precision::FP32;
-    if (par.framework == Framework::FSDP) {
-      if (par.zero_stage >= 3) weights += 4 * rp.largest_unit;
-      else if (low_precision) weights += 2 * (rp.dense + rp.expert);
-    } else if (par.zero_stage >= 3) {
-      weights += 4 * rp.largest_unit;
-    }
-
-    // --- activations ----------------------------------------------------------------------------------------
-    const int n_layers = static_cast<int>(layers.size());
-    const int recomputed = recomputed_layers_on_stage(s, stage, n_layers);
-    double per_micro_batch = 0, largest_layer = 0;
-    for (int i = 0; i < n_layers; ++i) {
-      const double full = layer_bytes(s, layers[i], tokens);
-      largest_layer = std::max(largest_layer, full);
-      // Megatron's block method checkpoints the first `recomputed` layers of the stage
-      // (TransformerBlock.forward -> recompute.py checkpointed_forward).
-      per_micro_batch += i < recomputed ? checkpoint_bytes(s, tokens) : full;
-    }
-    // MTP blocks (multi_token_prediction.py): their transformer layer, the enorm/hnorm inputs (2 B each), the
-    // concatenated eh_proj input (4h B) and the eh_proj output gathered over TP (2h B, whole under SP before the
-    // scatter: counted sharded), then the final-norm input, LM-head input and cross-entropy like the last stage's.
-    const double sp_div = sp ? t : 1;
-    for (int l : mtp) {
-      const double full = layer_bytes(s, l, tokens);
-      largest_layer = std::max(largest_layer, full);
-      per_micro_batch += full + tokens * ((2 * h + 2 * h + 4 * h + 2 * h) / sp_div) +
-                         tokens * (4 * h / sp_div + ce_kept * vocab_local);
-    }
-    mem.layers = n_layers;
-    mem.recomputed_layers = recomputed;
-    mem.activations_per_micro_batch_gib = per_micro_batch / kGiB;
-    const int chunks = chunks_in_flight(s, stage, micro_batches);
-    double activations = per_micro_batch * chunks / v;
-    mem.in_flight_micro_batches = (chunks + v - 1) / v;
-    // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
-    if (recomputed > 0) activations += largest_layer;
-    // The dispatcher's send and receive buffers while an MoE layer runs (one layer, one micro-batch).
-    if (std::any_of(layers.begin(), layers.end(), [&](int l) { return is_moe_layer(m, l); }) ||
-        std::any_of(mtp.begin(), mtp.end(), [&](int l) { return is_moe_layer(m, l); }))
-      activations += tokens * moe_dispatch_buffer_bytes_per_token(s);
-    // First stage: the embedding dropout mask (Korthikanti §4.3), 1 B per element, GPT only.
-    if (stage == 0 && dropout) activations += mem.in_flight_micro_batches * tokens * h / (sp ? t : 1);
-    if (stage == p - 1) {
-      // Last stage (Korthikanti §4.3): final-norm input and LM-head input (2 B each, sharded under SP), and what the
-      // loss keeps per logit for backward plus a transient copy for the micro-batch being evaluated:
-      //   Megatron / DeepSpeed: the vocab-parallel cross-entropy keeps an fp32 softmax (4 B x V/t) and the bf16
-      //     logits exist while they are upcast (2 B) (tensor_parallel/cross_entropy.py, _VocabParallelCrossEntropy);
-      //   FSDP (llm-foundry): flash-attn's fused cross-entropy (ComposerMPTCausalLM's default loss_fn
-      //     'fused_crossentropy') keeps only the bf16 logits (2 B) and allocates a bf16 gradient in backward (2 B).
-      const int held = mem.in_flight_micro_batches;
-      activations += held * tokens * (4 * h / (sp ? t : 1) + ce_kept * vocab_local) + tokens * ce_transient * vocab_local;
-    }
-
-    // --- allowance ------------------------------------------------------------------------------------------
-    const double nccl = communicators(s, data) * kNcclChannels * kNcclBytesPerChannel;
-    mem.weights_gib = weights / kGiB;
-    mem.grads_gib = grads / kGiB;
-    mem.optimizer_gib = optimizer / kGiB;
-    mem.activations_gib = activations / kGiB;
-    mem.other_gib = kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * mem.activations_gib +
-                    deepspeed_bucket_bytes(s) / kGiB;
-    out.push_back(mem);
-  }
+  out.reserve(static_cast<std::size_t>(shape.pipeline));
+  for (int stage = 0; stage < shape.pipeline; ++stage) out.push_back(stage_memory(s, shape, bytes, layout, stage));
   return out;
 }
 

@@ -401,25 +401,11 @@ void validate_inputs(const std::vector<std::shared_ptr<const NodeTopology>>& top
   }
 }
 
-}  // namespace
 
-PathType NcclCommunicator::path_type(int src_rank, int dst_rank) const {
-  if (src_rank < 0 || src_rank >= nranks || dst_rank < 0 || dst_rank >= nranks)
-    fail("path_type: rank out of range (" + std::to_string(src_rank) + ", " + std::to_string(dst_rank) + ")");
-  if (src_rank == dst_rank) return PathType::Loc;
-  const int n = node_of[idx(src_rank)];
-  if (n != node_of[idx(dst_rank)]) return PathType::Net;
-  return node_topology[idx(n)]->gpu_to_gpu(local_of[idx(src_rank)], local_of[idx(dst_rank)]).type;
-}
-
-NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const NodeTopology>>& node_topologies,
-                                    const std::vector<NodeGraphs>& node_graphs, const CommOptions& options) {
-  validate_inputs(node_topologies, node_graphs);
-  NcclCommunicator comm;
-  comm.nnodes = static_cast<int>(node_topologies.size());
-  comm.node_topology = node_topologies;
-
-  // Geometry: ranks numbered node by node.
+// Ranks numbered node by node (NCCL's rank order inside a communicator built by node); the communicator's compute
+// capability is the lowest of its nodes' (comm->minCompCap).
+std::vector<NodeLayout> number_ranks_by_node(NcclCommunicator& comm,
+                                             const std::vector<std::shared_ptr<const NodeTopology>>& node_topologies) {
   std::vector<NodeLayout> layout(idx(comm.nnodes));
   comm.node_ranks.resize(idx(comm.nnodes));
   comm.sm = node_topologies.front()->sm;
@@ -436,9 +422,13 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     comm.nranks += ppn;
     comm.sm = std::min(comm.sm, t.sm);  // comm->minCompCap
   }
+  return layout;
+}
 
-  // Reconciliation (ncclTopoPreset/Postset): every rank takes the min channel count etc.; ring and tree then share
-  // c0 = min(ring, tree) channels.
+// Reconciliation (ncclTopoPreset/Postset): every rank takes the min channel count etc.; ring and tree then share
+// c0 = min(ring, tree) channels, which is returned. CollNet stays on only with enough nodes and a chain channel.
+int reconcile_search_graphs(NcclCommunicator& comm, const std::vector<NodeGraphs>& node_graphs,
+                            const CommOptions& options) {
   comm.ring_graph = reconcile(node_graphs, &NodeGraphs::ring);
   comm.tree_graph = reconcile(node_graphs, &NodeGraphs::tree);
   comm.nvls_graph = reconcile(node_graphs, &NodeGraphs::nvls);
@@ -456,15 +446,25 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   truncate_channels(comm.tree_graph);
   for (const auto& g : node_graphs)
     comm.max_tree_pattern = std::max(comm.max_tree_pattern, static_cast<int>(g.tree.pattern));
-  for (int n = 0; n < comm.nnodes; ++n) {
+  return nc;
+}
+
+// Every node's first `nc` ring and tree channels must each order all of the node's GPUs: the rings and trees are
+// stitched from them.
+void check_ring_and_tree_chains(const std::vector<NodeGraphs>& node_graphs, const std::vector<NodeLayout>& layout,
+                                int nnodes, int nc) {
+  for (int n = 0; n < nnodes; ++n) {
     for (int c = 0; c < nc; ++c) {
       check_chain(node_graphs[idx(n)].ring.intra, c, layout[idx(n)].ppn, n, "ring");
       check_chain(node_graphs[idx(n)].tree.intra, c, layout[idx(n)].ppn, n, "tree");
     }
   }
+}
 
-  // Channel count (ncclTopoPostset): tree duplication, CollNet +50 %, the SM90 multi-node doubling, then
-  // NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS, each step copying earlier channels cyclically.
+// Channel count (ncclTopoPostset): tree duplication, CollNet +50 %, the SM90 multi-node doubling, then
+// NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS, each step copying earlier channels cyclically. Sets the default and the
+// final count, and which of the 2·nc duplicated channels each final channel copies.
+void set_channel_count(NcclCommunicator& comm, int nc, const CommOptions& options) {
   std::vector<int> copy_of(idx(std::min(kMaxChannels, 2 * nc)));
   std::iota(copy_of.begin(), copy_of.end(), 0);
   int nch = static_cast<int>(copy_of.size());
@@ -486,25 +486,31 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   nch = std::min(nch, max_nch);  // (maxCTAs defaults to MAXCHANNELS)
   copy_of.resize(idx(nch));
   copy_channels(copy_of, std::max(min_nch, 1));
-  nch = static_cast<int>(copy_of.size());
-  comm.nchannels = nch;
+  comm.nchannels = static_cast<int>(copy_of.size());
   comm.channel_copy_of = copy_of;
+}
 
-  // Rings and trees per channel.
+// Rings and trees per channel (ncclTopoPostset, connect.cc): each of the nc search channels stitched into a ring
+// across the nodes once, then every final channel takes the ring and the tree of the channel it copies.
+void connect_rings_and_trees(NcclCommunicator& comm, const std::vector<NodeGraphs>& node_graphs,
+                             const std::vector<NodeLayout>& layout, const std::array<NodeTree, 2>& dtree, int nc) {
   std::vector<StitchedRing> stitched;
   stitched.reserve(idx(nc));
   for (int c = 0; c < nc; ++c) stitched.push_back(stitch_ring(comm, node_graphs, layout, c, nc));
-  const auto dtree = double_binary_tree(comm.nnodes);
+  const int nch = comm.nchannels;
   comm.rings.reserve(idx(nch));
   comm.trees.reserve(idx(nch));
   for (int k = 0; k < nch; ++k) {
-    const int b = copy_of[idx(k)];
+    const int b = comm.channel_copy_of[idx(k)];
     comm.rings.push_back(ring_channel(comm, node_graphs, layout, stitched[idx(b % nc)], k % nc));
     comm.trees.push_back(tree_channel(comm, node_graphs, layout, dtree[idx(b / nc)], b % nc, k % nc));
   }
+}
 
-  // NVLS (transport/nvls.cc, connect.cc): heads = distinct first GPUs of each node's NVLS channels; every node
-  // contributes as many heads as the node with the fewest.
+// NVLS (transport/nvls.cc, connect.cc): heads = distinct first GPUs of each node's NVLS channels; every node
+// contributes as many heads as the node with the fewest. With heads, the NVLS channel count (ncclNvlsTuning).
+void set_nvls_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& node_graphs,
+                    const std::vector<NodeLayout>& layout, const CommOptions& options) {
   std::vector<std::vector<int>> heads(idx(comm.nnodes));
   int nheads = comm.nvls_graph.nchannels > 0 ? kMaxChannels : 0;
   for (int n = 0; n < comm.nnodes && nheads > 0; ++n) {
@@ -519,22 +525,26 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     nheads = std::min(nheads, static_cast<int>(heads[idx(n)].size()));
   }
   comm.nvls_heads = nheads;
-  if (nheads > 0) {
-    comm.nvls_head_local.assign(heads[0].begin(), heads[0].begin() + nheads);
-    comm.nvls_head_rank.assign(idx(nheads), std::vector<int>(idx(comm.nnodes)));
-    for (int h = 0; h < nheads; ++h)
-      for (int n = 0; n < comm.nnodes; ++n)
-        comm.nvls_head_rank[idx(h)][idx(n)] = layout[idx(n)].first_rank + heads[idx(n)][idx(h)];
-    comm.nvls_channels = nvls_channel_count(comm, options);
-  }
-  if (comm.collnet) set_collnet_heads(comm, node_graphs, layout);
+  if (nheads <= 0) return;
+  comm.nvls_head_local.assign(heads[0].begin(), heads[0].begin() + nheads);
+  comm.nvls_head_rank.assign(idx(nheads), std::vector<int>(idx(comm.nnodes)));
+  for (int h = 0; h < nheads; ++h)
+    for (int n = 0; n < comm.nnodes; ++n)
+      comm.nvls_head_rank[idx(h)][idx(n)] = layout[idx(n)].first_rank + heads[idx(n)][idx(h)];
+  comm.nvls_channels = nvls_channel_count(comm, options);
+}
+
+// The two node-level trees of the double binary tree, kept for the tree algorithms' schedules.
+void record_node_trees(NcclCommunicator& comm, const std::array<NodeTree, 2>& dtree) {
   for (int t = 0; t < 2; ++t) {
     comm.node_tree_up[idx(t)] = dtree[idx(t)].up;
     comm.node_tree_down[idx(t)] = dtree[idx(t)].down;
   }
+}
 
-  // p2p (ncclTopoComputeP2pChannels): channels, channels per peer (min over ranks, pow2) and the multi-node shrink loop
-  // that lets every peer of a rank fit in p2pnChannels with 8 p2p works per channel.
+// p2p (ncclTopoComputeP2pChannels): channels, channels per peer (min over ranks, pow2) and the multi-node shrink loop
+// that lets every peer of a rank fit in p2pnChannels with 8 p2p works per channel.
+void set_p2p_channels(NcclCommunicator& comm, const CommOptions& options) {
   comm.p2p_nchannels = std::min(pow2_up(std::max(std::min(comm.nchannels, kMaxChannels), 1)), kMaxChannels);
   const bool multi_node = comm.nnodes > 1;
   int per_peer = min_over_distinct_topologies(
@@ -548,11 +558,14 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
     per_peer = std::min(comm.p2p_nchannels, per_peer);
   }
   comm.p2p_channels_per_peer = per_peer;
+}
 
-  // p2p schedule group size (ncclP2pSchedule): NCCL_P2P_SCHEDULE_GROUP_SIZE multi-node (else the largest node),
-  // reduced by gcd until it divides every node's rank count.
+// p2p schedule group size (ncclP2pSchedule): NCCL_P2P_SCHEDULE_GROUP_SIZE multi-node (else the largest node),
+// reduced by gcd until it divides every node's rank count.
+void set_p2p_schedule_group_size(NcclCommunicator& comm, const std::vector<NodeLayout>& layout,
+                                 const CommOptions& options) {
   int group = 0;
-  if (multi_node) {
+  if (comm.nnodes > 1) {
     if (options.p2p_schedule_group_size < 1)
       throw ScenarioError("", "nccl.NCCL_P2P_SCHEDULE_GROUP_SIZE",
                           "must be a positive integer, got " + std::to_string(options.p2p_schedule_group_size));
@@ -563,6 +576,36 @@ NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const Node
   for (const auto& l : layout)
     if (l.ppn % group != 0 || l.ppn < group) group = std::gcd(group, l.ppn);
   comm.p2p_group_size = group;
+}
+
+}  // namespace
+
+PathType NcclCommunicator::path_type(int src_rank, int dst_rank) const {
+  if (src_rank < 0 || src_rank >= nranks || dst_rank < 0 || dst_rank >= nranks)
+    fail("path_type: rank out of range (" + std::to_string(src_rank) + ", " + std::to_string(dst_rank) + ")");
+  if (src_rank == dst_rank) return PathType::Loc;
+  const int n = node_of[idx(src_rank)];
+  if (n != node_of[idx(dst_rank)]) return PathType::Net;
+  return node_topology[idx(n)]->gpu_to_gpu(local_of[idx(src_rank)], local_of[idx(dst_rank)]).type;
+}
+
+NcclCommunicator build_communicator(const std::vector<std::shared_ptr<const NodeTopology>>& node_topologies,
+                                    const std::vector<NodeGraphs>& node_graphs, const CommOptions& options) {
+  validate_inputs(node_topologies, node_graphs);
+  NcclCommunicator comm;
+  comm.nnodes = static_cast<int>(node_topologies.size());
+  comm.node_topology = node_topologies;
+  const std::vector<NodeLayout> layout = number_ranks_by_node(comm, node_topologies);
+  const int nc = reconcile_search_graphs(comm, node_graphs, options);
+  check_ring_and_tree_chains(node_graphs, layout, comm.nnodes, nc);
+  set_channel_count(comm, nc, options);
+  const auto dtree = double_binary_tree(comm.nnodes);
+  connect_rings_and_trees(comm, node_graphs, layout, dtree, nc);
+  set_nvls_heads(comm, node_graphs, layout, options);
+  if (comm.collnet) set_collnet_heads(comm, node_graphs, layout);
+  record_node_trees(comm, dtree);
+  set_p2p_channels(comm, options);
+  set_p2p_schedule_group_size(comm, layout, options);
   return comm;
 }
 

@@ -663,6 +663,276 @@ class Searcher {
     g.nChannels = dup;
   }
 
+  // ---- compute(), step by step (ncclTopoCompute) ---------------------------------------------------------------
+
+  // The ends of the relaxation ladder for one pattern: how far the path types may be relaxed, whether
+  // NCCL_CROSS_NIC applies and whether channels are first tried as copies of the previous one.
+  struct SearchBounds {
+    int cc_min = 90;     // the node's compute capability (90 when unknown)
+    int cross_nic = 0;   // NCCL_CROSS_NIC where it applies (several NICs, a ring or split/balanced tree), else 0
+    int try_same = 1;    // 1: try sameChannels first (all patterns but NVLS)
+    int min_type_intra = kPathLoc, max_type_intra = kPathSys;
+    int min_type_inter = kPathPix, max_type_inter = kPathSys;
+  };
+
+  // One compute() in progress: the best graph so far (NCCL's `graph`), the one being searched (`tmpGraph`), where
+  // the walk stands on the speed array, the pass and the global step budget.
+  struct SearchRun {
+    Graph best, trial;
+    SearchBounds bounds;
+    const std::vector<float>* speeds = nullptr;
+    int speed_index = 0;
+    int pass = 1;
+    std::int64_t global_timeout = kGlobalTimeout;
+    float speed(int i) const { return (*speeds)[static_cast<std::size_t>(i)]; }
+    int last_speed_index() const { return static_cast<int>(speeds->size()) - 1; }
+  };
+
+  // The result before any search: the channel bounds clamped, no channel, no NET.
+  Graph empty_graph(GraphPattern pattern, int min_channels, int max_channels) const {
+    Graph graph;
+    graph.pattern = pattern;
+    graph.minChannels = std::max(0, min_channels);
+    graph.maxChannels = std::clamp(max_channels, 1, kMaxChannels);
+    graph.collNet = pattern == GraphPattern::CollNetDirect;
+    graph.intra.assign(static_cast<std::size_t>(kMaxChannels * std::max(1, ngpus_)), 0);
+    graph.inter.assign(static_cast<std::size_t>(kMaxChannels * 2), -1);
+    return graph;
+  }
+
+  // The ladder's ends from the node's paths, and the graph set to its strictest rung (best path types, no
+  // cross-NIC unless forced, same channels).
+  SearchBounds search_bounds(Graph& graph) const {
+    SearchBounds b;
+    b.cc_min = node_.sm > 0 ? node_.sm : 90;
+    const bool cross_pattern = graph.pattern == GraphPattern::Ring || graph.pattern == GraphPattern::BalancedTree ||
+                               graph.pattern == GraphPattern::SplitTree;
+    b.cross_nic = (nnets_ > 1 && cross_pattern) ? options_.cross_nic : 0;
+    graph.crossNic = b.cross_nic == 1 ? 1 : 0;
+    if (ngpus_ > 1) std::tie(b.min_type_intra, b.max_type_intra) = path_type_range(false);
+    if (inter_) {
+      std::tie(b.min_type_inter, b.max_type_inter) = path_type_range(true);
+      b.max_type_intra = b.max_type_inter;
+    }
+    // Ampere relies on BALANCED_TREE which sometimes has to come back through SYS or PHB.
+    if (b.cc_min < 90) b.max_type_inter = kPathSys;
+    graph.typeIntra = b.min_type_intra;
+    graph.typeInter = b.min_type_inter;
+    b.try_same = graph.pattern == GraphPattern::Nvls ? 0 : 1;
+    graph.sameChannels = b.try_same;
+    return b;
+  }
+
+  // Channel bounds and shape that depend on the requested pattern: NVLS and CollNetDirect search one channel per
+  // head GPU, a single GPU has no tree shape to choose, and a ring over two NVLink islands needs 2 channels.
+  void set_pattern_channel_bounds(Graph& graph, GraphPattern requested) const {
+    if (requested == GraphPattern::Nvls) graph.maxChannels = std::min(kMaxNvlsArity, ngpus_);
+    if (requested == GraphPattern::CollNetDirect) graph.maxChannels = std::min(kMaxDirectArity + 1, ngpus_);
+    if (ngpus_ == 1 && requested != GraphPattern::Ring) graph.pattern = GraphPattern::Tree;
+    if (!inter_ && requested == GraphPattern::Nvls) graph.minChannels = graph.maxChannels;
+    if (requested == GraphPattern::Ring && split_nvlink() && graph.maxChannels >= 2 && graph.minChannels == 1) {
+      graph.minChannels = 2;  // Tree will want 2 channels and must match the ring's count
+    }
+  }
+
+  // The first speed worth trying: no faster than the node's fastest path, and with the minimum channel count no
+  // more than the node's total bandwidth.
+  int first_speed_index(const SearchRun& run) const {
+    float total_bw = sys_total_bw_;
+    // Non-ring patterns need not close back to the starting NET: count the NVLink bandwidth larger.
+    if (ngpus_ > 1 && run.best.pattern != GraphPattern::Ring) {
+      total_bw = static_cast<float>(total_bw * (ngpus_ * 1.0 / (ngpus_ - 1)));
+    }
+    int idx = 0;
+    while ((run.speed(idx) > sys_max_bw_ || run.speed(idx) * static_cast<float>(run.best.minChannels) > total_bw) &&
+           idx < run.last_speed_index()) {
+      ++idx;
+    }
+    return idx;
+  }
+
+  // NCCL's step budget for one try: small while channels must copy the previous one, else per pattern.
+  static int try_budget(const Graph& trial) {
+    return trial.sameChannels ? kTimeoutSameChannels : trial.pattern == GraphPattern::Tree ? kTimeoutTree : kTimeout;
+  }
+
+  // NCCL's two passes. Pass 1 searches, relaxing one constraint after each unsatisfying try, until a solution
+  // satisfies or the ladder or the global budget ends; pass 2 then walks back up the speed array keeping at
+  // least the channels found. trainsim's hard step cap ends both with what was found.
+  void search_passes(SearchRun& run) {
+    while (true) {
+      int time = try_budget(run.trial);
+      run.trial.nChannels = 0;
+      run.global_timeout -= time;
+      search_rec(run.trial, run.best, time);
+      if (exhausted_) {
+        if (run.pass == 1) dup_channels(run.best, run.bounds.cc_min);
+        return;
+      }
+      // time == -1: the try reached maxChannels. Satisfied also when the channels cover the node's bandwidth.
+      const bool satisfied =
+          time == -1 || static_cast<float>(run.best.nChannels) * run.best.bwInter >= sys_total_bw_;
+      if (!satisfied && run.pass == 1 && relax_one_constraint(run, time)) continue;
+      if (run.pass == 1) {
+        time = -1;
+        start_pass_two(run);
+      }
+      // time == 0: the last try ran out of steps; NCCL tries no higher speed then.
+      if (time != 0 && run.speed_index > 0 && raise_speed(run)) continue;
+      return;
+    }
+  }
+
+  // Pass 1 without a satisfying solution: relax one constraint, innermost first, resetting the inner ones to their
+  // strictest as an outer one moves (an odometer): same channels, tree shape, intra path type, inter path type,
+  // cross-NIC, speed. False when pass 1 is over: the global budget is spent with a solution in hand, or every
+  // rung has been tried (the speed then restarts at the top, as in NCCL, before pass 2 sets its own).
+  bool relax_one_constraint(SearchRun& run, int time) {
+    if (relax_same_channels(run.trial)) return true;
+    run.trial.sameChannels = run.bounds.try_same;
+    // The try's unused steps go back to the global budget.
+    if (time != -1) run.global_timeout += time;
+    else run.global_timeout = kGlobalTimeout;
+    if (run.global_timeout < 0 && run.best.nChannels) return false;
+    if (relax_tree_shape(run)) return true;
+    if (relax_intra_path_type(run)) return true;
+    if (relax_inter_path_type(run)) return true;
+    if (relax_cross_nic(run)) return true;
+    if (lower_speed(run)) return true;
+    restart_at_top_speed(run);
+    return false;
+  }
+
+  // Channels need not copy the previous one (except on AMD x86 CPUs over SYS paths, as in NCCL).
+  bool relax_same_channels(Graph& trial) const {
+    if (trial.sameChannels == 1 &&
+        !(node_.arch == CpuArch::X86 && node_.vendor == CpuVendor::Amd && trial.typeIntra == kPathSys)) {
+      trial.sameChannels = 0;
+      return true;
+    }
+    return false;
+  }
+
+  // Hopper and later: a balanced tree that does not fit may be a plain tree.
+  static bool relax_tree_shape(SearchRun& run) {
+    if (run.bounds.cc_min >= 90 && run.trial.pattern == GraphPattern::BalancedTree) {
+      run.trial.pattern = GraphPattern::Tree;
+      return true;
+    }
+    run.trial.pattern = run.best.pattern;
+    return false;
+  }
+
+  // A slower path type inside the node, up to the ladder's end (multi-node: the inter type reached so far), and
+  // only while stricter than the type of a solution in hand.
+  bool relax_intra_path_type(SearchRun& run) const {
+    Graph& trial = run.trial;
+    const int max_intra = inter_ ? trial.typeInter : run.bounds.max_type_intra;
+    if (trial.typeIntra < max_intra && (run.best.nChannels == 0 || trial.typeIntra < run.best.typeIntra)) {
+      trial.typeIntra += 1;
+      if (trial.typeIntra < kPathDis) return true;
+    }
+    trial.typeIntra = run.bounds.min_type_intra;
+    return false;
+  }
+
+  // A slower path type to the NETs (multi-node only), tried up to PXN even with a solution in hand.
+  bool relax_inter_path_type(SearchRun& run) const {
+    Graph& trial = run.trial;
+    if (inter_ && trial.typeInter < run.bounds.max_type_inter &&
+        (run.best.nChannels == 0 || trial.typeInter < run.best.typeInter || trial.typeInter < kPathPxn)) {
+      trial.typeInter += 1;
+      if (trial.typeInter < kPathDis) return true;
+    }
+    trial.typeInter = run.bounds.min_type_inter;
+    return false;
+  }
+
+  // NCCL_CROSS_NIC=2 (allowed, not forced): rings and balanced trees may leave on another NIC than they entered.
+  static bool relax_cross_nic(SearchRun& run) {
+    Graph& trial = run.trial;
+    if (run.bounds.cross_nic == 2 && trial.crossNic == 0 &&
+        (run.best.pattern == GraphPattern::Ring || run.best.pattern == GraphPattern::BalancedTree)) {
+      trial.crossNic = 2;
+      return true;
+    }
+    trial.crossNic = run.bounds.cross_nic == 1 ? 1 : 0;
+    return false;
+  }
+
+  // The next slower speed, unless it is under 0.49 of the speed of a solution in hand.
+  static bool lower_speed(SearchRun& run) {
+    const int next = run.speed_index + 1;
+    if (run.speed_index < run.last_speed_index() &&
+        (run.best.nChannels == 0 || run.speed(next) / run.best.bwInter > .49)) {
+      run.trial.bwInter = run.trial.bwIntra = run.speed(++run.speed_index);
+      return true;
+    }
+    return false;
+  }
+
+  // The ladder is exhausted: back to the fastest speed the node allows.
+  void restart_at_top_speed(SearchRun& run) const {
+    run.speed_index = 0;
+    while (run.speed(run.speed_index) > sys_max_bw_ && run.speed_index < run.last_speed_index()) ++run.speed_index;
+    run.trial.bwIntra = run.trial.bwInter = run.speed(run.speed_index);
+  }
+
+  // Pass 1 is over: duplicate the channels found, then search again from the speed they run at, with at least
+  // as many channels.
+  void start_pass_two(SearchRun& run) const {
+    dup_channels(run.best, run.bounds.cc_min);
+    run.trial = run.best;
+    run.speed_index = 0;
+    while (run.speed(run.speed_index) > run.best.bwInter && run.speed_index < run.last_speed_index()) ++run.speed_index;
+    run.trial.bwIntra = run.trial.bwInter = run.speed(run.speed_index);
+    run.trial.minChannels = run.best.nChannels;
+    run.pass = 2;
+  }
+
+  // Pass 2: one step up the speed array. Rings raise both bandwidths; NVLS raises the inter bandwidth (same heads)
+  // while it stays under twice the intra; trees raise the intra bandwidth while it stays under twice the inter.
+  // False when no step applies: the search is done.
+  static bool raise_speed(SearchRun& run) {
+    Graph& trial = run.trial;
+    const Graph& best = run.best;
+    if (best.pattern == GraphPattern::Ring) {
+      trial.bwIntra = trial.bwInter = run.speed(--run.speed_index);
+      return true;
+    }
+    if (best.pattern == GraphPattern::Nvls && trial.bwInter == best.bwInter && trial.bwInter < trial.bwIntra * 2) {
+      trial.minChannels = trial.maxChannels = best.nChannels;
+      trial.bwInter = run.speed(--run.speed_index);
+      return true;
+    }
+    if (trial.bwIntra == best.bwIntra && trial.bwIntra < trial.bwInter * 2) {
+      trial.bwIntra = run.speed(--run.speed_index);
+      return true;
+    }
+    return false;
+  }
+
+  // Nothing fits: one channel in PCI order at 0.1 GB/s over SYS, through the first and the last GPU's NICs when
+  // both have one.
+  void fall_back_to_pci_order(Graph& graph) {
+    for (int s = 0; s < ngpus_; ++s) graph.intra[static_cast<std::size_t>(s)] = s;
+    graph.bwIntra = 0.1f;
+    graph.typeIntra = kPathSys;
+    const std::vector<int>& first = select_nets(-1, 0);
+    const std::vector<int>& last = select_nets(-1, ngpus_ - 1);
+    graph.inter[0] = first.empty() ? -1 : first.front();
+    graph.inter[1] = last.empty() ? -1 : last.front();
+    if (graph.inter[0] != -1 && graph.inter[1] != -1) {
+      graph.bwInter = 0.1f;
+      graph.typeInter = kPathSys;
+    } else {
+      graph.inter[0] = graph.inter[1] = -1;
+      graph.bwInter = 0;
+      graph.typeInter = kPathDis;
+    }
+    graph.nChannels = 1;
+  }
+
   const NodeTopology& node_;
   SearchOptions options_;
   bool inter_ = false;
@@ -694,171 +964,22 @@ class Searcher {
 };
 
 Graph Searcher::compute(GraphPattern pattern, int min_channels, int max_channels) {
-  Graph graph;
-  graph.pattern = pattern;
-  graph.minChannels = std::max(0, min_channels);
-  graph.maxChannels = std::clamp(max_channels, 1, kMaxChannels);
-  graph.collNet = pattern == GraphPattern::CollNetDirect;
-  graph.intra.assign(static_cast<std::size_t>(kMaxChannels * std::max(1, ngpus_)), 0);
-  graph.inter.assign(static_cast<std::size_t>(kMaxChannels * 2), -1);
-  if (ngpus_ == 0) return graph;
-  const int cc_min = node_.sm > 0 ? node_.sm : 90;
-
-  const bool cross_pattern = pattern == GraphPattern::Ring || pattern == GraphPattern::BalancedTree ||
-                             pattern == GraphPattern::SplitTree;
-  const int cross_nic = (nnets_ > 1 && cross_pattern) ? options_.cross_nic : 0;
-  graph.crossNic = cross_nic == 1 ? 1 : 0;
-  int min_type_intra = kPathLoc, min_type_inter = kPathPix, max_type_intra = kPathSys, max_type_inter = kPathSys;
-  if (ngpus_ > 1) std::tie(min_type_intra, max_type_intra) = path_type_range(false);
-  if (inter_) {
-    std::tie(min_type_inter, max_type_inter) = path_type_range(true);
-    max_type_intra = max_type_inter;
+  SearchRun run;
+  run.best = empty_graph(pattern, min_channels, max_channels);
+  if (ngpus_ == 0) return std::move(run.best);
+  run.bounds = search_bounds(run.best);
+  // NVLS needs an NVSwitch and Hopper or later.
+  if (pattern == GraphPattern::Nvls && (node_.nvswitch < 0 || run.bounds.cc_min < 90)) return std::move(run.best);
+  set_pattern_channel_bounds(run.best, pattern);
+  run.trial = run.best;
+  run.speeds = &ladder(run.bounds.cc_min, inter_);
+  run.speed_index = first_speed_index(run);
+  run.trial.bwIntra = run.trial.bwInter = run.speed(run.speed_index);
+  search_passes(run);
+  if (run.best.nChannels == 0 && !run.best.collNet && run.best.pattern != GraphPattern::Nvls) {
+    fall_back_to_pci_order(run.best);
   }
-  // Ampere relies on BALANCED_TREE which sometimes has to come back through SYS or PHB.
-  if (cc_min < 90) max_type_inter = kPathSys;
-  graph.typeIntra = min_type_intra;
-  graph.typeInter = min_type_inter;
-  const int try_same = pattern == GraphPattern::Nvls ? 0 : 1;
-  graph.sameChannels = try_same;
-
-  if (pattern == GraphPattern::Nvls && (node_.nvswitch < 0 || cc_min < 90)) return graph;
-  if (pattern == GraphPattern::Nvls) graph.maxChannels = std::min(kMaxNvlsArity, ngpus_);
-  if (pattern == GraphPattern::CollNetDirect) graph.maxChannels = std::min(kMaxDirectArity + 1, ngpus_);
-  if (ngpus_ == 1 && pattern != GraphPattern::Ring) graph.pattern = GraphPattern::Tree;
-  if (!inter_ && pattern == GraphPattern::Nvls) graph.minChannels = graph.maxChannels;
-  if (pattern == GraphPattern::Ring && split_nvlink() && graph.maxChannels >= 2 && graph.minChannels == 1) {
-    graph.minChannels = 2;  // Tree will want 2 channels and must match the ring's count
-  }
-
-  Graph tmp = graph;
-  const std::vector<float>& speeds = ladder(cc_min, inter_);
-  const int nspeeds = static_cast<int>(speeds.size());
-  int pass = 1;
-  int idx = 0;
-  const float max_bw = sys_max_bw_;
-  float total_bw = sys_total_bw_;
-  // Non-ring patterns need not close back to the starting NET: count the NVLink bandwidth larger.
-  if (ngpus_ > 1 && graph.pattern != GraphPattern::Ring) {
-    total_bw = static_cast<float>(total_bw * (ngpus_ * 1.0 / (ngpus_ - 1)));
-  }
-  while ((speeds[static_cast<std::size_t>(idx)] > max_bw ||
-          speeds[static_cast<std::size_t>(idx)] * static_cast<float>(graph.minChannels) > total_bw) &&
-         idx < nspeeds - 1) {
-    ++idx;
-  }
-  tmp.bwIntra = tmp.bwInter = speeds[static_cast<std::size_t>(idx)];
-  std::int64_t global_timeout = kGlobalTimeout;
-  const auto speed = [&](int i) { return speeds[static_cast<std::size_t>(i)]; };
-
-  while (true) {
-    int time = tmp.sameChannels ? kTimeoutSameChannels
-               : tmp.pattern == GraphPattern::Tree ? kTimeoutTree
-                                                   : kTimeout;
-    tmp.nChannels = 0;
-    global_timeout -= time;
-    search_rec(tmp, graph, time);
-    if (exhausted_) {
-      if (pass == 1) dup_channels(graph, cc_min);
-      break;
-    }
-
-    bool done = time == -1 || static_cast<float>(graph.nChannels) * graph.bwInter >= sys_total_bw_;
-    if (!done && pass == 1) {
-      // First pass, no satisfying solution yet: relax one option at a time (innermost first).
-      if (tmp.sameChannels == 1 &&
-          !(node_.arch == CpuArch::X86 && node_.vendor == CpuVendor::Amd && tmp.typeIntra == kPathSys)) {
-        tmp.sameChannels = 0;
-        continue;
-      }
-      tmp.sameChannels = try_same;
-      if (time != -1) global_timeout += time;
-      else global_timeout = kGlobalTimeout;
-      if (global_timeout < 0 && graph.nChannels) {
-        done = true;
-      } else {
-        if (cc_min >= 90 && tmp.pattern == GraphPattern::BalancedTree) {
-          tmp.pattern = GraphPattern::Tree;
-          continue;
-        }
-        tmp.pattern = graph.pattern;
-        const int max_intra = inter_ ? tmp.typeInter : max_type_intra;
-        if (tmp.typeIntra < max_intra && (graph.nChannels == 0 || tmp.typeIntra < graph.typeIntra)) {
-          tmp.typeIntra += 1;
-          if (tmp.typeIntra < kPathDis) continue;
-        }
-        tmp.typeIntra = min_type_intra;
-        if (inter_ && tmp.typeInter < max_type_inter &&
-            (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < kPathPxn)) {
-          tmp.typeInter += 1;
-          if (tmp.typeInter < kPathDis) continue;
-        }
-        tmp.typeInter = min_type_inter;
-        if (cross_nic == 2 && tmp.crossNic == 0 &&
-            (graph.pattern == GraphPattern::Ring || graph.pattern == GraphPattern::BalancedTree)) {
-          tmp.crossNic = 2;
-          continue;
-        }
-        tmp.crossNic = cross_nic == 1 ? 1 : 0;
-        if (idx < nspeeds - 1 && (graph.nChannels == 0 || speed(idx + 1) / graph.bwInter > .49)) {
-          tmp.bwInter = tmp.bwIntra = speed(++idx);
-          continue;
-        }
-        idx = 0;
-        while (speed(idx) > max_bw && idx < nspeeds - 1) ++idx;
-        tmp.bwIntra = tmp.bwInter = speed(idx);
-      }
-    }
-
-    // A solution (or the end of pass 1): duplicate channels, then try higher speeds with at least as
-    // many channels.
-    if (pass == 1) {
-      time = -1;
-      dup_channels(graph, cc_min);
-      tmp = graph;
-      idx = 0;
-      while (speed(idx) > graph.bwInter && idx < nspeeds - 1) ++idx;
-      tmp.bwIntra = tmp.bwInter = speed(idx);
-      tmp.minChannels = graph.nChannels;
-      pass = 2;
-    }
-    if (time != 0 && idx > 0) {
-      if (graph.pattern == GraphPattern::Ring) {
-        tmp.bwIntra = tmp.bwInter = speed(--idx);
-        continue;
-      }
-      if (graph.pattern == GraphPattern::Nvls && tmp.bwInter == graph.bwInter && tmp.bwInter < tmp.bwIntra * 2) {
-        tmp.minChannels = tmp.maxChannels = graph.nChannels;
-        tmp.bwInter = speed(--idx);
-        continue;
-      }
-      if (tmp.bwIntra == graph.bwIntra && tmp.bwIntra < tmp.bwInter * 2) {
-        tmp.bwIntra = speed(--idx);
-        continue;
-      }
-    }
-    break;
-  }
-
-  if (graph.nChannels == 0 && !graph.collNet && graph.pattern != GraphPattern::Nvls) {
-    // Nothing fits: one channel in PCI order at 0.1 GB/s over SYS.
-    for (int s = 0; s < ngpus_; ++s) graph.intra[static_cast<std::size_t>(s)] = s;
-    graph.bwIntra = 0.1f;
-    graph.typeIntra = kPathSys;
-    const std::vector<int>& first = select_nets(-1, 0);
-    const std::vector<int>& last = select_nets(-1, ngpus_ - 1);
-    graph.inter[0] = first.empty() ? -1 : first.front();
-    graph.inter[1] = last.empty() ? -1 : last.front();
-    if (graph.inter[0] != -1 && graph.inter[1] != -1) {
-      graph.bwInter = 0.1f;
-      graph.typeInter = kPathSys;
-    } else {
-      graph.inter[0] = graph.inter[1] = -1;
-      graph.bwInter = 0;
-      graph.typeInter = kPathDis;
-    }
-    graph.nChannels = 1;
-  }
-  return graph;
+  return std::move(run.best);
 }
 
 double tidy(float bw) { return std::round(static_cast<double>(bw) * 1e4) / 1e4; }
