@@ -100,18 +100,30 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       host_run.push_back({to, -1, kHostWait, Phase::Other});
     }
   const auto earlier = [](const Point& a, const Point& b) { return a.at < b.at; };
-  std::vector<Point> pts{{0, 0, -2, Phase::Other}, {iteration_end, 0, -2, Phase::Other}};
-  if (iteration_end < 0) std::swap(pts[0], pts[1]);
-  std::vector<Point> merged;
-  const auto merge_run = [&](std::vector<Point>& run) {
+  std::vector<std::vector<Point>> runs;
+  runs.push_back({{0, 0, -2, Phase::Other}, {iteration_end, 0, -2, Phase::Other}});
+  if (iteration_end < 0) std::swap(runs[0][0], runs[0][1]);
+  for (std::vector<Point>& run : by_stream) runs.push_back(std::move(run));
+  runs.push_back(std::move(host_run));
+  for (std::vector<Point>& run : runs)
     if (!std::is_sorted(run.begin(), run.end(), earlier)) std::stable_sort(run.begin(), run.end(), earlier);
-    merged.clear();
-    merged.reserve(pts.size() + run.size());
-    std::merge(pts.begin(), pts.end(), run.begin(), run.end(), std::back_inserter(merged), earlier);
-    pts.swap(merged);
-  };
-  for (std::vector<Point>& run : by_stream) merge_run(run);
-  merge_run(host_run);
+  // Neighbours merged pairwise, level by level: each point is copied log2(runs) times, where merging
+  // the runs one by one into a growing list copied the early ones once per run. std::merge keeps
+  // equal times in run order, as the one-by-one merge did.
+  while (runs.size() > 1) {
+    std::vector<std::vector<Point>> next;
+    next.reserve((runs.size() + 1) / 2);
+    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+      std::vector<Point> merged;
+      merged.reserve(runs[i].size() + runs[i + 1].size());
+      std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), std::back_inserter(merged),
+                 earlier);
+      next.push_back(std::move(merged));
+    }
+    if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
+    runs.swap(next);
+  }
+  const std::vector<Point>& pts = runs.front();
   int active[kCategories] = {};
   int compute_active = 0, host_active = 0;
   Phase compute_phase = Phase::Other;
