@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "collective/algorithms/custom_algorithms.hpp"
+#include "collective/algorithm_registry.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/scenario.hpp"

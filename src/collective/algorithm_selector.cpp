@@ -13,24 +13,10 @@ namespace trainsim {
 
 namespace {
 
-CollectiveAlgorithm algorithm_of(AlgorithmChoice c) {
-  switch (c) {
-    case AlgorithmChoice::HalvingDoubling: return CollectiveAlgorithm::HalvingDoubling;
-    case AlgorithmChoice::Hierarchical: return CollectiveAlgorithm::Hierarchical;
-    case AlgorithmChoice::ReductionServer: return CollectiveAlgorithm::ReductionServer;
-    case AlgorithmChoice::Nccl: break;
-  }
-  return CollectiveAlgorithm::Nccl;
-}
-
 class SelectingModel final : public CollectiveModel {
  public:
   SelectingModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env, const AlgorithmsSpec& spec)
-      : nccl_(cluster, env), spec_(spec) {
-    rs_.servers = spec.reduction_server.servers;
-    rs_.nic_gbps = spec.reduction_server.nic_gbps;
-    rs_.latency_us = spec.reduction_server.latency_us;
-  }
+      : nccl_(cluster, env), spec_(spec) {}
 
   CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const override {
     const CollectiveAlgorithm a = chosen(kind, where);
@@ -46,20 +32,15 @@ class SelectingModel final : public CollectiveModel {
   FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity g) const override {
     const CollectiveAlgorithm a = chosen(kind, where);
     if (a == CollectiveAlgorithm::Nccl || where.size <= 1 || bytes <= 0) return nccl_.flows(kind, bytes, where, g);
-    return custom_flows(a, kind, bytes, *nccl_.communicator(where), rs_);
+    return custom_flows(a, kind, bytes, *nccl_.communicator(where), spec_.reduction_server);
   }
 
  private:
   NcclAnalyticalModel nccl_;
   AlgorithmsSpec spec_;
-  ReductionServerSpec rs_;
 
   CollectiveAlgorithm chosen(CollKind kind, const GroupPlacement& where) const {
-    AlgorithmChoice c = AlgorithmChoice::Nccl;
-    if (kind == CollKind::AllReduce) c = spec_.all_reduce;
-    if (kind == CollKind::AllGather) c = spec_.all_gather;
-    if (kind == CollKind::ReduceScatter) c = spec_.reduce_scatter;
-    const CollectiveAlgorithm a = algorithm_of(c);
+    const CollectiveAlgorithm a = spec_.for_kind(kind);
     if (a == CollectiveAlgorithm::Nccl) return a;
     const int ppn = where.uniform ? where.max_per_node : 0;
     return custom_algorithm_unsupported_reason(a, kind, where.size, where.nodes, ppn).empty() ? a
@@ -80,7 +61,7 @@ class SelectingModel final : public CollectiveModel {
     ctx.net_bw_GBps = t.net_bw_per_gpu;
     ctx.intra_lat_us = custom_step_latency_us(t.ring.nvlink_intra ? LinkClass::NVLink : LinkClass::PCIe);
     ctx.net_lat_us = custom_step_latency_us(LinkClass::Network);
-    ctx.reduction_server = rs_;
+    ctx.reduction_server = spec_.reduction_server;
     const std::vector<int> locals = where.local_ranks;
     ctx.nccl = [this, locals](CollKind k, std::int64_t b, int ppn, int nnodes) {
       GroupPlacement sub;

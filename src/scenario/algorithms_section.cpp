@@ -1,5 +1,6 @@
 // The `algorithms:` block: which algorithm runs all_reduce / all_gather / reduce_scatter (NCCL's own
 // choice by default, or one trainsim adds for what-if studies), and the reduction-server settings.
+#include "collective/algorithm_registry.hpp"
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
@@ -7,16 +8,22 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-AlgorithmChoice read_choice(const Section& algorithms, const std::string& key, bool allow_reduction_server) {
-  const auto choice = algorithms.choice<AlgorithmChoice>(
-      key, {{"nccl", AlgorithmChoice::Nccl},
-            {"halving_doubling", AlgorithmChoice::HalvingDoubling},
-            {"hierarchical", AlgorithmChoice::Hierarchical},
-            {"reduction_server", AlgorithmChoice::ReductionServer}});
-  if (!choice) return AlgorithmChoice::Nccl;
-  // Reducers sum what workers send; they have nothing to offer a gather or a scatter.
-  if (*choice == AlgorithmChoice::ReductionServer && !allow_reduction_server)
-    algorithms.fail(key, "reduction_server only runs all_reduce; valid here: nccl, halving_doubling, hierarchical");
+// The algorithms of the registry (collective/algorithm_registry.hpp) by name; one that does not implement the
+// key's collective is refused, naming those that do (a reduction server sums what workers send: it has nothing to
+// offer a gather or a scatter).
+CollectiveAlgorithm read_choice(const Section& algorithms, CollKind kind) {
+  const std::string key = to_string(kind);
+  const auto choice = algorithms.choice(key, collective_algorithms());
+  if (!choice) return CollectiveAlgorithm::Nccl;
+  const CollectiveAlgorithmInfo& chosen = collective_algorithm(*choice);
+  if (!chosen.supports(kind)) {
+    std::string runs, valid;
+    for (const AlgorithmChoiceKey& k : kAlgorithmChoiceKeys)
+      if (chosen.supports(k.kind)) runs += (runs.empty() ? "" : ", ") + std::string(to_string(k.kind));
+    for (const CollectiveAlgorithmInfo& a : collective_algorithms())
+      if (a.supports(kind)) valid += (valid.empty() ? "" : ", ") + std::string(a.name);
+    algorithms.fail(key, std::string(chosen.name) + " only runs " + runs + "; valid here: " + valid);
+  }
   return *choice;
 }
 
@@ -25,9 +32,7 @@ AlgorithmChoice read_choice(const Section& algorithms, const std::string& key, b
 AlgorithmsSpec read_algorithms(const Section& algorithms) {
   AlgorithmsSpec spec;
   if (!algorithms.present()) return spec;
-  spec.all_reduce = read_choice(algorithms, "all_reduce", true);
-  spec.all_gather = read_choice(algorithms, "all_gather", false);
-  spec.reduce_scatter = read_choice(algorithms, "reduce_scatter", false);
+  for (const AlgorithmChoiceKey& k : kAlgorithmChoiceKeys) spec.*k.field = read_choice(algorithms, k.kind);
   const Section rs = algorithms.child("reduction_server");
   rs.read("servers", spec.reduction_server.servers, Bound::NonNegative);
   rs.read("nic_gbps", spec.reduction_server.nic_gbps, Bound::Positive);

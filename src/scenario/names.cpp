@@ -3,25 +3,6 @@
 
 namespace trainsim {
 
-const char* to_string(AlgorithmChoice a) {
-  switch (a) {
-    case AlgorithmChoice::Nccl: return "nccl";
-    case AlgorithmChoice::HalvingDoubling: return "halving_doubling";
-    case AlgorithmChoice::Hierarchical: return "hierarchical";
-    case AlgorithmChoice::ReductionServer: return "reduction_server";
-  }
-  return "?";
-}
-
-const char* to_string(Framework f) {
-  switch (f) {
-    case Framework::Megatron: return "megatron";
-    case Framework::DeepSpeed: return "deepspeed";
-    case Framework::FSDP: return "fsdp";
-  }
-  return "?";
-}
-
 namespace {
 constexpr FrameworkInfo kFrameworks[] = {
     {Framework::Megatron, "megatron",
@@ -36,6 +17,12 @@ constexpr FrameworkInfo kFrameworks[] = {
 }  // namespace
 
 std::span<const FrameworkInfo> frameworks() { return kFrameworks; }
+
+const char* to_string(Framework f) {
+  for (const FrameworkInfo& i : kFrameworks)
+    if (i.id == f) return i.name;
+  return "?";
+}
 
 const char* to_string(Fusion f) {
   switch (f) {

@@ -68,10 +68,7 @@ ParallelSpec read_parallelism(const Section& parallel) {
   if (auto s = parallel.choice<PipelineSchedule>(
           "schedule", {{"1f1b", PipelineSchedule::OneFOneB}, {"gpipe", PipelineSchedule::GPipe}}))
     p.schedule = *s;
-  if (auto f = parallel.choice<Framework>("framework", {{"megatron", Framework::Megatron},
-                                                        {"deepspeed", Framework::DeepSpeed},
-                                                        {"fsdp", Framework::FSDP}}))
-    p.framework = *f;
+  if (auto f = parallel.choice("framework", frameworks())) p.framework = *f;
   if (auto z = parallel.int_value("zero_stage", Bound::NonNegative)) {
     if (*z > 3) parallel.fail("zero_stage", "expected 0, 1, 2 or 3, got " + std::to_string(*z));
     p.zero_stage = *z;

@@ -221,7 +221,6 @@ std::optional<CollectiveOp> parse_collective_op(const std::string& name);
 // A size as nccl-tests takes it: bytes with an optional K, M, G or T suffix (powers of 1024, "KB",
 // "KiB" alike); nullopt when malformed or too large.
 std::optional<std::int64_t> parse_byte_size(const std::string& text);
-const char* to_string(AlgorithmChoice a);
 const char* to_string(Framework f);
 // The training frameworks parallelism.framework names, with what each means for the simulated step (`trainsim
 // presets` lists them).

@@ -7,7 +7,9 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -82,6 +84,16 @@ class Section {
     for (const auto& n : names) labels.emplace_back(n.name);
     const int index = parse_choice(get(key), path_of(key), file_, labels);
     return (names.begin() + index)->value;
+  }
+
+  // A choice among a registry's entries (each with a `name` and an `id`), matched and listed in the registry's order.
+  template <class Entry>
+  std::optional<std::remove_cv_t<decltype(Entry::id)>> choice(const std::string& key, std::span<const Entry> entries) const {
+    if (!has(key)) return std::nullopt;
+    std::vector<std::string> labels;
+    for (const Entry& e : entries) labels.emplace_back(e.name);
+    const int index = parse_choice(get(key), path_of(key), file_, labels);
+    return entries[static_cast<std::size_t>(index)].id;
   }
 
   // Assign when given; leave `target` (the default) alone otherwise.

@@ -3,8 +3,8 @@
 // DeepSpeedZeroOptimizer for stages 1/2, stage3.py DeepSpeedZeroOptimizer_Stage3 and
 // partitioned_param_coordinator.py for stage 3): the model walk of each micro-
 // batch's forward and backward with the LayerEmitter's kernels, plus the gradient buckets, parameter gathers and
-// the optimizer step. The generator calls it in place of its Megatron / FSDP code when framework is deepspeed and
-// zero_stage >= 1; docs/zero-and-fsdp.md lists what is emitted.
+// the optimizer step. DeepSpeed's TrainingFramework (frameworks/deepspeed.cpp) runs it when zero_stage >= 1;
+// docs/zero-and-fsdp.md lists what is emitted.
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -19,7 +19,7 @@
 
 namespace trainsim {
 
-// The rank's place in the job, as the generator knows it.
+// The rank's place in the job (from its RankContext, rank_context.hpp).
 struct DeepSpeedRank {
   std::uint32_t dp = 0;  // the partitioning group (dp x cp)
   int dp_size = 1;

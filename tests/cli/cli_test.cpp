@@ -168,6 +168,25 @@ TEST(Cli, PresetsListsModelsAndGpus) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
+// `trainsim presets` lists every collective algorithm (algorithms.*) and training framework (parallelism.framework)
+// a scenario can name, each at the start of its line under its heading, followed by its description.
+TEST(Cli, PresetsListsEveryAlgorithmAndFramework) {
+  const Result r = run("presets");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto algorithms = r.out.find("Collective algorithms (algorithms.all_reduce");
+  const auto frameworks = r.out.find("Training frameworks (parallelism.framework)");
+  ASSERT_NE(algorithms, std::string::npos) << r.out;
+  ASSERT_NE(frameworks, std::string::npos) << r.out;
+  for (const char* name : {"nccl", "halving_doubling", "hierarchical", "reduction_server"}) {
+    const auto at = r.out.find("\n  " + std::string(name) + " ", algorithms);
+    EXPECT_TRUE(at != std::string::npos && at < frameworks) << name << "\n" << r.out;
+  }
+  for (const char* name : {"megatron", "deepspeed", "fsdp"})
+    EXPECT_NE(r.out.find("\n  " + std::string(name) + " ", frameworks), std::string::npos) << name << "\n" << r.out;
+  EXPECT_NE(r.out.find("Rabenseifner", algorithms), std::string::npos);  // halving_doubling's description
+  EXPECT_NE(r.out.find("PyTorch FSDP", frameworks), std::string::npos);  // fsdp's
+}
+
 // validate on a directory prints a row per case with a reference and the summary.
 TEST(Cli, ValidateReportsErrorsAgainstReferences) {
   const auto dir = std::filesystem::temp_directory_path() / "trainsim_cli_validate";

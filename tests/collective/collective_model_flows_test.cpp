@@ -42,8 +42,8 @@ TEST(CollectiveModelFlows, AlgorithmsBlockAppliesWhereItCanRun) {
   const GroupPlacement world = GroupPlacement::of(testing::first_ranks(32), c);
   const GroupPlacement one_node = GroupPlacement::of(testing::first_ranks(8), c);
   AlgorithmsSpec spec;
-  spec.all_reduce = AlgorithmChoice::Hierarchical;
-  spec.all_gather = AlgorithmChoice::HalvingDoubling;
+  spec.all_reduce = CollectiveAlgorithm::Hierarchical;
+  spec.all_gather = CollectiveAlgorithm::HalvingDoubling;
   const auto model = make_collective_model(c, {}, spec);
   EXPECT_EQ(model->estimate(CollKind::AllReduce, kGiB, world).algorithm, NcclAlgorithm::Hierarchical);
   // Hierarchical needs several nodes: a TP group inside one node keeps NCCL's choice.
@@ -52,7 +52,7 @@ TEST(CollectiveModelFlows, AlgorithmsBlockAppliesWhereItCanRun) {
   EXPECT_EQ(model->estimate(CollKind::ReduceScatter, kGiB, world).algorithm, NcclAlgorithm::Ring);
 
   spec = AlgorithmsSpec{};
-  spec.all_reduce = AlgorithmChoice::ReductionServer;
+  spec.all_reduce = CollectiveAlgorithm::ReductionServer;
   spec.reduction_server.servers = 4;
   spec.reduction_server.nic_gbps = 400;
   const auto rs = make_collective_model(c, {}, spec);

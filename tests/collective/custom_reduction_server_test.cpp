@@ -97,14 +97,14 @@ TEST(CustomReductionServer, NonUniformGroupsUsePerGpuWorkers) {
 
 // The published ratio on real clusters (Vertex AI blog: ~2x ring's algbw), through the collective model
 // the scenario's `algorithms:` block uses: 8 nodes with one 100 Gb/s NIC each, 1 or 8 A100 per node.
-double algbw(const ClusterSpec& c, AlgorithmChoice choice) {
+double algbw(const ClusterSpec& c, CollectiveAlgorithm choice) {
   AlgorithmsSpec spec;
   spec.all_reduce = choice;
   spec.reduction_server.nic_gbps = 100;
   const auto model = make_collective_model(c, {}, spec);
   const auto world = GroupPlacement::of(testing::first_ranks(c.num_gpus), c);
   const CollectiveEstimate e = model->estimate(CollKind::AllReduce, kGiB, world);
-  EXPECT_EQ(e.algorithm, choice == AlgorithmChoice::ReductionServer ? NcclAlgorithm::ReductionServer : e.algorithm);
+  EXPECT_EQ(e.algorithm, choice == CollectiveAlgorithm::ReductionServer ? NcclAlgorithm::ReductionServer : e.algorithm);
   return static_cast<double>(kGiB) / 1e9 / to_seconds(e.time);
 }
 
@@ -122,8 +122,8 @@ TEST(CustomReductionServer, ReproducesThePublishedRatioForOneAndEightGpusPerNode
   for (const int ppn : {1, 8}) {
     SCOPED_TRACE(ppn);
     const ClusterSpec c = one_nic_cluster(8, ppn);
-    const double ring = algbw(c, AlgorithmChoice::Nccl);
-    const double rs = algbw(c, AlgorithmChoice::ReductionServer);
+    const double ring = algbw(c, CollectiveAlgorithm::Nccl);
+    const double rs = algbw(c, CollectiveAlgorithm::ReductionServer);
     // The node's NIC carries S each way instead of ring's 2(n-1)/n·S; NVLink phases cost a little on 8 GPUs.
     EXPECT_GT(rs / ring, 1.7) << "ring " << ring << " GB/s, reduction server " << rs << " GB/s";
     EXPECT_LT(rs / ring, 2.1) << "ring " << ring << " GB/s, reduction server " << rs << " GB/s";

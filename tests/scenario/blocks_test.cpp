@@ -162,14 +162,14 @@ TEST(Blocks, AlgorithmsChooseWhatRunsEachCollective) {
   using test::edit;
   using test::kValidScenario;
   Scenario s = parse_scenario(kValidScenario, "test.yaml");
-  EXPECT_EQ(s.algorithms.all_reduce, AlgorithmChoice::Nccl);  // NCCL's own choice unless asked
+  EXPECT_EQ(s.algorithms.all_reduce, CollectiveAlgorithm::Nccl);  // NCCL's own choice unless asked
   s = parse_scenario(edit(kValidScenario, "algorithms", "{all_reduce: reduction_server, all_gather: hierarchical, "
                                                         "reduce_scatter: halving_doubling, "
                                                         "reduction_server: {servers: 8, nic_gbps: 200, latency_us: 5}}"),
                      "test.yaml");
-  EXPECT_EQ(s.algorithms.all_reduce, AlgorithmChoice::ReductionServer);
-  EXPECT_EQ(s.algorithms.all_gather, AlgorithmChoice::Hierarchical);
-  EXPECT_EQ(s.algorithms.reduce_scatter, AlgorithmChoice::HalvingDoubling);
+  EXPECT_EQ(s.algorithms.all_reduce, CollectiveAlgorithm::ReductionServer);
+  EXPECT_EQ(s.algorithms.all_gather, CollectiveAlgorithm::Hierarchical);
+  EXPECT_EQ(s.algorithms.reduce_scatter, CollectiveAlgorithm::HalvingDoubling);
   EXPECT_EQ(s.algorithms.reduction_server.servers, 8);
   EXPECT_DOUBLE_EQ(s.algorithms.reduction_server.nic_gbps, 200);
   EXPECT_DOUBLE_EQ(s.algorithms.reduction_server.latency_us, 5);

@@ -2,6 +2,7 @@
 // The per-algorithm entry points behind custom_algorithms.hpp's dispatch, one source file each, and
 // what they share. Callers outside src/collective use custom_algorithms.hpp only.
 #include <cstdint>
+#include <string>
 
 #include "collective/algorithms/custom_algorithms.hpp"
 
@@ -13,6 +14,8 @@ FlowDag halving_doubling_flows(CollKind kind, std::int64_t bytes, const NcclComm
 
 // hierarchical.cpp / hierarchical_flows.cpp
 CollectiveEstimate estimate_hierarchical(CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx);
+// Why a group cannot run hierarchically (empty when it can): one node, or nodes with different rank counts.
+std::string hierarchical_group_problem(CollKind kind, int nranks, int nnodes, int ppn);
 FlowDag hierarchical_flows(CollKind kind, std::int64_t bytes, const NcclCommunicator& comm);
 
 // reduction_server.cpp / reduction_server_flows.cpp (AllReduce only)

@@ -4,27 +4,18 @@
 // halving, all-gather by recursive doubling), hierarchical (intra-node reduce-scatter, inter-node
 // all-reduce among same-local-index GPUs, intra-node all-gather), and a reduction server (Google
 // Vertex AI: each worker sends each gradient shard once to CPU reducer nodes and receives the reduced
-// shard). Each gives an analytical time and a flow DAG.
+// shard). Each gives an analytical time and a flow DAG; the registry (algorithm_registry.hpp) names them and says
+// what each supports, and the functions below dispatch through it.
 #include <cstdint>
 #include <functional>
-#include <optional>
-#include <span>
 #include <string>
 
+#include "collective/algorithm_registry.hpp"
+#include "collective/collective_model.hpp"
 #include "collective/flows/flow_dag.hpp"
 #include "collective/nccl/nccl_communicator.hpp"
 
 namespace trainsim {
-
-enum class CollectiveAlgorithm : std::uint8_t { Nccl, HalvingDoubling, Hierarchical, ReductionServer };
-const char* to_string(CollectiveAlgorithm a);
-std::optional<CollectiveAlgorithm> parse_collective_algorithm(const std::string& name);  // "nccl", "halving_doubling", ...
-
-struct ReductionServerSpec {
-  int servers = 0;            // CPU reducer nodes (0 = as many as worker nodes)
-  double nic_gbps = 100;      // per reducer, per direction
-  double latency_us = 10;     // one worker->reducer->worker round trip's fixed cost (software + network)
-};
 
 // What the analytical estimates need about the cluster and the group.
 struct CustomAlgoContext {
@@ -38,28 +29,14 @@ struct CustomAlgoContext {
   ReductionServerSpec reduction_server;
 };
 
-// One algorithm of the registry (collective_algorithms()): its scenario name, a one-line description and the
-// collectives it implements (as `trainsim presets` lists them), what it supports, and its analytical estimate and
-// flow DAG (both null for nccl: the NCCL model gives those).
-struct CollectiveAlgorithmInfo {
-  CollectiveAlgorithm id;
-  const char* name;
-  const char* description;
-  const char* collectives;
-  bool (*supports)(CollKind);
-  CollectiveEstimate (*estimate)(CollKind, std::int64_t, const CustomAlgoContext&);
-  FlowDag (*flows)(CollKind, std::int64_t, const NcclCommunicator&, const ReductionServerSpec&);
-};
-std::span<const CollectiveAlgorithmInfo> collective_algorithms();
-
-// Which (collective, algorithm) pairs exist: halving-doubling for AllReduce/ReduceScatter/AllGather
-// (any n; non-powers of two fold the extra ranks first), hierarchical for AllReduce/ReduceScatter/
-// AllGather on several nodes, reduction server for AllReduce.
+// Which (collective, algorithm) pairs exist (the registry entry's `supports`): halving-doubling for
+// AllReduce/ReduceScatter/AllGather (any n; non-powers of two fold the extra ranks first), hierarchical for
+// AllReduce/ReduceScatter/AllGather on several nodes, reduction server for AllReduce.
 bool custom_algorithm_supports(CollectiveAlgorithm a, CollKind kind);
 // Why `a` cannot run `kind` on a group of `nranks` ranks over `nnodes` nodes (empty when it can):
-// the collective is not supported, or hierarchical on a single node / uneven nodes (ppn = ranks per
-// node, 0 when unknown). Lets callers fall back or report before estimating; estimate_custom and
-// custom_flows throw trainsim::Error with this message.
+// the collective is not supported, or the entry's `group_problem` (hierarchical on a single node / uneven
+// nodes; ppn = ranks per node, 0 when unknown). Lets callers fall back or report before estimating;
+// estimate_custom and custom_flows throw trainsim::Error with the first part of this message.
 std::string custom_algorithm_unsupported_reason(CollectiveAlgorithm a, CollKind kind, int nranks, int nnodes, int ppn);
 
 CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx);

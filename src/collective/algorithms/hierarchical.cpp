@@ -43,6 +43,20 @@ std::vector<SubCollective> hierarchical_sub_collectives(CollKind kind, std::int6
 
 }  // namespace
 
+std::string hierarchical_group_problem(CollKind kind, int nranks, int nnodes, int ppn) {
+  if (nranks <= 1) return {};
+  const std::string what = std::string("hierarchical ") + to_string(kind);
+  if (nnodes < 2) {
+    return what + ": the group's " + std::to_string(nranks) +
+           " ranks sit on one node; hierarchical needs several nodes (use nccl or halving_doubling)";
+  }
+  if (ppn > 0 && ppn * nnodes != nranks) {
+    return what + ": needs the same number of ranks on every node (" + std::to_string(nranks) + " ranks on " +
+           std::to_string(nnodes) + " nodes)";
+  }
+  return {};
+}
+
 CollectiveEstimate estimate_hierarchical(CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx) {
   const int n = ctx.nranks;
   if (n <= 1 || bytes <= 0) return make_custom_estimate(NcclAlgorithm::Hierarchical, kind, bytes, n, 0.0);

@@ -1,0 +1,134 @@
+// PyTorch FSDP. FULL_SHARD (zero_stage 3): parameters sharded over dp x cp, each layer's gathered before its forward
+// and again before its backward, its gradient reduce-scattered right after, each gather prefetched one layer ahead
+// so it overlaps the neighbouring layer's compute; the root unit (embedding, final norm, LM head) gathered first
+// and kept for the step. SHARD_GRAD_OP (zero_stage 2) keeps the parameters gathered: its gradients are reduced
+// through the bucketed data-parallel path (bucketed_data_parallel.hpp) and its optimizer state is sharded.
+#include <memory>
+#include <optional>
+
+#include "workload/frameworks/bucketed_data_parallel.hpp"
+#include "workload/frameworks/frameworks.hpp"
+#include "workload/kernels_factory.hpp"
+#include "workload/recompute.hpp"
+
+namespace trainsim {
+
+namespace {
+
+class FullShardRank final : public BucketedDataParallel {
+ public:
+  using BucketedDataParallel::BucketedDataParallel;
+
+  void forward(int micro_batch, int chunk) override {
+    const int mb = micro_batch;
+    RankBuilder& builder = rank_.builder;
+    const std::uint32_t dp = rank_.communicators.data;
+    const OpContext ctx{Phase::Forward, -1, mb};
+    const auto& ls = rank_.layout.layers(rank_.pipeline_stage, chunk);
+    auto root_ag = builder.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp,
+                                      layer_gather_bytes(root_params()));
+    builder.wait(root_ag);
+    std::optional<std::uint32_t> next;
+    if (!ls.empty())
+      next = builder.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather, dp,
+                                layer_gather_bytes(rank_.dims.layer_params));
+    if (rank_.has_embedding(chunk)) rank_.emitter.embedding_forward(mb);
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      builder.wait(*next);
+      if (i + 1 < ls.size())
+        next = builder.collective({Phase::Forward, ls[i + 1], mb}, Stream::DpComm, "fsdp.allgather.fwd",
+                                  CollKind::AllGather, dp, layer_gather_bytes(rank_.dims.layer_params));
+      rank_.emitter.forward(ls[i], mb, Phase::Forward);
+    }
+    if (rank_.has_lm_head(chunk)) rank_.emitter.lm_head_forward(mb);
+  }
+
+  void backward(int micro_batch, int chunk) override {
+    const int mb = micro_batch;
+    const Scenario& s = rank_.scenario;
+    RankBuilder& builder = rank_.builder;
+    LayerEmitter& emitter = rank_.emitter;
+    const std::uint32_t dp = rank_.communicators.data;
+    const double layer_params = rank_.dims.layer_params;
+    const auto& ls = rank_.layout.layers(rank_.pipeline_stage, chunk);
+    const bool full = s.training.recompute == RecomputeGranularity::Full;
+    const bool selective = rank_.selective_attention();
+    const int recompute_n =
+        full ? recomputed_layers_on_stage(s, rank_.pipeline_stage, rank_.layout.layers_on_stage(rank_.pipeline_stage)) : 0;
+    if (rank_.has_lm_head(chunk)) emitter.lm_head_backward(mb);
+    const auto gather = [&](int layer) {
+      return builder.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather,
+                                dp, layer_gather_bytes(layer_params));
+    };
+    std::optional<std::uint32_t> next;
+    if (!ls.empty()) next = gather(ls.back());
+    const auto grad = static_cast<std::int64_t>(layer_params * settings_.grad_bytes);
+    for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
+      const int layer = ls[static_cast<std::size_t>(i)];
+      builder.wait(*next);
+      if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
+      if (full && i < recompute_n) emitter.forward(layer, mb, Phase::Recompute);
+      emitter.backward(layer, mb, selective);
+      cast_grad_for_reduce({Phase::Backward, layer, mb}, layer_params);
+      pending_reductions_.push_back(builder.collective({Phase::GradSync, layer, mb}, Stream::DpComm, "fsdp.reduce_scatter",
+                                                       CollKind::ReduceScatter, dp, grad));
+    }
+    if (rank_.has_embedding(chunk)) emitter.embedding_backward(mb);
+    if (mb == rank_.micro_batches - 1) {
+      const double root = root_params();
+      cast_grad_for_reduce({Phase::Backward, -1, mb}, root);
+      pending_reductions_.push_back(builder.collective({Phase::GradSync, -1, mb}, Stream::DpComm,
+                                                       "fsdp.reduce_scatter.root", CollKind::ReduceScatter, dp,
+                                                       static_cast<std::int64_t>(root * settings_.grad_bytes)));
+    }
+  }
+
+  // Every unit's gradient was reduce-scattered in backward: only the wait is left.
+  void finish_grad_sync() override { wait_for_reductions(); }
+
+ private:
+  // The root unit: embedding, final norm and the LM head when it is a weight of its own.
+  double root_params() const {
+    const LayerDims& d = rank_.dims;
+    return d.embedding_params + d.final_norm_params + (rank_.owns_lm_head_weight() ? d.lm_head_params : 0);
+  }
+
+  std::int64_t layer_gather_bytes(double params) const {
+    return static_cast<std::int64_t>(params * activation_bytes(rank_.scenario.training.precision));
+  }
+
+  // FSDP's post-backward cast of a unit's unsharded gradient to the reduce dtype (a new full-size tensor: read
+  // the training dtype, write fp32), on the post-backward stream before the reduce-scatter; none when the
+  // gradient is already fp32.
+  void cast_grad_for_reduce(const OpContext& ctx, double params) {
+    const Precision precision = rank_.scenario.training.precision;
+    const double from = activation_bytes(precision);
+    if (from >= settings_.grad_bytes) return;
+    rank_.builder.compute(ctx, "fsdp.grad_cast",
+                          memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision));
+  }
+};
+
+class Fsdp final : public TrainingFramework {
+ public:
+  Framework id() const override { return Framework::FSDP; }
+
+  // FSDP reduces in fp32, as the common configurations set its MixedPrecision (Composer's mixed_precision DEFAULT:
+  // param_dtype = the autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py
+  // get_mixed_precision; torchtitan's mixed_precision_reduce default float32): the gradient is cast up before the
+  // reduce-scatter (FSDP1 _runtime_utils.py::_post_backward_hook / _reduce_grad).
+  double grad_reduce_bytes(const Scenario&) const override { return 4.0; }
+
+  std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
+    const int zero_stage = rank.scenario.parallelism.zero_stage;
+    const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 1};
+    if (zero_stage == 3) return std::make_unique<FullShardRank>(rank, settings);
+    return std::make_unique<BucketedDataParallel>(rank, settings);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TrainingFramework> make_fsdp_framework() { return std::make_unique<Fsdp>(); }
+
+}  // namespace trainsim

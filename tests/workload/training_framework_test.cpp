@@ -1,0 +1,110 @@
+// The training frameworks behind parallelism.framework (workload/frameworks/): one implementation per registered
+// framework, what each refuses, the dtype its gradients travel in, and the framework-specific ops of one iteration
+// (Megatron's step checks, DeepSpeed ZeRO's own buckets without DDP buffers, FSDP FULL_SHARD's per-layer gathers).
+#include "workload/frameworks/training_framework.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "core/error.hpp"
+#include "scenario/scenario_loader.hpp"
+#include "workload/generator.hpp"
+
+namespace trainsim {
+namespace {
+
+Scenario scenario(const std::string& framework, int zero_stage, int pipeline = 1) {
+  return parse_scenario(R"(
+model:
+  family: gpt
+  num_layers: 4
+  hidden_size: 1024
+  num_attention_heads: 8
+  ffn_hidden_size: 4096
+  vocab_size: 1024
+  seq_length: 1024
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+parallelism:
+  tensor: 2
+  pipeline: )" + std::to_string(pipeline) + R"(
+  framework: )" + framework + R"(
+  zero_stage: )" + std::to_string(zero_stage) + R"(
+cluster:
+  gpu: H100-SXM
+  num_gpus: 8
+  gpus_per_node: 8
+)",
+                        "frameworks.yaml");
+}
+
+std::set<std::string> op_names(const Scenario& s) {
+  const Workload wl = generate_workload(s, {});
+  std::set<std::string> names;
+  for (const Op& op : wl.ranks[0].ops) names.insert(wl.names[op.name]);
+  return names;
+}
+
+TEST(TrainingFramework, EveryRegisteredFrameworkHasAnImplementation) {
+  for (const FrameworkInfo& f : frameworks()) EXPECT_EQ(make_training_framework(f.id)->id(), f.id) << f.name;
+}
+
+// Megatron reduces in fp32 with bf16 (fp16 in fp16 recipes), FSDP in fp32, DeepSpeed in the training dtype.
+TEST(TrainingFramework, GradientReductionDtype) {
+  Scenario s = scenario("megatron", 1);
+  EXPECT_DOUBLE_EQ(make_training_framework(Framework::Megatron)->grad_reduce_bytes(s), 4.0);
+  EXPECT_DOUBLE_EQ(make_training_framework(Framework::FSDP)->grad_reduce_bytes(s), 4.0);
+  EXPECT_DOUBLE_EQ(make_training_framework(Framework::DeepSpeed)->grad_reduce_bytes(s), 2.0);
+  s.training.precision = Precision::FP16;
+  EXPECT_DOUBLE_EQ(make_training_framework(Framework::Megatron)->grad_reduce_bytes(s), 2.0);
+  EXPECT_DOUBLE_EQ(make_training_framework(Framework::FSDP)->grad_reduce_bytes(s), 4.0);
+}
+
+// Only Megatron has the interleaved schedule (and the MoE layer); its own check is the micro-batch count.
+TEST(TrainingFramework, OnlyMegatronRunsTheInterleavedSchedule) {
+  Scenario s = scenario("megatron", 1, 2);
+  s.parallelism.virtual_pipeline = 2;
+  EXPECT_NO_THROW(make_training_framework(Framework::Megatron)->validate(s));
+  for (const Framework f : {Framework::FSDP, Framework::DeepSpeed}) {
+    s.parallelism.framework = f;
+    try {
+      make_training_framework(f)->validate(s);
+      ADD_FAILURE() << to_string(f) << " accepted virtual_pipeline 2";
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(e.key(), "parallelism.virtual_pipeline");
+      EXPECT_NE(std::string(e.what()).find("has no interleaved schedule"), std::string::npos) << e.what();
+    }
+  }
+  s = scenario("megatron", 1, 2);
+  s.parallelism.virtual_pipeline = 2;
+  s.training.global_batch_size = 6;  // 6 / (1 x data 2) = 3 micro-batches on 2 stages: not a multiple
+  EXPECT_THROW(make_training_framework(Framework::Megatron)->validate(s), ScenarioError);
+}
+
+TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
+  const auto megatron = op_names(scenario("megatron", 1));
+  EXPECT_TRUE(megatron.count("world.rerun_check"));
+  EXPECT_TRUE(megatron.count("zero_grad_buffer"));
+  EXPECT_TRUE(megatron.count("dp.grad_reduce_scatter"));  // the distributed optimizer
+  EXPECT_TRUE(op_names(scenario("megatron", 0)).count("dp.grad_all_reduce"));
+
+  const auto full_shard = op_names(scenario("fsdp", 3));
+  EXPECT_TRUE(full_shard.count("fsdp.allgather.fwd"));
+  EXPECT_TRUE(full_shard.count("fsdp.reduce_scatter"));
+  EXPECT_FALSE(full_shard.count("world.rerun_check"));
+  const auto shard_grad_op = op_names(scenario("fsdp", 2));
+  EXPECT_TRUE(shard_grad_op.count("dp.grad_all_reduce"));
+  EXPECT_FALSE(shard_grad_op.count("fsdp.allgather.fwd"));
+
+  const auto zero = op_names(scenario("deepspeed", 2));
+  EXPECT_FALSE(zero.count("zero_grad_buffer"));  // ZeRO sets the gradients to None
+  EXPECT_FALSE(zero.count("world.rerun_check"));
+  EXPECT_FALSE(zero.count("dp.grad_all_reduce"));
+  EXPECT_TRUE(op_names(scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
+}
+
+}  // namespace
+}  // namespace trainsim
