@@ -46,6 +46,11 @@ std::unique_ptr<PacketNetwork> make_packet_network(const NetworkGraph& g, const 
 }
 
 // Whether every call goes to packets: the scope names no communicator and no size.
+// Point-to-point DAGs without dependencies go on the network one transfer per connection (add_merged_p2p).
+bool merges_per_connection(const FlowDag& dag) {
+  return dag.dep_index.empty() && !dag.flows.empty() && dag.algorithm == NcclAlgorithm::P2P;
+}
+
 bool all_packets(const FlowBackendOptions& options) {
   if (!options.packet || options.packet_min_bytes > 0) return false;
   return std::all_of(options.packet_groups.begin(), options.packet_groups.end(), [](char c) { return c != 0; });
@@ -117,6 +122,13 @@ std::shared_ptr<const FlowDag> FlowBackend::one_way(const std::shared_ptr<const 
   for (Flow& f : out->flows) f.dep_begin = f.dep_end = 0;
   std::shared_ptr<const FlowDag> result = std::move(out);
   return one_way_.emplace(key, std::move(result)).first->second;
+}
+
+// The DAG one copy of `call` runs: a one-way pipeline send keeps only its sender's flows.
+std::shared_ptr<const FlowDag> FlowBackend::copy_dag(const CollectiveCall& call, const std::vector<int>& members) {
+  auto dag = dag_for(call, members);
+  if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+  return dag;
 }
 
 std::uint32_t FlowBackend::new_call() {
@@ -226,7 +238,7 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
 void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base) {
   if (dag.dep_index.empty() && !dag.flows.empty()) {
     if (dag.algorithm == NcclAlgorithm::Ring) return add_coupled_ring(ci, dag, members, key_base);
-    if (dag.algorithm == NcclAlgorithm::P2P) return add_merged_p2p(ci, dag, members, key_base);
+    if (merges_per_connection(dag)) return add_merged_p2p(ci, dag, members, key_base);
   }
   Call& call = calls_[ci];
   const auto base = static_cast<std::uint32_t>(call.transfers.size());
@@ -290,8 +302,7 @@ bool FlowBackend::priced_by_model(const CollectiveCall& call) {
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
   if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return true;
   if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
-  auto dag = dag_for(call, copies.front());
-  if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+  const auto dag = copy_dag(call, copies.front());
   const double line_rate_Bps = cluster_.nic_gbps * 1e9 / 8;
   return static_cast<double>(largest_transfer(*dag)) <= line_rate_Bps * kLatencyBoundSeconds;
 }
@@ -299,8 +310,7 @@ bool FlowBackend::priced_by_model(const CollectiveCall& call) {
 std::int64_t FlowBackend::largest_transfer(const FlowDag& dag) {
   if (auto it = largest_transfer_.find(&dag); it != largest_transfer_.end()) return it->second;
   std::int64_t largest = 0;
-  const bool merged = dag.dep_index.empty() && !dag.flows.empty() && dag.algorithm == NcclAlgorithm::P2P;
-  for (const Flow& f : merged ? merged_p2p(dag) : dag.flows) largest = std::max(largest, f.bytes);
+  for (const Flow& f : merges_per_connection(dag) ? merged_p2p(dag) : dag.flows) largest = std::max(largest, f.bytes);
   return largest_transfer_.emplace(&dag, largest).first->second;
 }
 
@@ -310,10 +320,8 @@ std::int64_t FlowBackend::planned_transfers(const CollectiveCall& call) {
   if (priced_by_model(call)) return 0;
   std::int64_t n = 0;
   for (const auto& members : copies) {
-    auto dag = dag_for(call, members);
-    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
-    const bool merged = dag->dep_index.empty() && !dag->flows.empty() && dag->algorithm == NcclAlgorithm::P2P;
-    n += merged ? static_cast<std::int64_t>(merged_p2p(*dag).size()) : transfers_of(*dag);
+    const auto dag = copy_dag(call, members);
+    n += merges_per_connection(*dag) ? static_cast<std::int64_t>(merged_p2p(*dag).size()) : transfers_of(*dag);
   }
   return n;
 }
@@ -326,8 +334,7 @@ double FlowBackend::planned_fabric_bytes(const CollectiveCall& call) {
   double bytes = 0;
   for (const auto& members : copies) {
     if (inside_one_domain(members)) continue;
-    auto dag = dag_for(call, members);
-    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+    const auto dag = copy_dag(call, members);
     for (const Flow& f : dag->flows) bytes += static_cast<double>(f.bytes);
   }
   return bytes;
@@ -355,8 +362,7 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
     return;
   }
   for (std::size_t k = 0; k < copies.size(); ++k) {
-    auto dag = dag_for(call, copies[k]);
-    if (call.kind == CollKind::SendRecv && call.sender >= 0) dag = one_way(dag, call.sender);
+    const auto dag = copy_dag(call, copies[k]);
     calls_[ci].tail_latency = std::max(calls_[ci].tail_latency, from_microseconds(dag->latency_us));
     add_copy(ci, *dag, copies[k], mix(options_.seed ^ mix(seq * 1315423911ULL + k)));
   }

@@ -116,6 +116,7 @@ class FlowBackend final : public NetworkBackend {
 
   std::shared_ptr<const FlowDag> dag_for(const CollectiveCall& call, const std::vector<int>& members);
   std::shared_ptr<const FlowDag> one_way(const std::shared_ptr<const FlowDag>& dag, int sender);
+  std::shared_ptr<const FlowDag> copy_dag(const CollectiveCall& call, const std::vector<int>& members);
   bool inside_one_domain(const std::vector<int>& members) const;
   // Whether `call` is timed by the collective model instead of transfers on the network.
   bool priced_by_model(const CollectiveCall& call);
