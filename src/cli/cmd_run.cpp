@@ -8,9 +8,11 @@
 #include "cli/output_file.hpp"
 #include "cli/run_progress.hpp"
 #include "core/error.hpp"
+#include "report/html_report.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "trainsim/trainsim.hpp"
+#include "workload/memory_model.hpp"
 
 namespace trainsim::cli {
 
@@ -23,6 +25,7 @@ struct RunArgs {
   std::vector<int> trace_ranks;
   std::string csv;
   std::string links_csv;
+  std::string html;
   bool allow_oom = false;
   bool explain = false;
   bool per_rank = false;
@@ -44,6 +47,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "write the per-collective table as CSV");
   cmd->add_option("--links-csv", args->links_csv,
                   "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow or packet)");
+  cmd->add_option("--html", args->html,
+                  "write a self-contained HTML report: headline numbers, breakdown and memory charts, collectives, "
+                  "busiest links, the critical rank's timeline with --trace");
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate even if the configuration does not fit in GPU memory");
   cmd->add_flag("--explain", args->explain,
                 "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
@@ -84,6 +90,21 @@ Command add_run_command(CLI::App& app) {
                         [&](std::ostream& f) { write_comm_csv(f, out.result); });
     if (!args->links_csv.empty())
       write_output_file("--links-csv", args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
+    if (!args->html.empty()) {
+      // Every stage's memory (the result holds the worst one): the same model run_scenario used.
+      std::vector<MemoryStageRow> stages;
+      if (out.result.memory)
+        for (const StageMemory& st : estimate_memory(s))
+          stages.push_back({st.stage, st.weights_gib, st.grads_gib, st.optimizer_gib, st.activations_gib, st.other_gib});
+      HtmlReportExtras extras;
+      extras.memory_stages = stages;
+      extras.links = out.links;
+      extras.trace = out.trace;
+      extras.stream_names = out.stream_names;
+      extras.traced = o.want_trace;
+      extras.scenario_path = args->scenario;
+      write_output_file("--html", args->html, [&](std::ostream& f) { write_html_report(f, out.result, extras); });
+    }
     if (args->json)
       std::cout << to_json(out.result).dump(2) << "\n";
     else

@@ -48,6 +48,7 @@ TEST(ExitStatus, AFileOutputThatCannotBeWrittenIsAnErrorNamingIt) {
       {"run " + kTiny + " --csv " + kFull, "--csv"},
       {"run " + kTiny + " --trace " + kFull, "--trace"},
       {"run " + kTiny + " --set simulation.network_model=flow --links-csv " + kFull, "--links-csv"},
+      {"run " + kTiny + " --html " + kFull, "--html"},
       {"run " + kTiny + " --set output.csv=" + kFull, "output.csv"},
       {"run " + kTiny + " --set output.trace=" + kFull, "output.trace"},
       {"topo " + kTiny + " --dot " + kFull, "--dot"},
