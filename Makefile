@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs clean
+.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
 
 all: build
 
@@ -64,6 +64,21 @@ accuracy-check: build
 # CI: fails when docs/accuracy*.md are not what `make accuracy` would write now.
 accuracy-docs-check: build
 	scripts/accuracy-docs-check $(BUILD)/trainsim
+
+# Every tracked C++ file in the style of .clang-format (Debian 12's clang-format 14).
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.h' '*.cc')
+format:
+	clang-format -i $(FORMAT_FILES)
+
+# CI: fails, listing the files, when any tracked C++ file differs from what `make format` writes.
+format-check:
+	@scripts/format-check
+
+# clang-tidy with .clang-tidy over the given files (default: the sources changed since main's last
+# commit); needs $(BUILD)/compile_commands.json, which the build writes.
+TIDY_FILES ?= $(shell git diff --name-only HEAD -- '*.cpp')
+tidy: $(BUILD)/CMakeCache.txt
+	clang-tidy -p $(BUILD) --quiet $(TIDY_FILES)
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -22,7 +22,7 @@ using namespace trainsim;
 constexpr int kNodes = 128, kGpusPerNode = 8, kGpus = kNodes * kGpusPerNode, kChannels = 16;
 constexpr double kNicBps = 50e9;
 constexpr std::int64_t kBytesPerFlow = 2 * (std::int64_t{1} << 30) / kChannels;  // ≈ 2·(n-1)/n · 1 GiB / 16
-constexpr SimTime kLinkLatency = 500'000;     // 0.5 µs per hop, picoseconds
+constexpr SimTime kLinkLatency = 500'000;                                        // 0.5 µs per hop, picoseconds
 constexpr SimTime kSoftwareLatency = 2'000'000;  // NCCL's per-step base latency, order of µs
 
 std::uint64_t splitmix(std::uint64_t& s) {  // deterministic pseudo-random stream
@@ -93,10 +93,9 @@ struct RingThroughSpine {
         const int dst_node = (node + kNodesPerPod * (1 + c % (kPods - 1))) % kNodes;
         const int dst = dst_node * kGpusPerNode + rail;
         const int spine = static_cast<int>(splitmix(seed) % kSpines);
-        const std::vector<LinkId> path{up[static_cast<std::size_t>(g)],
-                                       leaf_up[uplink(node / kNodesPerPod, rail, spine)],
-                                       leaf_down[uplink(dst_node / kNodesPerPod, rail, spine)],
-                                       down[static_cast<std::size_t>(dst)]};
+        const std::vector<LinkId> path{
+            up[static_cast<std::size_t>(g)], leaf_up[uplink(node / kNodesPerPod, rail, spine)],
+            leaf_down[uplink(dst_node / kNodesPerPod, rail, spine)], down[static_cast<std::size_t>(dst)]};
         std::vector<std::uint32_t> deps;
         if (!previous.empty()) deps.push_back(previous[static_cast<std::size_t>(i)]);  // a ring step waits for the last
         current.push_back(dag.add(path, kBytesPerFlow / steps, 4 * kLinkLatency + kSoftwareLatency, deps));
@@ -121,7 +120,8 @@ void run_case(benchmark::State& state, const Case& c) {
   state.counters["links"] = static_cast<double>(c.fabric.capacity.size());
   state.counters["makespan_ms"] = to_seconds(makespan) * 1e3;
   state.counters["solves"] = static_cast<double>(solved.solves);
-  state.counters["flows_per_solve"] = static_cast<double>(solved.flows) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
+  state.counters["flows_per_solve"] =
+      static_cast<double>(solved.flows) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
 }
 
 void BM_RingAllReduce16kFlowsTwoHops(benchmark::State& state) {
@@ -184,8 +184,10 @@ void BM_OneMillionEventsOver100kLinks(benchmark::State& state) {
   }
   state.counters["events"] = static_cast<double>(events);
   state.counters["solves"] = static_cast<double>(solved.solves);
-  state.counters["flows_per_solve"] = static_cast<double>(solved.flows) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
-  state.counters["links_per_solve"] = static_cast<double>(solved.links) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
+  state.counters["flows_per_solve"] =
+      static_cast<double>(solved.flows) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
+  state.counters["links_per_solve"] =
+      static_cast<double>(solved.links) / static_cast<double>(std::max<std::int64_t>(1, solved.solves));
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_OneMillionEventsOver100kLinks)->Unit(benchmark::kMillisecond)->Iterations(1);

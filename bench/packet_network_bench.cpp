@@ -35,7 +35,8 @@ void run(benchmark::State& state, bool incast, Mode mode) {
   SimTime makespan = 0;
   for (auto _ : state) {
     const std::size_t links = incast ? kSenders + 1 : 2 * kSenders;
-    PacketNetwork net(std::vector<double>(links, kLinkBps), std::vector<SimTime>(links, kLinkLatency), 0, config_for(mode));
+    PacketNetwork net(std::vector<double>(links, kLinkBps), std::vector<SimTime>(links, kLinkLatency), 0,
+                      config_for(mode));
     for (int s = 0; s < kSenders; ++s) {
       const std::vector<LinkId> path{s, incast ? kSenders : kSenders + s};
       net.start(0, path, kBytesPerFlow);
@@ -48,8 +49,8 @@ void run(benchmark::State& state, bool incast, Mode mode) {
     counters = net.counters();
   }
   state.counters["events"] = static_cast<double>(counters.events);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(counters.events) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(counters.events) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["makespan_ms"] = to_seconds(makespan) * 1e3;
   state.counters["pauses"] = static_cast<double>(counters.pause_events);
   state.counters["cnps"] = static_cast<double>(counters.cnps);

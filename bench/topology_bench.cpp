@@ -13,7 +13,8 @@ namespace {
 
 using namespace trainsim;
 
-ClusterSpec fabric(int gpus, NetworkTopology topology, int tiers, std::vector<double> oversubscription, int radix = 64) {
+ClusterSpec fabric(int gpus, NetworkTopology topology, int tiers, std::vector<double> oversubscription,
+                   int radix = 64) {
   ClusterSpec c;
   c.num_gpus = gpus;
   c.gpus_per_node = 8;
@@ -54,10 +55,13 @@ void BM_Build(benchmark::State& state, ClusterSpec c) {
 }
 BENCHMARK_CAPTURE(BM_Build, rail_optimized_16384, llama3_fabric(16384))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Build, rail_optimized_100000, llama3_fabric(100000))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Build, fat_tree_16384, fabric(16384, NetworkTopology::FatTree, 3, {1}))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Build, fat_tree_16384, fabric(16384, NetworkTopology::FatTree, 3, {1}))
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Build, hpn_16384, fabric(16384, NetworkTopology::HPN, 2, {1}, 128))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Build, dragonfly_16384, fabric(16384, NetworkTopology::Dragonfly, 2, {1}))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Build, dragonfly_100000, fabric(100000, NetworkTopology::Dragonfly, 2, {1}))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Build, dragonfly_16384, fabric(16384, NetworkTopology::Dragonfly, 2, {1}))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Build, dragonfly_100000, fabric(100000, NetworkTopology::Dragonfly, 2, {1}))
+    ->Unit(benchmark::kMillisecond);
 
 // 100,000 flows between pseudo-random NIC pairs (a fixed LCG, so every run routes the same flows).
 std::vector<std::pair<NicAddress, NicAddress>> flows(const NetworkGraph& g, int count) {
@@ -95,8 +99,10 @@ void BM_RouteEcmp(benchmark::State& state, ClusterSpec c) {
   report_size(state, g);
 }
 BENCHMARK_CAPTURE(BM_RouteEcmp, rail_optimized_16384, llama3_fabric(16384))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_RouteEcmp, dragonfly_16384, fabric(16384, NetworkTopology::Dragonfly, 2, {1}))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_RouteEcmp, ideal_16384, fabric(16384, NetworkTopology::Ideal, 2, {1}))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RouteEcmp, dragonfly_16384, fabric(16384, NetworkTopology::Dragonfly, 2, {1}))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RouteEcmp, ideal_16384, fabric(16384, NetworkTopology::Ideal, 2, {1}))
+    ->Unit(benchmark::kMillisecond);
 
 // Adaptive: each flow takes the least-loaded path and adds itself to the load it leaves behind.
 void BM_RouteAdaptive(benchmark::State& state, ClusterSpec c) {

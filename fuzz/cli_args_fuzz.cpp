@@ -72,8 +72,10 @@ void fuzz_sweep(const std::vector<std::string>& args) {
   std::vector<std::string> vary, zip;
   bool zipped = false;
   for (const auto& a : args) {
-    if (a.empty()) zipped = true;
-    else (zipped ? zip : vary).push_back(a);
+    if (a.empty())
+      zipped = true;
+    else
+      (zipped ? zip : vary).push_back(a);
   }
   const trainsim::explore::Sweep sweep = trainsim::explore::make_sweep(vary, zip, vary.size() / 2);
   std::size_t points = 1;

@@ -21,18 +21,18 @@ struct RunProgress {
   // Estimated (once, before the first simulation): the work ahead and its wall time, roughly.
   double estimated_ops = 0, estimated_flows = 0, estimated_seconds = 0;
   // Simulating (every so many events) and Done.
-  int run = 1, runs = 1;      // with faults, the fault-free baseline is run 2 of 2
-  double simulated_s = 0;     // simulated time reached in this run
-  std::int64_t events = 0;    // processed in this run
-  double fraction = 0;        // of all runs' ops finished
+  int run = 1, runs = 1;    // with faults, the fault-free baseline is run 2 of 2
+  double simulated_s = 0;   // simulated time reached in this run
+  std::int64_t events = 0;  // processed in this run
+  double fraction = 0;      // of all runs' ops finished
 };
 
 struct RunOptions {
-  bool per_rank = false;     // simulate every rank (default: one per symmetric class)
-  bool allow_oom = false;    // simulate even if the memory model says it does not fit
-  bool want_trace = false;   // collect trace spans
+  bool per_rank = false;         // simulate every rank (default: one per symmetric class)
+  bool allow_oom = false;        // simulate even if the memory model says it does not fit
+  bool want_trace = false;       // collect trace spans
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
-  bool explain = false;      // the critical rank's longest ops and collectives (RunResult::explain)
+  bool explain = false;          // the critical rank's longest ops and collectives (RunResult::explain)
   std::function<void(const RunProgress&)> progress;  // called on the simulating thread; empty = none
   // A search's limit: when a simulated rank's compute kernels alone, back to back, take longer than this many
   // seconds (compute_lower_bound_s), the iteration cannot be shorter, and run_scenario throws SlowerThanLimitError

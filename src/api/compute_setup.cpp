@@ -36,9 +36,7 @@ std::unique_ptr<ComputeModel> make_compute_model(const Scenario& s) {
       check_rows_within_peak(loaded, s.cluster.gpu.name, s.cluster.gpu);
       if (s.compute.scale_from) check_rows_within_peak(loaded, s.compute.scale_from->name, *s.compute.scale_from);
       return loaded;
-    } catch (const Error& e) {
-      throw ScenarioError(s.file, "compute.database", e.what());
-    }
+    } catch (const Error& e) { throw ScenarioError(s.file, "compute.database", e.what()); }
   }();
   const std::string& target = s.cluster.gpu.name;
   const bool has_target = db.has_gpu(target);
@@ -66,8 +64,10 @@ ComputeSources compute_sources(const Scenario& s, const Workload& wl, const Simu
       const Op& op = p.ops[i];
       if (op.type != Op::Type::Compute) continue;
       const std::string source = out.kernel_timings[op.desc].source;
-      if (source == "measured") ++c.measured_ops;
-      else if (source == "scaled") ++c.scaled_ops;
+      if (source == "measured")
+        ++c.measured_ops;
+      else if (source == "scaled")
+        ++c.scaled_ops;
       else {
         ++c.modelled_ops;
         ModelledKernel& m = modelled[op.desc];

@@ -15,8 +15,8 @@ std::string kernel_detail(const KernelDesc& k) {
   switch (k.kind) {
     case KernelKind::Gemm:
     case KernelKind::AttnScoreGemm:
-      return fmt::format("{} {}x{}x{}{} {}", to_string(k.kind), k.m, k.n, k.k, k.batch > 1 ? fmt::format(" x{}", k.batch) : "",
-                         to_string(k.dtype));
+      return fmt::format("{} {}x{}x{}{} {}", to_string(k.kind), k.m, k.n, k.k,
+                         k.batch > 1 ? fmt::format(" x{}", k.batch) : "", to_string(k.dtype));
     case KernelKind::FlashAttnFwd:
     case KernelKind::FlashAttnBwd:
       return fmt::format("{} {} heads*batch, q {} kv {} d {}{} {}", to_string(k.kind), k.batch, k.m, k.n, k.k,
@@ -45,9 +45,11 @@ void keep_top(std::vector<ExplainRow>& rows, std::size_t top) {
 std::string why_text(const ExplainRow& r, KernelKind kind) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
-  if (r.efficiency > 0) add(fmt::format("{:.2f} of dense peak (shape tables, src/compute/roofline_constants.hpp)", r.efficiency));
+  if (r.efficiency > 0)
+    add(fmt::format("{:.2f} of dense peak (shape tables, src/compute/roofline_constants.hpp)", r.efficiency));
   if (r.clock_factor < 1.0)
-    add(fmt::format("clock x{:.3f} (sustained / calibration clock from data/gpus.yaml, at the pace of the job's "
+    add(
+        fmt::format("clock x{:.3f} (sustained / calibration clock from data/gpus.yaml, at the pace of the job's "
                     "slowest GPU)",
                     r.clock_factor));
   if (r.alone_s > 0 && r.interference_s > 1e-4 * r.alone_s)

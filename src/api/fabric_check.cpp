@@ -7,9 +7,7 @@ namespace trainsim {
 std::optional<ScenarioError> fabric_problem(const ClusterSpec& cluster) {
   try {
     (void)build_network(cluster);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
+  } catch (const ScenarioError& e) { return e; }
   return std::nullopt;
 }
 

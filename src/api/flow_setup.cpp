@@ -31,19 +31,18 @@ PacketConfig packet_config(const NetworkSpec::Roce& r, double nic_gbps, std::uin
   c.pfc.xoff_bytes = static_cast<std::int64_t>(r.pfc_xoff_kb * 1e3);
   c.pfc.xon_bytes = static_cast<std::int64_t>(r.pfc_xon_kb * 1e3);
   c.dcqcn.enabled = r.dcqcn;
-  c.dcqcn.additive_increase_Bps = r.dcqcn_ai_mbps.value_or(nic_gbps) * 1e6 / 8;    // auto: 0.1% of the line rate
+  c.dcqcn.additive_increase_Bps = r.dcqcn_ai_mbps.value_or(nic_gbps) * 1e6 / 8;     // auto: 0.1% of the line rate
   c.dcqcn.hyper_increase_Bps = r.dcqcn_hai_mbps.value_or(10 * nic_gbps) * 1e6 / 8;  // auto: 1%
   return c;
 }
 
 FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const CollectiveModel& collectives,
-                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults, std::vector<char> packet_groups) {
+                          std::vector<std::vector<std::vector<int>>> replicas, bool with_faults,
+                          std::vector<char> packet_groups) {
   FlowSetup out;
   try {
     out.graph = std::make_unique<NetworkGraph>(build_network(cluster));
-  } catch (const ScenarioError& e) {
-    throw ScenarioError(s.file, e.key(), e.detail());
-  }
+  } catch (const ScenarioError& e) { throw ScenarioError(s.file, e.key(), e.detail()); }
   std::vector<ScheduledLinkState> timed;
   if (with_faults) {
     for (std::size_t i = 0; i < s.faults.size(); ++i) {
@@ -68,7 +67,8 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
     options.packet_groups = std::move(packet_groups);
     options.packet_min_bytes = s.simulation.packet_scope_min_bytes;
   }
-  out.backend = std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
+  out.backend =
+      std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
   return out;
 }
 

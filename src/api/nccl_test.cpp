@@ -35,7 +35,8 @@ bool per_rank_count(CollectiveOp op) {
 SimTime flow_level_time(const Scenario& scenario, const ClusterSpec& cluster, const CollectiveModel& model,
                         const std::vector<int>& ranks, CollectiveOp op, std::int64_t bytes, int agg) {
   FlowSetup setup = make_flow_setup(scenario, cluster, model, {{ranks}}, true);
-  for (int i = 0; i < agg; ++i) setup.backend->start(0, static_cast<std::uint64_t>(i), CollectiveCall{op, bytes, 0, -1});
+  for (int i = 0; i < agg; ++i)
+    setup.backend->start(0, static_cast<std::uint64_t>(i), CollectiveCall{op, bytes, 0, -1});
   std::vector<std::uint64_t> done;
   SimTime end = 0;
   for (int finished = 0; finished < agg;) {
@@ -48,7 +49,9 @@ SimTime flow_level_time(const Scenario& scenario, const ClusterSpec& cluster, co
   return end;
 }
 
-[[noreturn]] void reject(const std::string& flag, const std::string& message) { throw ScenarioError("", flag, message); }
+[[noreturn]] void reject(const std::string& flag, const std::string& message) {
+  throw ScenarioError("", flag, message);
+}
 
 // nccl-tests' count for a size: size / eltSize, and for the split collectives the per-rank count
 // rounded down to 16 bytes' worth of elements (`(count/nranks) & -(16/eltSize)`).
@@ -77,8 +80,8 @@ void check_steps(const NcclTestOptions& o) {
     const std::int64_t rows = (o.max_bytes - o.min_bytes) / o.increment + 1;
     if (rows > kMaxNcclTestRows) {
       const std::int64_t least = (o.max_bytes - o.min_bytes + kMaxNcclTestRows - 2) / (kMaxNcclTestRows - 1);
-      reject("-i", "-i " + std::to_string(o.increment) + " " + range + " gives " + group_digits(rows) + " rows, more than " +
-                       group_digits(kMaxNcclTestRows) + "; use -i " + std::to_string(least) +
+      reject("-i", "-i " + std::to_string(o.increment) + " " + range + " gives " + group_digits(rows) +
+                       " rows, more than " + group_digits(kMaxNcclTestRows) + "; use -i " + std::to_string(least) +
                        " or more, a narrower -b/-e, or -f to multiply the size instead");
     }
     return;
@@ -93,8 +96,8 @@ void check_steps(const NcclTestOptions& o) {
                                "reach -e {}; use a larger -f, a larger -b, or -i to add bytes instead",
                                o.factor, size, std::max<std::int64_t>(size, 1), o.factor, next, o.max_bytes));
     if (rows >= kMaxNcclTestRows)
-      reject("-f", "-f " + fmt::format("{}", o.factor) + " " + range + " gives more than " + group_digits(kMaxNcclTestRows) +
-                       " rows; use a larger -f or a narrower -b/-e");
+      reject("-f", "-f " + fmt::format("{}", o.factor) + " " + range + " gives more than " +
+                       group_digits(kMaxNcclTestRows) + " rows; use a larger -f or a narrower -b/-e");
     size = next;
   }
 }
@@ -104,9 +107,9 @@ void check_steps(const NcclTestOptions& o) {
 std::optional<int> nccl_dtype_size(const std::string& dtype) {
   // nccl-tests' -d names (ncclDataType_t): int8 uint8 int32 uint32 int64 uint64 half float double
   // bfloat16 f8e4m3 f8e5m2.
-  static const std::pair<const char*, int> kTypes[] = {
-      {"int8", 1},   {"uint8", 1},  {"int32", 4},    {"uint32", 4}, {"int64", 8},  {"uint64", 8},
-      {"half", 2},   {"float", 4},  {"double", 8},   {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+  static const std::pair<const char*, int> kTypes[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                                                       {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                                                       {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
   for (const auto& [name, size] : kTypes)
     if (dtype == name) return size;
   return std::nullopt;
@@ -116,8 +119,9 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
                             const std::function<void(const NcclTestTable&)>& on_row) {
   const auto elt = nccl_dtype_size(o.dtype);
   if (!elt)
-    reject("-d", "unknown type '" + o.dtype +
-                     "'; valid: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2");
+    reject("-d",
+           "unknown type '" + o.dtype +
+               "'; valid: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2");
   static const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
   bool known_op = false;
   for (const char* k : kOps) known_op = known_op || o.redop == k;
@@ -138,10 +142,11 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
                            " (cluster.gpus_per_node); use a multiple of it or at most one node");
     cluster.num_gpus = std::max(n, cluster.gpus_per_node);
     if (cluster.scale_up.job_placement_auto)  // the test's own job is placed as the scheduler would place it
-      cluster.scale_up.domain_size = segment_gpus_per_domain(cluster.num_gpus, cluster.gpus_per_node,
-                                                             cluster.scale_up.hardware_domain_size);
+      cluster.scale_up.domain_size =
+          segment_gpus_per_domain(cluster.num_gpus, cluster.gpus_per_node, cluster.scale_up.hardware_domain_size);
   }
-  if (o.agg_iters < 1) reject("-m", "aggregated operations per group must be at least 1, got " + std::to_string(o.agg_iters));
+  if (o.agg_iters < 1)
+    reject("-m", "aggregated operations per group must be at least 1, got " + std::to_string(o.agg_iters));
   if (rooted(o.op) && (o.root < 0 || o.root >= n))
     reject("-r", "root " + std::to_string(o.root) + " is not a rank of the " + std::to_string(n) + " GPUs");
 
@@ -170,7 +175,9 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
   table.gpus_per_node = where.max_per_node;
   table.gpu = cluster.gpu.name;
   const bool flow = scenario.simulation.network_model != NetworkModel::Analytical;
-  table.network_model = scenario.simulation.network_model == NetworkModel::Packet ? "packet" : flow ? "flow" : "analytical";
+  table.network_model = scenario.simulation.network_model == NetworkModel::Packet ? "packet"
+                        : flow                                                    ? "flow"
+                                                                                  : "analytical";
   for (std::int64_t size = o.min_bytes; size <= o.max_bytes;) {
     NcclTestRow row;
     row.count = call_count(o.op, size, *elt, n);
@@ -182,8 +189,8 @@ NcclTestTable run_nccl_test(const Scenario& scenario, const NcclTestOptions& o,
     // -m N: N operations in one group (nccl-tests divides the group's time by N).
     const CollectiveEstimate est = o.agg_iters > 1 ? model->estimate_group(o.op, row.size_bytes, o.agg_iters, where)
                                                    : model->estimate(o.op, row.size_bytes, where);
-    const SimTime time = flow ? flow_level_time(scenario, cluster, *model, ranks, o.op, row.size_bytes, o.agg_iters)
-                              : est.time;
+    const SimTime time =
+        flow ? flow_level_time(scenario, cluster, *model, ranks, o.op, row.size_bytes, o.agg_iters) : est.time;
     row.time_us = to_microseconds(time) / o.agg_iters;
     row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.size_bytes) / (1000.0 * row.time_us) : 0;
     row.busbw_GBps = row.algbw_GBps * busbw_factor(o.op, n);

@@ -27,9 +27,10 @@ std::vector<FaultedLink> network_fault_links(const NetworkGraph& g, const Scenar
       case FaultKind::NicDown:
         // The node first, so that a node the fabric lacks is reported on faults[i].node, not on .nic.
         if (f.node < 0 || f.node >= g.node_machine_count())
-          throw ScenarioError(s.file, at + "node", "node " + std::to_string(f.node) + " does not exist; there are " +
-                                                       std::to_string(g.node_machine_count()) + " (0.." +
-                                                       std::to_string(g.node_machine_count() - 1) + ")");
+          throw ScenarioError(s.file, at + "node",
+                              "node " + std::to_string(f.node) + " does not exist; there are " +
+                                  std::to_string(g.node_machine_count()) + " (0.." +
+                                  std::to_string(g.node_machine_count() - 1) + ")");
         for (LinkId l : g.out_links(g.nic(f.node, f.nic))) add_both(links, l);
         break;
       case FaultKind::NodeDown:
@@ -40,9 +41,7 @@ std::vector<FaultedLink> network_fault_links(const NetworkGraph& g, const Scenar
         break;
       case FaultKind::GpuSlow: return {};
     }
-  } catch (const ScenarioError&) {
-    throw;
-  } catch (const Error& e) {
+  } catch (const ScenarioError&) { throw; } catch (const Error& e) {
     const bool named = f.kind == FaultKind::LinkDown || f.kind == FaultKind::LinkDegraded;
     throw ScenarioError(s.file, at + (named ? "link" : f.kind == FaultKind::NicDown ? "nic" : "node"), e.what());
   }

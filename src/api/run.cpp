@@ -98,8 +98,8 @@ struct Simulated {
   std::int64_t flows = 0;
   std::optional<Congestion> congestion;  // packet level, the reported run only
   std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues over time
-  std::vector<LinkUsageRow> links;      // the reported run only
-  std::vector<LinkUsageRow> hot_links;  // its busiest fabric links, busiest first
+  std::vector<LinkUsageRow> links;       // the reported run only
+  std::vector<LinkUsageRow> hot_links;   // its busiest fabric links, busiest first
 };
 
 // Every link's traffic over the iteration, and the busiest links of the fabric (scale-up and PCIe
@@ -107,7 +107,8 @@ struct Simulated {
 void link_usage(const FlowSetup& flow, SimTime makespan, Simulated& out) {
   const auto stats = flow.backend->link_statistics();
   const PacketNetwork* packets = flow.backend->packet_network();
-  const std::vector<PacketLinkStats> packet_stats = packets ? packets->packet_link_statistics() : std::vector<PacketLinkStats>{};
+  const std::vector<PacketLinkStats> packet_stats =
+      packets ? packets->packet_link_statistics() : std::vector<PacketLinkStats>{};
   const NetworkGraph& g = *flow.graph;
   const double t = to_seconds(makespan);
   std::vector<std::size_t> fabric;
@@ -211,7 +212,8 @@ std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetw
   for (const auto& [neg_peak, l] : deepest) {
     const std::string name = "queue " + g.link_name(l);
     for (const QueueSample& q : net.queue_samples(l))
-      out.push_back({name, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3, "KB"});
+      out.push_back(
+          {name, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3, "KB"});
   }
   return out;
 }
@@ -223,8 +225,7 @@ struct RunIndex {
 
 // The estimate before the first simulation (flow-level: with the transfers each call will put on the
 // fabric), and the engine's progress as a share of all runs' ops.
-void watch(const Workload& wl, FlowBackend* network, RunIndex at, const RunOptions& options,
-           EngineOptions& eo) {
+void watch(const Workload& wl, FlowBackend* network, RunIndex at, const RunOptions& options, EngineOptions& eo) {
   if (!options.progress) return;
   const auto& report = options.progress;
   if (at.run == 1) {
@@ -281,7 +282,8 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     if (s.simulation.network_model == NetworkModel::Packet && at.run == 1) check_packet_limit(s, wl, *flow.backend);
     // The trace's queue tracks: a sample per 4 packets of change, at most one a microsecond per port.
     if (options.want_trace && with_faults)
-      if (PacketNetwork* packets = flow.backend->packet_network()) packets->record_queues(4 * 4096, from_microseconds(1));
+      if (PacketNetwork* packets = flow.backend->packet_network())
+        packets->record_queues(4 * 4096, from_microseconds(1));
   }
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
@@ -311,9 +313,10 @@ std::vector<std::string> nccl_log_of(const Scenario& s, const Workload& wl) {
     const GroupPlacement where = GroupPlacement::of(g.ranks, s.cluster);
     std::vector<std::string> lines = nccl_debug_lines(*nccl.communicator(where), *nccl.tuning(where), *subsystems);
     if (!seen.insert(lines).second) continue;
-    out.push_back(fmt::format("# trainsim: the {} communicator of {} ranks ({}{}) and those placed like it", to_string(g.kind),
-                              g.ranks.size(), fmt::join(g.ranks.begin(), g.ranks.begin() + std::min<std::size_t>(g.ranks.size(), 8), ","),
-                              g.ranks.size() > 8 ? ",..." : ""));
+    out.push_back(fmt::format(
+        "# trainsim: the {} communicator of {} ranks ({}{}) and those placed like it", to_string(g.kind),
+        g.ranks.size(), fmt::join(g.ranks.begin(), g.ranks.begin() + std::min<std::size_t>(g.ranks.size(), 8), ","),
+        g.ranks.size() > 8 ? ",..." : ""));
     for (std::string& l : lines) out.push_back("NCCL INFO " + std::move(l));
   }
   return out;
@@ -382,7 +385,6 @@ SimTime compute_stream_lower_bound(const Workload& wl, const ComputeModel& compu
   }
   return worst;
 }
-
 
 // RunOptions::give_up_above_s: a job whose compute kernels alone take longer than the limit is refused before it
 // is simulated (a search skips it). Only fault-free runs are checked.
@@ -474,9 +476,9 @@ void add_throughput(const Scenario& s, double iteration_s, RunResult& r) {
   r.seq_length = s.model.seq_length;
   r.global_batch_size = s.training.global_batch_size;
   r.model_flops_per_iteration = model_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor);
-  r.hardware_flops_per_iteration = hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor,
-                                                                s.training.recompute, recomputed_layers_total(s),
-                                                                s.training.recompute_modules);
+  r.hardware_flops_per_iteration =
+      hardware_flops_per_iteration(s.model, s.training.global_batch_size, p.tensor, s.training.recompute,
+                                   recomputed_layers_total(s), s.training.recompute_modules);
   r.peak_tflops = s.cluster.gpu.peak_tflops(s.training.precision);
   r.iteration_time_s = t;
   const double tokens = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);
@@ -498,8 +500,8 @@ void add_critical_rank_statistics(const Scenario& s, const Workload& wl, const S
   r.comm = compute_comm_table(wl, sim, ci);
   if (s.compute.database) r.compute_sources = compute_sources(s, wl, sim);
   if (options.explain)
-    r.explain = explain_rank(wl, sim, ci, t,
-                             s.simulation.network_model == NetworkModel::Analytical ? "nccl-model" : network_model_name(s));
+    r.explain = explain_rank(
+        wl, sim, ci, t, s.simulation.network_model == NetworkModel::Analytical ? "nccl-model" : network_model_name(s));
 }
 
 // What the simulation cost and which models it used (the wall-clock time is set last, by run_scenario).

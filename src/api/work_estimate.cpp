@@ -36,7 +36,8 @@ class LayerCounter {
     if (s.training.recompute == RecomputeGranularity::Selective)
       emitter_->set_selective_recompute(s.training.recompute_modules);
     // DeepSpeed ZeRO gathers and reduces per module at these hooks (deepspeed_zero.cpp).
-    emitter_->set_module_hook([this](int, const char*, bool backward) { (backward ? hooks_backward : hooks_forward) += 1; });
+    emitter_->set_module_hook(
+        [this](int, const char*, bool backward) { (backward ? hooks_backward : hooks_forward) += 1; });
   }
 
   template <class Emit>
@@ -99,7 +100,8 @@ WorkEstimate estimate_work(const Scenario& s, bool per_rank) {
 
   const LayerDims d = LayerDims::of(s);
   LayerCounter counter(s, d);
-  const bool selective = s.training.recompute == RecomputeGranularity::Selective && s.training.recompute_modules.core_attn;
+  const bool selective =
+      s.training.recompute == RecomputeGranularity::Selective && s.training.recompute_modules.core_attn;
   std::optional<LayerKind> dense, moe;
   int dense_layers = 0;
   for (int l = 0; l < decoder; ++l) {
@@ -130,7 +132,7 @@ WorkEstimate estimate_work(const Scenario& s, bool per_rank) {
   });
   const int stages = std::max(1, p.pipeline);
   const int chunks = std::max(1, p.virtual_pipeline);
-  per_mb += 4.0 * (stages * chunks - 1);  // a send and a receive each way at every chunk boundary
+  per_mb += 4.0 * (stages * chunks - 1);           // a send and a receive each way at every chunk boundary
   if (p.tensor > 1) per_mb += stages > 1 ? 2 : 1;  // the batch broadcast over TP on the first and last stage
   if (p.framework == Framework::FSDP && p.zero_stage == 3)
     per_mb += 3.0 * e.layers + stages;  // per layer two parameter gathers and a gradient reduce-scatter

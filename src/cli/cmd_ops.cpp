@@ -45,14 +45,14 @@ bool keyed_by_shape(KernelKind k) {
 // workload tells apart only by their modelled FLOPs (two memory passes of the same size, e.g. the
 // cross-entropy exp-sum and softmax passes) share a row: a profiler and the op database cannot tell
 // them apart either.
-using RowKey = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t,
-                          std::string>;
+using RowKey =
+    std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t, std::string>;
 
 struct OpRow {
-  KernelDesc kernel;          // the first kernel seen with this key
-  std::int64_t bytes = 0;     // HBM bytes per call, whole bytes
-  double flops = 0;           // per call; the largest of the merged kernels
-  std::int64_t count = 0;     // calls per iteration, summed over the simulated ranks
+  KernelDesc kernel;               // the first kernel seen with this key
+  std::int64_t bytes = 0;          // HBM bytes per call, whole bytes
+  double flops = 0;                // per call; the largest of the merged kernels
+  std::int64_t count = 0;          // calls per iteration, summed over the simulated ranks
   std::vector<std::string> names;  // the distinct op names that use it, in kernel then issue order
 };
 
@@ -129,8 +129,8 @@ void write_text(std::ostream& out, const Scenario& s, const OpsTable& t) {
     const KernelDesc& k = r.kernel;
     const bool shape = keyed_by_shape(k.kind);
     auto dim = [shape](std::int64_t v) { return shape ? std::to_string(v) : std::string("-"); };
-    out << fmt::format("  {:<18} {:<5} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12.3f} {:>12.2f} {:>7}  {}\n", to_string(k.kind),
-                       to_string(k.dtype), dim(k.m), dim(k.n), dim(k.k), dim(k.batch),
+    out << fmt::format("  {:<18} {:<5} {:>7} {:>7} {:>7} {:>6} {:>6} {:>12.3f} {:>12.2f} {:>7}  {}\n",
+                       to_string(k.kind), to_string(k.dtype), dim(k.m), dim(k.n), dim(k.k), dim(k.batch),
                        shape ? (k.causal ? "yes" : "no") : "-", r.flops / 1e9,
                        static_cast<double>(r.bytes) / (1024.0 * 1024.0), r.count, names_cell(r));
   }
@@ -167,20 +167,23 @@ void write_json(std::ostream& out, const Scenario& s, const OpsTable& t) {
 
 Command add_ops_command(CLI::App& app) {
   auto a = std::make_shared<OpsArgs>();
-  auto* cmd = app.add_subcommand("ops", "the distinct kernels of one iteration (the shapes to profile), without simulating");
+  auto* cmd =
+      app.add_subcommand("ops", "the distinct kernels of one iteration (the shapes to profile), without simulating");
   cmd->add_option("scenario", a->scenario, "scenario YAML file")->required();
   cmd->add_option("--set", a->overrides, "override a key: --set training.micro_batch_size=2 (repeatable)");
   cmd->add_flag("--json", a->json, "print the list as JSON");
   return {cmd, [a]() {
-    const Scenario s = load_scenario(a->scenario, a->overrides);
-    // The ranks `trainsim run` simulates by default, one per pipeline stage: the TP, CP and DP peers
-    // of a rank run the same kernels, so the distinct shapes are those of every rank.
-    check_work_limit(s, estimate_work(s, false));  // the workload is built in full: same limit as `run`
-    const OpsTable t = collect_ops(generate_workload(s));
-    if (a->json) write_json(std::cout, s, t);
-    else write_text(std::cout, s, t);
-    return 0;
-  }};
+            const Scenario s = load_scenario(a->scenario, a->overrides);
+            // The ranks `trainsim run` simulates by default, one per pipeline stage: the TP, CP and DP peers
+            // of a rank run the same kernels, so the distinct shapes are those of every rank.
+            check_work_limit(s, estimate_work(s, false));  // the workload is built in full: same limit as `run`
+            const OpsTable t = collect_ops(generate_workload(s));
+            if (a->json)
+              write_json(std::cout, s, t);
+            else
+              write_text(std::cout, s, t);
+            return 0;
+          }};
 }
 
 }  // namespace trainsim::cli

@@ -51,66 +51,70 @@ Command add_run_command(CLI::App& app) {
                   "write a self-contained HTML report: headline numbers, breakdown and memory charts, collectives, "
                   "busiest links, the critical rank's timeline with --trace");
   cmd->add_flag("--allow-oom", args->allow_oom, "simulate even if the configuration does not fit in GPU memory");
-  cmd->add_flag("--explain", args->explain,
-                "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
+  cmd->add_flag(
+      "--explain", args->explain,
+      "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
   cmd->add_flag("--progress", args->progress,
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
-  return {cmd, [args, trace_ranks]() {
-    const Scenario s = load_scenario(args->scenario, args->overrides);
-    if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
-      throw ScenarioError(s.file, "--links-csv", "per-link statistics need simulation.network_model: flow or packet");
-    const bool trace_from_file = args->trace.empty() && s.output.trace;
-    const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
-    // Ranks of a trace that is not written would be accepted and never used.
-    if (trace_ranks->count() > 0 && trace.empty())
-      throw Error("--trace-ranks chooses the ranks of the trace, and no trace is written: add --trace FILE");
-    RunOptions o;
-    o.allow_oom = args->allow_oom;
-    o.explain = args->explain;
-    o.per_rank = args->per_rank;
-    o.want_trace = !trace.empty();
-    o.trace_ranks = args->trace_ranks;
-    // Progress goes to stderr only, so stdout is the same with or without it.
-    const bool terminal = isatty(STDERR_FILENO) != 0;
-    RunProgressPrinter progress(std::cerr, args->progress || terminal, terminal);
-    o.progress = [&progress](const RunProgress& p) { progress.report(p); };
-    RunOutput out = run_scenario(s, o);
-    if (args->no_timing) out.result.simulation.wall_s = 0;
-    // nccl.NCCL_DEBUG=INFO: NCCL's log of each communicator, on stderr as a real job's is.
-    for (const std::string& line : out.nccl_log)
-      std::cerr << (line.starts_with("#") ? line : "trainsim:0:0 [0] " + line) << "\n";
-    if (!trace.empty())
-      write_output_file(trace_from_file ? "output.trace" : "--trace", trace,
-                        [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names, out.counters); });
-    const std::string csv = !args->csv.empty() ? args->csv : s.output.csv.value_or("");
-    if (!csv.empty())
-      write_output_file(args->csv.empty() ? "output.csv" : "--csv", csv,
-                        [&](std::ostream& f) { write_comm_csv(f, out.result); });
-    if (!args->links_csv.empty())
-      write_output_file("--links-csv", args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
-    if (!args->html.empty()) {
-      // Every stage's memory (the result holds the worst one): the same model run_scenario used.
-      std::vector<MemoryStageRow> stages;
-      if (out.result.memory)
-        for (const StageMemory& st : estimate_memory(s))
-          stages.push_back({st.stage, st.weights_gib, st.grads_gib, st.optimizer_gib, st.activations_gib, st.other_gib});
-      HtmlReportExtras extras;
-      extras.memory_stages = stages;
-      extras.links = out.links;
-      extras.trace = out.trace;
-      extras.stream_names = out.stream_names;
-      extras.traced = o.want_trace;
-      extras.scenario_path = args->scenario;
-      write_output_file("--html", args->html, [&](std::ostream& f) { write_html_report(f, out.result, extras); });
-    }
-    if (args->json)
-      std::cout << to_json(out.result).dump(2) << "\n";
-    else
-      write_text_report(std::cout, out.result);
-    return 0;
-  }};
+  return {
+      cmd, [args, trace_ranks]() {
+        const Scenario s = load_scenario(args->scenario, args->overrides);
+        if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
+          throw ScenarioError(s.file, "--links-csv",
+                              "per-link statistics need simulation.network_model: flow or packet");
+        const bool trace_from_file = args->trace.empty() && s.output.trace;
+        const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
+        // Ranks of a trace that is not written would be accepted and never used.
+        if (trace_ranks->count() > 0 && trace.empty())
+          throw Error("--trace-ranks chooses the ranks of the trace, and no trace is written: add --trace FILE");
+        RunOptions o;
+        o.allow_oom = args->allow_oom;
+        o.explain = args->explain;
+        o.per_rank = args->per_rank;
+        o.want_trace = !trace.empty();
+        o.trace_ranks = args->trace_ranks;
+        // Progress goes to stderr only, so stdout is the same with or without it.
+        const bool terminal = isatty(STDERR_FILENO) != 0;
+        RunProgressPrinter progress(std::cerr, args->progress || terminal, terminal);
+        o.progress = [&progress](const RunProgress& p) { progress.report(p); };
+        RunOutput out = run_scenario(s, o);
+        if (args->no_timing) out.result.simulation.wall_s = 0;
+        // nccl.NCCL_DEBUG=INFO: NCCL's log of each communicator, on stderr as a real job's is.
+        for (const std::string& line : out.nccl_log)
+          std::cerr << (line.starts_with("#") ? line : "trainsim:0:0 [0] " + line) << "\n";
+        if (!trace.empty())
+          write_output_file(trace_from_file ? "output.trace" : "--trace", trace,
+                            [&](std::ostream& f) { write_chrome_trace(f, out.trace, out.stream_names, out.counters); });
+        const std::string csv = !args->csv.empty() ? args->csv : s.output.csv.value_or("");
+        if (!csv.empty())
+          write_output_file(args->csv.empty() ? "output.csv" : "--csv", csv,
+                            [&](std::ostream& f) { write_comm_csv(f, out.result); });
+        if (!args->links_csv.empty())
+          write_output_file("--links-csv", args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
+        if (!args->html.empty()) {
+          // Every stage's memory (the result holds the worst one): the same model run_scenario used.
+          std::vector<MemoryStageRow> stages;
+          if (out.result.memory)
+            for (const StageMemory& st : estimate_memory(s))
+              stages.push_back(
+                  {st.stage, st.weights_gib, st.grads_gib, st.optimizer_gib, st.activations_gib, st.other_gib});
+          HtmlReportExtras extras;
+          extras.memory_stages = stages;
+          extras.links = out.links;
+          extras.trace = out.trace;
+          extras.stream_names = out.stream_names;
+          extras.traced = o.want_trace;
+          extras.scenario_path = args->scenario;
+          write_output_file("--html", args->html, [&](std::ostream& f) { write_html_report(f, out.result, extras); });
+        }
+        if (args->json)
+          std::cout << to_json(out.result).dump(2) << "\n";
+        else
+          write_text_report(std::cout, out.result);
+        return 0;
+      }};
 }
 
 }  // namespace trainsim::cli

@@ -60,9 +60,7 @@ std::string preflight(const SweepArgs& a) {
     if (auto problem = check_output_dir(a.plot, "--plot"); !problem.empty()) return problem;
     try {
       require_gnuplot();
-    } catch (const Error& e) {
-      return e.what();
-    }
+    } catch (const Error& e) { return e.what(); }
   }
   return "";
 }
@@ -128,8 +126,7 @@ int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   scenario_detail::apply_overrides(YAML::Node(), a.overrides);  // --set syntax and keys
   if (!a.plot.empty()) plot_terminal(a.plot);
 
-  if (const std::string problem = world.broadcast_from_root(world.is_root() ? preflight(a) : "");
-      !problem.empty())
+  if (const std::string problem = world.broadcast_from_root(world.is_root() ? preflight(a) : ""); !problem.empty())
     throw Error(problem);
 
   std::optional<SweepCsvStream> csv;
@@ -167,23 +164,25 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "write one CSV row per point to PATH ('-': to stdout instead of the table)");
   auto* plot = cmd->add_option("--plot", args->plot, "draw the sweep with gnuplot into out.svg or out.png");
   auto* y = cmd->add_option("--y", args->y, "the CSV column to plot (default iteration_time_s)");
-  cmd->add_option("--threads", args->threads, "worker threads (default 0: all cores, shared by the MPI ranks of a node)")
+  cmd->add_option("--threads", args->threads,
+                  "worker threads (default 0: all cores, shared by the MPI ranks of a node)")
       ->check(thread_count_check());
-  cmd->add_flag("--allow-oom", args->allow_oom, "simulate points that do not fit in GPU memory instead of skipping them");
+  cmd->add_flag("--allow-oom", args->allow_oom,
+                "simulate points that do not fit in GPU memory instead of skipping them");
   return {cmd, [args, cmd, vary, zip, plot, y]() {
-    args->y_without_plot = y->count() > 0 && plot->count() == 0;
-    args->zip_position = zip_position(cmd->parse_order(), vary, zip);
-    // MPI (only when launched by mpirun/srun) is finalised when `world` goes, on every exit path.
-    const MpiWorld world(detect_launcher());
-    try {
-      return run_sweep(*args, world);
-    } catch (const Error&) {
-      // Every rank meets the same error; rank 0 reports it and its exit status is mpirun's. Exiting
-      // non-zero here could make mpirun kill rank 0 before it has said why.
-      if (!world.is_root()) return 0;
-      throw;
-    }
-  }};
+            args->y_without_plot = y->count() > 0 && plot->count() == 0;
+            args->zip_position = zip_position(cmd->parse_order(), vary, zip);
+            // MPI (only when launched by mpirun/srun) is finalised when `world` goes, on every exit path.
+            const MpiWorld world(detect_launcher());
+            try {
+              return run_sweep(*args, world);
+            } catch (const Error&) {
+              // Every rank meets the same error; rank 0 reports it and its exit status is mpirun's. Exiting
+              // non-zero here could make mpirun kill rank 0 before it has said why.
+              if (!world.is_root()) return 0;
+              throw;
+            }
+          }};
 }
 
 }  // namespace trainsim::cli

@@ -44,7 +44,8 @@ nlohmann::ordered_json summary_json(const NetworkSummary& s, const AppliedFaults
   j["scale_up_domain_size"] = s.domain_size;
   j["scale_up_hardware_domain_size"] = s.hardware_domain_size > 0 ? s.hardware_domain_size : s.domain_size;
   j["switches"] = nlohmann::ordered_json::array();
-  for (const auto& t : s.switches) j["switches"].push_back({{"role", to_string(t.role)}, {"tier", t.tier}, {"count", t.count}});
+  for (const auto& t : s.switches)
+    j["switches"].push_back({{"role", to_string(t.role)}, {"tier", t.tier}, {"count", t.count}});
   j["link_classes"] = nlohmann::ordered_json::array();
   for (const auto& c : s.links)
     j["link_classes"].push_back({{"class", to_string(c.kind)},
@@ -106,30 +107,30 @@ Command add_topo_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the summary, every node and every link as JSON");
   cmd->add_option("--dot", a->dot, "write the graph in Graphviz DOT to this file");
   return {cmd, [a]() {
-    const Scenario s = load_scenario(a->scenario, a->overrides, ScenarioNeeds::ClusterOnly);
-    NetworkGraph g = [&] {
-      try {
-        return build_network(s.cluster);
-      } catch (const ScenarioError& e) {
-        if (!e.file().empty()) throw;
-        throw ScenarioError(s.file, e.key(), e.detail());
-      }
-    }();
-    const AppliedFaults faults = apply_always_faults(g, s);
-    if (!a->dot.empty()) write_output_file("--dot", a->dot, [&](std::ostream& f) { write_dot(f, g); });
-    NetworkSummary summary = summarize(g, s.cluster.network);
-    if (s.cluster.scale_up.hardware_domain_size > s.cluster.scale_up.domain_size)
-      summary.hardware_domain_size = s.cluster.scale_up.hardware_domain_size;
-    if (a->json) {
-      write_json(std::cout, g, summary_json(summary, faults));
-      return 0;
-    }
-    write_summary(std::cout, summary);
-    if (faults.applied + faults.later > 0)
-      std::cout << "faults           " << faults.applied << " applied (always), " << faults.later
-                << " at later times (names checked, not applied)\n";
-    return 0;
-  }};
+            const Scenario s = load_scenario(a->scenario, a->overrides, ScenarioNeeds::ClusterOnly);
+            NetworkGraph g = [&] {
+              try {
+                return build_network(s.cluster);
+              } catch (const ScenarioError& e) {
+                if (!e.file().empty()) throw;
+                throw ScenarioError(s.file, e.key(), e.detail());
+              }
+            }();
+            const AppliedFaults faults = apply_always_faults(g, s);
+            if (!a->dot.empty()) write_output_file("--dot", a->dot, [&](std::ostream& f) { write_dot(f, g); });
+            NetworkSummary summary = summarize(g, s.cluster.network);
+            if (s.cluster.scale_up.hardware_domain_size > s.cluster.scale_up.domain_size)
+              summary.hardware_domain_size = s.cluster.scale_up.hardware_domain_size;
+            if (a->json) {
+              write_json(std::cout, g, summary_json(summary, faults));
+              return 0;
+            }
+            write_summary(std::cout, summary);
+            if (faults.applied + faults.later > 0)
+              std::cout << "faults           " << faults.applied << " applied (always), " << faults.later
+                        << " at later times (names checked, not applied)\n";
+            return 0;
+          }};
 }
 
 }  // namespace trainsim::cli

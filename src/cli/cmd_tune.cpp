@@ -73,8 +73,9 @@ explore::Objective read_objective(const TuneArgs& a) {
 
 Command add_tune_command(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
-  auto* cmd = app.add_subcommand("tune", "search TP/PP/DP/CP/EP, micro-batch, recompute, ZeRO for the best fitting "
-                                         "configuration");
+  auto* cmd = app.add_subcommand("tune",
+                                 "search TP/PP/DP/CP/EP, micro-batch, recompute, ZeRO for the best fitting "
+                                 "configuration");
   cmd->add_option("scenario", a->scenario, "scenario YAML file (its model, cluster, global batch and framework stay)")
       ->required();
   cmd->add_option("--top", a->top, "configurations to list (default 5)");
@@ -90,27 +91,30 @@ Command add_tune_command(CLI::App& app) {
   cmd->add_option("--set", a->overrides,
                   "override a key for every candidate; on a searched key it pins that key (repeatable)");
   return {cmd, [a]() {
-    explore::TuneRequest req;
-    req.scenario_path = a->scenario;
-    req.overrides = a->overrides;
-    req.objective = read_objective(*a);
-    const auto top = static_cast<std::size_t>(parse_int_flag("--top", a->top, 1, "a positive number of configurations"));
-    req.top = top + 1;  // the listed ones and the next, which the last is explained against
-    req.threads = parse_thread_count("--threads", a->threads);
-    for (const std::string& s : a->space) explore::add_space_values(req.space, s, "--space");
-    req.space.allow_tp_beyond_scale_up = a->allow_tp_beyond_scale_up;
+            explore::TuneRequest req;
+            req.scenario_path = a->scenario;
+            req.overrides = a->overrides;
+            req.objective = read_objective(*a);
+            const auto top =
+                static_cast<std::size_t>(parse_int_flag("--top", a->top, 1, "a positive number of configurations"));
+            req.top = top + 1;  // the listed ones and the next, which the last is explained against
+            req.threads = parse_thread_count("--threads", a->threads);
+            for (const std::string& s : a->space) explore::add_space_values(req.space, s, "--space");
+            req.space.allow_tp_beyond_scale_up = a->allow_tp_beyond_scale_up;
 
-    Progress progress("configurations");
-    req.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
-    const explore::TuneOutcome outcome = explore::run_tune(req);
-    progress.finish();
+            Progress progress("configurations");
+            req.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+            const explore::TuneOutcome outcome = explore::run_tune(req);
+            progress.finish();
 
-    if (a->json) std::cout << tune_json(outcome, req.objective, top).dump(2) << "\n";
-    else write_tune_text(std::cout, outcome, req.objective, top);
-    std::cout.flush();  // the counts before the error line
-    if (outcome.ranked.empty()) throw Error(tune_nothing_ranked_message(outcome));
-    return 0;
-  }};
+            if (a->json)
+              std::cout << tune_json(outcome, req.objective, top).dump(2) << "\n";
+            else
+              write_tune_text(std::cout, outcome, req.objective, top);
+            std::cout.flush();  // the counts before the error line
+            if (outcome.ranked.empty()) throw Error(tune_nothing_ranked_message(outcome));
+            return 0;
+          }};
 }
 
 }  // namespace trainsim::cli

@@ -90,8 +90,8 @@ ValidationCase validate_one(const Scenario& s) {
     }
     if (ref.busbw_GBps && !points.empty()) {
       // Compare at the largest stated size (the reference repeats that point's busbw).
-      const auto best = std::max_element(points.begin(), points.end(),
-                                         [](const auto& a, const auto& b) { return a.size < b.size; });
+      const auto best =
+          std::max_element(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size < b.size; });
       c.fields.push_back({"busbw_GBps", *ref.busbw_GBps, best->simulated_busbw_GBps});
     }
     return c;
@@ -128,9 +128,7 @@ std::optional<ValidationCase> validate_file(const std::string& file, const std::
     if (!s.reference) return std::nullopt;
     try {
       return validate_one(s);
-    } catch (const std::exception& e) {
-      return failed_case(case_of(s), e);
-    }
+    } catch (const std::exception& e) { return failed_case(case_of(s), e); }
   } catch (...) {
     ValidationCase c;
     c.name = std::filesystem::path(file).stem().string();
@@ -173,7 +171,8 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--check", args->check,
                   "instead of the table, compare the groups with FILE written by --record: exit 1 when a group's "
                   "median |error| rose by more than --tolerance points, a group is gone or a case newly fails");
-  cmd->add_option("--tolerance", args->tolerance_points, "points of median |error| a group may lose in --check (default 1)")
+  cmd->add_option("--tolerance", args->tolerance_points,
+                  "points of median |error| a group may lose in --check (default 1)")
       ->check(CLI::Validator(
           [](std::string& text) {
             // CLI11's NonNegativeNumber would say "not in range 0 to 1.797...e308".
@@ -184,7 +183,8 @@ Command add_validate_command(CLI::App& app) {
                        : "expected a non-negative number of points, got '" + text + "'";
           },
           "POINTS"));
-  cmd->add_option("--threads", args->threads, "cases simulated at a time (default 0: all cores); the output does not depend on it")
+  cmd->add_option("--threads", args->threads,
+                  "cases simulated at a time (default 0: all cores); the output does not depend on it")
       ->check(thread_count_check());
   return {cmd, [args]() {
             // Read the record first: a missing or malformed one is an error before minutes of simulation.
@@ -211,8 +211,8 @@ Command add_validate_command(CLI::App& app) {
                 slots[i] = validate_file(files[i], args->overrides);
             };
             const unsigned hw = std::thread::hardware_concurrency();
-            const std::size_t threads =
-                std::min(files.size(), static_cast<std::size_t>(args->threads > 0 ? args->threads : (hw == 0 ? 1 : hw)));
+            const std::size_t threads = std::min(
+                files.size(), static_cast<std::size_t>(args->threads > 0 ? args->threads : (hw == 0 ? 1 : hw)));
             if (threads <= 1) {
               worker();
             } else {
@@ -227,7 +227,8 @@ Command add_validate_command(CLI::App& app) {
                 out << accuracy_record_to_json(make_accuracy_record(cases)).dump(2) << "\n";
               });
             if (recorded) {
-              const AccuracyComparison cmp = compare_accuracy(*recorded, make_accuracy_record(cases), args->tolerance_points);
+              const AccuracyComparison cmp =
+                  compare_accuracy(*recorded, make_accuracy_record(cases), args->tolerance_points);
               write_accuracy_comparison(std::cout, cmp);
               return cmp.passed() ? 0 : 1;
             }

@@ -12,16 +12,12 @@ int main(int argc, char** argv) {
   CLI::App app{"trainsim: simulate one iteration of LLM training on a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("trainsim ") + TRAINSIM_VERSION);
-  const std::vector<trainsim::cli::Command> commands = {trainsim::cli::add_run_command(app),
-                                                        trainsim::cli::add_validate_command(app),
-                                                        trainsim::cli::add_presets_command(app),
-                                                        trainsim::cli::add_nccl_test_command(app),
-                                                        trainsim::cli::add_topo_command(app),
-                                                        trainsim::cli::add_memory_command(app),
-                                                        trainsim::cli::add_ops_command(app),
-                                                        trainsim::cli::add_sweep_command(app),
-                                                        trainsim::cli::add_tune_command(app),
-                                                        trainsim::cli::add_keys_command(app)};
+  const std::vector<trainsim::cli::Command> commands = {
+      trainsim::cli::add_run_command(app),     trainsim::cli::add_validate_command(app),
+      trainsim::cli::add_presets_command(app), trainsim::cli::add_nccl_test_command(app),
+      trainsim::cli::add_topo_command(app),    trainsim::cli::add_memory_command(app),
+      trainsim::cli::add_ops_command(app),     trainsim::cli::add_sweep_command(app),
+      trainsim::cli::add_tune_command(app),    trainsim::cli::add_keys_command(app)};
   if (const std::string unknown = trainsim::cli::unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
     return 1;  // a usage error, like every other mistake on the command line; 2 is kept for trainsim's bugs

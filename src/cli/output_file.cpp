@@ -16,7 +16,8 @@ std::string reason() { return errno != 0 ? std::string(": ") + std::strerror(err
 
 }  // namespace
 
-void write_output_file(const std::string& what, const std::string& path, const std::function<void(std::ostream&)>& write) {
+void write_output_file(const std::string& what, const std::string& path,
+                       const std::function<void(std::ostream&)>& write) {
   errno = 0;
   std::ofstream f(path, std::ios::binary);
   if (!f) throw Error(what + ": cannot write " + path + reason());

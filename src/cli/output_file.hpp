@@ -11,7 +11,8 @@ namespace trainsim::cli {
 // Creates (or truncates) `path`, lets `write` fill it, flushes and closes it. Throws Error
 // "<what>: cannot write <path>: <reason>"; `what` names where the path came from ("--csv",
 // "output.trace").
-void write_output_file(const std::string& what, const std::string& path, const std::function<void(std::ostream&)>& write);
+void write_output_file(const std::string& what, const std::string& path,
+                       const std::function<void(std::ostream&)>& write);
 
 // Flushes standard output; throws Error when anything written to it was lost.
 void check_stdout();

@@ -26,8 +26,8 @@ void Progress::update(std::size_t done, std::size_t total) {
   const double pct = 100.0 * static_cast<double>(done) / static_cast<double>(total);
   std::string eta = "?";
   if (done > 0) eta = format_duration(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
-  out_ << fmt::format("\r{} {}/{} ({:.0f}%), elapsed {}, ETA {}   ", what_, done, total, pct,
-                      format_duration(elapsed), eta)
+  out_ << fmt::format("\r{} {}/{} ({:.0f}%), elapsed {}, ETA {}   ", what_, done, total, pct, format_duration(elapsed),
+                      eta)
        << std::flush;
   printed_ = true;
 }

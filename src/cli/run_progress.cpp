@@ -52,7 +52,8 @@ void RunProgressPrinter::report(const RunProgress& p) {
         open_line_ = false;
         std::string what = fmt::format("{} ops", group_digits(static_cast<std::int64_t>(p.estimated_ops)));
         if (p.estimated_flows > 0)
-          what += fmt::format(" and {} flows on the fabric", group_digits(static_cast<std::int64_t>(p.estimated_flows)));
+          what +=
+              fmt::format(" and {} flows on the fabric", group_digits(static_cast<std::int64_t>(p.estimated_flows)));
         out_ << fmt::format("note: estimated ~{} for this run ({}{})", minutes(p.estimated_seconds), what,
                             p.runs > 1 ? ", twice: with the faults and without" : "");
         if (p.estimated_flows > 0)
@@ -72,11 +73,11 @@ void RunProgressPrinter::report(const RunProgress& p) {
       if (shown_progress_ && since < (terminal_ ? kTerminalEvery : kLogEvery)) return;
       shown_progress_ = true;
       last_ = now;
-      const std::string eta =
-          p.fraction > 0 ? Progress::format_duration(elapsed / p.fraction * (1 - p.fraction)) : "?";
-      line(fmt::format("simulating{}: {:.1f}% of ops, {:.6f} s of the iteration simulated, {} events, elapsed {}, ETA {}",
-                       p.runs > 1 ? fmt::format(" run {}/{}", p.run, p.runs) : "", 100 * p.fraction, p.simulated_s,
-                       group_digits(p.events), Progress::format_duration(elapsed), eta));
+      const std::string eta = p.fraction > 0 ? Progress::format_duration(elapsed / p.fraction * (1 - p.fraction)) : "?";
+      line(fmt::format(
+          "simulating{}: {:.1f}% of ops, {:.6f} s of the iteration simulated, {} events, elapsed {}, ETA {}",
+          p.runs > 1 ? fmt::format(" run {}/{}", p.run, p.runs) : "", 100 * p.fraction, p.simulated_s,
+          group_digits(p.events), Progress::format_duration(elapsed), eta));
       return;
     }
     case RunProgress::Stage::Done: {

@@ -55,12 +55,13 @@ nlohmann::ordered_json configuration_json(const TuneCandidate& c) {
 }  // namespace
 
 std::string tune_counts_line(const explore::TuneCounts& c) {
-  std::string line = fmt::format("{} candidates: {} invalid, {} TP beyond scale-up, {} out of memory, {} dominated, "
-                                 "{} simulated",
-                                 c.candidates, c.invalid, c.tp_beyond_scale_up, c.out_of_memory, c.dominated,
-                                 c.simulated);
+  std::string line = fmt::format(
+      "{} candidates: {} invalid, {} TP beyond scale-up, {} out of memory, {} dominated, "
+      "{} simulated",
+      c.candidates, c.invalid, c.tp_beyond_scale_up, c.out_of_memory, c.dominated, c.simulated);
   if (c.bounded > 0)
-    line += fmt::format(" ({} of them stopped before the engine: compute alone slower than the listed ones)", c.bounded);
+    line +=
+        fmt::format(" ({} of them stopped before the engine: compute alone slower than the listed ones)", c.bounded);
   if (c.failed > 0) line += fmt::format(" ({} of them failed)", c.failed);
   return line;
 }
@@ -75,22 +76,25 @@ void write_tune_text(std::ostream& out, const TuneOutcome& o, const Objective& o
   if (o.ranked.empty()) return;
 
   const bool gpus = o.varies_num_gpus;
-  out << "\n" << fmt::format("{:>4}{}  {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3}  {:<9}  {:>9}  {:>12}  {:>6}  "
-                             "{:>15}  {:>14}\n",
-                             "rank", gpus ? fmt::format(" {:>5}", "GPUs") : "", "TP", "PP", "DP", "CP", "EP", "VP", "SP",
-                             "ZeRO", "mbs", "recompute", "iter (s)", "tokens/s/GPU", "MFU", "memory GiB", objective_unit(kind));
+  out << "\n"
+      << fmt::format(
+             "{:>4}{}  {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3}  {:<9}  {:>9}  {:>12}  {:>6}  "
+             "{:>15}  {:>14}\n",
+             "rank", gpus ? fmt::format(" {:>5}", "GPUs") : "", "TP", "PP", "DP", "CP", "EP", "VP", "SP", "ZeRO", "mbs",
+             "recompute", "iter (s)", "tokens/s/GPU", "MFU", "memory GiB", objective_unit(kind));
   for (std::size_t i = 0; i < shown(o, top); ++i) {
     const RankedConfig& r = o.ranked[i];
     const TuneCandidate& c = r.candidate;
-    out << fmt::format("{:>4}{}  {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3}  {:<9}  {:>9.4g}  {:>12.0f}  {:>5.1f}%  "
-                       "{:>15}  {:>14}\n",
-                       i + 1, gpus ? fmt::format(" {:>5}", c.num_gpus) : "", c.tensor, c.pipeline, c.data, c.context,
-                       c.expert, c.virtual_pipeline, c.sequence_parallel ? "on" : "off", c.zero_stage,
-                       c.micro_batch_size, to_string(c.recompute), number_at(r.result, "iteration_time_s"),
-                       number_at(r.result, "tokens_per_s_per_gpu"), 100 * number_at(r.result, "mfu"),
-                       fmt::format("{:.1f} / {:.1f}", number_at(r.result, "memory", "peak"),
-                                   number_at(r.result, "memory", "capacity")),
-                       format_objective(kind, r.objective));
+    out << fmt::format(
+        "{:>4}{}  {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3}  {:<9}  {:>9.4g}  {:>12.0f}  {:>5.1f}%  "
+        "{:>15}  {:>14}\n",
+        i + 1, gpus ? fmt::format(" {:>5}", c.num_gpus) : "", c.tensor, c.pipeline, c.data, c.context, c.expert,
+        c.virtual_pipeline, c.sequence_parallel ? "on" : "off", c.zero_stage, c.micro_batch_size,
+        to_string(c.recompute), number_at(r.result, "iteration_time_s"), number_at(r.result, "tokens_per_s_per_gpu"),
+        100 * number_at(r.result, "mfu"),
+        fmt::format("{:.1f} / {:.1f}", number_at(r.result, "memory", "peak"),
+                    number_at(r.result, "memory", "capacity")),
+        format_objective(kind, r.objective));
   }
   const std::vector<Explanation> why = explanations(o, objective, top);
   if (!why.empty()) {
@@ -112,9 +116,14 @@ nlohmann::ordered_json tune_json(const TuneOutcome& o, const Objective& objectiv
   j["objective"] = obj;
   j["base_overrides"] = o.base_overrides;
   const explore::TuneCounts& c = o.counts;
-  j["counts"] = {{"candidates", c.candidates}, {"invalid", c.invalid},     {"tp_beyond_scale_up", c.tp_beyond_scale_up},
-                 {"out_of_memory", c.out_of_memory}, {"dominated", c.dominated}, {"simulated", c.simulated},
-                 {"bounded", c.bounded}, {"failed", c.failed}};
+  j["counts"] = {{"candidates", c.candidates},
+                 {"invalid", c.invalid},
+                 {"tp_beyond_scale_up", c.tp_beyond_scale_up},
+                 {"out_of_memory", c.out_of_memory},
+                 {"dominated", c.dominated},
+                 {"simulated", c.simulated},
+                 {"bounded", c.bounded},
+                 {"failed", c.failed}};
   if (c.failed > 0) j["first_failure"] = o.first_failure;
   j["top"] = top;
   j["ranked"] = nlohmann::ordered_json::array();
@@ -129,7 +138,8 @@ nlohmann::ordered_json tune_json(const TuneOutcome& o, const Objective& objectiv
   j["explanations"] = nlohmann::ordered_json::array();
   for (const Explanation& e : explanations(o, objective, top)) {
     nlohmann::ordered_json diffs = nlohmann::ordered_json::array();
-    for (const auto& d : e.largest) diffs.push_back({{"component", d.component}, {"label", d.label}, {"seconds", d.seconds}});
+    for (const auto& d : e.largest)
+      diffs.push_back({{"component", d.component}, {"label", d.label}, {"seconds", d.seconds}});
     j["explanations"].push_back({{"rank", e.rank},
                                  {"versus", e.versus},
                                  {"iteration_time_s", e.iteration_time_s},
@@ -150,9 +160,10 @@ nlohmann::ordered_json tune_json(const TuneOutcome& o, const Objective& objectiv
 std::string tune_nothing_ranked_message(const TuneOutcome& o) {
   if (o.closest_miss) {
     const auto& m = *o.closest_miss;
-    return fmt::format("no configuration fits in memory; the closest, {}, needs {:.2f} GiB per GPU of {:.2f} GiB "
-                       "({:.2f} GiB short). Try more GPUs, a GPU with more memory, or widen the space (--space)",
-                       m.candidate.label(o.varies_num_gpus), m.peak_gib, m.capacity_gib, m.peak_gib - m.capacity_gib);
+    return fmt::format(
+        "no configuration fits in memory; the closest, {}, needs {:.2f} GiB per GPU of {:.2f} GiB "
+        "({:.2f} GiB short). Try more GPUs, a GPU with more memory, or widen the space (--space)",
+        m.candidate.label(o.varies_num_gpus), m.peak_gib, m.capacity_gib, m.peak_gib - m.capacity_gib);
   }
   if (o.counts.simulated > 0 && !o.first_failure.empty())
     return "every simulation failed; the first: " + o.first_failure;

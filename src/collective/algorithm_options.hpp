@@ -12,9 +12,9 @@ namespace trainsim {
 enum class CollectiveAlgorithm : std::uint8_t { Nccl, HalvingDoubling, Hierarchical, ReductionServer };
 
 struct ReductionServerConfig {
-  int servers = 0;          // CPU reducer nodes; 0 = one per worker node
-  double nic_gbps = 100;    // per reducer, per direction
-  double latency_us = 10;   // fixed cost of one worker -> reducer -> worker round trip
+  int servers = 0;         // CPU reducer nodes; 0 = one per worker node
+  double nic_gbps = 100;   // per reducer, per direction
+  double latency_us = 10;  // fixed cost of one worker -> reducer -> worker round trip
 };
 
 struct AlgorithmsSpec {

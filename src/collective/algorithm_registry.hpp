@@ -14,10 +14,10 @@
 
 namespace trainsim {
 
-struct CollectiveEstimate;   // collective_model.hpp
-struct FlowDag;              // flows/flow_dag.hpp
-struct NcclCommunicator;     // nccl/nccl_communicator.hpp
-struct CustomAlgoContext;    // algorithms/custom_algorithms.hpp
+struct CollectiveEstimate;  // collective_model.hpp
+struct FlowDag;             // flows/flow_dag.hpp
+struct NcclCommunicator;    // nccl/nccl_communicator.hpp
+struct CustomAlgoContext;   // algorithms/custom_algorithms.hpp
 using ReductionServerSpec = ReductionServerConfig;
 
 struct CollectiveAlgorithmInfo {

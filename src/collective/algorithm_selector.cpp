@@ -24,7 +24,8 @@ class SelectingModel final : public CollectiveModel {
     return estimate_custom(a, kind, bytes, context(where));
   }
 
-  CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count, const GroupPlacement& where) const override {
+  CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count,
+                                    const GroupPlacement& where) const override {
     if (chosen(kind, where) == CollectiveAlgorithm::Nccl) return nccl_.estimate_group(kind, bytes, count, where);
     return CollectiveModel::estimate_group(kind, bytes, count, where);  // custom algorithms do not aggregate
   }
@@ -43,8 +44,9 @@ class SelectingModel final : public CollectiveModel {
     const CollectiveAlgorithm a = spec_.for_kind(kind);
     if (a == CollectiveAlgorithm::Nccl) return a;
     const int ppn = where.uniform ? where.max_per_node : 0;
-    return custom_algorithm_unsupported_reason(a, kind, where.size, where.nodes, ppn).empty() ? a
-                                                                                               : CollectiveAlgorithm::Nccl;
+    return custom_algorithm_unsupported_reason(a, kind, where.size, where.nodes, ppn).empty()
+               ? a
+               : CollectiveAlgorithm::Nccl;
   }
 
   // Bandwidths as NCCL's topology reports them for this group; per-message latencies from NCCL's
@@ -68,7 +70,8 @@ class SelectingModel final : public CollectiveModel {
       sub.size = ppn * nnodes;
       sub.nodes = nnodes;
       sub.max_per_node = ppn;
-      sub.local_ranks.assign(locals.begin(), locals.begin() + std::min<std::ptrdiff_t>(ppn, static_cast<std::ptrdiff_t>(locals.size())));
+      sub.local_ranks.assign(
+          locals.begin(), locals.begin() + std::min<std::ptrdiff_t>(ppn, static_cast<std::ptrdiff_t>(locals.size())));
       return nccl_.estimate(k, b, sub);
     };
     return ctx;

@@ -20,7 +20,17 @@ namespace trainsim {
 // NCCL's algorithms in NCCL's order, then P2P (the point-to-point engine) and the algorithms
 // trainsim adds (custom_algorithms.hpp), so that every estimate names what moved the bytes.
 enum class NcclAlgorithm : std::uint8_t {
-  Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, P2P, HalvingDoubling, Hierarchical, ReductionServer
+  Tree,
+  Ring,
+  CollNetDirect,
+  CollNetChain,
+  NVLS,
+  NVLSTree,
+  PAT,
+  P2P,
+  HalvingDoubling,
+  Hierarchical,
+  ReductionServer
 };
 enum class NcclProtocol : std::uint8_t { LL, LL128, Simple };
 const char* to_string(NcclAlgorithm a);
@@ -28,10 +38,10 @@ const char* to_string(NcclProtocol p);
 
 // Where a group's ranks sit: what decides its bandwidth and latency.
 struct GroupPlacement {
-  int size = 0;             // ranks in the group
-  int nodes = 0;            // distinct nodes (scale-up domains when domains span nodes)
-  int max_per_node = 0;     // ranks of the group on its fullest node
-  bool uniform = true;      // same count on every node
+  int size = 0;          // ranks in the group
+  int nodes = 0;         // distinct nodes (scale-up domains when domains span nodes)
+  int max_per_node = 0;  // ranks of the group on its fullest node
+  bool uniform = true;   // same count on every node
   // Local indices (GPU position within its node or scale-up domain) of the ranks on the group's
   // first node, ascending: which GPUs - and so which NICs - NCCL's search sees. Groups are taken as
   // symmetric: every node holds the same local indices.
@@ -59,10 +69,12 @@ class CollectiveModel {
   virtual ~CollectiveModel() = default;
   // `bytes` follows NCCL's nBytes convention (CollectiveDesc::bytes).
   virtual CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const = 0;
-  virtual FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity granularity) const = 0;
+  virtual FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
+                        FlowGranularity granularity) const = 0;
   // `count` equal calls issued in one NCCL group (ncclGroupStart/End, nccl-tests' -m): the whole
   // group's time. Models without group aggregation run the calls back to back.
-  virtual CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count, const GroupPlacement& where) const {
+  virtual CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count,
+                                            const GroupPlacement& where) const {
     CollectiveEstimate est = estimate(kind, bytes, where);
     est.time *= std::max(1, count);
     return est;

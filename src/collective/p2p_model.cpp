@@ -45,8 +45,8 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
   est.time = from_microseconds(time_us);
   // Channels (ncclTopoComputeP2pChannels): a remote peer gets ceil(NIC bw / 14 GB/s) channels; local peers use
   // the p2p pool.
-  est.channels = multi ? std::max(1, static_cast<int>(std::ceil(t.net_bw_per_gpu / kP2pPerChannelNetBw)))
-                       : t.comm_channels;
+  est.channels =
+      multi ? std::max(1, static_cast<int>(std::ceil(t.net_bw_per_gpu / kP2pPerChannelNetBw))) : t.comm_channels;
   est.algbw_GBps = b / (1000.0 * time_us);
   // nccl-tests: sendrecv busbw = algbw, alltoall busbw = algbw·(n-1)/n.
   est.busbw_GBps = kind == CollKind::AllToAll ? est.algbw_GBps * (n - 1) / n : est.algbw_GBps;

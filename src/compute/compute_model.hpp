@@ -12,8 +12,8 @@ namespace trainsim {
 
 struct KernelTiming {
   SimTime time = 0;
-  double achieved_tflops = 0;  // flops / time
-  bool compute_bound = true;   // roofline side that decided the time
+  double achieved_tflops = 0;       // flops / time
+  bool compute_bound = true;        // roofline side that decided the time
   const char* source = "roofline";  // "roofline" | "measured" | "scaled"
   // Roofline tensor kernels: the fraction of the dense peak the shape reaches (plateau x shape factors)
   // and the clock factor applied on top (sustained / calibration clock, times the pace of the job's

@@ -13,9 +13,8 @@ double gemm_plateau(ArchFamily arch, Precision p) {
   if (amd) return p == Precision::FP8 ? rl::kPlateauCdnaFp8 : rl::kPlateauCdna16;  // MI250X: MI300X's (no data)
   if (p == Precision::FP32) return rl::kPlateauNvidiaFp32;
   switch (arch) {
-    case ArchFamily::Volta:  // no Volta measurement: Ampere's values (assumption)
-    case ArchFamily::Ampere:
-      return rl::kPlateauAmpere16;  // Ampere has no FP8; GpuSpec::peak_tflops rejects it first
+    case ArchFamily::Volta:                                // no Volta measurement: Ampere's values (assumption)
+    case ArchFamily::Ampere: return rl::kPlateauAmpere16;  // Ampere has no FP8; GpuSpec::peak_tflops rejects it first
     case ArchFamily::Hopper: return p == Precision::FP8 ? rl::kPlateauHopperFp8 : rl::kPlateauHopper16;
     case ArchFamily::Blackwell: return p == Precision::FP8 ? rl::kPlateauBlackwellFp8 : rl::kPlateauBlackwell16;
     case ArchFamily::Cdna2:

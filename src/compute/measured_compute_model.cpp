@@ -35,8 +35,8 @@ KernelTiming timing(double seconds, const KernelDesc& k, bool compute_bound, con
 
 std::string describe(const FallbackEntry& e) {
   if (is_tensor_kind(e.kind)) {
-    return fmt::format("{} {} m={} n={} k={} batch={}{}", to_string(e.kind), to_string(e.dtype), e.m, e.n, e.k,
-                       e.batch, e.causal ? " causal" : "");
+    return fmt::format("{} {} m={} n={} k={} batch={}{}", to_string(e.kind), to_string(e.dtype), e.m, e.n, e.k, e.batch,
+                       e.causal ? " causal" : "");
   }
   return fmt::format("{} {} bytes={}", to_string(e.kind), to_string(e.dtype), e.bytes);
 }

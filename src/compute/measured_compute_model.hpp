@@ -73,8 +73,8 @@ class MeasuredComputeModel final : public ComputeModel {
   const OpDatabase& database() const { return db_; }
 
  private:
-  using FallbackKey = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, double,
-                                 std::string>;
+  using FallbackKey =
+      std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, double, std::string>;
   void record_fallback(const KernelDesc& k) const;
 
   OpDatabase db_;

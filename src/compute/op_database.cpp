@@ -139,8 +139,7 @@ OpRecord parse_row(const std::vector<std::string_view>& f, const RowParser& p, i
   // A row without work cannot be placed on the log(work) axis lookups interpolate over.
   if (is_tensor_kind(r.kind)) {
     if (r.m == 0 || r.n == 0 || r.k == 0 || r.batch == 0) {
-      p.fail(fmt::format("{} needs m, n, k and batch > 0 (got m={} n={} k={} batch={})", f[1], r.m, r.n, r.k,
-                         r.batch));
+      p.fail(fmt::format("{} needs m, n, k and batch > 0 (got m={} n={} k={} batch={})", f[1], r.m, r.n, r.k, r.batch));
     }
     r.bytes = 0;  // not part of a tensor kernel's shape (the format says 0)
   } else {
@@ -151,8 +150,8 @@ OpRecord parse_row(const std::vector<std::string_view>& f, const RowParser& p, i
   return r;
 }
 
-bool same_shape(const OpRecord& r, KernelKind kind, std::int64_t m, std::int64_t n, std::int64_t k,
-                std::int64_t batch, double bytes) {
+bool same_shape(const OpRecord& r, KernelKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                double bytes) {
   if (is_tensor_kind(kind)) return r.m == m && r.n == n && r.k == k && r.batch == batch;
   return r.bytes == bytes;
 }
@@ -280,7 +279,8 @@ OpDatabase OpDatabase::parse(std::string_view text, const std::string& path) {
     }
     db.add(std::move(r));
   }
-  if (!header_seen) throw Error(fmt::format("{}: no header row '{}' (the file is empty or all comments)", path, kHeader));
+  if (!header_seen)
+    throw Error(fmt::format("{}: no header row '{}' (the file is empty or all comments)", path, kHeader));
   if (db.records_.empty()) throw Error(fmt::format("{}: the op database has a header but no measured rows", path));
 
   // Rows of a catalog GPU cannot beat its peaks (op_database_physics.hpp); rows of a GPU the catalog does not know

@@ -35,7 +35,7 @@ struct OpRecord {
   bool causal = false;  // kept for fused attention only; false for every other kind
   double bytes = 0;     // HBM bytes; the shape of memory-bound kinds
   double time_us = 0;
-  int line = 0;         // where it came from, for messages
+  int line = 0;  // where it came from, for messages
 };
 
 // How a lookup got its answer.

@@ -44,9 +44,10 @@ std::optional<std::string> beyond_peak(const OpRecord& r, const GpuSpec& gpu) {
   if (!(gpu.hbm_GBps > 0)) return std::nullopt;
   const double GBps = work / seconds / 1e9;
   if (GBps <= gpu.hbm_GBps) return std::nullopt;
-  return fmt::format("{} {} {} in {:g} us moves {:.0f} GB/s, above {}'s HBM bandwidth of {:g} GB/s{} (or was it "
-                     "measured from L2?)",
-                     to_string(r.kind), to_string(r.dtype), shape_of(r), r.time_us, GBps, gpu.name, gpu.hbm_GBps, hint);
+  return fmt::format(
+      "{} {} {} in {:g} us moves {:.0f} GB/s, above {}'s HBM bandwidth of {:g} GB/s{} (or was it "
+      "measured from L2?)",
+      to_string(r.kind), to_string(r.dtype), shape_of(r), r.time_us, GBps, gpu.name, gpu.hbm_GBps, hint);
 }
 
 void check_rows_within_peak(const OpDatabase& db, const std::string& gpu_name, const GpuSpec& gpu) {

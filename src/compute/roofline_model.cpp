@@ -47,7 +47,10 @@ double memory_seconds(const GpuSpec& gpu, ArchFamily arch, KernelKind kind, doub
 class RooflineModel final : public ComputeModel {
  public:
   RooflineModel(GpuSpec gpu, AttentionKernel attention, std::int64_t job_gpus)
-      : gpu_(std::move(gpu)), arch_(classify_arch(gpu_)), attention_(attention), job_gpus_(job_gpus),
+      : gpu_(std::move(gpu)),
+        arch_(classify_arch(gpu_)),
+        attention_(attention),
+        job_gpus_(job_gpus),
         pace_(slowest_gpu_factor(job_gpus)) {}
 
   KernelTiming time(const KernelDesc& k) const override {
@@ -71,26 +74,26 @@ class RooflineModel final : public ComputeModel {
   }
 
   std::string describe() const override {
-    std::string fp8 = gpu_.supports(Precision::FP8)
-                          ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
-                          : std::string();
+    std::string fp8 = gpu_.supports(Precision::FP8) ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
+                                                    : std::string();
     const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
     const double short_run = tensor_clock_factor(gpu_, arch_, CalibrationClock::ShortRun);
-    const std::string clocks = fmt::format(
-        "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.3f} on short-run tables{}",
-        locked < 1.0 ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
-                     : std::string("as calibrated"),
-        locked, short_run,
-        gpu_.boost_clock_mhz > 0 ? fmt::format(" (run at the {:.0f} MHz boost)", gpu_.boost_clock_mhz)
-                                 : std::string(" (long-run share)")) +
+    const std::string clocks =
+        fmt::format(
+            "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.3f} on short-run tables{}",
+            locked < 1.0 ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
+                         : std::string("as calibrated"),
+            locked, short_run,
+            gpu_.boost_clock_mhz > 0 ? fmt::format(" (run at the {:.0f} MHz boost)", gpu_.boost_clock_mhz)
+                                     : std::string(" (long-run share)")) +
         fmt::format("; slowest of {} GPUs x{:.3f}", job_gpus_, pace_);
     return fmt::format(
-        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM {:.0f} "
+        "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM "
+        "{:.0f} "
         "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
         gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(arch_, Precision::BF16), fp8,
-        clocks, to_string(attention_),
-        gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise), rl::kTensorKernelOverheadS * 1e6,
-        rl::kMemoryKernelOverheadS * 1e6);
+        clocks, to_string(attention_), gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise),
+        rl::kTensorKernelOverheadS * 1e6, rl::kMemoryKernelOverheadS * 1e6);
   }
 
  private:
@@ -162,8 +165,7 @@ GpuSpec gpu_left_by(GpuSpec gpu, const CommLoad& load) {
     }
     gpu.sm_count = left;
   }
-  if (load.hbm_GBps > 0)
-    gpu.hbm_GBps = std::max(gpu.hbm_GBps * rl::kMinHbmShareLeft, gpu.hbm_GBps - load.hbm_GBps);
+  if (load.hbm_GBps > 0) gpu.hbm_GBps = std::max(gpu.hbm_GBps * rl::kMinHbmShareLeft, gpu.hbm_GBps - load.hbm_GBps);
   return gpu;
 }
 
@@ -206,7 +208,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
   return b;
 }
 
-std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention, std::int64_t job_gpus) {
+std::unique_ptr<ComputeModel> make_roofline_model(const GpuSpec& gpu, AttentionKernel attention,
+                                                  std::int64_t job_gpus) {
   if (!(gpu.hbm_GBps > 0)) {
     throw Error(fmt::format("GPU {}: the roofline compute model needs a positive hbm_GBps (got {})",
                             gpu.name.empty() ? "(unnamed)" : gpu.name, gpu.hbm_GBps));

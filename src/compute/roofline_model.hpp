@@ -7,11 +7,11 @@
 namespace trainsim {
 
 struct RooflineBreakdown {
-  double compute_s = 0;    // flops / (peak(dtype) * efficiency); 0 when the kind has no compute side
-  double memory_s = 0;     // bytes / (hbm * fraction * size ramp)
-  double overhead_s = 0;   // fixed per-kernel cost (launch, prologue/epilogue)
-  double efficiency = 0;   // fraction of peak used for compute_s (GEMM / attention); 0 otherwise
-  double clock_factor = 1; // sustained / calibration clock applied to compute_s (tensor kernels)
+  double compute_s = 0;     // flops / (peak(dtype) * efficiency); 0 when the kind has no compute side
+  double memory_s = 0;      // bytes / (hbm * fraction * size ramp)
+  double overhead_s = 0;    // fixed per-kernel cost (launch, prologue/epilogue)
+  double efficiency = 0;    // fraction of peak used for compute_s (GEMM / attention); 0 otherwise
+  double clock_factor = 1;  // sustained / calibration clock applied to compute_s (tensor kernels)
   double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + overhead_s; }
 };
 

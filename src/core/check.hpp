@@ -21,10 +21,10 @@ namespace trainsim::detail {
 [[noreturn]] void check_failed(const char* condition, const std::string& message, const char* file, int line);
 }  // namespace trainsim::detail
 
-#define TRAINSIM_CHECK(condition, message)                                                  \
-  do {                                                                                      \
-    if (!(condition)) [[unlikely]]                                                          \
-      ::trainsim::detail::check_failed(#condition, (message), __FILE__, __LINE__);          \
+#define TRAINSIM_CHECK(condition, message)                                         \
+  do {                                                                             \
+    if (!(condition)) [[unlikely]]                                                 \
+      ::trainsim::detail::check_failed(#condition, (message), __FILE__, __LINE__); \
   } while (false)
 
 #define TRAINSIM_UNREACHABLE(message) ::trainsim::detail::check_failed("unreachable", (message), __FILE__, __LINE__)

@@ -9,18 +9,18 @@
 namespace trainsim {
 
 enum class KernelKind : std::uint8_t {
-  Gemm,               // m x n x k matmul, `batch` independent ones (FLOPs 2*m*n*k*batch)
-  FlashAttnFwd,       // fused causal/non-causal attention forward
-  FlashAttnBwd,       // fused attention backward (about 2.5x the forward FLOPs)
-  AttnScoreGemm,      // unfused: Q*K^T / P*V batched matmuls
-  Softmax,            // unfused attention softmax (+mask, scale); memory-bound
-  LayerNorm,          // LayerNorm / RMSNorm forward or backward, a fused kernel (TE, apex); memory-bound
-  Elementwise,        // bias/dropout/residual adds, activations, RoPE, casts; memory-bound
-  CrossEntropy,       // vocab-parallel cross-entropy passes over logits; memory-bound
-  Embedding,          // embedding gather / gradient index-add; memory-bound
-  OptimizerStep,      // Adam/LAMB/SGD over a parameter shard; memory-bound
-  Memset,             // zeroing grad buffers; memory-bound
-  TorchLayerNorm,     // PyTorch's own layer_norm kernels (F.layer_norm, its backward): an eager model's; memory-bound
+  Gemm,            // m x n x k matmul, `batch` independent ones (FLOPs 2*m*n*k*batch)
+  FlashAttnFwd,    // fused causal/non-causal attention forward
+  FlashAttnBwd,    // fused attention backward (about 2.5x the forward FLOPs)
+  AttnScoreGemm,   // unfused: Q*K^T / P*V batched matmuls
+  Softmax,         // unfused attention softmax (+mask, scale); memory-bound
+  LayerNorm,       // LayerNorm / RMSNorm forward or backward, a fused kernel (TE, apex); memory-bound
+  Elementwise,     // bias/dropout/residual adds, activations, RoPE, casts; memory-bound
+  CrossEntropy,    // vocab-parallel cross-entropy passes over logits; memory-bound
+  Embedding,       // embedding gather / gradient index-add; memory-bound
+  OptimizerStep,   // Adam/LAMB/SGD over a parameter shard; memory-bound
+  Memset,          // zeroing grad buffers; memory-bound
+  TorchLayerNorm,  // PyTorch's own layer_norm kernels (F.layer_norm, its backward): an eager model's; memory-bound
 };
 
 struct KernelDesc {

@@ -22,9 +22,9 @@ constexpr std::uint32_t kIssueBit = 0x80000000u;
 
 // Per simulated rank: readiness counters and the reverse edges needed to wake ops up.
 struct RankState {
-  std::vector<std::uint32_t> pending;     // unmet predecessors (deps + stream predecessor)
-  std::vector<std::uint32_t> stream_next; // next op on the same stream
-  std::vector<std::uint32_t> dep_begin;   // CSR of dependents
+  std::vector<std::uint32_t> pending;      // unmet predecessors (deps + stream predecessor)
+  std::vector<std::uint32_t> stream_next;  // next op on the same stream
+  std::vector<std::uint32_t> dep_begin;    // CSR of dependents
   std::vector<std::uint32_t> dependents;
   std::vector<char> finished;
   std::vector<SimTime> issued;  // when the host has issued each op; empty = at time 0
@@ -257,8 +257,8 @@ class Simulator {
     const auto key = std::make_tuple(desc, l.ctas, l.hbm_MBps);
     const auto it = slowdowns_.find(key);
     if (it != slowdowns_.end()) return it->second;
-    const double f = compute_.interference_slowdown(
-        wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3});
+    const double f =
+        compute_.interference_slowdown(wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3});
     TRAINSIM_CHECK(std::isfinite(f) && f >= 1.0,
                    fmt::format("compute model gave an interference slowdown of {} (must be >= 1)", f));
     slowdowns_.emplace(key, f);
@@ -336,8 +336,8 @@ class Simulator {
         const Op& op = prog.ops[i];
         if (st.finished[i] || seen[static_cast<int>(op.stream)]) continue;
         seen[static_cast<int>(op.stream)] = true;
-        std::string what = fmt::format("rank {} {} stream: op #{} '{}'", prog.rank, to_string(op.stream), i,
-                                       wl_.names[op.name]);
+        std::string what =
+            fmt::format("rank {} {} stream: op #{} '{}'", prog.rank, to_string(op.stream), i, wl_.names[op.name]);
         if (op.type == Op::Type::Collective) {
           const auto& cd = wl_.collectives[op.desc];
           const auto& g = wl_.groups[cd.group];
@@ -385,7 +385,7 @@ class Simulator {
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
   std::uint64_t next_token_ = 0;
-  std::uint64_t stale_events_ = 0;  // end events of re-timed kernels, skipped
+  std::uint64_t stale_events_ = 0;             // end events of re-timed kernels, skipped
   std::int64_t ops_done_ = 0, total_ops_ = 0;  // for progress reports
 };
 

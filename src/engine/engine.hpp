@@ -21,9 +21,9 @@ struct RankTimeline {
 };
 
 struct SimulationOutput {
-  std::vector<RankTimeline> timelines;                  // per simulated rank (Workload::ranks order)
-  std::vector<KernelTiming> kernel_timings;             // per Workload::kernels entry
-  std::vector<CollectiveEstimate> collective_estimates; // per Workload::collectives entry
+  std::vector<RankTimeline> timelines;                   // per simulated rank (Workload::ranks order)
+  std::vector<KernelTiming> kernel_timings;              // per Workload::kernels entry
+  std::vector<CollectiveEstimate> collective_estimates;  // per Workload::collectives entry
   std::int64_t events = 0;
   SimTime makespan = 0;  // when the last op of any rank finished
   // Per simulated rank: compute time added by collectives running beside kernels (their CTAs and HBM
@@ -36,10 +36,10 @@ struct SimulationOutput {
 
 // How far a simulation has got, for a progress line.
 struct EngineProgress {
-  SimTime now = 0;              // simulated time reached
-  std::int64_t events = 0;      // processed so far (engine events and network completions)
-  std::int64_t ops_done = 0;    // ops finished, of
-  std::int64_t ops_total = 0;   // every simulated rank's ops
+  SimTime now = 0;             // simulated time reached
+  std::int64_t events = 0;     // processed so far (engine events and network completions)
+  std::int64_t ops_done = 0;   // ops finished, of
+  std::int64_t ops_total = 0;  // every simulated rank's ops
 };
 
 // Optional per-rank slowdown of compute kernels (a straggler); empty = none. `network`: an

@@ -57,7 +57,8 @@ void require_mpi_if_launched(const LaunchEnvironment& launch, bool have_mpi) {
 std::vector<std::size_t> rank_share(std::size_t points, int rank, int size) {
   std::vector<std::size_t> out;
   if (size <= 0 || rank < 0 || rank >= size) return out;
-  for (std::size_t p = static_cast<std::size_t>(rank); p < points; p += static_cast<std::size_t>(size)) out.push_back(p);
+  for (std::size_t p = static_cast<std::size_t>(rank); p < points; p += static_cast<std::size_t>(size))
+    out.push_back(p);
   return out;
 }
 
@@ -164,7 +165,8 @@ std::vector<PointOutcome> MpiWorld::gather(std::size_t points, const std::vector
   if (!is_root()) return all;
   all.resize(points);
   for (std::size_t r = 0; r < counts.size(); ++r)
-    deserialise_outcomes(received.substr(static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(counts[r])), all);
+    deserialise_outcomes(received.substr(static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(counts[r])),
+                         all);
   return all;
 }
 

@@ -25,8 +25,7 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
                                           const OutcomeFn& on_outcome) {
   // Checked here, not in the workers: an exception escaping a std::jthread terminates the process.
   for (std::size_t i : indices)
-    if (i >= points.size())
-      throw Error(fmt::format("point index {} is out of range ({} points)", i, points.size()));
+    if (i >= points.size()) throw Error(fmt::format("point index {} is out of range ({} points)", i, points.size()));
   if (!options.give_up_above_s.empty() && options.give_up_above_s.size() != points.size())
     throw Error(fmt::format("{} limits for {} points", options.give_up_above_s.size(), points.size()));
   std::vector<PointOutcome> out(indices.size());

@@ -20,8 +20,8 @@ const char* to_string(PointStatus s);
 
 struct PointOutcome {
   PointStatus status = PointStatus::Failed;
-  std::string reason;              // empty when Ok; the error message otherwise
-  nlohmann::ordered_json result;   // `trainsim run --json` object when Ok (simulation.wall_s = 0)
+  std::string reason;             // empty when Ok; the error message otherwise
+  nlohmann::ordered_json result;  // `trainsim run --json` object when Ok (simulation.wall_s = 0)
 };
 
 struct PointOptions {

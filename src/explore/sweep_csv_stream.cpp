@@ -44,9 +44,7 @@ void SweepCsvStream::write(bool rewrite, std::size_t first_new_row) {
     for (std::size_t r = first_new_row; r < table_.rows.size(); ++r) text += sweep_csv_row(table_, r);
     file_ << text << std::flush;
     if (!file_) error_ = "--csv: error while writing " + path_;
-  } catch (const std::exception& e) {
-    error_ = std::string("--csv: ") + e.what();
-  }
+  } catch (const std::exception& e) { error_ = std::string("--csv: ") + e.what(); }
 }
 
 void SweepCsvStream::finish() {

@@ -48,7 +48,8 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern = (fs::temp_directory_path() / "trainsim-plot-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw Error("--plot: cannot create a temporary directory in " + fs::temp_directory_path().string());
+    if (!mkdtemp(pattern.data()))
+      throw Error("--plot: cannot create a temporary directory in " + fs::temp_directory_path().string());
     path_ = pattern;
   }
   ~TempDir() {
@@ -133,7 +134,8 @@ PlotData make_plot_data(const Sweep& sweep, const SweepTable& table, const std::
   // x is the first key of the first axis; the other keys of a zipped first axis move with it.
   const SweepKey& first = sweep.axes.front().first();
   data.x_key = first.key;
-  for (std::size_t k = 1; k < sweep.axes.front().keys.size(); ++k) data.x_zipped_with.push_back(sweep.axes.front().keys[k].key);
+  for (std::size_t k = 1; k < sweep.axes.front().keys.size(); ++k)
+    data.x_zipped_with.push_back(sweep.axes.front().keys[k].key);
   data.y_field = y_field;
   data.categorical = !first.numeric();
   if (data.categorical)

@@ -143,9 +143,7 @@ SweepValue plain_value(const std::string& item, const Arg& arg) {
   YAML::Node node;
   try {
     node = YAML::Load(item);
-  } catch (const YAML::Exception& e) {
-    arg_error(arg, "cannot parse the value '" + item + "' as YAML: " + e.msg);
-  }
+  } catch (const YAML::Exception& e) { arg_error(arg, "cannot parse the value '" + item + "' as YAML: " + e.msg); }
   // Only unquoted scalars count as numbers: '"400"' is the string 400.
   const bool plain_scalar = node.IsScalar() && node.Tag() == "?";
   return {item, plain_scalar ? parse_number(item) : std::nullopt};
@@ -163,9 +161,7 @@ void check_key(const std::string& key, const Arg& arg) {
   }
   try {
     scenario_detail::check_override_path(parts);
-  } catch (const ScenarioError& e) {
-    arg_error(arg, e.detail());
-  }
+  } catch (const ScenarioError& e) { arg_error(arg, e.detail()); }
 }
 
 std::string override_key(const std::string& text) {
@@ -276,7 +272,8 @@ std::vector<Overrides> Sweep::overrides(const std::vector<std::string>& base) co
   for (std::size_t p = 0; p < size(); ++p) {
     Overrides o = base;
     for (std::size_t a = 0; a < axes.size(); ++a)
-      for (std::size_t k = 0; k < axes[a].keys.size(); ++k) o.push_back(axes[a].keys[k].key + "=" + value(p, a, k).text);
+      for (std::size_t k = 0; k < axes[a].keys.size(); ++k)
+        o.push_back(axes[a].keys[k].key + "=" + value(p, a, k).text);
     out.push_back(std::move(o));
   }
   return out;
@@ -289,8 +286,9 @@ SweepKey parse_zip(const std::string& text) { return parse_key_values({"--zip", 
 Sweep make_sweep(const std::vector<std::string>& vary_texts, const std::vector<std::string>& zip_texts,
                  std::size_t zip_position) {
   if (vary_texts.empty() && zip_texts.empty())
-    throw Error("--vary: give at least one key to vary, e.g. --vary cluster.nic_gbps=100,200,400 (or keys that "
-                "change together with --zip)");
+    throw Error(
+        "--vary: give at least one key to vary, e.g. --vary cluster.nic_gbps=100,200,400 (or keys that "
+        "change together with --zip)");
   std::vector<SweepAxis> varied;
   for (const auto& text : vary_texts) {
     SweepKey key = parse_vary(text);
@@ -311,7 +309,8 @@ Sweep make_sweep(const std::vector<std::string>& vary_texts, const std::vector<s
           arg_error({"--zip", text}, "the key " + key.key + " is zipped twice; list all its values in one --zip");
       for (const auto& axis : sweep.axes)
         if (axis.first().key == key.key)
-          arg_error({"--zip", text}, "the key " + key.key + " is also given to --vary; a key is either varied or zipped");
+          arg_error({"--zip", text},
+                    "the key " + key.key + " is also given to --vary; a key is either varied or zipped");
       zipped.keys.push_back(std::move(key));
     }
     check_zipped(zipped);
@@ -323,8 +322,8 @@ Sweep make_sweep(const std::vector<std::string>& vary_texts, const std::vector<s
   for (const auto& axis : sweep.axes) {
     points *= static_cast<double>(axis.size());
     if (points > static_cast<double>(kMaxSweepPoints))
-      throw Error(fmt::format("{} {}: the sweep would have more than {} points", axis.flag(), axis.name(),
-                              kMaxSweepPoints));
+      throw Error(
+          fmt::format("{} {}: the sweep would have more than {} points", axis.flag(), axis.name(), kMaxSweepPoints));
   }
   return sweep;
 }

@@ -33,7 +33,7 @@ struct SweepAxis {
 
   std::size_t size() const { return keys.front().values.size(); }  // points along the axis
   const SweepKey& first() const { return keys.front(); }           // what the plot's x axis shows
-  std::string name() const;                   // "cluster.nic_gbps"; zipped: "parallelism.pipeline + training.global_batch_size"
+  std::string name() const;  // "cluster.nic_gbps"; zipped: "parallelism.pipeline + training.global_batch_size"
   std::string step_label(std::size_t i) const;  // "400"; zipped: "(4, 64)"
   const char* flag() const { return zipped ? "--zip" : "--vary"; }
 };
@@ -43,9 +43,9 @@ struct SweepAxis {
 struct Sweep {
   std::vector<SweepAxis> axes;
 
-  std::size_t size() const;                             // number of points
-  std::size_t key_count() const;                        // keys over all axes: the CSV's key columns
-  std::size_t stride(std::size_t axis) const;           // product of the sizes of the later axes
+  std::size_t size() const;                    // number of points
+  std::size_t key_count() const;               // keys over all axes: the CSV's key columns
+  std::size_t stride(std::size_t axis) const;  // product of the sizes of the later axes
   std::size_t value_index(std::size_t point, std::size_t axis) const;
   // The value that point `point` gives to key `key` of axis `axis`.
   const SweepValue& value(std::size_t point, std::size_t axis, std::size_t key = 0) const;

@@ -23,10 +23,10 @@ namespace trainsim::explore {
 std::vector<std::pair<std::string, nlohmann::ordered_json>> flatten_scalars(const nlohmann::ordered_json& result);
 
 struct SweepTable {
-  std::size_t key_columns = 0;       // the first columns are the keys of the axes, in axis order
-  std::vector<std::string> columns;  // key paths, "status", "reason", result fields
+  std::size_t key_columns = 0;                            // the first columns are the keys of the axes, in axis order
+  std::vector<std::string> columns;                       // key paths, "status", "reason", result fields
   std::vector<std::vector<nlohmann::ordered_json>> rows;  // a cell per column; null = empty
-  std::vector<bool> ok;              // per row: the point simulated
+  std::vector<bool> ok;                                   // per row: the point simulated
   // Result field -> its column (a field named like a key column still gets a column of its own).
   std::map<std::string, std::size_t> result_columns;
 

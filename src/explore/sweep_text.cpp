@@ -54,9 +54,7 @@ std::optional<double> field(const SweepTable& t, std::size_t row, const std::str
   return t.number(row, *c);
 }
 
-std::string or_dash(const std::optional<double>& v, std::string (*format)(double)) {
-  return v ? format(*v) : "-";
-}
+std::string or_dash(const std::optional<double>& v, std::string (*format)(double)) { return v ? format(*v) : "-"; }
 
 std::string gib(double v) { return fmt::format("{:.2f}", v); }
 std::string tokens(double v) { return rf::group_digits(v); }

@@ -58,8 +58,9 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
     const double flops = hardware_flops_per_iteration(scenario.model, scenario.training.global_batch_size, p.tensor,
                                                       scenario.training.recompute, recomputed_layers_total(scenario),
                                                       scenario.training.recompute_modules);
-    const double fill = static_cast<double>(p.pipeline - 1) /
-                        static_cast<double>(std::max<std::int64_t>(1, scenario.micro_batches_per_iteration() * p.virtual_pipeline));
+    const double fill =
+        static_cast<double>(p.pipeline - 1) /
+        static_cast<double>(std::max<std::int64_t>(1, scenario.micro_batches_per_iteration() * p.virtual_pipeline));
     s.work_estimate = flops / scenario.cluster.num_gpus * (1 + fill);
     // The same test as run_scenario's (memory.fits), so a pruned candidate is one `run` would refuse.
     if (s.peak_gib > s.capacity_gib) {
@@ -79,7 +80,8 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
 
 }  // namespace
 
-std::vector<Screening> screen_candidates(const std::string& scenario_path, const std::vector<std::string>& base_overrides,
+std::vector<Screening> screen_candidates(const std::string& scenario_path,
+                                         const std::vector<std::string>& base_overrides,
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads) {
   std::vector<Screening> out(candidates.size());
@@ -126,8 +128,8 @@ void mark_dominated(const std::vector<TuneCandidate>& candidates, std::vector<Sc
   }
 }
 
-std::vector<std::size_t> promote_dominated(const std::vector<TuneCandidate>& candidates, std::vector<Screening>& screens,
-                                           const std::vector<RunState>& runs) {
+std::vector<std::size_t> promote_dominated(const std::vector<TuneCandidate>& candidates,
+                                           std::vector<Screening>& screens, const std::vector<RunState>& runs) {
   struct Group {
     bool settled = false;  // a member has a result or is still to run
     std::optional<std::size_t> lightest_dominated;

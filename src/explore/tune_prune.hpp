@@ -32,7 +32,8 @@ struct Screening {
 
 // Rules 1-3 for every candidate, `threads` at a time (0 = all cores); `base_overrides` (the user's
 // --set) come before each candidate's own. Result i belongs to candidates[i].
-std::vector<Screening> screen_candidates(const std::string& scenario_path, const std::vector<std::string>& base_overrides,
+std::vector<Screening> screen_candidates(const std::string& scenario_path,
+                                         const std::vector<std::string>& base_overrides,
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads);
 
@@ -48,8 +49,8 @@ enum class RunState : char { NotRun, Ok, NoResult, Bounded };
 // members all gave no result (a configuration the simulator refuses, such as interleaving with fewer
 // micro-batches than stages, or a failed simulation) and none is still to run, the lightest dominated
 // member goes back to Verdict::Simulate. Returns the indices promoted, in order.
-std::vector<std::size_t> promote_dominated(const std::vector<TuneCandidate>& candidates, std::vector<Screening>& screens,
-                                           const std::vector<RunState>& runs);
+std::vector<std::size_t> promote_dominated(const std::vector<TuneCandidate>& candidates,
+                                           std::vector<Screening>& screens, const std::vector<RunState>& runs);
 
 struct PruneCounts {
   std::size_t candidates = 0;

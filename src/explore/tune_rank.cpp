@@ -40,11 +40,13 @@ bool maximises(ObjectiveKind k) { return k == ObjectiveKind::TokensPerS; }
 void check_objective(const Objective& o) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
   if (o.kind == ObjectiveKind::Cost && !positive(o.gpu_hour_price_usd))
-    throw Error("--gpu-hour-price: --objective cost needs the price of one GPU-hour in USD, a positive number "
-                "(e.g. --gpu-hour-price 2.5)");
+    throw Error(
+        "--gpu-hour-price: --objective cost needs the price of one GPU-hour in USD, a positive number "
+        "(e.g. --gpu-hour-price 2.5)");
   if (o.kind == ObjectiveKind::TimeToTrain && !positive(o.tokens))
-    throw Error("--tokens: --objective time_to_train needs the number of tokens to train on, a positive number "
-                "(e.g. --tokens 15T or --tokens 1.5e13)");
+    throw Error(
+        "--tokens: --objective time_to_train needs the number of tokens to train on, a positive number "
+        "(e.g. --tokens 15T or --tokens 1.5e13)");
 }
 
 std::optional<double> parse_token_count(const std::string& text) {
@@ -52,10 +54,16 @@ std::optional<double> parse_token_count(const std::string& text) {
   double scale = 1;
   std::string number = text;
   switch (text.back()) {
-    case 'K': case 'k': scale = 1e3; break;
-    case 'M': case 'm': scale = 1e6; break;
-    case 'B': case 'b': case 'G': case 'g': scale = 1e9; break;
-    case 'T': case 't': scale = 1e12; break;
+    case 'K':
+    case 'k': scale = 1e3; break;
+    case 'M':
+    case 'm': scale = 1e6; break;
+    case 'B':
+    case 'b':
+    case 'G':
+    case 'g': scale = 1e9; break;
+    case 'T':
+    case 't': scale = 1e12; break;
     default: break;
   }
   if (scale != 1) number.pop_back();
@@ -153,8 +161,7 @@ Explanation explain_versus(const RankedConfig& a, int rank, const RankedConfig& 
     e.largest.push_back(d);
   }
   std::string text = fmt::format("#{} vs #{}: ", e.rank, e.versus);
-  if (a.objective == b.objective)
-    text += fmt::format("same {} (ranked first by key order); ", objective_name(kind));
+  if (a.objective == b.objective) text += fmt::format("same {} (ranked first by key order); ", objective_name(kind));
   text += fmt::format("{:.4g} vs {:.4g} s per iteration", e.iteration_time_s, e.versus_iteration_time_s);
   if (a.candidate.num_gpus != b.candidate.num_gpus)
     text += fmt::format(" on {} vs {} GPUs", a.candidate.num_gpus, b.candidate.num_gpus);
@@ -163,8 +170,8 @@ Explanation explain_versus(const RankedConfig& a, int rank, const RankedConfig& 
   } else {
     for (std::size_t i = 0; i < e.largest.size(); ++i) {
       const ComponentDiff& d = e.largest[i];
-      text += fmt::format("{}{} {} {}", i == 0 ? "; " : ", ", format_seconds(d.seconds), d.seconds < 0 ? "less" : "more",
-                          d.label);
+      text += fmt::format("{}{} {} {}", i == 0 ? "; " : ", ", format_seconds(d.seconds),
+                          d.seconds < 0 ? "less" : "more", d.label);
     }
   }
   e.text = text;

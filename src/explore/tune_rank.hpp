@@ -72,7 +72,7 @@ struct Explanation {
   double iteration_time_s = 0;
   double versus_iteration_time_s = 0;
   std::vector<ComponentDiff> largest;  // at most max_items, each at least a microsecond
-  std::string text;  // "#1 vs #2: 5.21 vs 5.33 s per iteration; 1.90 s less pipeline bubble, ..."
+  std::string text;                    // "#1 vs #2: 5.21 vs 5.33 s per iteration; 1.90 s less pipeline bubble, ..."
 };
 Explanation explain_versus(const RankedConfig& a, int rank, const RankedConfig& b, ObjectiveKind kind,
                            std::size_t max_items = 3);

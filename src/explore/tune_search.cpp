@@ -25,8 +25,10 @@ std::optional<double> listed_threshold(const std::vector<RankedConfig>& ranked, 
   values.reserve(ranked.size());
   for (const RankedConfig& r : ranked) values.push_back(r.objective);
   const auto nth = values.begin() + static_cast<std::ptrdiff_t>(top - 1);
-  if (maximises(kind)) std::nth_element(values.begin(), nth, values.end(), std::greater<>());
-  else std::nth_element(values.begin(), nth, values.end());
+  if (maximises(kind))
+    std::nth_element(values.begin(), nth, values.end(), std::greater<>());
+  else
+    std::nth_element(values.begin(), nth, values.end());
   return *nth;
 }
 
@@ -49,15 +51,13 @@ Scenario load_tune_base(const std::string& path, const std::vector<std::string>&
     Scenario s = load_scenario(path, as_written);
     reset_stage_keys = space_basis(s).reset_stage_keys;
     return s;
-  } catch (const ScenarioError& e) {
-    first = e;
-  }
+  } catch (const ScenarioError& e) { first = e; }
   // Only the model, cluster and batch matter to the space: retry with no model parallelism at all.
   std::vector<std::string> neutral = as_written;
-  for (const char* o : {"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.context=1", "parallelism.expert=1",
-                        "parallelism.virtual_pipeline=1", "parallelism.first_stage_layers=null",
-                        "parallelism.last_stage_layers=null", "training.recompute_num_layers=null",
-                        "training.micro_batch_size=1"})
+  for (const char* o :
+       {"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.context=1", "parallelism.expert=1",
+        "parallelism.virtual_pipeline=1", "parallelism.first_stage_layers=null", "parallelism.last_stage_layers=null",
+        "training.recompute_num_layers=null", "training.micro_batch_size=1"})
     neutral.emplace_back(o);
   try {
     Scenario s = load_scenario(path, neutral);
@@ -77,7 +77,8 @@ TuneOutcome run_tune(const TuneRequest& request) {
   bool reset_stage_keys = false;
   const Scenario base = load_tune_base(request.scenario_path, out.base_overrides, reset_stage_keys);
   if (!base.has_training_job)
-    throw Error(base.file + ": tune needs a training job (model, training, parallelism); this is a collective benchmark");
+    throw Error(base.file +
+                ": tune needs a training job (model, training, parallelism); this is a collective benchmark");
   out.scenario = base.name;
   out.model = base.model.name;
   out.gpu = base.cluster.gpu.name;
@@ -100,7 +101,8 @@ TuneOutcome run_tune(const TuneRequest& request) {
   std::vector<std::size_t> batch;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (screens[i].verdict == Verdict::Simulate) batch.push_back(i);
-  const double tokens = static_cast<double>(base.training.global_batch_size) * static_cast<double>(base.model.seq_length);
+  const double tokens =
+      static_cast<double>(base.training.global_batch_size) * static_cast<double>(base.model.seq_length);
   // What a point that gave no result says about its candidate (the simulator's own checks, e.g. interleaving needs
   // as many micro-batches as stages, make it invalid too).
   const auto no_result = [&](std::size_t i, const PointOutcome& o) {
@@ -127,7 +129,8 @@ TuneOutcome run_tune(const TuneRequest& request) {
     // of the waves before it), and so the outcome, are the same on every machine.
     for (std::size_t first = 0; first < order.size(); first += kTuneWave) {
       const auto from = order.begin() + static_cast<std::ptrdiff_t>(first);
-      const std::vector<std::size_t> wave(from, from + static_cast<std::ptrdiff_t>(std::min(kTuneWave, order.size() - first)));
+      const std::vector<std::size_t> wave(
+          from, from + static_cast<std::ptrdiff_t>(std::min(kTuneWave, order.size() - first)));
       PointOptions options;
       if (const auto threshold = listed_threshold(out.ranked, request.top, request.objective.kind)) {
         options.give_up_above_s.assign(candidates.size(), std::numeric_limits<double>::infinity());
@@ -175,7 +178,8 @@ TuneOutcome run_tune(const TuneRequest& request) {
       if (out.first_failure.empty()) out.first_failure = candidates[i].label() + ": " + s.reason;
     }
     if (s.verdict == Verdict::OutOfMemory && s.peak_gib > s.capacity_gib &&
-        (!out.closest_miss || s.peak_gib - s.capacity_gib < out.closest_miss->peak_gib - out.closest_miss->capacity_gib))
+        (!out.closest_miss ||
+         s.peak_gib - s.capacity_gib < out.closest_miss->peak_gib - out.closest_miss->capacity_gib))
       out.closest_miss = ClosestMiss{candidates[i], s.peak_gib, s.capacity_gib};
   }
   rank_configs(out.ranked, request.objective.kind);

@@ -19,8 +19,8 @@ struct TuneRequest {
   std::vector<std::string> overrides;  // the user's --set; those on searched keys pin them
   SpaceSpec space;
   Objective objective;
-  int threads = 0;       // 0 = all cores
-  ProgressFn progress;   // called as simulations finish
+  int threads = 0;      // 0 = all cores
+  ProgressFn progress;  // called as simulations finish
   // The configurations the caller lists: those are exact. A candidate whose compute alone cannot beat the
   // top-th best found so far is not simulated (TuneCounts::bounded); 0 = simulate every survivor.
   std::size_t top = 5;
@@ -50,7 +50,7 @@ struct TuneOutcome {
   std::string gpu;
   SpaceBasis basis;
   std::vector<std::string> base_overrides;  // the --set that apply to every candidate
-  bool varies_num_gpus = false;              // cluster.num_gpus took more than one value
+  bool varies_num_gpus = false;             // cluster.num_gpus took more than one value
   TuneCounts counts;
   std::vector<RankedConfig> ranked;  // every successful simulation, best first
   std::optional<ClosestMiss> closest_miss;

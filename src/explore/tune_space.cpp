@@ -70,9 +70,9 @@ bool divides(std::int64_t divisor, std::int64_t value) { return divisor > 0 && v
 
 const std::array<TuneDim, kTuneDims>& tune_dims() {
   static const std::array<TuneDim, kTuneDims> dims = {
-      TuneDim::NumGpus,         TuneDim::Tensor,           TuneDim::Context,   TuneDim::Pipeline,
-      TuneDim::Expert,          TuneDim::VirtualPipeline,  TuneDim::SequenceParallel,
-      TuneDim::ZeroStage,       TuneDim::MicroBatchSize,   TuneDim::Recompute};
+      TuneDim::NumGpus,        TuneDim::Tensor,          TuneDim::Context,          TuneDim::Pipeline,
+      TuneDim::Expert,         TuneDim::VirtualPipeline, TuneDim::SequenceParallel, TuneDim::ZeroStage,
+      TuneDim::MicroBatchSize, TuneDim::Recompute};
   return dims;
 }
 
@@ -112,15 +112,16 @@ void add_space_values(SpaceSpec& spec, const std::string& text, const std::strin
     throw Error(fmt::format("{} '{}': expected key=v1,v2,... (searchable keys: {})", flag, text, searchable_keys()));
   const std::string key = trim(text.substr(0, eq));
   if (key == "parallelism.data" || key == "data")
-    throw Error(fmt::format("{} {}: tune never searches parallelism.data; it is always num_gpus / (tensor x "
-                            "pipeline x context). Search cluster.num_gpus or the other keys instead",
-                            flag, key));
+    throw Error(
+        fmt::format("{} {}: tune never searches parallelism.data; it is always num_gpus / (tensor x "
+                    "pipeline x context). Search cluster.num_gpus or the other keys instead",
+                    flag, key));
   const std::optional<TuneDim> dim = find_tune_dim(key);
   if (!dim)
     throw Error(fmt::format("{} '{}': unknown key '{}'; searchable keys: {}", flag, text, key, searchable_keys()));
   if (spec.given.count(*dim))
-    throw Error(fmt::format("{} {}: the key is given twice (by --space or --set); give its values once",
-                            flag, tune_key(*dim)));
+    throw Error(
+        fmt::format("{} {}: the key is given twice (by --space or --set); give its values once", flag, tune_key(*dim)));
   std::vector<int> values;
   for (const std::string& token : split_commas(text.substr(eq + 1))) {
     const std::optional<int> v = parse_value(*dim, token);
@@ -140,17 +141,21 @@ std::vector<std::string> absorb_pinned_overrides(SpaceSpec& spec, const std::vec
     const std::size_t eq = set.find('=');
     const std::string key = eq == std::string::npos ? "" : trim(set.substr(0, eq));
     if (key == "parallelism.data")
-      throw Error("--set parallelism.data: tune derives data as num_gpus / (tensor x pipeline x context) at every "
-                  "point; remove it (pin cluster.num_gpus or the other keys instead)");
+      throw Error(
+          "--set parallelism.data: tune derives data as num_gpus / (tensor x pipeline x context) at every "
+          "point; remove it (pin cluster.num_gpus or the other keys instead)");
     if (key == "parallelism.first_stage_layers" || key == "parallelism.last_stage_layers" ||
         key == "training.recompute_num_layers")
-      throw Error(fmt::format("--set {}: tune searches pipeline sizes and recompute, so per-stage settings cannot be "
-                              "kept; remove it (tune uses even splits and recomputes every layer of a stage)",
-                              key));
+      throw Error(
+          fmt::format("--set {}: tune searches pipeline sizes and recompute, so per-stage settings cannot be "
+                      "kept; remove it (tune uses even splits and recomputes every layer of a stage)",
+                      key));
     // Only full keys pin: `--set` takes scenario key paths, as in `trainsim run`.
     const std::optional<TuneDim> dim = find_tune_dim(key);
-    if (dim && key == tune_key(*dim)) add_space_values(spec, set, "--set");
-    else pass.push_back(set);
+    if (dim && key == tune_key(*dim))
+      add_space_values(spec, set, "--set");
+    else
+      pass.push_back(set);
   }
   return pass;
 }
@@ -198,7 +203,8 @@ std::vector<std::string> TuneCandidate::overrides(bool reset_stage_keys) const {
   for (TuneDim d : tune_dims()) {
     out.push_back(fmt::format("{}={}", tune_key(d), format_value(d, value(d))));
     // Explicit, so that a `data:` in the scenario file cannot disagree with the searched sizes.
-    if (d == TuneDim::Pipeline) out.push_back(data > 0 ? fmt::format("parallelism.data={}", data) : "parallelism.data=null");
+    if (d == TuneDim::Pipeline)
+      out.push_back(data > 0 ? fmt::format("parallelism.data={}", data) : "parallelism.data=null");
   }
   if (reset_stage_keys) {
     out.emplace_back("parallelism.first_stage_layers=null");

@@ -18,7 +18,7 @@ struct ScaleUpSpec {
   // (domain_of). It is hardware_domain_size unless the job leaves part of each domain idle, as a batch
   // scheduler's segment placement does on NVL72 racks (cluster.scale_up.job_gpus_per_domain).
   int domain_size = 8;
-  int hardware_domain_size = 8;  // GPUs the fabric connects (cluster.scale_up.domain_size)
+  int hardware_domain_size = 8;    // GPUs the fabric connects (cluster.scale_up.domain_size)
   bool job_placement_auto = true;  // job_gpus_per_domain was auto (the report says what it chose)
 };
 
@@ -31,19 +31,19 @@ struct NetworkSpec {
   double link_latency_ns = 500;
   double switch_latency_ns = 300;
   // Keys this implementation adds (docs/topologies.md):
-  bool dual_tor = false;     // fat-tree: each NIC's two ports go to a pair of ToRs (hpn always is)
-  double pcie_GBps = 64;     // GPU <-> NIC, per direction (PCIe Gen5 x16)
+  bool dual_tor = false;  // fat-tree: each NIC's two ports go to a pair of ToRs (hpn always is)
+  double pcie_GBps = 64;  // GPU <-> NIC, per direction (PCIe Gen5 x16)
   enum class Routing { Ecmp, Adaptive };
   Routing routing = Routing::Ecmp;  // ecmp: hash over equal-cost paths; adaptive: least-loaded one
   // RoCE as the packet-level network runs it (simulation.network_model: packet; docs/packet-network.md).
   // Defaults and their sources: src/network/packet/packet_config.hpp.
   struct Roce {
-    int mtu_bytes = 4096;         // RoCE path MTU (payload per packet)
-    bool lossless = true;         // PFC on; false: lossy RoCE, drops recovered by go-back-N
-    bool dcqcn = true;            // congestion control at the sender NICs; false: none (PFC alone)
+    int mtu_bytes = 4096;  // RoCE path MTU (payload per packet)
+    bool lossless = true;  // PFC on; false: lossy RoCE, drops recovered by go-back-N
+    bool dcqcn = true;     // congestion control at the sender NICs; false: none (PFC alone)
     double ecn_kmin_kb = 100, ecn_kmax_kb = 400, ecn_pmax = 0.2;  // RED marking at switch egress queues
     double pfc_xoff_kb = 256, pfc_xon_kb = 240;                   // per ingress: PAUSE above, RESUME at or below
-    double port_buffer_mb = 1;    // egress queue limit (lossy: drops beyond it)
+    double port_buffer_mb = 1;                                    // egress queue limit (lossy: drops beyond it)
     // DCQCN's additive and hyper rate-increase steps, Mb/s; nullopt = scaled to the NIC: the paper's steps are
     // 40 and 400 Mb/s on 40 Gb/s ports, 0.1% and 1% of the line rate, which the same share of nic_gbps keeps.
     std::optional<double> dcqcn_ai_mbps, dcqcn_hai_mbps;

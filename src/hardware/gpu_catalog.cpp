@@ -35,9 +35,7 @@ double read_number(const YAML::Node& n, const std::string& key, const EntryConte
   if (!n || !n.IsScalar()) ctx.fail(key, "expected a number");
   try {
     return n.as<double>();
-  } catch (const YAML::Exception&) {
-    ctx.fail(key, fmt::format("expected a number, got '{}'", n.Scalar()));
-  }
+  } catch (const YAML::Exception&) { ctx.fail(key, fmt::format("expected a number, got '{}'", n.Scalar())); }
 }
 
 double read_non_negative(const YAML::Node& map, const std::string& key, const EntryContext& ctx, bool positive) {
@@ -53,9 +51,7 @@ int read_int(const YAML::Node& map, const std::string& key, const EntryContext& 
     const int v = n.as<int>();
     if (v < 0) ctx.fail(key, fmt::format("must be >= 0, got {}", v));
     return v;
-  } catch (const YAML::Exception&) {
-    ctx.fail(key, fmt::format("expected an integer, got '{}'", n.Scalar()));
-  }
+  } catch (const YAML::Exception&) { ctx.fail(key, fmt::format("expected an integer, got '{}'", n.Scalar())); }
 }
 
 std::string read_string(const YAML::Node& map, const std::string& key, const EntryContext& ctx) {
@@ -76,10 +72,23 @@ std::optional<double> read_peak(const YAML::Node& peaks, const std::string& key,
   return v;
 }
 
-const std::set<std::string> kEntryKeys = {"id",           "aliases",         "vendor",          "architecture",
-                                          "sm_version",   "sm_count",        "peak_tflops",     "hbm_GBps",
-                                          "memory_gb",    "memory_gib",      "scale_up_GBps",   "scale_up_domain",
-                                          "peak_clock_mhz", "sustained_clock_mhz", "boost_clock_mhz", "power_w", "notes"};
+const std::set<std::string> kEntryKeys = {"id",
+                                          "aliases",
+                                          "vendor",
+                                          "architecture",
+                                          "sm_version",
+                                          "sm_count",
+                                          "peak_tflops",
+                                          "hbm_GBps",
+                                          "memory_gb",
+                                          "memory_gib",
+                                          "scale_up_GBps",
+                                          "scale_up_domain",
+                                          "peak_clock_mhz",
+                                          "sustained_clock_mhz",
+                                          "boost_clock_mhz",
+                                          "power_w",
+                                          "notes"};
 // fp4 is optional (dense FP4 peak, informational); the others must be present (null = unsupported).
 const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
 const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3", "cdna4"};
@@ -94,7 +103,8 @@ void reject_unknown_keys(const YAML::Node& map, const std::set<std::string>& kno
     const std::string k = kv.first.as<std::string>();
     if (known.count(k) == 0) {
       const std::string guess = closest_match(k, known_list);
-      ctx.fail(prefix + k, guess.empty() ? "unknown key" : fmt::format("unknown key; did you mean {}{}?", prefix, guess));
+      ctx.fail(prefix + k,
+               guess.empty() ? "unknown key" : fmt::format("unknown key; did you mean {}{}?", prefix, guess));
     }
   }
 }
@@ -119,7 +129,9 @@ void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec
     }
   }
   if (e["boost_clock_mhz"]) {
-    if (!peak) ctx.fail("boost_clock_mhz", "needs peak_clock_mhz and sustained_clock_mhz (the boost clock is read against them)");
+    if (!peak)
+      ctx.fail("boost_clock_mhz",
+               "needs peak_clock_mhz and sustained_clock_mhz (the boost clock is read against them)");
     g.boost_clock_mhz = read_non_negative(e, "boost_clock_mhz", ctx, true);
     if (g.boost_clock_mhz < g.sustained_clock_mhz) {
       ctx.fail("boost_clock_mhz", fmt::format("{} MHz is below sustained_clock_mhz ({} MHz): the boost clock is the "
@@ -138,8 +150,8 @@ GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<st
   g.vendor = read_string(e, "vendor", ctx);
   g.architecture = read_string(e, "architecture", ctx);
   if (kArchitectures.count(g.architecture) == 0) {
-    ctx.fail("architecture", fmt::format("'{}' is not one of volta, ampere, hopper, blackwell, cdna2, cdna3, cdna4",
-                                         g.architecture));
+    ctx.fail("architecture",
+             fmt::format("'{}' is not one of volta, ampere, hopper, blackwell, cdna2, cdna3, cdna4", g.architecture));
   }
   g.sm_version = read_int(e, "sm_version", ctx);
   g.sm_count = read_int(e, "sm_count", ctx);
@@ -184,11 +196,10 @@ GpuCatalog GpuCatalog::load(const std::string& file) {
     root = YAML::LoadFile(file);
   } catch (const YAML::BadFile&) {
     throw Error(fmt::format("{}: cannot open the GPU catalog", file));
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("{}: malformed YAML: {}", file, ex.what()));
-  }
+  } catch (const YAML::Exception& ex) { throw Error(fmt::format("{}: malformed YAML: {}", file, ex.what())); }
   const YAML::Node list = root["gpus"];
-  if (!root.IsMap() || !list || !list.IsSequence()) throw Error(fmt::format("{}: expected a top-level `gpus:` list", file));
+  if (!root.IsMap() || !list || !list.IsSequence())
+    throw Error(fmt::format("{}: expected a top-level `gpus:` list", file));
 
   GpuCatalog cat;
   std::set<std::string> taken;  // lower-cased ids and aliases, all in one namespace

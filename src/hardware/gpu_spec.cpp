@@ -27,9 +27,10 @@ bool GpuSpec::supports(Precision p) const {
 double GpuSpec::peak_tflops(Precision p) const {
   const auto& v = peak_field(*this, p);
   if (!v.has_value() || *v <= 0) {
-    throw Error(fmt::format("GPU {} has no {} support (no dense {} peak in its spec); choose another "
-                            "training.precision or GPU",
-                            name.empty() ? std::string("(unnamed)") : name, to_string(p), to_string(p)));
+    throw Error(
+        fmt::format("GPU {} has no {} support (no dense {} peak in its spec); choose another "
+                    "training.precision or GPU",
+                    name.empty() ? std::string("(unnamed)") : name, to_string(p), to_string(p)));
   }
   return *v;
 }

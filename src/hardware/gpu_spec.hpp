@@ -8,7 +8,6 @@
 
 namespace trainsim {
 
-
 struct GpuSpec {
   std::string name;          // catalog id, e.g. "H100-SXM"
   std::string architecture;  // e.g. "hopper"; used to pick kernel-efficiency curves
@@ -31,7 +30,7 @@ struct GpuSpec {
   // The clock a short, cool benchmark runs at before the power cap bites (the maximum SM clock, e.g.
   // 1980 MHz on H100/H200); 0 = not known (the roofline then applies a flat long-run share).
   double boost_clock_mhz = 0;
-  double power_w = 0;        // rated board power (TDP / TGP), W; 0 = unknown
+  double power_w = 0;  // rated board power (TDP / TGP), W; 0 = unknown
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
   int scale_up_domain = 0;
@@ -40,6 +39,5 @@ struct GpuSpec {
   double peak_tflops(Precision p) const;
   bool supports(Precision p) const;
 };
-
 
 }  // namespace trainsim

@@ -50,9 +50,8 @@ double attn_linear_per_token_layer(const ModelSpec& m) {
     const MlaSpec& x = *m.mla;
     const double nope = static_cast<double>(x.qk_nope_head_dim), rope = static_cast<double>(x.qk_rope_head_dim);
     const double v = static_cast<double>(x.v_head_dim);
-    const double q_term = x.q_lora_rank > 0
-                              ? static_cast<double>(x.q_lora_rank) * (h + a * (nope + rope) + 1)
-                              : h * a * (nope + rope);
+    const double q_term =
+        x.q_lora_rank > 0 ? static_cast<double>(x.q_lora_rank) * (h + a * (nope + rope) + 1) : h * a * (nope + rope);
     return kFwdBwd * kFma *
            (q_term + static_cast<double>(x.kv_lora_rank) * (h + a * (nope + v) + 1) + h * rope + a * v * h);
   }
@@ -67,7 +66,8 @@ double attn_core_per_sqsum_layer(const ModelSpec& m) {
   if (m.mla) {
     const MlaSpec& x = *m.mla;
     return kFwdBwd * kFma *
-           (a * static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim) / 2 + a * static_cast<double>(x.v_head_dim) / 2);
+           (a * static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim) / 2 +
+            a * static_cast<double>(x.v_head_dim) / 2);
   }
   // FF * FMA * q/2 * 2: QK^T and PV each 2*s^2*q per sequence, halved by the causal mask.
   return kFwdBwd * kFma * a * static_cast<double>(head_dim(m)) / 2 * 2;
@@ -113,7 +113,8 @@ double mlp_per_token(const ModelSpec& m) {
   const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
   const double moe_width = fe * m.moe.router_topk + fe * m.moe.shared_experts;
   const double router = m.moe.num_experts;  // gating GEMM: h -> E
-  return kFwdBwd * kFma * h * (static_cast<double>(m.ffn_hidden_size) * f_eff * c.dense + (moe_width * f_eff + router) * c.moe);
+  return kFwdBwd * kFma * h *
+         (static_cast<double>(m.ffn_hidden_size) * f_eff * c.dense + (moe_width * f_eff + router) * c.moe);
 }
 
 // MTP blocks' own GEMM and norms: 6 * n_mtp * (3h + 2h^2) per token.
@@ -124,7 +125,8 @@ double mtp_per_token(const ModelSpec& m) {
 
 double logit_per_token(const ModelSpec& m, int tensor_parallel) {
   return kFwdBwd * kFma * static_cast<double>(m.hidden_size) *
-         static_cast<double>(padded_vocab_size(m.vocab_size, std::max(tensor_parallel, 1))) * (1 + std::max(0, m.mtp_layers));
+         static_cast<double>(padded_vocab_size(m.vocab_size, std::max(tensor_parallel, 1))) *
+         (1 + std::max(0, m.mtp_layers));
 }
 
 // Forward FLOPs per token of one MLA layer's q/kv up-projections (the mla_up_proj recompute region).
@@ -167,8 +169,7 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
   const LayerCounts counts = layer_counts(m);
   const double L = counts.total;
   switch (recompute) {
-    case RecomputeGranularity::None:
-      return model;
+    case RecomputeGranularity::None: return model;
     case RecomputeGranularity::Selective: {
       // Each recomputed region's forward again: one third of its fwd+bwd count. Megatron's default (`core_attn`)
       // re-runs the attention-core forward of every layer (transformer_flops' selective-recompute term).
@@ -186,8 +187,8 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
       // One extra forward (1/3 of fwd+bwd) of the recomputed layers; embedding and LM head are never
       // recomputed. With MoE the layers differ, so the average layer stands in for the recomputed ones.
       const double layers = std::clamp(static_cast<double>(recomputed_layers), 0.0, L);
-      const double all_layers_fwd_bwd = tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m)) +
-                                        sqsum * L * attn_core_per_sqsum_layer(m);
+      const double all_layers_fwd_bwd =
+          tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m)) + sqsum * L * attn_core_per_sqsum_layer(m);
       return L > 0 ? model + all_layers_fwd_bwd / kFwdBwd * (layers / L) : model;
     }
   }

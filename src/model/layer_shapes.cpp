@@ -101,14 +101,15 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
 LayerParams mtp_extra_params(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden_size);
   LayerParams p;
-  p.tp_sharded = 2 * h * h;       // eh_proj: [2h -> h], bias=False
+  p.tp_sharded = 2 * h * h;           // eh_proj: [2h -> h], bias=False
   p.replicated = 3 * norm_params(m);  // enorm, hnorm, final_layernorm
   return p;
 }
 
 std::vector<ParamTensor> layer_param_tensors(const ModelSpec& m, int layer) {
   if (is_moe_layer(m, layer))
-    throw Error("layer_param_tensors: layer " + std::to_string(layer) + " is an MoE layer; only dense layers are listed");
+    throw Error("layer_param_tensors: layer " + std::to_string(layer) +
+                " is an MoE layer; only dense layers are listed");
   const double h = static_cast<double>(m.hidden_size);
   const double a = m.num_attention_heads;
   const bool bias = m.add_bias_linear;
@@ -169,7 +170,8 @@ double total_params(const ModelSpec& m, int tensor_parallel) {
   total += position_embedding_params(m) + final_norm_params(m);
   for (int i = 0; i < m.num_layers; ++i) total += layer_params(m, i).total();
   // MTP blocks: their transformer layer and eh_proj/norms (embedding and output layer are the model's own).
-  for (int k = 0; k < m.mtp_layers; ++k) total += layer_params(m, m.num_layers + k).total() + mtp_extra_params(m).total();
+  for (int k = 0; k < m.mtp_layers; ++k)
+    total += layer_params(m, m.num_layers + k).total() + mtp_extra_params(m).total();
   return total;
 }
 

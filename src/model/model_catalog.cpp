@@ -29,14 +29,14 @@ std::string lower(std::string s) {
 
 // The `model:` keys of docs/scenario-keys.md (`preset` and `hf_config` make no sense inside a preset).
 const std::set<std::string> kModelKeys = {
-    "family",     "num_layers",       "hidden_size",    "num_attention_heads", "num_query_groups",
-    "kv_channels", "ffn_hidden_size", "gated_mlp",      "vocab_size",          "seq_length",
-    "untie_embeddings", "parallel_block", "sliding_window", "mla",             "moe"};
-const std::set<std::string> kTopKeys = {"name", "description", "source", "model", "pipeline_layouts",
-                                        "pipeline_layouts_source"};
+    "family",          "num_layers", "hidden_size", "num_attention_heads", "num_query_groups", "kv_channels",
+    "ffn_hidden_size", "gated_mlp",  "vocab_size",  "seq_length",          "untie_embeddings", "parallel_block",
+    "sliding_window",  "mla",        "moe"};
+const std::set<std::string> kTopKeys = {"name",  "description",      "source",
+                                        "model", "pipeline_layouts", "pipeline_layouts_source"};
 // Sizes every preset must state: without them no FLOP or memory count is possible.
-const char* const kRequiredPositive[] = {"num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size",
-                                         "vocab_size", "seq_length"};
+const char* const kRequiredPositive[] = {"num_layers",      "hidden_size", "num_attention_heads",
+                                         "ffn_hidden_size", "vocab_size",  "seq_length"};
 
 [[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what) {
   throw Error(fmt::format("{}: {}{}", file, key.empty() ? "" : key + ": ", what));
@@ -49,7 +49,8 @@ void reject_unknown(const YAML::Node& map, const std::set<std::string>& known, c
     const std::string k = kv.first.as<std::string>();
     if (known.count(k) != 0) continue;
     const std::string guess = closest_match(k, candidates);
-    fail(file, prefix + k, guess.empty() ? "unknown key" : fmt::format("unknown key; did you mean {}{}?", prefix, guess));
+    fail(file, prefix + k,
+         guess.empty() ? "unknown key" : fmt::format("unknown key; did you mean {}{}?", prefix, guess));
   }
 }
 
@@ -88,9 +89,7 @@ ModelPreset load_preset(const fs::path& path) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(file);
-  } catch (const YAML::Exception& ex) {
-    fail(file, "", fmt::format("malformed YAML: {}", ex.what()));
-  }
+  } catch (const YAML::Exception& ex) { fail(file, "", fmt::format("malformed YAML: {}", ex.what())); }
   if (!root.IsMap()) fail(file, "", "expected a mapping with name, description, source and model");
   reject_unknown(root, kTopKeys, "", file);
 
@@ -137,7 +136,8 @@ ModelCatalog ModelCatalog::load(const std::string& dir) {
   std::set<std::string> seen;
   for (const auto& f : files) {
     ModelPreset p = load_preset(f);
-    if (!seen.insert(lower(p.name)).second) fail(f.string(), "name", fmt::format("preset '{}' is defined twice", p.name));
+    if (!seen.insert(lower(p.name)).second)
+      fail(f.string(), "name", fmt::format("preset '{}' is defined twice", p.name));
     cat.presets_.push_back(std::move(p));
   }
   return cat;

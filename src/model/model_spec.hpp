@@ -24,8 +24,8 @@ struct MoeSpec {
   int router_topk = 2;
   std::int64_t expert_ffn_hidden_size = 0;
   int shared_experts = 0;
-  int layer_freq = 1;          // every Nth layer is MoE
-  int first_dense_layers = 0;  // the first N layers stay dense
+  int layer_freq = 1;                     // every Nth layer is MoE
+  int first_dense_layers = 0;             // the first N layers stay dense
   std::optional<double> capacity_factor;  // nullopt = dropless, balanced routing
   bool enabled() const { return num_experts > 0; }
 };
@@ -36,10 +36,10 @@ struct ModelSpec {
   int num_layers = 0;
   std::int64_t hidden_size = 0;
   int num_attention_heads = 0;
-  int num_query_groups = 0;    // KV heads; = num_attention_heads without GQA
+  int num_query_groups = 0;      // KV heads; = num_attention_heads without GQA
   std::int64_t kv_channels = 0;  // head dim
   std::int64_t ffn_hidden_size = 0;
-  bool gated_mlp = false;      // SwiGLU: fc1 produces 2*ffn columns
+  bool gated_mlp = false;       // SwiGLU: fc1 produces 2*ffn columns
   std::int64_t vocab_size = 0;  // as given; Megatron pads it (see padded_vocab_size)
   std::int64_t seq_length = 0;
   bool untie_embeddings = false;

@@ -105,9 +105,11 @@ bool FlowBackend::inside_one_domain(const std::vector<int>& members) const {
 
 std::shared_ptr<const FlowDag> FlowBackend::dag_for(const CollectiveCall& call, const std::vector<int>& members) {
   const GroupPlacement where = GroupPlacement::of(members, cluster_);
-  auto key = std::make_tuple(static_cast<int>(call.kind), call.bytes, where.nodes, where.max_per_node, where.local_ranks);
+  auto key =
+      std::make_tuple(static_cast<int>(call.kind), call.bytes, where.nodes, where.max_per_node, where.local_ranks);
   if (auto it = dags_.find(key); it != dags_.end()) return it->second;
-  auto dag = std::make_shared<const FlowDag>(collectives_.flows(call.kind, call.bytes, where, FlowGranularity::PerChannel));
+  auto dag =
+      std::make_shared<const FlowDag>(collectives_.flows(call.kind, call.bytes, where, FlowGranularity::PerChannel));
   return dags_.emplace(std::move(key), std::move(dag)).first->second;
 }
 
@@ -118,7 +120,8 @@ std::shared_ptr<const FlowDag> FlowBackend::one_way(const std::shared_ptr<const 
   if (auto it = one_way_.find(key); it != one_way_.end()) return it->second;
   auto out = std::make_shared<FlowDag>(*dag);
   if (!out->dep_index.empty()) return dag;  // not the shape this filter understands: keep both ways
-  std::erase_if(out->flows, [&](const Flow& f) { return f.src.kind == FlowEndpoint::Kind::Gpu && f.src.index != sender; });
+  std::erase_if(out->flows,
+                [&](const Flow& f) { return f.src.kind == FlowEndpoint::Kind::Gpu && f.src.index != sender; });
   for (Flow& f : out->flows) f.dep_begin = f.dep_end = 0;
   std::shared_ptr<const FlowDag> result = std::move(out);
   return one_way_.emplace(key, std::move(result)).first->second;
@@ -203,7 +206,8 @@ const std::vector<Flow>& FlowBackend::merged_p2p(const FlowDag& dag) {
       f.relay = -1;
       channel = f.channel;
     }
-    auto [it, fresh] = by_pair.emplace(std::make_tuple(f.src.index, f.dst.index, f.src_net, f.dst_net, channel), merged.size());
+    auto [it, fresh] =
+        by_pair.emplace(std::make_tuple(f.src.index, f.dst.index, f.src_net, f.dst_net, channel), merged.size());
     if (fresh) {
       f.channel = channel;  // -1: a direct send's channels together
       merged.push_back(f);
@@ -219,10 +223,11 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
   for (const Flow& f : merged_p2p(dag)) {
     Call& call = calls_[ci];
     path_scratch_.clear();
-    paths_.append(f, members, mix(key_base ^ (static_cast<std::uint64_t>(f.src.index) * 0x100000001b3ULL) ^
-                                  (static_cast<std::uint64_t>(f.dst.index) << 32) ^
-                                  (static_cast<std::uint64_t>(f.channel + 1) << 48)),
-                  link_load_, path_scratch_);
+    paths_.append(
+        f, members,
+        mix(key_base ^ (static_cast<std::uint64_t>(f.src.index) * 0x100000001b3ULL) ^
+            (static_cast<std::uint64_t>(f.dst.index) << 32) ^ (static_cast<std::uint64_t>(f.channel + 1) << 48)),
+        link_load_, path_scratch_);
     Transfer t;
     t.call = ci;
     t.bytes = f.bytes;
@@ -235,7 +240,8 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
   }
 }
 
-void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base) {
+void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
+                           std::uint64_t key_base) {
   if (dag.dep_index.empty() && !dag.flows.empty()) {
     if (dag.algorithm == NcclAlgorithm::Ring) return add_coupled_ring(ci, dag, members, key_base);
     if (merges_per_connection(dag)) return add_merged_p2p(ci, dag, members, key_base);
@@ -250,7 +256,8 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, call.paths);
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
-    t.latency = network_of(ci).delay_before_start(std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
+    t.latency = network_of(ci).delay_before_start(
+        std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.pending = f.dep_end - f.dep_begin;
     call.transfers.push_back(t);
   }
@@ -374,13 +381,15 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
     return;
   }
   for (std::uint32_t x = 0; x < filled.transfers.size(); ++x)
-    if (filled.transfers[x].pending == 0) push_timer(now + filled.transfers[x].latency, TimerKind::TransferReady, ci, x);
+    if (filled.transfers[x].pending == 0)
+      push_timer(now + filled.transfers[x].latency, TimerKind::TransferReady, ci, x);
 }
 
 void FlowBackend::transfer_ready(SimTime now, std::uint32_t ci, std::uint32_t x) {
   Call& c = calls_[ci];
   const Transfer& t = c.transfers[x];
-  const std::span<const LinkId> path = std::span<const LinkId>(c.paths).subspan(t.path_begin, t.path_end - t.path_begin);
+  const std::span<const LinkId> path =
+      std::span<const LinkId>(c.paths).subspan(t.path_begin, t.path_end - t.path_begin);
   if (t.bytes <= 0 || path.empty()) {
     transfer_done(now, ci, x);
     return;

@@ -93,7 +93,7 @@ class FlowBackend final : public NetworkBackend {
     std::uint32_t path_begin = 0, path_end = 0;
     std::int64_t bytes = 0;
     SimTime latency = 0;
-    std::uint32_t pending = 0;             // unfinished dependencies
+    std::uint32_t pending = 0;                   // unfinished dependencies
     std::uint32_t next_begin = 0, next_end = 0;  // dependents (CSR into Call::dependents)
   };
   struct Call {
@@ -122,10 +122,12 @@ class FlowBackend final : public NetworkBackend {
   bool priced_by_model(const CollectiveCall& call);
   std::int64_t largest_transfer(const FlowDag& dag);  // bytes of its largest transfer as add_copy makes them
   void add_copy(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
-  void add_coupled_ring(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  void add_coupled_ring(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members,
+                        std::uint64_t key_base);
   // A point-to-point DAG's transfers once merged per connection (add_merged_p2p), worked out once per DAG.
   const std::vector<Flow>& merged_p2p(const FlowDag& dag);
-  void add_merged_p2p(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members, std::uint64_t key_base);
+  void add_merged_p2p(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members,
+                      std::uint64_t key_base);
   void push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b);
   void fire_timer(std::vector<std::uint64_t>& completed);  // the earliest timer; a finished call goes to `completed`
   void transfer_ready(SimTime now, std::uint32_t call, std::uint32_t transfer);

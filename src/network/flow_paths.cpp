@@ -38,13 +38,15 @@ FlowPaths::NicRef FlowPaths::working_nic(NicRef want) const {
     const NicRef c{want.host, (want.nic + k) % n};
     if (nic_up(c)) return c;
   }
-  throw Error("network: every NIC of node " + std::to_string(want.host) + " is down; its GPUs cannot reach the network");
+  throw Error("network: every NIC of node " + std::to_string(want.host) +
+              " is down; its GPUs cannot reach the network");
 }
 
 LinkId FlowPaths::nic_uplink(NicRef nic) const {
   for (LinkId l : graph_.out_links(graph_.nic(nic.host, nic.nic)))
     if (graph_.link(l).kind == LinkKind::Access && graph_.link(l).up) return l;
-  throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) + " has no working uplink");
+  throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) +
+              " has no working uplink");
 }
 
 void FlowPaths::scale_up(int src, int dst, std::vector<LinkId>& out) const {
@@ -62,7 +64,9 @@ void FlowPaths::gpu_to_nic(int rank, NicRef nic, std::vector<LinkId>& out) const
     return;
   }
   const auto gpus = graph_.local_gpus(nic.host, nic.nic);
-  if (gpus.empty()) throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) + " has no local GPU");
+  if (gpus.empty())
+    throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) +
+                " has no local GPU");
   scale_up(rank, gpus.front(), out);
   out.push_back(router_.gpu_to_nic(gpus.front(), nic.nic));
 }
@@ -74,7 +78,9 @@ void FlowPaths::nic_to_gpu(NicRef nic, int rank, std::vector<LinkId>& out) const
     return;
   }
   const auto gpus = graph_.local_gpus(nic.host, nic.nic);
-  if (gpus.empty()) throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) + " has no local GPU");
+  if (gpus.empty())
+    throw Error("network: NIC " + std::to_string(nic.nic) + " of node " + std::to_string(nic.host) +
+                " has no local GPU");
   out.push_back(router_.nic_to_gpu(nic.nic, gpus.front()));
   scale_up(gpus.front(), rank, out);
 }
@@ -90,9 +96,7 @@ void FlowPaths::append(const Flow& flow, std::span<const int> members, std::uint
   };
   switch (flow.link) {
     case LinkClass::NVLink:
-    case LinkClass::PCIe:
-      scale_up(global(flow.src.index), global(flow.dst.index), out);
-      return;
+    case LinkClass::PCIe: scale_up(global(flow.src.index), global(flow.dst.index), out); return;
     case LinkClass::NVLinkSharp:
       if (flow.src.kind == K::Gpu) out.push_back(graph_.scale_up_link(global(flow.src.index)));
       if (flow.dst.kind == K::Gpu) out.push_back(NetworkGraph::reverse(graph_.scale_up_link(global(flow.dst.index))));

@@ -26,15 +26,15 @@ class FlowPaths {
 
   // Appends the links of `flow` (endpoints in communicator ranks of `members`, the global ranks
   // numbered node by node) to `out`. `link_load` is the current load per link for adaptive routing.
-  void append(const Flow& flow, std::span<const int> members, std::uint64_t flow_key,
-              std::span<const double> link_load, std::vector<LinkId>& out);
+  void append(const Flow& flow, std::span<const int> members, std::uint64_t flow_key, std::span<const double> link_load,
+              std::vector<LinkId>& out);
 
  private:
   struct NicRef {
     int host = 0, nic = 0;
   };
-  NicRef nic_of(int rank, int net) const;       // NCCL's net index on the rank's NCCL node -> host NIC
-  NicRef working_nic(NicRef want) const;        // itself, or the next NIC of the host that is up
+  NicRef nic_of(int rank, int net) const;  // NCCL's net index on the rank's NCCL node -> host NIC
+  NicRef working_nic(NicRef want) const;   // itself, or the next NIC of the host that is up
   void gpu_to_nic(int rank, NicRef nic, std::vector<LinkId>& out) const;
   void nic_to_gpu(NicRef nic, int rank, std::vector<LinkId>& out) const;
   void scale_up(int src, int dst, std::vector<LinkId>& out) const;

@@ -18,8 +18,9 @@ void check_arrays(const std::vector<double>& capacity_Bps, const std::vector<Sim
   if (capacity_Bps.size() > static_cast<std::size_t>(INT32_MAX))
     throw Error(fmt::format("{}: more links than LinkId can index", network));
   for (std::size_t l = 0; l < capacity_Bps.size(); ++l) {
-    TRAINSIM_CHECK(std::isfinite(capacity_Bps[l]) && capacity_Bps[l] >= 0,
-                   fmt::format("{}: link {} capacity {} B/s; expected a finite number >= 0", network, l, capacity_Bps[l]));
+    TRAINSIM_CHECK(
+        std::isfinite(capacity_Bps[l]) && capacity_Bps[l] >= 0,
+        fmt::format("{}: link {} capacity {} B/s; expected a finite number >= 0", network, l, capacity_Bps[l]));
     TRAINSIM_CHECK(latency[l] >= 0, fmt::format("{}: link {} latency {} ps is negative", network, l, latency[l]));
   }
 }
@@ -39,13 +40,12 @@ SimTime path_latency(std::span<const LinkId> path, const std::vector<SimTime>& l
   return total;
 }
 
-void check_start(std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps, SimTime now, SimTime network_now,
-                 std::vector<std::uint32_t>& seen, std::uint32_t& epoch, const char* network) {
+void check_start(std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps, SimTime now,
+                 SimTime network_now, std::vector<std::uint32_t>& seen, std::uint32_t& epoch, const char* network) {
   TRAINSIM_CHECK(bytes >= 0, fmt::format("{}: start: flow bytes {} is negative", network, bytes));
   TRAINSIM_CHECK(!path.empty(), fmt::format("{}: start: empty path (a flow crosses at least one link)", network));
-  TRAINSIM_CHECK(rate_cap_Bps > 0,
-                 fmt::format("{}: start: rate cap {} B/s; expected a number > 0 (infinite for none)", network,
-                             rate_cap_Bps));
+  TRAINSIM_CHECK(rate_cap_Bps > 0, fmt::format("{}: start: rate cap {} B/s; expected a number > 0 (infinite for none)",
+                                               network, rate_cap_Bps));
   TRAINSIM_CHECK(now >= network_now,
                  fmt::format("{}: start at {} ps is before the current time {} ps", network, now, network_now));
   if (++epoch == 0) {

@@ -21,7 +21,7 @@ SimTime path_latency(std::span<const LinkId> path, const std::vector<SimTime>& l
 
 // A transfer's start: bytes >= 0, a non-empty path of known links crossing none twice (`seen` / `epoch`: the
 // caller's per-link stamps, kept between calls), a positive rate cap, and no going back in time.
-void check_start(std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps, SimTime now, SimTime network_now,
-                 std::vector<std::uint32_t>& seen, std::uint32_t& epoch, const char* network);
+void check_start(std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps, SimTime now,
+                 SimTime network_now, std::vector<std::uint32_t>& seen, std::uint32_t& epoch, const char* network);
 
 }  // namespace trainsim::link_checks

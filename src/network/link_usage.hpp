@@ -8,8 +8,8 @@
 namespace trainsim {
 
 struct LinkStats {
-  double bytes_carried = 0;  // finished flows in full plus the in-flight flows' progress so far
-  SimTime busy_time = 0;     // time with at least one flow on the link (stalled flows included)
+  double bytes_carried = 0;     // finished flows in full plus the in-flight flows' progress so far
+  SimTime busy_time = 0;        // time with at least one flow on the link (stalled flows included)
   std::int32_t peak_flows = 0;  // most flows on the link at once
   // bytes_carried / ∫ capacity dt over [network start, now]: 1 means saturated the whole time.
   // The integral follows capacity changes; 0 when the link never had capacity.
@@ -42,8 +42,8 @@ class LinkUsage {
     s.bytes_carried = static_cast<double>(finished_bytes_) + in_flight_bytes;
     s.busy_time = busy_ + (flows_now_ > 0 ? now - busy_since_ : 0);
     s.peak_flows = peak_flows_;
-    const double capacity_bytes =
-        (capacity_time_ + capacity_ * static_cast<double>(now - capacity_since_)) / static_cast<double>(kPicosPerSecond);
+    const double capacity_bytes = (capacity_time_ + capacity_ * static_cast<double>(now - capacity_since_)) /
+                                  static_cast<double>(kPicosPerSecond);
     s.utilisation = capacity_bytes > 0 ? s.bytes_carried / capacity_bytes : 0.0;
     return s;
   }

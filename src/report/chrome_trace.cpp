@@ -25,9 +25,10 @@ void check_spans(const std::vector<TraceSpan>& spans) {
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const TraceSpan& s = spans[i];
     if (!std::isfinite(s.start_us) || !std::isfinite(s.dur_us) || s.dur_us < 0) {
-      throw Error(fmt::format("trace span {} ('{}' on rank {} stream {}) has an invalid time: start {} us, "
-                              "duration {} us",
-                              i, s.name, s.pid, s.tid, s.start_us, s.dur_us));
+      throw Error(
+          fmt::format("trace span {} ('{}' on rank {} stream {}) has an invalid time: start {} us, "
+                      "duration {} us",
+                      i, s.name, s.pid, s.tid, s.start_us, s.dur_us));
     }
   }
 }
@@ -109,8 +110,9 @@ void write_chrome_trace(std::ostream& out, const std::vector<TraceSpan>& spans,
                    network_pid);
     for (const TraceCounter& c : counters) {
       begin_event();
-      fmt::format_to(std::back_inserter(buf), "{{\"name\":{},\"ph\":\"C\",\"ts\":{:.3f},\"pid\":{},\"args\":{{{}:{:.3f}}}}}",
-                     json_quote(c.name), c.ts_us, network_pid, json_quote(c.unit), c.value);
+      fmt::format_to(std::back_inserter(buf),
+                     "{{\"name\":{},\"ph\":\"C\",\"ts\":{:.3f},\"pid\":{},\"args\":{{{}:{:.3f}}}}}", json_quote(c.name),
+                     c.ts_us, network_pid, json_quote(c.unit), c.value);
       if (buf.size() > (1u << 16)) flush();
     }
   }

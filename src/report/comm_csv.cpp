@@ -13,11 +13,12 @@ namespace trainsim {
 void write_comm_csv(std::ostream& out, const RunResult& r) {
   using report_format::csv_field;
   fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf), "kind,group,group_size,count,bytes,time_s,exposed_s,algorithm,protocol,max_call_s\n");
+  fmt::format_to(std::back_inserter(buf),
+                 "kind,group,group_size,count,bytes,time_s,exposed_s,algorithm,protocol,max_call_s\n");
   for (const CommStat& c : r.comm) {
     fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.kind), csv_field(c.group),
-                   c.group_size, c.count, c.bytes, c.time_s, c.exposed_s, csv_field(c.algorithm),
-                   csv_field(c.protocol), c.max_call_s);
+                   c.group_size, c.count, c.bytes, c.time_s, c.exposed_s, csv_field(c.algorithm), csv_field(c.protocol),
+                   c.max_call_s);
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
@@ -30,11 +31,11 @@ void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) 
   fmt::format_to(std::back_inserter(buf), "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation{}\n",
                  packet ? ",max_queue_kb,pause_events,paused_s,ecn_marks,drops" : "");
   for (const LinkUsageRow& l : links) {
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{}", csv_field(l.name), csv_field(l.kind), l.capacity_GBps,
-                   l.bytes, l.busy_s, l.peak_flows, l.utilisation);
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{},{},{},{}", csv_field(l.name), csv_field(l.kind),
+                   l.capacity_GBps, l.bytes, l.busy_s, l.peak_flows, l.utilisation);
     if (packet)
-      fmt::format_to(std::back_inserter(buf), ",{},{},{},{},{}", l.max_queue_kb, l.pause_events, l.paused_s, l.ecn_marks,
-                     l.drops);
+      fmt::format_to(std::back_inserter(buf), ",{},{},{},{},{}", l.max_queue_kb, l.pause_events, l.paused_s,
+                     l.ecn_marks, l.drops);
     buf.push_back('\n');
   }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

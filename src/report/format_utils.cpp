@@ -53,7 +53,9 @@ std::string human_duration(double seconds) {
   if (!std::isfinite(seconds)) return fmt::format("{} s", seconds);
   const double a = std::fabs(seconds);
   auto three = [](double v, const char* unit) {
-    return v >= 100 ? fmt::format("{:.0f} {}", v, unit) : v >= 10 ? fmt::format("{:.1f} {}", v, unit) : fmt::format("{:.2f} {}", v, unit);
+    return v >= 100  ? fmt::format("{:.0f} {}", v, unit)
+           : v >= 10 ? fmt::format("{:.1f} {}", v, unit)
+                     : fmt::format("{:.2f} {}", v, unit);
   };
   if (a == 0) return "0 s";
   if (a < 1e-6) return three(seconds * 1e9, "ns");

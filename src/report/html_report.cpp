@@ -32,8 +32,8 @@ using report_format::share_of;
 
 constexpr const char* kResultBlock = "trainsim-result";
 constexpr const char* kExtraBlock = "trainsim-extra";
-constexpr std::size_t kMaxLinks = 48;        // rows of the links heat map
-constexpr std::size_t kMaxSpans = 20000;     // rectangles of the timeline (the longest, when there are more)
+constexpr std::size_t kMaxLinks = 48;     // rows of the links heat map
+constexpr std::size_t kMaxSpans = 20000;  // rectangles of the timeline (the longest, when there are more)
 
 void put(Buffer& b, std::string_view s) { b.append(s.data(), s.data() + s.size()); }
 
@@ -110,10 +110,14 @@ std::string script_json(const Json& j) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else out += c;
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else
+      out += c;
   }
   return out;
 }
@@ -127,10 +131,21 @@ std::string heat_color(double u) {
 // Colours of the time categories (breakdown, timeline) and of the memory parts.
 std::string category_color(std::string_view c) {
   static const std::map<std::string_view, std::string_view> kColors = {
-      {"compute", "#4e79a7"}, {"tp", "#f28e2b"},     {"cp", "#edc948"},      {"dp", "#e15759"},
-      {"pp", "#76b7b2"},      {"ep", "#b07aa1"},     {"comm-other", "#ff9da7"}, {"bubble", "#bab0ac"},
-      {"optimizer", "#59a14f"}, {"other", "#9c755f"}, {"weights", "#4e79a7"}, {"grads", "#f28e2b"},
-      {"optimizer-states", "#59a14f"}, {"activations", "#e15759"}, {"memory-other", "#bab0ac"},
+      {"compute", "#4e79a7"},
+      {"tp", "#f28e2b"},
+      {"cp", "#edc948"},
+      {"dp", "#e15759"},
+      {"pp", "#76b7b2"},
+      {"ep", "#b07aa1"},
+      {"comm-other", "#ff9da7"},
+      {"bubble", "#bab0ac"},
+      {"optimizer", "#59a14f"},
+      {"other", "#9c755f"},
+      {"weights", "#4e79a7"},
+      {"grads", "#f28e2b"},
+      {"optimizer-states", "#59a14f"},
+      {"activations", "#e15759"},
+      {"memory-other", "#bab0ac"},
   };
   const auto it = kColors.find(c);
   return std::string(it != kColors.end() ? it->second : "#8c8c8c");
@@ -234,8 +249,8 @@ void write_header(Page& p) {
   putf(b, " &middot; {} GPUs", r.num_gpus);
   if (r.seq_length > 0 || r.global_batch_size > 0)
     putf(b, " &middot; sequence length {} &middot; global batch size {}", r.seq_length, r.global_batch_size);
-  putf(b, "</p>\n<p class=\"meta\">parallelism TP {} &middot; PP {} &middot; DP {} &middot; CP {}", r.tensor, r.pipeline,
-       r.data, r.context);
+  putf(b, "</p>\n<p class=\"meta\">parallelism TP {} &middot; PP {} &middot; DP {} &middot; CP {}", r.tensor,
+       r.pipeline, r.data, r.context);
   if (r.virtual_pipeline > 1) putf(b, " &middot; VP {}", r.virtual_pipeline);
   if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
     putf(b, " &middot; EP {} &middot; ETP {}", r.expert, r.expert_tensor);
@@ -317,8 +332,8 @@ void write_headline(Page& p) {
 struct Category {
   const char* label;
   const char* short_label;  // under "exposed comm" in the table
-  const char* id;    // data-category and colour
-  const char* path;  // in the result's JSON
+  const char* id;           // data-category and colour
+  const char* path;         // in the result's JSON
   double seconds;
 };
 
@@ -342,15 +357,18 @@ void write_breakdown(Page& p) {
   for (const Category& c : cats) total += std::max(0.0, c.seconds);
   putf(b, "<section id=\"breakdown\">\n<h2>Where the time goes (critical rank {})</h2>\n", r.critical_rank);
   constexpr double kWidth = 1000, kHeight = 44;
-  putf(b, "<svg id=\"breakdown-chart\" viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"100%\" role=\"img\" "
-          "aria-label=\"iteration time by category\">\n",
+  putf(b,
+       "<svg id=\"breakdown-chart\" viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"100%\" role=\"img\" "
+       "aria-label=\"iteration time by category\">\n",
        kWidth, kHeight);
   double x = 0;
   for (const Category& c : cats) {
     if (!(c.seconds > 0) || !(total > 0)) continue;
     const double w = kWidth * c.seconds / total;
-    putf(b, "<rect class=\"seg\" data-category=\"{}\"{} x=\"{:.3f}\" y=\"4\" width=\"{:.3f}\" height=\"{:.0f}\" fill=\"{}\">"
-            "<title>",
+    putf(b,
+         "<rect class=\"seg\" data-category=\"{}\"{} x=\"{:.3f}\" y=\"4\" width=\"{:.3f}\" height=\"{:.0f}\" "
+         "fill=\"{}\">"
+         "<title>",
          c.id, p.data(c.path), x, w, kHeight - 8, category_color(c.id));
     put_text(b, fmt::format("{}: {:.4f} s ({}%)", c.label, c.seconds, share_of(c.seconds, r.iteration_time_s)));
     put(b, "</title></rect>\n");
@@ -360,7 +378,9 @@ void write_breakdown(Page& p) {
       putf(b, "<text class=\"seg-label\" x=\"{:.3f}\" y=\"27\">{}</text>\n", x + 5, html_escape(label));
     x += w;
   }
-  put(b, "</svg>\n<table id=\"breakdown-table\">\n<thead><tr><th class=\"l\">part</th><th>seconds</th><th>%</th></tr></thead>\n<tbody>\n");
+  put(b,
+      "</svg>\n<table id=\"breakdown-table\">\n<thead><tr><th "
+      "class=\"l\">part</th><th>seconds</th><th>%</th></tr></thead>\n<tbody>\n");
   auto row = [&](std::string_view label, const char* id, const char* path, double seconds, bool sub = false) {
     put(b, sub ? "<tr class=\"sub\"><td class=\"l\">" : "<tr><td class=\"l\">");
     if (id) putf(b, "<span class=\"swatch\" style=\"background:{}\"></span>", category_color(id));
@@ -376,7 +396,8 @@ void write_breakdown(Page& p) {
   row("optimizer", "optimizer", "breakdown.optimizer", bd.optimizer);
   row("other", "other", "breakdown.other", bd.other);
   // As the text report: worth a line when the GPU waited on the host for at least 1% of the step.
-  if (bd.host > 0 && bd.host >= 0.01 * r.iteration_time_s) row("waiting on the host", nullptr, "breakdown.other_by_cause.host_launch", bd.host, true);
+  if (bd.host > 0 && bd.host >= 0.01 * r.iteration_time_s)
+    row("waiting on the host", nullptr, "breakdown.other_by_cause.host_launch", bd.host, true);
   put(b, "<tr><td class=\"l\">iteration</td>");
   p.num("td", "iteration_time_s", fmt::format("{:.4f}", r.iteration_time_s));
   putf(b, "<td>{}</td></tr>\n</tbody>\n</table>\n</section>\n", share_of(r.iteration_time_s, r.iteration_time_s));
@@ -407,26 +428,36 @@ void write_memory(Page& p) {
   if (!p.x.memory_stages.empty()) {
     for (std::size_t i = 0; i < p.x.memory_stages.size(); ++i) {
       const MemoryStageRow& s = p.x.memory_stages[i];
-      bars.push_back({fmt::format("stage {}", s.stage), fmt::format("memory_stages[{}].", i), kExtraBlock,
-                      s.stage == m.worst_stage, {s.weights, s.grads, s.optimizer, s.activations, s.other}});
+      bars.push_back({fmt::format("stage {}", s.stage),
+                      fmt::format("memory_stages[{}].", i),
+                      kExtraBlock,
+                      s.stage == m.worst_stage,
+                      {s.weights, s.grads, s.optimizer, s.activations, s.other}});
     }
-    putf(b, "<p class=\"note\">GiB per GPU of each pipeline stage (the memory model, as <code>trainsim memory</code> "
-            "prints it); the result's numbers are those of the worst, stage {}.</p>\n",
+    putf(b,
+         "<p class=\"note\">GiB per GPU of each pipeline stage (the memory model, as <code>trainsim memory</code> "
+         "prints it); the result's numbers are those of the worst, stage {}.</p>\n",
          m.worst_stage);
   } else {
-    bars.push_back({fmt::format("stage {}", m.worst_stage), "memory.", kResultBlock, true,
+    bars.push_back({fmt::format("stage {}", m.worst_stage),
+                    "memory.",
+                    kResultBlock,
+                    true,
                     {m.weights, m.grads, m.optimizer, m.activations, m.other}});
-    putf(b, "<p class=\"note\">GiB per GPU. The result holds the worst pipeline stage only (stage {}); "
-            "<code>trainsim memory SCENARIO</code> lists every stage.</p>\n",
+    putf(b,
+         "<p class=\"note\">GiB per GPU. The result holds the worst pipeline stage only (stage {}); "
+         "<code>trainsim memory SCENARIO</code> lists every stage.</p>\n",
          m.worst_stage);
   }
   double most = m.capacity;
-  for (const MemoryBar& bar : bars) most = std::max(most, std::accumulate(std::begin(bar.parts), std::end(bar.parts), 0.0));
+  for (const MemoryBar& bar : bars)
+    most = std::max(most, std::accumulate(std::begin(bar.parts), std::end(bar.parts), 0.0));
   const double scale_max = most > 0 ? most * 1.08 : 1;
   constexpr double kLabel = 90, kPlot = 880, kRow = 22, kTop = 18;
   const double height = kTop + kRow * static_cast<double>(bars.size()) + 8;
-  putf(b, "<svg id=\"memory-chart\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"100%\" role=\"img\" "
-          "aria-label=\"memory per GPU by stage\">\n",
+  putf(b,
+       "<svg id=\"memory-chart\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"100%\" role=\"img\" "
+       "aria-label=\"memory per GPU by stage\">\n",
        kLabel + kPlot + 30, height);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const MemoryBar& bar = bars[i];
@@ -437,18 +468,21 @@ void write_memory(Page& p) {
     for (int k = 0; k < 5; ++k) {
       if (!(bar.parts[k] > 0)) continue;
       const double w = kPlot * bar.parts[k] / scale_max;
-      putf(b, "<rect class=\"mem-seg\" data-category=\"{}\"{} x=\"{:.3f}\" y=\"{:.1f}\" width=\"{:.3f}\" height=\"{:.0f}\" "
-              "fill=\"{}\"><title>",
-           kPartIds[k], p.data(bar.path_prefix + kResultKeys[k], bar.block), x, y + 2, w, kRow - 5,
-           category_color(kPartIds[k]));
+      putf(
+          b,
+          "<rect class=\"mem-seg\" data-category=\"{}\"{} x=\"{:.3f}\" y=\"{:.1f}\" width=\"{:.3f}\" height=\"{:.0f}\" "
+          "fill=\"{}\"><title>",
+          kPartIds[k], p.data(bar.path_prefix + kResultKeys[k], bar.block), x, y + 2, w, kRow - 5,
+          category_color(kPartIds[k]));
       put_text(b, fmt::format("{} {}: {:.2f} GiB", bar.label, kPartNames[k], bar.parts[k]));
       put(b, "</title></rect>\n");
       x += w;
     }
   }
   const double cap_x = kLabel + kPlot * m.capacity / scale_max;
-  putf(b, "<line id=\"memory-capacity\" x1=\"{0:.3f}\" x2=\"{0:.3f}\" y1=\"12\" y2=\"{1:.1f}\" stroke=\"#b3261e\" "
-          "stroke-width=\"2\" stroke-dasharray=\"5,3\"></line>\n",
+  putf(b,
+       "<line id=\"memory-capacity\" x1=\"{0:.3f}\" x2=\"{0:.3f}\" y1=\"12\" y2=\"{1:.1f}\" stroke=\"#b3261e\" "
+       "stroke-width=\"2\" stroke-dasharray=\"5,3\"></line>\n",
        cap_x, height - 4);
   putf(b, "<text x=\"{:.3f}\" y=\"11\" text-anchor=\"middle\" fill=\"#b3261e\">capacity {:.2f} GiB</text>\n", cap_x,
        m.capacity);
@@ -458,13 +492,15 @@ void write_memory(Page& p) {
     put_text(b, kPartNames[k]);
     put(b, k < 4 ? " &nbsp; " : "");
   }
-  put(b, "</p>\n<table id=\"memory-table\">\n<thead><tr><th class=\"l\">stage</th><th>weights</th><th>gradients</th>"
-         "<th>optimizer</th><th>activations</th><th>other</th><th>total</th><th>capacity</th><th class=\"l\">fits</th>"
-         "</tr></thead>\n<tbody>\n");
+  put(b,
+      "</p>\n<table id=\"memory-table\">\n<thead><tr><th class=\"l\">stage</th><th>weights</th><th>gradients</th>"
+      "<th>optimizer</th><th>activations</th><th>other</th><th>total</th><th>capacity</th><th class=\"l\">fits</th>"
+      "</tr></thead>\n<tbody>\n");
   for (const MemoryBar& bar : bars) {
     putf(b, "<tr{}><td class=\"l\">{}{}</td>", bar.worst ? " class=\"worst\"" : "", html_escape(bar.label),
          bar.worst ? " (worst)" : "");
-    for (int k = 0; k < 5; ++k) p.num("td", bar.path_prefix + kResultKeys[k], fmt::format("{:.2f}", bar.parts[k]), bar.block);
+    for (int k = 0; k < 5; ++k)
+      p.num("td", bar.path_prefix + kResultKeys[k], fmt::format("{:.2f}", bar.parts[k]), bar.block);
     const double total = std::accumulate(std::begin(bar.parts), std::end(bar.parts), 0.0);
     if (bar.worst && bar.block == std::string_view(kResultBlock)) {
       p.num("td", "memory.peak", fmt::format("{:.2f}", m.peak));
@@ -488,9 +524,10 @@ void write_comm(Page& p) {
     put(b, "<p class=\"note\">none</p>\n</section>\n");
     return;
   }
-  put(b, "<table id=\"comm-table\" class=\"sortable\">\n<thead><tr><th class=\"l\">kind</th><th class=\"l\">group</th>"
-         "<th>size</th><th>count</th><th>bytes</th><th>time s</th><th>exposed s</th><th>max call</th>"
-         "<th class=\"l\">algorithm/protocol</th></tr></thead>\n<tbody>\n");
+  put(b,
+      "<table id=\"comm-table\" class=\"sortable\">\n<thead><tr><th class=\"l\">kind</th><th class=\"l\">group</th>"
+      "<th>size</th><th>count</th><th>bytes</th><th>time s</th><th>exposed s</th><th>max call</th>"
+      "<th class=\"l\">algorithm/protocol</th></tr></thead>\n<tbody>\n");
   for (std::size_t i = 0; i < r.comm.size(); ++i) {
     const CommStat& c = r.comm[i];
     const std::string at = fmt::format("comm[{}].", i);
@@ -552,16 +589,19 @@ void write_links(Page& p) {
   const bool packet = all_links && rows.front().link->packet;
   put(b, "<section id=\"links\">\n<h2>Busiest links (utilisation over the iteration)</h2>\n<p class=\"note\">");
   if (all_links)
-    putf(b, "{} links that carried traffic ({} links in the fabric), busiest first; "
-            "<code>--links-csv FILE</code> writes every link.",
+    putf(b,
+         "{} links that carried traffic ({} links in the fabric), busiest first; "
+         "<code>--links-csv FILE</code> writes every link.",
          rows.size() < carried ? fmt::format("The {} busiest of the {}", rows.size(), carried)
                                : fmt::format("All {}", carried),
          p.x.links.size());
   else
     putf(b, "The {} busiest fabric links of the result.", rows.size());
   put(b, " Utilisation: <span class=\"heat-legend\"></span> 0 &rarr; 100%</p>\n");
-  put(b, "<table id=\"links-table\" class=\"sortable heat\">\n<thead><tr><th class=\"l\">link</th><th class=\"l\">kind</th>"
-         "<th>GB/s</th><th>bytes</th><th>util</th><th>flows</th>");
+  put(b,
+      "<table id=\"links-table\" class=\"sortable heat\">\n<thead><tr><th class=\"l\">link</th><th "
+      "class=\"l\">kind</th>"
+      "<th>GB/s</th><th>bytes</th><th>util</th><th>flows</th>");
   if (all_links) put(b, "<th>busy s</th>");
   if (packet) put(b, "<th>queue KB</th><th>pauses</th><th>paused us</th><th>ECN marks</th><th>drops</th>");
   put(b, "</tr></thead>\n<tbody>\n");
@@ -634,19 +674,22 @@ void write_timeline(Page& p) {
   if (spans.empty()) {
     put(b, "<p class=\"note\" id=\"timeline-note\">");
     if (p.x.traced)
-      putf(b, "The trace holds no span of rank {0} (<code>--trace-ranks</code> left it out): add it with "
-              "<code>--trace-ranks {0}</code> to see its timeline here.",
+      putf(b,
+           "The trace holds no span of rank {0} (<code>--trace-ranks</code> left it out): add it with "
+           "<code>--trace-ranks {0}</code> to see its timeline here.",
            r.critical_rank);
     else
-      put(b, "No trace was collected. Write a Perfetto trace (open it in ui.perfetto.dev or chrome://tracing) and "
-             "see the critical rank's timeline here with <code>" +
-                 html_escape("trainsim run " + scenario + " --trace trace.json --html report.html") + "</code>.");
+      put(b,
+          "No trace was collected. Write a Perfetto trace (open it in ui.perfetto.dev or chrome://tracing) and "
+          "see the critical rank's timeline here with <code>" +
+              html_escape("trainsim run " + scenario + " --trace trace.json --html report.html") + "</code>.");
     put(b, "</p>\n</section>\n");
     return;
   }
   const std::size_t all = spans.size();
   if (spans.size() > kMaxSpans) {
-    std::stable_sort(spans.begin(), spans.end(), [](const TraceSpan* a, const TraceSpan* c) { return a->dur_us > c->dur_us; });
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const TraceSpan* a, const TraceSpan* c) { return a->dur_us > c->dur_us; });
     spans.resize(kMaxSpans);
   }
   std::stable_sort(spans.begin(), spans.end(), [](const TraceSpan* a, const TraceSpan* c) {
@@ -662,17 +705,22 @@ void write_timeline(Page& p) {
   const double span_us = t1 > t0 ? t1 - t0 : 1;
   constexpr double kLabel = 130, kPlot = 1050, kLane = 20, kTop = 22;
   const double height = kTop + kLane * static_cast<double>(lanes.size()) + 6;
-  putf(b, "<p class=\"note\">{} spans{}; hover a span for its name and time. The whole trace opens in ui.perfetto.dev.</p>\n",
+  putf(b,
+       "<p class=\"note\">{} spans{}; hover a span for its name and time. The whole trace opens in "
+       "ui.perfetto.dev.</p>\n",
        group_digits(static_cast<std::int64_t>(all)),
-       all > spans.size() ? fmt::format(" (the {} longest drawn)", group_digits(static_cast<std::int64_t>(spans.size())))
-                          : std::string());
-  putf(b, "<svg id=\"timeline-chart\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"100%\" role=\"img\" "
-          "aria-label=\"critical rank timeline\">\n",
+       all > spans.size()
+           ? fmt::format(" (the {} longest drawn)", group_digits(static_cast<std::int64_t>(spans.size())))
+           : std::string());
+  putf(b,
+       "<svg id=\"timeline-chart\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"100%\" role=\"img\" "
+       "aria-label=\"critical rank timeline\">\n",
        kLabel + kPlot + 20, height);
   for (int k = 0; k <= 5; ++k) {
     const double x = kLabel + kPlot * k / 5.0;
-    putf(b, "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.0f}\" y2=\"{2:.1f}\" stroke=\"#e1e4ea\"></line>"
-            "<text x=\"{0:.1f}\" y=\"13\" text-anchor=\"middle\">{3}</text>\n",
+    putf(b,
+         "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.0f}\" y2=\"{2:.1f}\" stroke=\"#e1e4ea\"></line>"
+         "<text x=\"{0:.1f}\" y=\"13\" text-anchor=\"middle\">{3}</text>\n",
          x, kTop - 4, height - 4, html_escape(human_duration(span_us * 1e-6 * k / 5.0)));
   }
   for (std::size_t i = 0; i < lanes.size(); ++i)
@@ -683,8 +731,8 @@ void write_timeline(Page& p) {
     while (lanes[lane] != s->tid) ++lane;
     const double x = kLabel + kPlot * (s->start_us - t0) / span_us;
     const double w = std::max(0.4, kPlot * s->dur_us / span_us);
-    putf(b, "<rect class=\"span\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"{}\"><title>",
-         x, kTop + kLane * static_cast<double>(lane) + 3, w, kLane - 6, category_color(s->category));
+    putf(b, "<rect class=\"span\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"{}\"><title>", x,
+         kTop + kLane * static_cast<double>(lane) + 3, w, kLane - 6, category_color(s->category));
     put_text(b, fmt::format("{} ({}): {} at {}", s->name, s->category, human_duration(s->dur_us * 1e-6),
                             human_duration((s->start_us - t0) * 1e-6)));
     put(b, "</title></rect>\n");
@@ -725,14 +773,23 @@ Json extra_json(const HtmlReportExtras& x, const std::vector<std::size_t>& link_
   Json j = Json::object();
   Json stages = Json::array();
   for (const MemoryStageRow& s : x.memory_stages)
-    stages.push_back({{"stage", s.stage}, {"weights", s.weights}, {"grads", s.grads}, {"optimizer", s.optimizer},
-                      {"activations", s.activations}, {"other", s.other}, {"total", s.total()}});
+    stages.push_back({{"stage", s.stage},
+                      {"weights", s.weights},
+                      {"grads", s.grads},
+                      {"optimizer", s.optimizer},
+                      {"activations", s.activations},
+                      {"other", s.other},
+                      {"total", s.total()}});
   j["memory_stages"] = std::move(stages);
   Json links = Json::array();
   for (std::size_t i : link_order) {
     const LinkUsageRow& l = x.links[i];
-    Json row = {{"link", l.name},         {"kind", l.kind},     {"capacity_GBps", l.capacity_GBps},
-                {"bytes", l.bytes},       {"busy_s", l.busy_s}, {"peak_flows", l.peak_flows},
+    Json row = {{"link", l.name},
+                {"kind", l.kind},
+                {"capacity_GBps", l.capacity_GBps},
+                {"bytes", l.bytes},
+                {"busy_s", l.busy_s},
+                {"peak_flows", l.peak_flows},
                 {"utilisation", l.utilisation}};
     if (l.packet) {
       row["max_queue_kb"] = l.max_queue_kb;
@@ -768,8 +825,10 @@ std::string html_escape(std::string_view text) {
 std::string render_html_report(const RunResult& r, const HtmlReportExtras& extras) {
   Page p(r, extras, extra_json(extras, shown_links(extras.links)));
   Buffer& b = p.b;
-  put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"trainsim\">\n<title>trainsim: ");
+  put(b,
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" "
+      "content=\"trainsim\">\n<title>trainsim: ");
   put_text(b, or_dash(r.scenario));
   put(b, "</title>\n<style>");
   put(b, kStyle);
@@ -783,9 +842,10 @@ std::string render_html_report(const RunResult& r, const HtmlReportExtras& extra
   write_congestion(p);
   write_timeline(p);
   write_footer(p);
-  put(b, "<details id=\"json\">\n<summary>The result as JSON (the same as <code>trainsim run --json</code>)</summary>\n"
-         "<p id=\"json-check\" class=\"note\">The numbers are checked against the JSON when scripts run.</p>\n"
-         "<pre id=\"raw-json\"></pre>\n</details>\n");
+  put(b,
+      "<details id=\"json\">\n<summary>The result as JSON (the same as <code>trainsim run --json</code>)</summary>\n"
+      "<p id=\"json-check\" class=\"note\">The numbers are checked against the JSON when scripts run.</p>\n"
+      "<pre id=\"raw-json\"></pre>\n</details>\n");
   putf(b, "<script type=\"application/json\" id=\"{}\">\n", kResultBlock);
   put(b, script_json(p.result));
   putf(b, "\n</script>\n<script type=\"application/json\" id=\"{}\">\n", kExtraBlock);

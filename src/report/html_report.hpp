@@ -29,8 +29,8 @@ struct HtmlReportExtras {
   std::span<const LinkUsageRow> links;            // flow/packet runs: every link (else the result's hot_links)
   std::span<const TraceSpan> trace;               // with a trace: the critical rank's spans become its timeline
   std::span<const std::string> stream_names;      // the trace's thread names, by TraceSpan::tid
-  bool traced = false;             // a trace was collected (the critical rank may still be outside its ranks)
-  std::string scenario_path;       // for the commands the page suggests ("trainsim run PATH --trace ...")
+  bool traced = false;        // a trace was collected (the critical rank may still be outside its ranks)
+  std::string scenario_path;  // for the commands the page suggests ("trainsim run PATH --trace ...")
 };
 
 // The page as one string.

@@ -127,8 +127,12 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     x["fct_max_us"] = c.fct_max_us;
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const CongestionLinkRow& l : c.worst_links)
-      links.push_back({{"link", l.name}, {"kind", l.kind}, {"max_queue_kb", l.max_queue_kb},
-                       {"pause_events", l.pause_events}, {"paused_s", l.paused_s}, {"ecn_marks", l.ecn_marks},
+      links.push_back({{"link", l.name},
+                       {"kind", l.kind},
+                       {"max_queue_kb", l.max_queue_kb},
+                       {"pause_events", l.pause_events},
+                       {"paused_s", l.paused_s},
+                       {"ecn_marks", l.ecn_marks},
                        {"drops", l.drops}});
     x["worst_links"] = std::move(links);
     j["congestion"] = std::move(x);
@@ -136,21 +140,31 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   if (r.compute_sources) {
     const ComputeSources& c = *r.compute_sources;
     nlohmann::ordered_json m = nlohmann::ordered_json::array();
-    for (const ModelledKernel& k : c.modelled) m.push_back({{"kernel", k.detail}, {"count", k.count}, {"time_s", k.time_s}});
-    j["compute"] = {{"database", c.database},     {"scale_from", c.scale_from}, {"measured_ops", c.measured_ops},
+    for (const ModelledKernel& k : c.modelled)
+      m.push_back({{"kernel", k.detail}, {"count", k.count}, {"time_s", k.time_s}});
+    j["compute"] = {{"database", c.database},     {"scale_from", c.scale_from},     {"measured_ops", c.measured_ops},
                     {"scaled_ops", c.scaled_ops}, {"modelled_ops", c.modelled_ops}, {"modelled", std::move(m)}};
   }
   if (r.explain) {
     auto rows = [](const std::vector<ExplainRow>& v) {
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
       for (const ExplainRow& e : v)
-        a.push_back({{"name", e.name}, {"detail", e.detail}, {"count", e.count}, {"time_s", e.time_s},
-                     {"share", e.share}, {"exposed_s", e.exposed_s}, {"source", e.source}, {"alone_s", e.alone_s},
-                     {"interference_s", e.interference_s}, {"efficiency", e.efficiency},
-                     {"clock_factor", e.clock_factor}, {"why", e.why}});
+        a.push_back({{"name", e.name},
+                     {"detail", e.detail},
+                     {"count", e.count},
+                     {"time_s", e.time_s},
+                     {"share", e.share},
+                     {"exposed_s", e.exposed_s},
+                     {"source", e.source},
+                     {"alone_s", e.alone_s},
+                     {"interference_s", e.interference_s},
+                     {"efficiency", e.efficiency},
+                     {"clock_factor", e.clock_factor},
+                     {"why", e.why}});
       return a;
     };
-    j["explain"] = {{"rank", r.explain->rank}, {"ops", rows(r.explain->ops)}, {"collectives", rows(r.explain->collectives)}};
+    j["explain"] = {
+        {"rank", r.explain->rank}, {"ops", rows(r.explain->ops)}, {"collectives", rows(r.explain->collectives)}};
   }
   if (r.faults) {
     nlohmann::ordered_json f;

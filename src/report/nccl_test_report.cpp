@@ -8,12 +8,14 @@ namespace trainsim {
 
 void write_nccl_test_header(std::ostream& out, const NcclTestTable& t) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "# trainsim nccl-test: {} on {} x {} ({} node{} x {} GPUs), NCCL 2.30 model{}\n",
-                 t.op, t.gpus, t.gpu, t.nodes, t.nodes == 1 ? "" : "s", t.gpus_per_node,
+  fmt::format_to(std::back_inserter(b),
+                 "# trainsim nccl-test: {} on {} x {} ({} node{} x {} GPUs), NCCL 2.30 model{}\n", t.op, t.gpus, t.gpu,
+                 t.nodes, t.nodes == 1 ? "" : "s", t.gpus_per_node,
                  t.network_model == "flow" ? ", flows on the fabric (simulation.network_model: flow)" : "");
   fmt::format_to(std::back_inserter(b), "#\n");
-  fmt::format_to(std::back_inserter(b), "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}  {:<15} {:<8} {:>8}\n",
-                 "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
+  fmt::format_to(std::back_inserter(b),
+                 "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}  {:<15} {:<8} {:>8}\n", "size", "count",
+                 "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
   fmt::format_to(std::back_inserter(b), "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
   out << fmt::to_string(b);
@@ -21,8 +23,8 @@ void write_nccl_test_header(std::ostream& out, const NcclTestTable& t) {
 
 void write_nccl_test_row(std::ostream& out, const NcclTestRow& r) {
   out << fmt::format("  {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}  {:<15} {:<8} {:>8}\n",
-                     r.size_bytes, r.count, r.dtype, r.redop, r.root, r.time_us, r.algbw_GBps, r.busbw_GBps, r.algorithm,
-                     r.protocol, r.channels);
+                     r.size_bytes, r.count, r.dtype, r.redop, r.root, r.time_us, r.algbw_GBps, r.busbw_GBps,
+                     r.algorithm, r.protocol, r.channels);
 }
 
 void write_nccl_test_footer(std::ostream& out, const NcclTestTable& t) {
@@ -52,8 +54,10 @@ nlohmann::json to_json(const NcclTestTable& t) {
                     {"algorithm", r.algorithm},
                     {"protocol", r.protocol},
                     {"channels", r.channels}});
-  return {{"op", t.op}, {"gpus", t.gpus}, {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node}, {"gpu", t.gpu},
-          {"network_model", t.network_model}, {"rows", rows}};
+  return {{"op", t.op},       {"gpus", t.gpus},
+          {"nodes", t.nodes}, {"gpus_per_node", t.gpus_per_node},
+          {"gpu", t.gpu},     {"network_model", t.network_model},
+          {"rows", rows}};
 }
 
 }  // namespace trainsim

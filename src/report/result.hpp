@@ -30,16 +30,16 @@ struct MemoryUsage {  // GiB per GPU on the worst rank
 
 // One row of the per-collective table: all collectives of one kind on one communicator kind.
 struct CommStat {
-  std::string kind;       // "all_reduce", "all_gather", "reduce_scatter", "sendrecv", ...
-  std::string group;      // "tp", "dp", "pp", "embedding", "world", ...
+  std::string kind;   // "all_reduce", "all_gather", "reduce_scatter", "sendrecv", ...
+  std::string group;  // "tp", "dp", "pp", "embedding", "world", ...
   int group_size = 0;
-  std::int64_t count = 0;       // calls per iteration on the critical rank
-  double bytes = 0;             // total bytes (NCCL nBytes) per iteration on the critical rank
-  double time_s = 0;            // total time of those calls
-  double exposed_s = 0;         // part of time_s the compute stream waited for
-  std::string algorithm;        // of the largest call, e.g. "Ring"
-  std::string protocol;         // e.g. "Simple"
-  double max_call_s = 0;        // the slowest single call (flow-level runs: contention shows here)
+  std::int64_t count = 0;  // calls per iteration on the critical rank
+  double bytes = 0;        // total bytes (NCCL nBytes) per iteration on the critical rank
+  double time_s = 0;       // total time of those calls
+  double exposed_s = 0;    // part of time_s the compute stream waited for
+  std::string algorithm;   // of the largest call, e.g. "Ring"
+  std::string protocol;    // e.g. "Simple"
+  double max_call_s = 0;   // the slowest single call (flow-level runs: contention shows here)
 };
 
 struct SimulationStats {
@@ -49,9 +49,9 @@ struct SimulationStats {
   std::string network_model;  // "analytical" | "flow"
   std::int64_t simulated_ranks = 0;
   std::int64_t ops = 0;
-  std::string compute_model;  // how kernels were priced: the model, its clock and curves (describe())
-  double interference_s = 0;  // critical rank: compute time added by collectives running beside kernels
-  double host_launch_us = 0;    // host CPU time per kernel launch (compute.host_launch_us)
+  std::string compute_model;       // how kernels were priced: the model, its clock and curves (describe())
+  double interference_s = 0;       // critical rank: compute time added by collectives running beside kernels
+  double host_launch_us = 0;       // host CPU time per kernel launch (compute.host_launch_us)
   std::int64_t host_launches = 0;  // kernel and graph launches the critical rank's host makes per iteration
 };
 
@@ -64,8 +64,8 @@ struct FaultImpact {
 
 // One directed link of the network graph after a flow- or packet-level run (`--links-csv`).
 struct LinkUsageRow {
-  std::string name;   // "node3.nic2>leaf5"
-  std::string kind;   // "nic-leaf", "leaf-spine", ...
+  std::string name;  // "node3.nic2>leaf5"
+  std::string kind;  // "nic-leaf", "leaf-spine", ...
   double capacity_GBps = 0;
   double bytes = 0;
   double busy_s = 0;
@@ -89,9 +89,9 @@ struct CongestionLinkRow {
   std::int64_t ecn_marks = 0, drops = 0;
 };
 struct Congestion {
-  std::int64_t packets = 0;                // delivered in order
+  std::int64_t packets = 0;  // delivered in order
   std::int64_t pause_events = 0, ecn_marks = 0, cnps = 0, rate_cuts = 0, drops = 0, retransmitted_packets = 0;
-  double paused_s = 0;                     // summed over the fabric's links (NVLink and PCIe use credits, not PFC)
+  double paused_s = 0;  // summed over the fabric's links (NVLink and PCIe use credits, not PFC)
   double fct_p50_us = 0, fct_p99_us = 0, fct_max_us = 0;  // transfers' completion times (start to last byte)
   std::int64_t transfers = 0;
   std::vector<CongestionLinkRow> worst_links;  // most paused, then deepest queue; at most 8
@@ -100,13 +100,13 @@ struct Congestion {
 // `trainsim run --explain`: where the critical rank's time goes, op by op, and where each time came
 // from, so a user sees which numbers an error would come from.
 struct ExplainRow {
-  std::string name;       // op name ("fc1", "qkv.dgrad") or collective name ("fsdp.allgather.fwd")
-  std::string detail;     // kernel kind and shape, or collective kind, communicator and size
+  std::string name;        // op name ("fc1", "qkv.dgrad") or collective name ("fsdp.allgather.fwd")
+  std::string detail;      // kernel kind and shape, or collective kind, communicator and size
   std::int64_t count = 0;  // calls per iteration on the critical rank
-  double time_s = 0;      // summed over those calls
-  double share = 0;       // time_s / iteration time
-  double exposed_s = 0;   // collectives: the part not hidden behind compute (ops: time_s)
-  std::string source;     // ops: measured | scaled | roofline; collectives: nccl-model | flow
+  double time_s = 0;       // summed over those calls
+  double share = 0;        // time_s / iteration time
+  double exposed_s = 0;    // collectives: the part not hidden behind compute (ops: time_s)
+  std::string source;      // ops: measured | scaled | roofline; collectives: nccl-model | flow
   // Ops: what set the kernel's speed. alone_s = the calls priced alone (time_s - alone_s is what the
   // collectives running beside them cost, interference_s); efficiency = fraction of the dense peak the
   // shape reaches (roofline tensor kernels, else 0); clock_factor = sustained / calibration clock.
@@ -114,10 +114,10 @@ struct ExplainRow {
   double interference_s = 0;
   double efficiency = 0;
   double clock_factor = 1;
-  std::string why;        // the same in words, with where each number comes from
+  std::string why;  // the same in words, with where each number comes from
 };
 struct Explanation {
-  int rank = 0;  // global rank explained (the critical rank)
+  int rank = 0;                              // global rank explained (the critical rank)
   std::vector<ExplainRow> ops, collectives;  // longest first
 };
 
@@ -128,7 +128,7 @@ struct ModelledKernel {
   double time_s = 0;       // their summed time
 };
 struct ComputeSources {
-  std::string database, scale_from;  // scale_from empty: measured on cluster.gpu
+  std::string database, scale_from;                                 // scale_from empty: measured on cluster.gpu
   std::int64_t measured_ops = 0, scaled_ops = 0, modelled_ops = 0;  // over all simulated ranks
   std::vector<ModelledKernel> modelled;  // the roofline priced these (the database's gaps), longest first
 };
@@ -155,16 +155,16 @@ struct RunResult {
   std::vector<CommStat> comm;
   SimulationStats simulation;
   std::optional<FaultImpact> faults;
-  std::vector<LinkUsageRow> hot_links;  // flow-level runs: the busiest links (by utilisation), busiest first
+  std::vector<LinkUsageRow> hot_links;   // flow-level runs: the busiest links (by utilisation), busiest first
   std::optional<Congestion> congestion;  // packet-level runs
   int critical_rank = 0;
-  std::optional<Explanation> explain;  // with --explain
+  std::optional<Explanation> explain;             // with --explain
   std::optional<ComputeSources> compute_sources;  // with compute.database
   // Context for the text report.
   std::string model_name, gpu_name, precision;
   int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;
   int expert = 1, expert_tensor = 0, virtual_pipeline = 1;  // expert_tensor 0: as tensor
-  std::int64_t seq_length = 0, global_batch_size = 0;  // tokens per sequence, sequences per iteration (0: unknown)
+  std::int64_t seq_length = 0, global_batch_size = 0;       // tokens per sequence, sequences per iteration (0: unknown)
   std::vector<InferredSetting> inferred;
   std::vector<ScenarioWarningNote> warnings;
   double model_flops_per_iteration = 0, hardware_flops_per_iteration = 0;
@@ -173,8 +173,8 @@ struct RunResult {
 
 // One span of a trace: a process per rank, a thread per stream.
 struct TraceSpan {
-  int pid = 0;           // global rank
-  int tid = 0;           // stream index
+  int pid = 0;  // global rank
+  int tid = 0;  // stream index
   std::string name;
   std::string category;  // "compute", "tp", "dp", "pp", ...
   double start_us = 0, dur_us = 0;

@@ -38,7 +38,8 @@ void write_header(Buffer& buf, const RunResult& r) {
     line(buf, "  sequence length {}   global batch size {}", r.seq_length, r.global_batch_size);
   std::string parallel = fmt::format("TP {}  PP {}  DP {}  CP {}", r.tensor, r.pipeline, r.data, r.context);
   if (r.virtual_pipeline > 1) parallel += fmt::format("  VP {}", r.virtual_pipeline);
-  if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor)) parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
+  if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
+    parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
   line(buf, "  parallelism {}   micro-batches {}", parallel, r.micro_batches);
   // Settings the scenario left out and validation had to choose: said here, never silently.
   for (const InferredSetting& v : r.inferred) line(buf, "  chosen: {} = {}  ({})", v.key, v.value, v.why);
@@ -123,18 +124,21 @@ void write_comm_table(Buffer& buf, const RunResult& r) {
     std::string algo = c.algorithm.empty() ? "-" : c.algorithm;
     if (!c.protocol.empty()) algo += "/" + c.protocol;
     line(buf, "  {:<{}}  {:<{}}  {:>6}  {:>8}  {:>12}  {:>11.6f}  {:>11.6f}  {:>10}  {}", c.kind, kind_w, c.group,
-         group_w, c.group_size, c.count, human_bytes(c.bytes), c.time_s, c.exposed_s, human_duration(c.max_call_s), algo);
+         group_w, c.group_size, c.count, human_bytes(c.bytes), c.time_s, c.exposed_s, human_duration(c.max_call_s),
+         algo);
   }
   buf.push_back('\n');
 }
 
 // With an op database: how many ops each source priced, and the kernels the database lacked.
 void write_compute_sources(Buffer& buf, const ComputeSources& c) {
-  line(buf, "Compute times: op database {}{}", c.database, c.scale_from.empty() ? "" : " (measured on " + c.scale_from + ", scaled)");
+  line(buf, "Compute times: op database {}{}", c.database,
+       c.scale_from.empty() ? "" : " (measured on " + c.scale_from + ", scaled)");
   line(buf, "  ops measured {}, scaled {}, modelled (roofline) {}", c.measured_ops, c.scaled_ops, c.modelled_ops);
   constexpr std::size_t kShown = 10;
   if (!c.modelled.empty()) {
-    line(buf, "  modelled kernels, longest first{}:", c.modelled.size() > kShown ? fmt::format(" ({} of {})", kShown, c.modelled.size()) : "");
+    line(buf, "  modelled kernels, longest first{}:",
+         c.modelled.size() > kShown ? fmt::format(" ({} of {})", kShown, c.modelled.size()) : "");
     for (std::size_t i = 0; i < c.modelled.size() && i < kShown; ++i)
       line(buf, "    {:>10.4f} s  {:>7} ops  {}", c.modelled[i].time_s, c.modelled[i].count, c.modelled[i].detail);
   }
@@ -161,7 +165,9 @@ void write_explain(Buffer& buf, const Explanation& e) {
 }
 
 void write_faults(Buffer& buf, const FaultImpact& f) {
-  line(buf, "Faults: {} injected; fault-free iteration {:.4f} s; this run is {:.1f}% slower ({:.1f}% of fault-free throughput)",
+  line(buf,
+       "Faults: {} injected; fault-free iteration {:.4f} s; this run is {:.1f}% slower ({:.1f}% of fault-free "
+       "throughput)",
        f.faults, f.fault_free_iteration_time_s, (f.slowdown - 1) * 100, f.slowdown > 0 ? 100 / f.slowdown : 0.0);
   buf.push_back('\n');
 }
@@ -179,8 +185,9 @@ void write_hot_links(Buffer& buf, const std::vector<LinkUsageRow>& links) {
 
 void write_congestion(Buffer& buf, const Congestion& c) {
   line(buf, "Congestion (packet level)");
-  line(buf, "  {} packets; PFC: {} pauses, {:.6f} s paused over all links; ECN: {} marks, {} CNPs, {} rate cuts; "
-            "{} drops, {} retransmitted",
+  line(buf,
+       "  {} packets; PFC: {} pauses, {:.6f} s paused over all links; ECN: {} marks, {} CNPs, {} rate cuts; "
+       "{} drops, {} retransmitted",
        group_digits(c.packets), group_digits(c.pause_events), c.paused_s, group_digits(c.ecn_marks),
        group_digits(c.cnps), group_digits(c.rate_cuts), group_digits(c.drops), group_digits(c.retransmitted_packets));
   line(buf, "  transfer completion times over {} transfers: median {:.1f} us, p99 {:.1f} us, max {:.1f} us",
@@ -200,16 +207,18 @@ void write_congestion(Buffer& buf, const Congestion& c) {
 void write_footer(Buffer& buf, const RunResult& r) {
   const SimulationStats& s = r.simulation;
   line(buf, "Simulation: {:.3f} s wall, {} events, {} flows, {} simulated ranks, {} ops, network model {}", s.wall_s,
-       group_digits(s.events), group_digits(s.flows),
-       group_digits(s.simulated_ranks), group_digits(s.ops),
+       group_digits(s.events), group_digits(s.flows), group_digits(s.simulated_ranks), group_digits(s.ops),
        or_dash(s.network_model));
   if (!s.compute_model.empty()) line(buf, "Compute: {}", s.compute_model);
   if (s.interference_s > 0)
-    line(buf, "Collectives running beside kernels added {:.4f} s of compute on the critical rank "
-              "(compute.interference: false prices kernels alone)", s.interference_s);
+    line(buf,
+         "Collectives running beside kernels added {:.4f} s of compute on the critical rank "
+         "(compute.interference: false prices kernels alone)",
+         s.interference_s);
   if (launch_bound(r))
-    line(buf, "Host: {} kernel launches per iteration on the critical rank at {:g} us each; the GPU waited {:.4f} s for "
-              "them (launch-bound: larger micro-batches or training.cuda_graphs shorten it)",
+    line(buf,
+         "Host: {} kernel launches per iteration on the critical rank at {:g} us each; the GPU waited {:.4f} s for "
+         "them (launch-bound: larger micro-batches or training.cuda_graphs shorten it)",
          group_digits(s.host_launches), s.host_launch_us, r.breakdown.host);
 }
 

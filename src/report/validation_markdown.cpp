@@ -12,11 +12,10 @@ namespace trainsim {
 
 namespace {
 
+using report_format::abs_percent;
 using report_format::compact_number;
 using report_format::markdown_cell;
-using report_format::abs_percent;
 using report_format::signed_percent;
-
 
 void summary_row(fmt::memory_buffer& buf, const std::string& scope, const ValidationSummary& s) {
   const bool any = s.samples > 0;
@@ -25,8 +24,8 @@ void summary_row(fmt::memory_buffer& buf, const std::string& scope, const Valida
                  any ? abs_percent(s.p90_abs_error) : "-");
 }
 
-void summary_table(fmt::memory_buffer& buf, const char* scope_title,
-                   const std::map<std::string, ValidationSummary>& by, const ValidationSummary* all) {
+void summary_table(fmt::memory_buffer& buf, const char* scope_title, const std::map<std::string, ValidationSummary>& by,
+                   const ValidationSummary* all) {
   fmt::format_to(std::back_inserter(buf),
                  "| {} | cases | simulated | failed | bias | median \\|err\\| | p90 \\|err\\| |\n"
                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
@@ -87,15 +86,16 @@ void write_validation_markdown(std::ostream& out, const std::vector<ValidationCa
   for (const ValidationCase& c : cases) {
     if (c.points.empty()) continue;
     if (!any_points) {
-      fmt::format_to(put, "## Collective benchmarks, point by point (`trainsim nccl-test`)\n\n"
-                          "busbw in GB/s (nccl-tests' convention). A point without a stated size is evaluated at 1 GiB.\n\n"
-                          "| case | op | size (B) | measured | simulated | error | simulated choice | measured choice |\n"
-                          "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n");
+      fmt::format_to(put,
+                     "## Collective benchmarks, point by point (`trainsim nccl-test`)\n\n"
+                     "busbw in GB/s (nccl-tests' convention). A point without a stated size is evaluated at 1 GiB.\n\n"
+                     "| case | op | size (B) | measured | simulated | error | simulated choice | measured choice |\n"
+                     "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n");
       any_points = true;
     }
     for (const auto& p : c.points)
-      fmt::format_to(put, "| {} | {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {}/{} | {} |\n", markdown_cell(c.name), c.op, p.size,
-                     p.measured_busbw_GBps, p.simulated_busbw_GBps,
+      fmt::format_to(put, "| {} | {} | {} | {:.2f} | {:.2f} | {:+.1f}% | {}/{} | {} |\n", markdown_cell(c.name), c.op,
+                     p.size, p.measured_busbw_GBps, p.simulated_busbw_GBps,
                      100.0 * (p.simulated_busbw_GBps - p.measured_busbw_GBps) / p.measured_busbw_GBps, p.algorithm,
                      p.protocol, p.measured_algorithm.empty() ? "-" : markdown_cell(p.measured_algorithm));
   }
@@ -104,7 +104,8 @@ void write_validation_markdown(std::ostream& out, const std::vector<ValidationCa
   for (const ValidationCase& c : cases) {
     if (c.error.empty()) continue;
     if (!any_failed) {
-      fmt::format_to(put, "## Cases that could not be simulated\n\n| case | group | GPU | error |\n| --- | --- | --- | --- |\n");
+      fmt::format_to(
+          put, "## Cases that could not be simulated\n\n| case | group | GPU | error |\n| --- | --- | --- | --- |\n");
       any_failed = true;
     }
     fmt::format_to(put, "| {} | {} | {} | {} |\n", markdown_cell(c.name), markdown_cell(c.group), markdown_cell(c.gpu),

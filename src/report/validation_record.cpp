@@ -34,8 +34,7 @@ nlohmann::ordered_json group_json(const ValidationSummary& s) {
 
 template <typename T>
 T required(const nlohmann::json& j, const std::string& where, const char* key) {
-  if (!j.is_object() || !j.contains(key))
-    throw Error(fmt::format("accuracy record: {} has no '{}'", where, key));
+  if (!j.is_object() || !j.contains(key)) throw Error(fmt::format("accuracy record: {} has no '{}'", where, key));
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -135,9 +134,12 @@ AccuracyComparison compare_accuracy(const AccuracyRecord& recorded, const Accura
       g.verdict = GroupVerdict::New;
     } else {
       g.delta_points = 100.0 * (g.current->median_abs_error - g.recorded->median_abs_error);
-      if (g.delta_points > tolerance_points) g.verdict = GroupVerdict::Regressed;
-      else if (g.delta_points < -kNoise) g.verdict = GroupVerdict::Improved;
-      else g.verdict = GroupVerdict::Unchanged;
+      if (g.delta_points > tolerance_points)
+        g.verdict = GroupVerdict::Regressed;
+      else if (g.delta_points < -kNoise)
+        g.verdict = GroupVerdict::Improved;
+      else
+        g.verdict = GroupVerdict::Unchanged;
     }
     cmp.groups.push_back(std::move(g));
   }
@@ -160,20 +162,21 @@ void write_accuracy_comparison(std::ostream& out, const AccuracyComparison& cmp)
   for (const GroupComparison& g : cmp.groups) {
     const ValidationSummary* now = g.current ? &*g.current : nullptr;
     const bool any = now != nullptr && now->samples > 0;
-    fmt::format_to(put, "{:<{}}  {:>5}  {:>6}  {:>7}  {:>12}  {:>8}  {:>9}  {:>8}  {}\n", g.group, w,
-                   now ? fmt::format("{}", now->cases) : "-", now ? fmt::format("{}", now->failed) : "-",
-                   any ? signed_percent(now->bias) : "-", any ? abs_percent(now->median_abs_error) : "-",
-                   g.recorded ? fmt::format("{:.2f}%", 100.0 * g.recorded->median_abs_error) : "-",
-                   // |change| below the printed precision reads "+0.00", never "-0.00".
-                   g.recorded && now ? fmt::format("{:+.2f}", std::fabs(g.delta_points) < 0.005 ? 0.0 : g.delta_points)
-                                     : "-",
-                   any ? abs_percent(now->p90_abs_error) : "-", verdict_text(g, cmp.tolerance_points));
+    fmt::format_to(
+        put, "{:<{}}  {:>5}  {:>6}  {:>7}  {:>12}  {:>8}  {:>9}  {:>8}  {}\n", g.group, w,
+        now ? fmt::format("{}", now->cases) : "-", now ? fmt::format("{}", now->failed) : "-",
+        any ? signed_percent(now->bias) : "-", any ? abs_percent(now->median_abs_error) : "-",
+        g.recorded ? fmt::format("{:.2f}%", 100.0 * g.recorded->median_abs_error) : "-",
+        // |change| below the printed precision reads "+0.00", never "-0.00".
+        g.recorded && now ? fmt::format("{:+.2f}", std::fabs(g.delta_points) < 0.005 ? 0.0 : g.delta_points) : "-",
+        any ? abs_percent(now->p90_abs_error) : "-", verdict_text(g, cmp.tolerance_points));
   }
-  fmt::format_to(put, "(n = cases; bias = signed median of the headline error as an iteration-time error, negative = "
-                      "simulated faster; change = median |err| now - recorded, in points)\n");
-  for (const std::string& name : cmp.newly_failed)
-    fmt::format_to(put, "newly failing to simulate: {}\n", name);
-  for (const std::string& name : cmp.newly_simulated) fmt::format_to(put, "now simulated (recorded as failing): {}\n", name);
+  fmt::format_to(put,
+                 "(n = cases; bias = signed median of the headline error as an iteration-time error, negative = "
+                 "simulated faster; change = median |err| now - recorded, in points)\n");
+  for (const std::string& name : cmp.newly_failed) fmt::format_to(put, "newly failing to simulate: {}\n", name);
+  for (const std::string& name : cmp.newly_simulated)
+    fmt::format_to(put, "now simulated (recorded as failing): {}\n", name);
   if (cmp.passed()) {
     fmt::format_to(put, "accuracy check: passed (no group's median |error| more than {:.2f} points above the record)\n",
                    cmp.tolerance_points);
@@ -185,12 +188,14 @@ void write_accuracy_comparison(std::ostream& out, const AccuracyComparison& cmp)
         why.push_back(fmt::format("{} regressed by {:.2f} points", g.group, g.delta_points));
       if (g.verdict == GroupVerdict::Missing) why.push_back(fmt::format("group {} is gone", g.group));
     }
-    if (!cmp.newly_failed.empty()) why.push_back(fmt::format("{} case(s) newly fail to simulate", cmp.newly_failed.size()));
+    if (!cmp.newly_failed.empty())
+      why.push_back(fmt::format("{} case(s) newly fail to simulate", cmp.newly_failed.size()));
     fmt::format_to(put, "{}\n", fmt::join(why, "; "));
   }
   if (cmp.re_record())
-    fmt::format_to(put, "accuracy improved or changed shape: re-record with `make accuracy` and commit "
-                        "tests/accuracy/groups-recorded.json and docs/accuracy*.md\n");
+    fmt::format_to(put,
+                   "accuracy improved or changed shape: re-record with `make accuracy` and commit "
+                   "tests/accuracy/groups-recorded.json and docs/accuracy*.md\n");
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 

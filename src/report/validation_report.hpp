@@ -16,7 +16,7 @@
 namespace trainsim {
 
 struct ValidationField {
-  std::string field;     // "iteration_time_s", "tflops_per_gpu", "mfu", "hfu", "tokens_per_s_per_gpu", "busbw_GBps"
+  std::string field;  // "iteration_time_s", "tflops_per_gpu", "mfu", "hfu", "tokens_per_s_per_gpu", "busbw_GBps"
   double measured = 0;
   double simulated = 0;
   double error() const { return (simulated - measured) / measured; }  // signed, relative
@@ -35,13 +35,13 @@ struct CollectivePointComparison {
 };
 
 struct ValidationCase {
-  std::string name;       // file stem
-  std::string group;      // validation_group(name)
+  std::string name;   // file stem
+  std::string group;  // validation_group(name)
   std::string gpu;
   std::string confidence;
   std::vector<ValidationField> fields;
-  std::string error;      // non-empty: the case could not be simulated (message)
-  std::string op;         // collective cases: the collective ("all_reduce", ...)
+  std::string error;                              // non-empty: the case could not be simulated (message)
+  std::string op;                                 // collective cases: the collective ("all_reduce", ...)
   std::vector<CollectivePointComparison> points;  // collective cases: every measured point
   // The field whose error summarises the case: iteration_time_s if present, else tflops_per_gpu,
   // mfu, hfu, tokens_per_s_per_gpu, busbw_GBps.
@@ -96,11 +96,11 @@ struct GroupComparison {
 };
 struct AccuracyComparison {
   double tolerance_points = 1.0;
-  std::vector<GroupComparison> groups;     // every group of either side, by name
-  std::vector<std::string> newly_failed;   // failed now, not recorded as failed
+  std::vector<GroupComparison> groups;       // every group of either side, by name
+  std::vector<std::string> newly_failed;     // failed now, not recorded as failed
   std::vector<std::string> newly_simulated;  // recorded as failed, simulated now
-  bool passed() const;      // no group regressed or missing, no case newly failed
-  bool re_record() const;   // something improved or appeared: `make accuracy` would record it
+  bool passed() const;                       // no group regressed or missing, no case newly failed
+  bool re_record() const;                    // something improved or appeared: `make accuracy` would record it
 };
 // A group regresses when its median |error| is more than tolerance_points above the recorded one;
 // one that is recorded but absent now is Missing (fails); a new one passes.

@@ -83,8 +83,8 @@ std::string validation_group(std::string_view case_id) {
 const ValidationField* ValidationCase::headline() const {
   // Iteration time is what every other throughput figure is derived from, so it is the most
   // direct check; the rest follow in the order the spec's reference block lists them.
-  static constexpr std::array<std::string_view, 6> kPriority = {
-      "iteration_time_s", "tflops_per_gpu", "mfu", "hfu", "tokens_per_s_per_gpu", "busbw_GBps"};
+  static constexpr std::array<std::string_view, 6> kPriority = {"iteration_time_s",     "tflops_per_gpu", "mfu", "hfu",
+                                                                "tokens_per_s_per_gpu", "busbw_GBps"};
   for (std::string_view wanted : kPriority) {
     for (const ValidationField& f : fields) {
       if (f.field == wanted) return &f;
@@ -158,7 +158,8 @@ std::map<std::string, ValidationSummary> summarize_by_gpu(const std::vector<Vali
 }
 
 std::map<std::string, ValidationSummary> summarize_by_generation(const std::vector<ValidationCase>& cases) {
-  return summarize_by(cases, [](const ValidationCase& c) { return c.generation.empty() ? std::string("unknown") : c.generation; });
+  return summarize_by(
+      cases, [](const ValidationCase& c) { return c.generation.empty() ? std::string("unknown") : c.generation; });
 }
 
 }  // namespace trainsim

@@ -13,10 +13,9 @@ namespace trainsim {
 
 namespace {
 
-using report_format::compact_number;
 using report_format::abs_percent;
+using report_format::compact_number;
 using report_format::signed_percent;
-
 
 void write_summary_rows(fmt::memory_buffer& buf, const char* title,
                         const std::map<std::string, ValidationSummary>& by) {
@@ -27,8 +26,8 @@ void write_summary_rows(fmt::memory_buffer& buf, const char* title,
   for (const auto& [name, s] : by) {
     const bool any = s.samples > 0;
     fmt::format_to(std::back_inserter(buf), "  {:<{}}  {:>6}  {:>9}  {:>6}  {:>7}  {:>12}  {:>9}\n", name, w, s.cases,
-                   s.simulated, s.failed, any ? signed_percent(s.bias) : "-", any ? abs_percent(s.median_abs_error) : "-",
-                   any ? abs_percent(s.p90_abs_error) : "-");
+                   s.simulated, s.failed, any ? signed_percent(s.bias) : "-",
+                   any ? abs_percent(s.median_abs_error) : "-", any ? abs_percent(s.p90_abs_error) : "-");
   }
 }
 
@@ -64,12 +63,13 @@ void write_validation_table(std::ostream& out, const std::vector<ValidationCase>
       first = false;
     }
     if (first) {  // simulated, but the case carries no reference number to compare with
-      fmt::format_to(put, "{:<{}}  {:<{}}  {:<{}}  (no reference fields)\n", c.name, name_w, c.gpu, gpu_w,
-                     c.confidence, conf_w);
+      fmt::format_to(put, "{:<{}}  {:<{}}  {:<{}}  (no reference fields)\n", c.name, name_w, c.gpu, gpu_w, c.confidence,
+                     conf_w);
     }
   }
-  fmt::format_to(put, "(* = headline field: the first present of iteration_time_s, tflops_per_gpu, mfu, hfu, "
-                      "tokens_per_s_per_gpu, busbw_GBps; error = (simulated - measured) / measured)\n");
+  fmt::format_to(put,
+                 "(* = headline field: the first present of iteration_time_s, tflops_per_gpu, mfu, hfu, "
+                 "tokens_per_s_per_gpu, busbw_GBps; error = (simulated - measured) / measured)\n");
 
   if (!failed.empty()) {
     fmt::format_to(put, "\nFailed cases ({}):\n", failed.size());
@@ -80,8 +80,9 @@ void write_validation_table(std::ostream& out, const std::vector<ValidationCase>
   fmt::format_to(put, "\nSummary: {} cases, {} simulated, {} failed; headline |error| median {}, p90 {}; bias {}\n",
                  s.cases, s.simulated, s.failed, s.samples > 0 ? abs_percent(s.median_abs_error) : "-",
                  s.samples > 0 ? abs_percent(s.p90_abs_error) : "-", s.samples > 0 ? signed_percent(s.bias) : "-");
-  fmt::format_to(put, "(bias = signed median of the headline error as an iteration-time error: negative = simulated "
-                      "faster than measured)\n\n");
+  fmt::format_to(put,
+                 "(bias = signed median of the headline error as an iteration-time error: negative = simulated "
+                 "faster than measured)\n\n");
   write_summary_rows(buf, "group", summarize_by_group(cases));
   buf.push_back('\n');
   write_summary_rows(buf, "generation", summarize_by_generation(cases));

@@ -23,9 +23,9 @@ ScaleUpKind scale_up_kind(const Section& scale_up, const GpuSpec& gpu) {
   const std::string vendor = lower(gpu.vendor);
   const bool amd = vendor == "amd", nvidia = vendor == "nvidia";
   const auto kind = scale_up.choice<ScaleUpKind>("kind", {{"nvswitch", ScaleUpKind::NVSwitch},
-                                                         {"nvlink-mesh", ScaleUpKind::NVLinkMesh},
-                                                         {"pcie", ScaleUpKind::PCIe},
-                                                         {"infinity-fabric", ScaleUpKind::InfinityFabric}});
+                                                          {"nvlink-mesh", ScaleUpKind::NVLinkMesh},
+                                                          {"pcie", ScaleUpKind::PCIe},
+                                                          {"infinity-fabric", ScaleUpKind::InfinityFabric}});
   if (!kind) return amd ? ScaleUpKind::InfinityFabric : ScaleUpKind::NVSwitch;
   const bool nvlink = *kind == ScaleUpKind::NVSwitch || *kind == ScaleUpKind::NVLinkMesh;
   if (amd && nvlink)
@@ -77,10 +77,11 @@ void resolve_job_placement(const Section& scale_up, ClusterSpec& c) {
     s.job_placement_auto = false;
     if (!spans_nodes) {
       if (used != hardware)
-        scale_up.fail(key, "job_gpus_per_domain " + std::to_string(used) + " applies to scale-up domains that span "
-                               "several nodes; this domain (domain_size " + std::to_string(hardware) +
-                               ") is within a node of " + std::to_string(node) + " GPUs: leave it out or give " +
-                               std::to_string(hardware));
+        scale_up.fail(key, "job_gpus_per_domain " + std::to_string(used) +
+                               " applies to scale-up domains that span "
+                               "several nodes; this domain (domain_size " +
+                               std::to_string(hardware) + ") is within a node of " + std::to_string(node) +
+                               " GPUs: leave it out or give " + std::to_string(hardware));
       return;
     }
     if (used > hardware || used % node != 0)
@@ -105,13 +106,16 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   roce.read("ecn_pmax", r.ecn_pmax, Bound::Positive);
   if (r.ecn_kmax_kb <= r.ecn_kmin_kb)
     roce.fail("ecn_kmax_kb", "ecn_kmax_kb (" + fmt::format("{:g}", r.ecn_kmax_kb) + ") is not above ecn_kmin_kb (" +
-                                 fmt::format("{:g}", r.ecn_kmin_kb) + "): marking starts at Kmin and is certain at Kmax");
-  if (r.ecn_pmax > 1) roce.fail("ecn_pmax", "a marking probability is at most 1, got " + fmt::format("{:g}", r.ecn_pmax));
+                                 fmt::format("{:g}", r.ecn_kmin_kb) +
+                                 "): marking starts at Kmin and is certain at Kmax");
+  if (r.ecn_pmax > 1)
+    roce.fail("ecn_pmax", "a marking probability is at most 1, got " + fmt::format("{:g}", r.ecn_pmax));
   roce.read("pfc_xoff_kb", r.pfc_xoff_kb, Bound::Positive);
   roce.read("pfc_xon_kb", r.pfc_xon_kb, Bound::Positive);
   if (r.pfc_xon_kb >= r.pfc_xoff_kb)
     roce.fail("pfc_xon_kb", "pfc_xon_kb (" + fmt::format("{:g}", r.pfc_xon_kb) + ") is not below pfc_xoff_kb (" +
-                                fmt::format("{:g}", r.pfc_xoff_kb) + "): a paused port resumes below the threshold that paused it");
+                                fmt::format("{:g}", r.pfc_xoff_kb) +
+                                "): a paused port resumes below the threshold that paused it");
   roce.read("port_buffer_mb", r.port_buffer_mb, Bound::Positive);
   // A port holds at least one packet with its headers (62 B: Ethernet, IP, UDP, BTH, ICRC), or nothing moves.
   if (r.port_buffer_mb * 1e6 < r.mtu_bytes + 62)
@@ -141,9 +145,11 @@ NetworkSpec read_network(const Section& network) {
     const std::string path = network.path_of("oversubscription");
     n.oversubscription.clear();
     if (node.IsSequence()) {
-      if (node.size() == 0) network.fail("oversubscription", "expected a positive number or a list of them, got an empty list");
+      if (node.size() == 0)
+        network.fail("oversubscription", "expected a positive number or a list of them, got an empty list");
       for (std::size_t i = 0; i < node.size(); ++i)
-        n.oversubscription.push_back(parse_number(node[i], path + "[" + std::to_string(i) + "]", network.file(), Bound::Positive));
+        n.oversubscription.push_back(
+            parse_number(node[i], path + "[" + std::to_string(i) + "]", network.file(), Bound::Positive));
     } else {
       n.oversubscription.push_back(parse_number(node, path, network.file(), Bound::Positive));
     }
@@ -152,12 +158,14 @@ NetworkSpec read_network(const Section& network) {
                       n.oversubscription[i], kMaxOversubscription, "(down:up)",
                       "built fabrics taper at most about 16:1; beyond 100 an uplink carries under 1% of a port");
     if (n.oversubscription.size() > static_cast<std::size_t>(n.tiers))
-      network.fail("oversubscription", std::to_string(n.oversubscription.size()) + " values for " + std::to_string(n.tiers) +
+      network.fail("oversubscription", std::to_string(n.oversubscription.size()) + " values for " +
+                                           std::to_string(n.tiers) +
                                            " tiers (cluster.network.tiers); give at most one per tier");
   }
   network.read("pod_size", n.pod_size, Bound::Positive);
   network.read("switch_radix", n.switch_radix, Bound::Positive);
-  if (n.switch_radix < 2) network.fail("switch_radix", "a switch needs at least 2 ports, got " + std::to_string(n.switch_radix));
+  if (n.switch_radix < 2)
+    network.fail("switch_radix", "a switch needs at least 2 ports, got " + std::to_string(n.switch_radix));
   network.read("link_latency_ns", n.link_latency_ns, Bound::NonNegative);
   network.read("switch_latency_ns", n.switch_latency_ns, Bound::NonNegative);
   require_time_in_range(network, "link_latency_ns", n.link_latency_ns, 1e-9);
@@ -165,18 +173,19 @@ NetworkSpec read_network(const Section& network) {
   network.read("pcie_GBps", n.pcie_GBps, Bound::Positive);
   require_at_least(network, "pcie_GBps", n.pcie_GBps, kMinLinkGBps, "GB/s",
                    "one PCIe Gen3 lane; a NIC's x16 slot gives 16-64 GB/s");
-  if (auto r = network.choice<NetworkSpec::Routing>("routing", {{"ecmp", NetworkSpec::Routing::Ecmp},
-                                                                {"adaptive", NetworkSpec::Routing::Adaptive}}))
+  if (auto r = network.choice<NetworkSpec::Routing>(
+          "routing", {{"ecmp", NetworkSpec::Routing::Ecmp}, {"adaptive", NetworkSpec::Routing::Adaptive}}))
     n.routing = *r;
   n.roce = read_roce(network.child("roce"));
   network.read("dual_tor", n.dual_tor);
   // Dual-ToR is a choice only for the fat-tree; HPN is dual-ToR by design (docs/topologies.md).
   if (network.has("dual_tor") && n.topology != NetworkTopology::FatTree &&
       !(n.topology == NetworkTopology::HPN && n.dual_tor))
-    network.fail("dual_tor", n.topology == NetworkTopology::HPN
-                                 ? std::string("topology hpn is always dual-ToR; dual_tor: false does not apply to it")
-                                 : std::string("dual_tor applies to topology fat-tree (hpn is always dual-ToR), not to ") +
-                                       to_string(n.topology));
+    network.fail("dual_tor",
+                 n.topology == NetworkTopology::HPN
+                     ? std::string("topology hpn is always dual-ToR; dual_tor: false does not apply to it")
+                     : std::string("dual_tor applies to topology fat-tree (hpn is always dual-ToR), not to ") +
+                           to_string(n.topology));
   return n;
 }
 

@@ -20,25 +20,30 @@ std::optional<std::int64_t> parse_byte_size(const std::string& text) {
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   // nccl-tests prints sizes in bytes and takes -b/-e with K/M/G meaning powers of 1024.
   int shift = 0;
-  if (suffix.empty() || suffix == "B") shift = 0;
-  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") shift = 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") shift = 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") shift = 30;
-  else if (suffix == "T" || suffix == "TB" || suffix == "TIB") shift = 40;
-  else return std::nullopt;
+  if (suffix.empty() || suffix == "B")
+    shift = 0;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+    shift = 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+    shift = 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+    shift = 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
+    shift = 40;
+  else
+    return std::nullopt;
   if (value > (INT64_MAX >> shift)) return std::nullopt;
   return value << shift;
 }
 
 std::optional<CollectiveOp> parse_collective_op(const std::string& name) {
-  for (auto op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::Broadcast,
-                  CollectiveOp::Reduce, CollectiveOp::AllToAll, CollectiveOp::SendRecv})
+  for (auto op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter,
+                  CollectiveOp::Broadcast, CollectiveOp::Reduce, CollectiveOp::AllToAll, CollectiveOp::SendRecv})
     if (name == to_string(op)) return op;
   return std::nullopt;
 }
 
 namespace scenario_detail {
-
 
 namespace {
 
@@ -78,10 +83,11 @@ std::optional<CollectiveSpec> read_collective(const Section& collective) {
   collective.read("library", c.library);
   if (collective.has("points")) {
     const YAML::Node points = collective.get("points");
-    if (!points.IsSequence()) collective.fail("points", "expected a list of {size, busbw_GBps}, got " + describe_node(points));
+    if (!points.IsSequence())
+      collective.fail("points", "expected a list of {size, busbw_GBps}, got " + describe_node(points));
     for (std::size_t i = 0; i < points.size(); ++i)
-      c.points.push_back(read_point(Section(points[i], collective.path_of("points") + "[" + std::to_string(i) + "]",
-                                            collective.file())));
+      c.points.push_back(read_point(
+          Section(points[i], collective.path_of("points") + "[" + std::to_string(i) + "]", collective.file())));
   }
   return c;
 }

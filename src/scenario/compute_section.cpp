@@ -27,8 +27,9 @@ ComputeSpec read_compute(const Section& compute) {
   compute.read("scale_from", from);
   if (from) {
     if (!c.database)
-      compute.fail("scale_from", "scale_from '" + *from +
-                                     "' names the GPU compute.database was measured on, but no compute.database is given");
+      compute.fail("scale_from",
+                   "scale_from '" + *from +
+                       "' names the GPU compute.database was measured on, but no compute.database is given");
     c.scale_from = catalog_gpu(compute, "scale_from", *from, "");
   }
   return c;

@@ -19,10 +19,8 @@ struct KindFields {
 
 const std::vector<KindFields>& kinds() {
   static const std::vector<KindFields> table = {
-      {"link_down", FaultKind::LinkDown, {"link"}},
-      {"link_degraded", FaultKind::LinkDegraded, {"link", "factor"}},
-      {"nic_down", FaultKind::NicDown, {"node", "nic"}},
-      {"gpu_slow", FaultKind::GpuSlow, {"rank", "factor"}},
+      {"link_down", FaultKind::LinkDown, {"link"}},      {"link_degraded", FaultKind::LinkDegraded, {"link", "factor"}},
+      {"nic_down", FaultKind::NicDown, {"node", "nic"}}, {"gpu_slow", FaultKind::GpuSlow, {"rank", "factor"}},
       {"node_down", FaultKind::NodeDown, {"node"}},
   };
   return table;
@@ -32,8 +30,8 @@ FaultSpec read_fault(const Section& event) {
   std::vector<std::string> names;
   for (const auto& k : kinds()) names.emplace_back(k.name);
   if (!event.has("kind")) event.missing("kind", "one of " + join(names, " | "));
-  const KindFields& kind = kinds()[static_cast<std::size_t>(
-      parse_choice(event.get("kind"), event.path_of("kind"), event.file(), names))];
+  const KindFields& kind =
+      kinds()[static_cast<std::size_t>(parse_choice(event.get("kind"), event.path_of("kind"), event.file(), names))];
 
   FaultSpec f;
   f.kind = kind.kind;
@@ -68,7 +66,8 @@ FaultSpec read_fault(const Section& event) {
 std::vector<FaultSpec> read_faults(const YAML::Node& faults, const std::string& file) {
   std::vector<FaultSpec> out;
   if (is_missing(faults)) return out;
-  if (!faults.IsSequence()) throw ScenarioError(file, "faults", "expected a list of fault events, got " + describe_node(faults));
+  if (!faults.IsSequence())
+    throw ScenarioError(file, "faults", "expected a list of fault events, got " + describe_node(faults));
   for (std::size_t i = 0; i < faults.size(); ++i)
     out.push_back(read_fault(Section(faults[i], "faults[" + std::to_string(i) + "]", file)));
   return out;

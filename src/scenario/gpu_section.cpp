@@ -39,7 +39,8 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
   bool any_peak = false;
   for (const auto& p : precisions)
     if (auto v = peak.number(p.key, Bound::Positive)) {
-      require_at_least(peak, p.key, *v, kMinPeakTflops, "TFLOP/s", "below an embedded GPU; datacenter GPUs have 10-5000");
+      require_at_least(peak, p.key, *v, kMinPeakTflops, "TFLOP/s",
+                       "below an embedded GPU; datacenter GPUs have 10-5000");
       gpu.*(p.field) = *v;
       any_peak = true;
     }
@@ -53,7 +54,8 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
   spec.read("sm_count", gpu.sm_count, Bound::NonNegative);
   spec.read("hbm_GBps", gpu.hbm_GBps, Bound::Positive);
   if (spec.has("hbm_GBps"))
-    require_at_least(spec, "hbm_GBps", gpu.hbm_GBps, kMinHbmGBps, "GB/s", "below any GPU memory; HBM gives 1500-8000 GB/s");
+    require_at_least(spec, "hbm_GBps", gpu.hbm_GBps, kMinHbmGBps, "GB/s",
+                     "below any GPU memory; HBM gives 1500-8000 GB/s");
   spec.read("memory_gib", gpu.memory_gib, Bound::Positive);
   spec.read("scale_up_GBps", gpu.scale_up_GBps, Bound::Positive);
   if (spec.has("scale_up_GBps"))

@@ -22,9 +22,12 @@ struct HfArchitecture {
 };
 
 constexpr HfArchitecture kArchitectures[] = {
-    {"llama", "llama", false, false},      {"mistral", "llama", false, false},
-    {"mixtral", "mixtral", false, false},  {"qwen2", "llama", false, true},
-    {"deepseek_v2", "deepseek", false, false}, {"deepseek_v3", "deepseek", false, false},
+    {"llama", "llama", false, false},
+    {"mistral", "llama", false, false},
+    {"mixtral", "mixtral", false, false},
+    {"qwen2", "llama", false, true},
+    {"deepseek_v2", "deepseek", false, false},
+    {"deepseek_v3", "deepseek", false, false},
     {"gpt2", "gpt", true, false},
 };
 
@@ -54,9 +57,7 @@ YAML::Node load_json(const std::filesystem::path& file, const Section& model) {
     model.fail("hf_config", "cannot read Hugging Face config '" + file.string() + "': no such file");
   try {
     return YAML::LoadFile(file.string());
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(file.string(), "", "not a valid config.json: " + e.msg);
-  }
+  } catch (const YAML::Exception& e) { throw ScenarioError(file.string(), "", "not a valid config.json: " + e.msg); }
 }
 
 // GPT-2: n_inner null = 4 x n_embd (GPT2MLP), tied embeddings unless tie_word_embeddings says otherwise.
@@ -85,7 +86,8 @@ void read_sliding_window(const Section& hf, const HfArchitecture& a, const Secti
   if (!window || full_layers >= layers) return;  // no window, or every layer below max_window_layers: full attention
   if (full_layers > 0)
     model.fail("hf_config", hf.file() + ": use_sliding_window with max_window_layers " + std::to_string(full_layers) +
-                                " of " + std::to_string(layers) + " layers slides only some layers; the model has one "
+                                " of " + std::to_string(layers) +
+                                " layers slides only some layers; the model has one "
                                 "model.sliding_window for every layer");
   draft.sliding_window.set(window);
 }

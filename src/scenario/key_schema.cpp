@@ -16,11 +16,22 @@ namespace {
 
 // NCCL variables people commonly set (NCCL user guide, "Environment Variables"); only used to
 // suggest a spelling for a key under `nccl:` that lacks the NCCL_ prefix.
-const std::vector<std::string> kCommonNcclVariables = {
-    "NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_PXN_LEVEL", "NCCL_PXN_DISABLE", "NCCL_MAX_NCHANNELS",
-    "NCCL_MIN_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE", "NCCL_CROSS_NIC", "NCCL_COLLNET_ENABLE",
-    "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_IB_HCA", "NCCL_NET_GDR_LEVEL",
-    "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"};
+const std::vector<std::string> kCommonNcclVariables = {"NCCL_ALGO",
+                                                       "NCCL_PROTO",
+                                                       "NCCL_P2P_PXN_LEVEL",
+                                                       "NCCL_PXN_DISABLE",
+                                                       "NCCL_MAX_NCHANNELS",
+                                                       "NCCL_MIN_NCHANNELS",
+                                                       "NCCL_NVLS_ENABLE",
+                                                       "NCCL_BUFFSIZE",
+                                                       "NCCL_CROSS_NIC",
+                                                       "NCCL_COLLNET_ENABLE",
+                                                       "NCCL_NCHANNELS_PER_NET_PEER",
+                                                       "NCCL_P2P_NET_CHUNKSIZE",
+                                                       "NCCL_IB_HCA",
+                                                       "NCCL_NET_GDR_LEVEL",
+                                                       "NCCL_MIN_CTAS",
+                                                       "NCCL_MAX_CTAS"};
 
 constexpr std::string_view kNcclPrefix = "NCCL_";
 
@@ -54,8 +65,10 @@ const Schema& schema() {
         const bool list = part.size() > 2 && part.ends_with("[]");
         if (list) part.resize(part.size() - 2);
         KeyNode& child = node->children[part];
-        if (list) child.shape = Shape::ListOfMappings;
-        else if (!last && child.shape == Shape::Value) child.shape = Shape::Mapping;
+        if (list)
+          child.shape = Shape::ListOfMappings;
+        else if (!last && child.shape == Shape::Value)
+          child.shape = Shape::Mapping;
         if (last) {
           if (path.find('[') == std::string_view::npos) s.leaf_paths.emplace(part, std::string(path));
           break;
@@ -85,8 +98,9 @@ std::string upper(std::string s) {
   if (where.shape == Shape::Environment) {
     std::string guess = closest_match(upper(key), kCommonNcclVariables);
     if (guess.empty()) guess = std::string(kNcclPrefix) + upper(key);
-    throw ScenarioError(file, full, message + "; NCCL settings are environment variables starting with NCCL_; did you mean " +
-                                        join_path(parent, guess) + "?");
+    throw ScenarioError(file, full,
+                        message + "; NCCL settings are environment variables starting with NCCL_; did you mean " +
+                            join_path(parent, guess) + "?");
   }
   // The same name in another section is the likeliest intent ("model.global_batch_size").
   const auto& leaves = schema().leaf_paths;
@@ -96,8 +110,8 @@ std::string upper(std::string s) {
   for (const auto& [name, node] : where.children) siblings.push_back(name);
   if (const std::string guess = closest_match(key, siblings); !guess.empty())
     throw ScenarioError(file, full, message + "; did you mean " + join_path(parent, guess) + "?");
-  throw ScenarioError(file, full, message + "; known keys" + (parent.empty() ? "" : " under " + parent) + ": " +
-                                      join(siblings));
+  throw ScenarioError(file, full,
+                      message + "; known keys" + (parent.empty() ? "" : " under " + parent) + ": " + join(siblings));
 }
 
 void check_node(const YAML::Node& node, const KeyNode& schema_node, const std::string& path, const std::string& file);
@@ -105,8 +119,7 @@ void check_node(const YAML::Node& node, const KeyNode& schema_node, const std::s
 void check_mapping(const YAML::Node& node, const KeyNode& schema_node, const std::string& path,
                    const std::string& file) {
   if (is_missing(node)) return;
-  if (!node.IsMap())
-    throw ScenarioError(file, path, "expected a mapping of keys, got " + describe_node(node));
+  if (!node.IsMap()) throw ScenarioError(file, path, "expected a mapping of keys, got " + describe_node(node));
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar())
@@ -134,7 +147,8 @@ void check_node(const YAML::Node& node, const KeyNode& schema_node, const std::s
       if (!node.IsSequence()) throw ScenarioError(file, path, "expected a list, got " + describe_node(node));
       for (std::size_t i = 0; i < node.size(); ++i) {
         const std::string item = path + "[" + std::to_string(i) + "]";
-        if (!node[i].IsMap()) throw ScenarioError(file, item, "expected a mapping of keys, got " + describe_node(node[i]));
+        if (!node[i].IsMap())
+          throw ScenarioError(file, item, "expected a mapping of keys, got " + describe_node(node[i]));
         KeyNode element = schema_node;
         element.shape = Shape::Mapping;
         check_mapping(node[i], element, item, file);
@@ -148,8 +162,8 @@ void check_node(const YAML::Node& node, const KeyNode& schema_node, const std::s
 void check_known_keys(const YAML::Node& root, const std::string& file) {
   if (is_missing(root)) return;
   if (!root.IsMap())
-    throw ScenarioError(file, "", "expected a mapping of sections (model, training, cluster, ...), got " +
-                                      describe_node(root));
+    throw ScenarioError(file, "",
+                        "expected a mapping of sections (model, training, cluster, ...), got " + describe_node(root));
   check_mapping(root, schema().root, "", file);
 }
 
@@ -169,10 +183,10 @@ void check_override_path(const std::vector<std::string>& keys) {
       return;
     }
     if (node->shape == Shape::ListOfMappings)
-      throw ScenarioError("--set", path, "cannot set a key inside the list " + path + "; set the whole list, e.g. --set " +
-                                             path + "=[...]");
-    if (node->shape == Shape::Value)
-      throw ScenarioError("--set", path, path + " is a value, not a mapping");
+      throw ScenarioError(
+          "--set", path,
+          "cannot set a key inside the list " + path + "; set the whole list, e.g. --set " + path + "=[...]");
+    if (node->shape == Shape::Value) throw ScenarioError("--set", path, path + " is a value, not a mapping");
     const auto child = node->children.find(key);
     if (child == node->children.end()) unknown_key("--set", path, key, *node);
     node = &child->second;

@@ -41,11 +41,11 @@ void read_model_layer(const Section& model, ModelDraft& draft) {
   // An explicit null is a value here: it switches a preset's sliding window / MLA off.
   if (model.contains("sliding_window")) draft.sliding_window.set(model.integer("sliding_window", Bound::Positive));
   if (model.contains("mla")) draft.mla.set(read_mla(model.child("mla")));
-  take(draft.normalization, model.choice<Normalization>(
-                                "normalization", {{"layernorm", Normalization::LayerNorm}, {"rmsnorm", Normalization::RMSNorm}}));
+  take(draft.normalization, model.choice<Normalization>("normalization", {{"layernorm", Normalization::LayerNorm},
+                                                                          {"rmsnorm", Normalization::RMSNorm}}));
   take(draft.position_embedding,
-       model.choice<PositionEmbedding>("position_embedding",
-                                       {{"learned", PositionEmbedding::LearnedAbsolute}, {"rope", PositionEmbedding::Rope}}));
+       model.choice<PositionEmbedding>(
+           "position_embedding", {{"learned", PositionEmbedding::LearnedAbsolute}, {"rope", PositionEmbedding::Rope}}));
 
   const Section moe = model.child("moe");
   take(draft.num_experts, moe.int_value("num_experts", Bound::NonNegative));

@@ -24,7 +24,8 @@ void apply_preset(const Section& model, ModelDraft& draft) {
   if (preset == nullptr) {
     const std::vector<std::string> known = catalog.names();
     std::string message = "unknown preset '" + name + "'";
-    if (const std::string guess = closest_match(name, known); !guess.empty()) message += "; did you mean " + guess + "?";
+    if (const std::string guess = closest_match(name, known); !guess.empty())
+      message += "; did you mean " + guess + "?";
     model.fail("preset", message + " (known presets: " + (known.empty() ? "none found" : join(known)) + ")");
   }
   check_known_model_keys(preset->model, preset->file);
@@ -54,12 +55,13 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   const struct {
     const char* key;
     const Given<std::int64_t>& value;
-  } dimensions[] = {{"hidden_size", d.hidden_size},         {"seq_length", d.seq_length},
-                    {"kv_channels", d.kv_channels},         {"ffn_hidden_size", d.ffn_hidden_size},
-                    {"vocab_size", d.vocab_size},           {"moe.expert_ffn_hidden_size", d.expert_ffn_hidden_size}};
+  } dimensions[] = {{"hidden_size", d.hidden_size}, {"seq_length", d.seq_length},
+                    {"kv_channels", d.kv_channels}, {"ffn_hidden_size", d.ffn_hidden_size},
+                    {"vocab_size", d.vocab_size},   {"moe.expert_ffn_hidden_size", d.expert_ffn_hidden_size}};
   for (const auto& dim : dimensions)
     if (dim.value.given && dim.value.value > kMaxDimension)
-      model.fail(dim.key, std::string(dim.key) + " " + std::to_string(dim.value.value) + " exceeds 2^32; not a plausible model");
+      model.fail(dim.key,
+                 std::string(dim.key) + " " + std::to_string(dim.value.value) + " exceeds 2^32; not a plausible model");
   m.num_layers = d.num_layers.value;
   m.mtp_layers = value_or(d.mtp_layers, 0);
   m.hidden_size = d.hidden_size.value;
@@ -76,8 +78,9 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   } else {
     // Megatron: kv_channels = hidden_size // num_attention_heads, asserting divisibility.
     if (m.hidden_size % m.num_attention_heads != 0)
-      model.fail("hidden_size", "hidden_size " + std::to_string(m.hidden_size) + " is not divisible by num_attention_heads " +
-                                    std::to_string(m.num_attention_heads) + "; give model.kv_channels (the head dimension)");
+      model.fail("hidden_size",
+                 "hidden_size " + std::to_string(m.hidden_size) + " is not divisible by num_attention_heads " +
+                     std::to_string(m.num_attention_heads) + "; give model.kv_channels (the head dimension)");
     m.kv_channels = m.hidden_size / m.num_attention_heads;
   }
 
@@ -143,8 +146,9 @@ ModelSpec read_model(const Section& model) {
   // the positions allow (131072 for Llama 3.1), which taken as the sequence length would train 16x longer
   // sequences than the published 8192 without a word. The training length is the scenario's to give.
   if (model.has("hf_config") && !draft.seq_length.given) {
-    std::string message = "missing required key model.seq_length: a Hugging Face config gives no training sequence "
-                          "length";
+    std::string message =
+        "missing required key model.seq_length: a Hugging Face config gives no training sequence "
+        "length";
     if (draft.hf_max_position_embeddings)
       message += "; its max_position_embeddings (" + std::to_string(*draft.hf_max_position_embeddings) +
                  ") is the longest context the model supports, not the length a job trains at";

@@ -45,9 +45,9 @@ void set_at(YAML::Node map, const std::vector<std::string>& keys, std::size_t i,
   } else if (!existing.IsMap()) {
     std::string through;
     for (std::size_t j = 0; j <= i; ++j) through += (j ? "." : "") + keys[j];
-    throw ScenarioError(kLabel, key_text,
-                        "cannot set " + key_text + ": " + through + " holds " + describe_node(existing) +
-                            ", not a mapping");
+    throw ScenarioError(
+        kLabel, key_text,
+        "cannot set " + key_text + ": " + through + " holds " + describe_node(existing) + ", not a mapping");
   }
   set_at(map[keys[i]], keys, i + 1, value, key_text);
 }
@@ -80,11 +80,13 @@ YAML::Node apply_overrides(YAML::Node root, const std::vector<std::string>& over
 
     const std::string value_text = trim(override_text.substr(eq + 1));
     if (value_text.empty())
-      throw ScenarioError(kLabel, key, "empty value in '" + override_text + "': give a value, or " + key +
-                                           "=null to restore the default");
+      throw ScenarioError(
+          kLabel, key,
+          "empty value in '" + override_text + "': give a value, or " + key + "=null to restore the default");
     const YAML::Node value = parse_value(override_text, value_text, key);
     if (!tree.IsMap())
-      throw ScenarioError(kLabel, key, "cannot apply '" + override_text + "': the scenario is not a mapping of sections");
+      throw ScenarioError(kLabel, key,
+                          "cannot apply '" + override_text + "': the scenario is not a mapping of sections");
     set_at(tree, keys, 0, value, key);
   }
   return tree;

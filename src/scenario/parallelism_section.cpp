@@ -32,8 +32,9 @@ void read_deepspeed_block(const Section& parallel, ParallelSpec& p) {
   }
   p.deepspeed = read_deepspeed(ds);
   if (parallel.has("grad_bucket_mb"))
-    parallel.fail("grad_bucket_mb", "grad_bucket_mb is Megatron's DDP bucket; with framework deepspeed set "
-                                    "parallelism.deepspeed.reduce_bucket_size (elements, default 5e8)");
+    parallel.fail("grad_bucket_mb",
+                  "grad_bucket_mb is Megatron's DDP bucket; with framework deepspeed set "
+                  "parallelism.deepspeed.reduce_bucket_size (elements, default 5e8)");
   if (parallel.has("overlap_grad_reduce")) {
     if (p.deepspeed.overlap_comm && *p.deepspeed.overlap_comm != p.overlap_grad_reduce)
       ds.fail("overlap_comm", std::string("overlap_comm ") + (*p.deepspeed.overlap_comm ? "true" : "false") +

@@ -22,7 +22,6 @@ constexpr const char* kKey = "parallelism.pipeline_layout";
 // Far beyond any real layout (Megatron's largest recipes have a few hundred entries); stops "t*99999999999".
 constexpr std::size_t kMaxExpanded = 1 << 20;
 
-
 bool is_layer_char(char c) { return c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|'; }
 
 class LayoutParser {
@@ -53,7 +52,8 @@ class LayoutParser {
         if (pos_ >= text_.size()) fail(open, "'(' is never closed");
         if (group.empty()) fail(open, "empty group '()'");
         ++pos_;  // ')'
-        if (pos_ >= text_.size() || text_[pos_] != '*') fail(open, "a group (...) must be followed by *n (a repeat count)");
+        if (pos_ >= text_.size() || text_[pos_] != '*')
+          fail(open, "a group (...) must be followed by *n (a repeat count)");
         append(out, group, count_after_star());
       } else if (c == ')') {
         fail(pos_, "')' without a matching '('");
@@ -106,8 +106,8 @@ class LayoutParser {
                  "stages), (...)*n and X*n (repeats), ',' (ignored)");
   }
   [[noreturn]] void fail(std::size_t at, const std::string& message) {
-    throw ScenarioError(s_.file, kKey, "\"" + text_ + "\" at character " + str(static_cast<std::int64_t>(at + 1)) + ": " +
-                                           message);
+    throw ScenarioError(s_.file, kKey,
+                        "\"" + text_ + "\" at character " + str(static_cast<std::int64_t>(at + 1)) + ": " + message);
   }
 
   const Scenario& s_;
@@ -123,15 +123,18 @@ std::vector<std::string> parse_pipeline_layout(const Scenario& s) {
   const auto fail = [&](const std::string& message) -> void { throw ScenarioError(s.file, kKey, message); };
   if (p.first_stage_layers || p.last_stage_layers || p.account_for_embedding_in_pipeline_split ||
       p.account_for_loss_in_pipeline_split)
-    fail("pipeline_layout cannot be combined with first_stage_layers, last_stage_layers or "
-         "account_for_embedding/loss_in_pipeline_split (Megatron: \"pipeline_model_parallel_layout cannot be set with "
-         "other pipeline layout arguments\"); the layout places every layer itself");
+    fail(
+        "pipeline_layout cannot be combined with first_stage_layers, last_stage_layers or "
+        "account_for_embedding/loss_in_pipeline_split (Megatron: \"pipeline_model_parallel_layout cannot be set with "
+        "other pipeline layout arguments\"); the layout places every layer itself");
 
   const std::string expanded = LayoutParser(s, text).expand();
   std::vector<std::string> stages(1);
   for (char c : expanded) {
-    if (c == '|') stages.emplace_back();
-    else stages.back() += c;
+    if (c == '|')
+      stages.emplace_back();
+    else
+      stages.back() += c;
   }
 
   // Number of stages: pipeline x virtual_pipeline (Megatron derives the virtual size from it; a stated
@@ -147,20 +150,23 @@ std::vector<std::string> parse_pipeline_layout(const Scenario& s) {
          str(static_cast<std::int64_t>(p.pipeline) * p.virtual_pipeline) + " model chunks need that many");
 
   // validate_layer_layout: E first and once, L last and once, the layer counts, MTP placement.
-  const auto total = [&](char c) {
-    return std::count(expanded.begin(), expanded.end(), c);
-  };
+  const auto total = [&](char c) { return std::count(expanded.begin(), expanded.end(), c); };
   std::string flat;
   for (const auto& st : stages) flat += st;
   if (flat.empty() || flat.front() != 'E')
-    fail(std::string("the first layer must be E (the embedding), got ") + (flat.empty() ? "nothing" : std::string("'") + flat.front() + "'"));
-  if (flat.back() != 'L') fail(std::string("the last layer must be L (the output layer + loss), got '") + flat.back() + "'");
+    fail(std::string("the first layer must be E (the embedding), got ") +
+         (flat.empty() ? "nothing" : std::string("'") + flat.front() + "'"));
+  if (flat.back() != 'L')
+    fail(std::string("the last layer must be L (the output layer + loss), got '") + flat.back() + "'");
   if (total('E') != 1) fail("E (the embedding) appears " + str(total('E')) + " times; it must appear exactly once");
-  if (total('L') != 1) fail("L (the output layer + loss) appears " + str(total('L')) + " times; it must appear exactly once");
+  if (total('L') != 1)
+    fail("L (the output layer + loss) appears " + str(total('L')) + " times; it must appear exactly once");
   if (total('t') != s.model.num_layers)
-    fail("pipeline_layout has " + str(total('t')) + " decoder layers (t), but model.num_layers is " + str(s.model.num_layers));
+    fail("pipeline_layout has " + str(total('t')) + " decoder layers (t), but model.num_layers is " +
+         str(s.model.num_layers));
   if (total('m') != s.model.mtp_layers)
-    fail("pipeline_layout has " + str(total('m')) + " MTP layers (m), but model.mtp_layers is " + str(s.model.mtp_layers));
+    fail("pipeline_layout has " + str(total('m')) + " MTP layers (m), but model.mtp_layers is " +
+         str(s.model.mtp_layers));
   if (const auto first_m = flat.find('m'); first_m != std::string::npos && flat.find('t', first_m) != std::string::npos)
     fail("decoder layers (t) must all come before the MTP layers (m)");
   for (std::int64_t i = 0; i < n; ++i) {

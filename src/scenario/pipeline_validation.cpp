@@ -17,9 +17,7 @@
 
 namespace trainsim::scenario_detail {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<int> validate_pipeline_split(const Scenario& s) {
   const ParallelSpec& p = s.parallelism;
@@ -30,10 +28,12 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
   };
 
   if (v > 1 && p.pipeline == 1)
-    fail("parallelism.virtual_pipeline", "virtual_pipeline " + str(v) + " (interleaved 1F1B) needs parallelism.pipeline > 1");
+    fail("parallelism.virtual_pipeline",
+         "virtual_pipeline " + str(v) + " (interleaved 1F1B) needs parallelism.pipeline > 1");
   if (v > 1 && p.schedule == PipelineSchedule::GPipe)
-    fail("parallelism.virtual_pipeline", "virtual_pipeline " + str(v) +
-                                             " means the interleaved 1F1B schedule; it cannot be combined with schedule gpipe");
+    fail("parallelism.virtual_pipeline",
+         "virtual_pipeline " + str(v) +
+             " means the interleaved 1F1B schedule; it cannot be combined with schedule gpipe");
   if (!p.pipeline_layout_stages.empty()) {  // parallelism.pipeline_layout, already checked
     std::vector<int> stages(static_cast<std::size_t>(p.pipeline), 0);
     for (std::size_t i = 0; i < p.pipeline_layout_stages.size(); ++i) {
@@ -51,10 +51,11 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
     // transformer_config.py: "num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage cannot be
     // set at the same time with account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split".
     if (uneven)
-      fail(key, "account_for_embedding/loss_in_pipeline_split cannot be combined with parallelism.first_stage_layers / "
-                "last_stage_layers (Megatron rejects the combination)");
-    const int slots = layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
-                      (p.account_for_loss_in_pipeline_split ? 1 : 0);
+      fail(key,
+           "account_for_embedding/loss_in_pipeline_split cannot be combined with parallelism.first_stage_layers / "
+           "last_stage_layers (Megatron rejects the combination)");
+    const int slots =
+        layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0) + (p.account_for_loss_in_pipeline_split ? 1 : 0);
     const std::string what = "model.num_layers " + str(layers) + " + " + str(slots - layers) +
                              " (embedding / loss counted as layers) = " + str(slots);
     if (slots % p.pipeline != 0) fail(key, what + " is not divisible by pipeline " + str(p.pipeline));
@@ -96,13 +97,15 @@ std::vector<int> validate_pipeline_split(const Scenario& s) {
     per_middle = static_cast<int>(remaining / middle_stages);
   }
   if (v > 1) {
-    if (first % v != 0) fail("parallelism.first_stage_layers", "first_stage_layers " + str(first) +
-                                                                   " is not divisible by virtual_pipeline " + str(v));
-    if (last % v != 0) fail("parallelism.last_stage_layers", "last_stage_layers " + str(last) +
-                                                                 " is not divisible by virtual_pipeline " + str(v));
+    if (first % v != 0)
+      fail("parallelism.first_stage_layers",
+           "first_stage_layers " + str(first) + " is not divisible by virtual_pipeline " + str(v));
+    if (last % v != 0)
+      fail("parallelism.last_stage_layers",
+           "last_stage_layers " + str(last) + " is not divisible by virtual_pipeline " + str(v));
     if (per_middle % v != 0)
-      fail("parallelism.virtual_pipeline", "each middle stage gets " + str(per_middle) +
-                                               " layers, not divisible by virtual_pipeline " + str(v));
+      fail("parallelism.virtual_pipeline",
+           "each middle stage gets " + str(per_middle) + " layers, not divisible by virtual_pipeline " + str(v));
   }
   std::vector<int> stages(static_cast<std::size_t>(p.pipeline), per_middle);
   if (p.first_stage_layers) stages.front() = first;
@@ -136,10 +139,10 @@ void adopt_recipe_layout(Scenario& s) {
     text.insert(text.size() - 1, std::string(static_cast<std::size_t>(s.model.mtp_layers), 'm'));
   p.pipeline_layout = text;
   s.inferred.push_back({"parallelism.pipeline_layout", text,
-                        "not given; model.num_layers " + str(s.model.num_layers) + " does not split evenly over pipeline " +
-                            str(p.pipeline) + " x virtual_pipeline " + str(p.virtual_pipeline) + " = " + str(chunks) +
-                            " model chunks, so the " + preset->name + " recipe's layout for this shape is used (" +
-                            preset->pipeline_layouts_source + ")"});
+                        "not given; model.num_layers " + str(s.model.num_layers) +
+                            " does not split evenly over pipeline " + str(p.pipeline) + " x virtual_pipeline " +
+                            str(p.virtual_pipeline) + " = " + str(chunks) + " model chunks, so the " + preset->name +
+                            " recipe's layout for this shape is used (" + preset->pipeline_layouts_source + ")"});
 }
 
 }  // namespace
@@ -149,8 +152,9 @@ void resolve_pipeline_layout(Scenario& s) {
   // These are Megatron-LM's (GPTModel's MTP block, its pipeline split arguments); DeepSpeed and FSDP have none.
   if (p.framework != Framework::Megatron) {
     const auto megatron_only = [&](const std::string& key) {
-      throw ScenarioError(s.file, key, "is Megatron-LM's; framework " + std::string(to_string(p.framework)) +
-                                           " has no such option (use parallelism.framework: megatron)");
+      throw ScenarioError(s.file, key,
+                          "is Megatron-LM's; framework " + std::string(to_string(p.framework)) +
+                              " has no such option (use parallelism.framework: megatron)");
     };
     if (p.pipeline_layout) megatron_only("parallelism.pipeline_layout");
     if (p.account_for_embedding_in_pipeline_split) megatron_only("parallelism.account_for_embedding_in_pipeline_split");
@@ -172,15 +176,18 @@ void validate_recompute_modules(const Scenario& s) {
   const std::string key = "training.recompute_modules";
   const RecomputeModules& r = s.training.recompute_modules;
   if (s.training.recompute != RecomputeGranularity::Selective)
-    throw ScenarioError(s.file, key, std::string("recompute_modules only applies with training.recompute: selective (got ") +
-                                         to_string(s.training.recompute) + ")");
+    throw ScenarioError(s.file, key,
+                        std::string("recompute_modules only applies with training.recompute: selective (got ") +
+                            to_string(s.training.recompute) + ")");
   // "moe_act in recompute_modules is only supported with moe_grouped_gemm": the grouped experts of an MoE model.
   if (r.moe_act && !s.model.moe.enabled())
-    throw ScenarioError(s.file, key, "moe_act recomputes the routed experts' activation; it needs an MoE model "
-                                     "(model.moe.num_experts > 0)");
+    throw ScenarioError(s.file, key,
+                        "moe_act recomputes the routed experts' activation; it needs an MoE model "
+                        "(model.moe.num_experts > 0)");
   // "mla_up_proj in recompute_modules is only supported with multi_latent_attention".
   if (r.mla_up_proj && !s.model.mla)
-    throw ScenarioError(s.file, key, "mla_up_proj recomputes the MLA up-projections; it needs multi-latent attention (model.mla)");
+    throw ScenarioError(s.file, key,
+                        "mla_up_proj recomputes the MLA up-projections; it needs multi-latent attention (model.mla)");
 }
 
 void validate_recompute_layers(const Scenario& s, const std::vector<int>& stage_layers) {
@@ -190,24 +197,26 @@ void validate_recompute_layers(const Scenario& s, const std::vector<int>& stage_
   if (s.training.recompute != RecomputeGranularity::Full)
     throw ScenarioError(s.file, key, "recompute_num_layers only applies with training.recompute: full");
   if (counts.size() > 1 && counts.size() != stage_layers.size())
-    throw ScenarioError(s.file, key, str(static_cast<std::int64_t>(counts.size())) + " values for pipeline " +
-                                         str(static_cast<std::int64_t>(stage_layers.size())) +
-                                         "; give one number for every stage or one per stage");
+    throw ScenarioError(s.file, key,
+                        str(static_cast<std::int64_t>(counts.size())) + " values for pipeline " +
+                            str(static_cast<std::int64_t>(stage_layers.size())) +
+                            "; give one number for every stage or one per stage");
   if (counts.size() == 1) {
     // One number for every stage: Megatron's block method recomputes min(N, layers of the stage).
     int most = 0;
     for (int layers : stage_layers) most = std::max(most, layers);
     if (counts.front() > most)
-      throw ScenarioError(s.file, key, "recomputes " + str(counts.front()) + " layers per stage, but no pipeline stage has more than " +
-                                           str(most));
+      throw ScenarioError(
+          s.file, key,
+          "recomputes " + str(counts.front()) + " layers per stage, but no pipeline stage has more than " + str(most));
     return;
   }
   for (std::size_t stage = 0; stage < stage_layers.size(); ++stage) {
     const int count = counts[stage];
     if (count > stage_layers[stage])
-      throw ScenarioError(s.file, key, "recomputes " + str(count) + " layers on pipeline stage " +
-                                           str(static_cast<std::int64_t>(stage)) + ", which has only " +
-                                           str(stage_layers[stage]));
+      throw ScenarioError(s.file, key,
+                          "recomputes " + str(count) + " layers on pipeline stage " +
+                              str(static_cast<std::int64_t>(stage)) + ", which has only " + str(stage_layers[stage]));
   }
 }
 

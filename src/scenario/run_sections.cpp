@@ -9,16 +9,17 @@ namespace {
 
 // The communicators a packet scope can name: the report's names of the communicator kinds.
 const std::vector<std::string>& packet_scope_group_names() {
-  static const std::vector<std::string> names = {"tp", "cp", "dp", "pp", "embedding", "tp-pp", "world",
-                                                 "ep", "etp", "etp-ep", "edp"};
+  static const std::vector<std::string> names = {"tp",    "cp", "dp",  "pp",     "embedding", "tp-pp",
+                                                 "world", "ep", "etp", "etp-ep", "edp"};
   return names;
 }
 
 void read_packet_scope(const Section& simulation, SimulationSpec& s) {
   if (!simulation.has("packet_scope")) return;
   if (s.network_model != NetworkModel::Packet)
-    simulation.fail("packet_scope", "a packet scope says which calls move as packets; it needs "
-                                    "simulation.network_model: packet");
+    simulation.fail("packet_scope",
+                    "a packet scope says which calls move as packets; it needs "
+                    "simulation.network_model: packet");
   s.packet_scope_given = true;
   const Section scope = simulation.child("packet_scope");
   scope.read("min_bytes", s.packet_scope_min_bytes, Bound::NonNegative);
@@ -34,7 +35,8 @@ void read_packet_scope(const Section& simulation, SimulationSpec& s) {
     const std::string at = path + "[" + std::to_string(i) + "]";
     const std::string name = parse_string(node[i], at, scope.file());
     if (std::find(known.begin(), known.end(), name) == known.end())
-      throw ScenarioError(scope.file(), at, "unknown communicator '" + name + "'; the report's communicators are " + names);
+      throw ScenarioError(scope.file(), at,
+                          "unknown communicator '" + name + "'; the report's communicators are " + names);
     s.packet_scope_groups.push_back(name);
   }
 }
@@ -43,9 +45,9 @@ void read_packet_scope(const Section& simulation, SimulationSpec& s) {
 
 SimulationSpec read_simulation(const Section& simulation) {
   SimulationSpec s;
-  if (auto m = simulation.choice<NetworkModel>("network_model", {{"analytical", NetworkModel::Analytical},
-                                                                 {"flow", NetworkModel::Flow},
-                                                                 {"packet", NetworkModel::Packet}}))
+  if (auto m = simulation.choice<NetworkModel>(
+          "network_model",
+          {{"analytical", NetworkModel::Analytical}, {"flow", NetworkModel::Flow}, {"packet", NetworkModel::Packet}}))
     s.network_model = *m;
   if (auto seed = simulation.integer("seed", Bound::NonNegative)) s.seed = static_cast<std::uint64_t>(*seed);
   // One simulation runs on one thread (the event loop is sequential, so that runs are reproducible bit for bit);
@@ -53,10 +55,12 @@ SimulationSpec read_simulation(const Section& simulation) {
   // cores") changes nothing and is accepted; any other value would be accepted and ignored, so it is refused.
   simulation.read("threads", s.threads, Bound::NonNegative);
   if (s.threads != 0)
-    simulation.fail("threads", "a simulation runs on one thread (its event loop is sequential so that results are "
-                               "reproducible); got " + std::to_string(s.threads) +
-                               ": remove the key, or use --threads of trainsim sweep, tune or validate, which run "
-                               "several simulations at a time");
+    simulation.fail("threads",
+                    "a simulation runs on one thread (its event loop is sequential so that results are "
+                    "reproducible); got " +
+                        std::to_string(s.threads) +
+                        ": remove the key, or use --threads of trainsim sweep, tune or validate, which run "
+                        "several simulations at a time");
   simulation.read("per_rank", s.per_rank);
   simulation.read("max_ops", s.max_ops, Bound::NonNegative);
   simulation.read("max_packets", s.max_packets, Bound::NonNegative);

@@ -109,8 +109,8 @@ struct NcclSpec {
 struct SimulationSpec {
   NetworkModel network_model = NetworkModel::Analytical;
   std::uint64_t seed = 0;
-  int threads = 0;         // 0 = all cores
-  bool per_rank = false;   // simulate every rank instead of one representative per symmetric class
+  int threads = 0;        // 0 = all cores
+  bool per_rank = false;  // simulate every rank instead of one representative per symmetric class
   // A run whose estimated ops (summed over the simulated ranks) exceed this is refused before the
   // workload is built (api/work_estimate.hpp): a mistyped key must not fill memory. 0 = no limit.
   std::int64_t max_ops = 50'000'000;
@@ -136,8 +136,8 @@ struct FaultSpec {
 // Where kernel times come from (docs/op-database.md): a measured op database, optionally measured on
 // another GPU and scaled to cluster.gpu (SimAI-CP-Model); without one, the calibrated roofline.
 struct ComputeSpec {
-  std::optional<std::string> database;    // path, resolved against the scenario file's folder
-  std::optional<GpuSpec> scale_from;      // the GPU the database was measured on, when not cluster.gpu
+  std::optional<std::string> database;  // path, resolved against the scenario file's folder
+  std::optional<GpuSpec> scale_from;    // the GPU the database was measured on, when not cluster.gpu
   // Collectives running beside a kernel slow it (their CTAs hold SMs, their copies use HBM bandwidth);
   // false prices every kernel as if it ran alone (to see what the interference costs).
   bool interference = true;
@@ -193,8 +193,8 @@ struct ScenarioWarning {
 };
 
 struct Scenario {
-  std::string file;  // path it was read from ("<string>" for text)
-  std::string name;  // file stem
+  std::string file;              // path it was read from ("<string>" for text)
+  std::string name;              // file stem
   bool has_training_job = true;  // false for collective-only cases
   ModelSpec model;
   TrainingSpec training;
@@ -208,7 +208,7 @@ struct Scenario {
   OutputSpec output;
   std::optional<ReferenceSpec> reference;
   std::optional<CollectiveSpec> collective;
-  std::vector<InferredValue> inferred;  // filled by validation
+  std::vector<InferredValue> inferred;    // filled by validation
   std::vector<ScenarioWarning> warnings;  // filled by validation
 
   int micro_batches_per_iteration() const {  // m = B / (b * D)

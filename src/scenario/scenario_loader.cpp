@@ -43,15 +43,17 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
-    throw ScenarioError(file, "", "YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
-                                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+    throw ScenarioError(file, "",
+                        "YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   for (std::size_t i = 1; i < documents.size(); ++i) {
     if (is_missing(documents[i])) continue;
     const int content = documents[i].Mark().line;
     const std::string where = content >= 0 ? " at line " + std::to_string(document_start_line(text, content)) : "";
-    throw ScenarioError(file, "", "a second YAML document starts" + where +
-                                      "; a scenario file holds one document (put each scenario in its own file)");
+    throw ScenarioError(file, "",
+                        "a second YAML document starts" + where +
+                            "; a scenario file holds one document (put each scenario in its own file)");
   }
   return documents.empty() ? YAML::Node() : documents.front();
 }
@@ -72,16 +74,18 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
   check_known_keys(root, file);
   const Section top(root, "", file);
   if (!top.present())
-    throw ScenarioError(file, "", needs == ScenarioNeeds::Job
-                                      ? "empty scenario: expected model, training, parallelism and cluster sections"
-                                      : "empty scenario: expected a cluster section");
+    throw ScenarioError(file, "",
+                        needs == ScenarioNeeds::Job
+                            ? "empty scenario: expected model, training, parallelism and cluster sections"
+                            : "empty scenario: expected a cluster section");
 
   Scenario s;
   s.file = file;
   s.name = std::filesystem::path(file).stem().string();
   const bool job_blocks = top.has("model") || top.has("training") || top.has("parallelism");
   if (needs == ScenarioNeeds::Job && !job_blocks && !top.has("collective"))
-    throw ScenarioError(file, "model", "missing required section model (or a collective block for a collective benchmark)");
+    throw ScenarioError(file, "model",
+                        "missing required section model (or a collective block for a collective benchmark)");
   // A collective benchmark (validation README, "Extensions") has no job: only cluster, nccl and
   // collective. A command that needs only the cluster reads no job either.
   s.has_training_job = job_blocks && needs == ScenarioNeeds::Job;

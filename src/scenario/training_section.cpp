@@ -15,14 +15,16 @@ std::vector<int> read_recompute_layers(const Section& training) {
   const std::string path = training.path_of("recompute_num_layers");
   if (node.IsSequence()) {
     if (node.size() == 0)
-      training.fail("recompute_num_layers", "expected a non-negative integer or a list with one per pipeline stage, got an empty list");
+      training.fail("recompute_num_layers",
+                    "expected a non-negative integer or a list with one per pipeline stage, got an empty list");
     std::vector<int> layers;
     for (std::size_t i = 0; i < node.size(); ++i)
       layers.push_back(parse_int(node[i], path + "[" + std::to_string(i) + "]", training.file(), Bound::NonNegative));
     return layers;
   }
   if (node.IsMap())
-    training.fail("recompute_num_layers", "expected a non-negative integer or a list with one per pipeline stage, got a mapping");
+    training.fail("recompute_num_layers",
+                  "expected a non-negative integer or a list with one per pipeline stage, got a mapping");
   return {parse_int(node, path, training.file(), Bound::NonNegative)};
 }
 
@@ -34,11 +36,13 @@ RecomputeModules read_recompute_modules(const Section& training) {
   const YAML::Node node = training.get("recompute_modules");
   const std::string path = training.path_of("recompute_modules");
   if (!node.IsSequence())
-    training.fail("recompute_modules", "expected a list of module names (core_attn, mlp, moe_act, moe, shared_experts, "
-                                       "layernorm, mla_up_proj) or null, got " + describe_node(node));
+    training.fail("recompute_modules",
+                  "expected a list of module names (core_attn, mlp, moe_act, moe, shared_experts, "
+                  "layernorm, mla_up_proj) or null, got " +
+                      describe_node(node));
   r.core_attn = false;  // a list replaces the default
-  static const std::vector<std::string> kNames = {"core_attn", "mlp", "moe_act", "moe", "shared_experts", "layernorm",
-                                                  "mla_up_proj"};
+  static const std::vector<std::string> kNames = {"core_attn",      "mlp",       "moe_act",    "moe",
+                                                  "shared_experts", "layernorm", "mla_up_proj"};
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
     const std::string name = parse_string(node[i], at, training.file());
@@ -46,7 +50,8 @@ RecomputeModules read_recompute_modules(const Section& training) {
     if (it == kNames.end()) {
       std::string known;
       for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
-      throw ScenarioError(training.file(), at, "unknown recompute module '" + name + "'; Megatron's --recompute-modules are " + known);
+      throw ScenarioError(training.file(), at,
+                          "unknown recompute module '" + name + "'; Megatron's --recompute-modules are " + known);
     }
     switch (it - kNames.begin()) {
       case 0: r.core_attn = true; break;
@@ -68,14 +73,13 @@ TrainingSpec read_training(const Section& training) {
   TrainingSpec t;
   t.global_batch_size = training.require_integer("global_batch_size", Bound::Positive);
   training.read("micro_batch_size", t.micro_batch_size, Bound::Positive);
-  if (auto p = training.choice<Precision>("precision", {{"bf16", Precision::BF16},
-                                                        {"fp16", Precision::FP16},
-                                                        {"fp8", Precision::FP8},
-                                                        {"fp32", Precision::FP32}}))
+  if (auto p = training.choice<Precision>(
+          "precision",
+          {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}, {"fp8", Precision::FP8}, {"fp32", Precision::FP32}}))
     t.precision = *p;
   if (auto r = training.choice<RecomputeGranularity>("recompute", {{"none", RecomputeGranularity::None},
-                                                                    {"selective", RecomputeGranularity::Selective},
-                                                                    {"full", RecomputeGranularity::Full}}))
+                                                                   {"selective", RecomputeGranularity::Selective},
+                                                                   {"full", RecomputeGranularity::Full}}))
     t.recompute = *r;
   t.recompute_num_layers = read_recompute_layers(training);
   t.recompute_modules = read_recompute_modules(training);
@@ -88,11 +92,11 @@ TrainingSpec read_training(const Section& training) {
                                                                      {"triton", AttentionKernel::Triton},
                                                                      {"cudnn", AttentionKernel::Cudnn}}))
     t.attention_kernel = *k;
-  if (auto f = training.choice<Fusion>("fusion", {{"auto", Fusion::Auto}, {"eager", Fusion::Eager}, {"fused", Fusion::Fused}}))
+  if (auto f = training.choice<Fusion>("fusion",
+                                       {{"auto", Fusion::Auto}, {"eager", Fusion::Eager}, {"fused", Fusion::Fused}}))
     t.fusion = *f;
-  if (auto o = training.choice<Optimizer>("optimizer", {{"adam", Optimizer::Adam},
-                                                        {"lamb", Optimizer::Lamb},
-                                                        {"sgd", Optimizer::SGD}}))
+  if (auto o = training.choice<Optimizer>(
+          "optimizer", {{"adam", Optimizer::Adam}, {"lamb", Optimizer::Lamb}, {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
   training.read("cuda_graphs", t.cuda_graphs);
   // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first
@@ -102,9 +106,10 @@ TrainingSpec read_training(const Section& training) {
   // value is refused rather than accepted and ignored.
   training.read("iterations", t.iterations, Bound::Positive);
   if (t.iterations != 1)
-    training.fail("iterations", "trainsim simulates one steady-state iteration (each iteration ends in world-wide "
-                                "all-reduces, so the next starts from the same state and takes the same time); got " +
-                                    std::to_string(t.iterations) + ": remove the key or set 1");
+    training.fail("iterations",
+                  "trainsim simulates one steady-state iteration (each iteration ends in world-wide "
+                  "all-reduces, so the next starts from the same state and takes the same time); got " +
+                      std::to_string(t.iterations) + ": remove the key or set 1");
   return t;
 }
 

@@ -18,7 +18,8 @@ struct Checker {
 // World size = tensor x pipeline x context x data (experts are carved out of data x context).
 void resolve_data_parallel(Scenario& s, const Checker& c) {
   ParallelSpec& p = s.parallelism;
-  const std::string product = "tensor " + str(p.tensor) + " x pipeline " + str(p.pipeline) + " x context " + str(p.context);
+  const std::string product =
+      "tensor " + str(p.tensor) + " x pipeline " + str(p.pipeline) + " x context " + str(p.context);
   // Each factor is below 2^31, so the product of three can overflow 64 bits; compare it in floating
   // point first, after which the integer product is known to be at most num_gpus.
   if (static_cast<double>(p.tensor) * p.pipeline * p.context > s.cluster.num_gpus)
@@ -26,13 +27,13 @@ void resolve_data_parallel(Scenario& s, const Checker& c) {
   const std::int64_t model_parallel = static_cast<std::int64_t>(p.tensor) * p.pipeline * p.context;
   if (p.data > 0) {
     if (model_parallel * p.data != s.cluster.num_gpus)
-      c.fail("parallelism.data", "num_gpus " + str(s.cluster.num_gpus) + " is not " + product + " x data " + str(p.data) +
-                                     " = " + str(model_parallel * p.data));
+      c.fail("parallelism.data", "num_gpus " + str(s.cluster.num_gpus) + " is not " + product + " x data " +
+                                     str(p.data) + " = " + str(model_parallel * p.data));
     return;
   }
   if (s.cluster.num_gpus % model_parallel != 0)
-    c.fail("cluster.num_gpus", "num_gpus " + str(s.cluster.num_gpus) + " is not divisible by " + product + " = " +
-                                   str(model_parallel));
+    c.fail("cluster.num_gpus",
+           "num_gpus " + str(s.cluster.num_gpus) + " is not divisible by " + product + " = " + str(model_parallel));
   p.data = static_cast<int>(s.cluster.num_gpus / model_parallel);
 }
 
@@ -44,7 +45,8 @@ void normalise_flags(Scenario& s) {
   // DeepSpeed's config validator: overlap_comm defaults to true for ZeRO-3, false for stages 0-2
   // (DeepSpeed deepspeed/runtime/zero/config.py::DeepSpeedZeroConfig).
   DeepSpeedSpec& ds = s.parallelism.deepspeed;
-  if (s.parallelism.framework == Framework::DeepSpeed && !ds.overlap_comm) ds.overlap_comm = s.parallelism.zero_stage == 3;
+  if (s.parallelism.framework == Framework::DeepSpeed && !ds.overlap_comm)
+    ds.overlap_comm = s.parallelism.zero_stage == 3;
   if (s.parallelism.tensor == 1) {
     s.parallelism.sequence_parallel = false;
     s.parallelism.tp_comm_overlap = false;
@@ -67,8 +69,8 @@ void resolve_expert_tensor(Scenario& s) {
   p.expert_tensor = 1;
   s.inferred.push_back({"parallelism.expert_tensor", "1",
                         "not given; Megatron's default (= tensor " + str(p.tensor) + ") leaves expert " +
-                            str(p.expert) + " not dividing data x context = " +
-                            str(static_cast<std::int64_t>(p.data) * p.context) +
+                            str(p.expert) +
+                            " not dividing data x context = " + str(static_cast<std::int64_t>(p.data) * p.context) +
                             ", so the expert groups fold over the tensor ranks (MoE parallel folding, as the "
                             "published recipes set it)"});
 }
@@ -89,10 +91,12 @@ void note_job_placement(Scenario& s) {
   if (!u.job_placement_auto || u.domain_size == u.hardware_domain_size) return;
   const int node = s.cluster.gpus_per_node, job_nodes = s.cluster.num_gpus / node;
   s.inferred.push_back({"cluster.scale_up.job_gpus_per_domain", str(u.domain_size),
-                        "not given; the job's " + str(job_nodes) + " nodes fill " + str(s.cluster.num_gpus / u.domain_size) +
-                            " domains of " + str(u.domain_size / node) + " nodes (of " + str(u.hardware_domain_size / node) +
+                        "not given; the job's " + str(job_nodes) + " nodes fill " +
+                            str(s.cluster.num_gpus / u.domain_size) + " domains of " + str(u.domain_size / node) +
+                            " nodes (of " + str(u.hardware_domain_size / node) +
                             " each), the largest even split, as Slurm's --segment places them in NVIDIA's launch "
-                            "scripts; set " + str(u.hardware_domain_size) + " to fill each domain in turn"});
+                            "scripts; set " +
+                            str(u.hardware_domain_size) + " to fill each domain in turn"});
 }
 
 void check_tensor_split(const Scenario& s, const Checker& c) {
@@ -108,8 +112,9 @@ void check_tensor_split(const Scenario& s, const Checker& c) {
   divisible(m.ffn_hidden_size, "model.ffn_hidden_size");
   // Routed experts split over expert_tensor (check_experts); shared experts are a TP-split MLP.
   if (m.moe.enabled() && m.moe.shared_experts > 0)
-    divisible(m.moe.shared_experts * m.moe.expert_ffn_hidden_size, "shared-expert width (model.moe.shared_experts x "
-                                                                   "expert_ffn_hidden_size)");
+    divisible(m.moe.shared_experts * m.moe.expert_ffn_hidden_size,
+              "shared-expert width (model.moe.shared_experts x "
+              "expert_ffn_hidden_size)");
 }
 
 void check_sequence_split(const Scenario& s, const Checker& c) {
@@ -119,13 +124,15 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     // Megatron's context parallelism balances causal attention by cutting the sequence into
     // 2 x context chunks (zig-zag) and giving each rank one from each end.
     if (seq % (2 * static_cast<std::int64_t>(p.context)) != 0)
-      c.fail("parallelism.context", "model.seq_length " + str(seq) + " is not divisible by 2 x context " + str(p.context) +
-                                        " (load-balanced context parallelism cuts the sequence into 2 x context chunks)");
+      c.fail("parallelism.context",
+             "model.seq_length " + str(seq) + " is not divisible by 2 x context " + str(p.context) +
+                 " (load-balanced context parallelism cuts the sequence into 2 x context chunks)");
     // Ring attention is Transformer Engine's fused/flash attention (TE context_parallel.py); Megatron's local
     // unfused attention has no context-parallel path.
     if (!s.training.flash_attention)
-      c.fail("parallelism.context", "context " + str(p.context) +
-                                        " needs training.flash_attention: true (ring attention runs in the fused attention kernel)");
+      c.fail("parallelism.context",
+             "context " + str(p.context) +
+                 " needs training.flash_attention: true (ring attention runs in the fused attention kernel)");
   }
   if (!s.training.flash_attention && s.training.attention_kernel != AttentionKernel::Auto)
     c.fail("training.attention_kernel", std::string("attention_kernel ") + to_string(s.training.attention_kernel) +
@@ -158,11 +165,14 @@ void check_experts(const Scenario& s, const Checker& c) {
   }
   // Only Megatron-Core's MoE layer (router, token dispatcher, grouped experts) is modelled.
   if (p.framework != Framework::Megatron)
-    c.fail("parallelism.framework", std::string("model.moe is simulated with Megatron-Core's MoE layer only; framework ") +
-                                        to_string(p.framework) + " (DeepSpeed-MoE / FSDP expert parallelism) is not "
-                                        "modelled: use framework megatron");
+    c.fail("parallelism.framework",
+           std::string("model.moe is simulated with Megatron-Core's MoE layer only; framework ") +
+               to_string(p.framework) +
+               " (DeepSpeed-MoE / FSDP expert parallelism) is not "
+               "modelled: use framework megatron");
   if (moe.num_experts % p.expert != 0)
-    c.fail("parallelism.expert", "model.moe.num_experts " + str(moe.num_experts) + " is not divisible by expert " + str(p.expert));
+    c.fail("parallelism.expert",
+           "model.moe.num_experts " + str(moe.num_experts) + " is not divisible by expert " + str(p.expert));
   // "When using MoE and tensor parallelism, sequence parallelism must be used."
   if (p.tensor > 1 && !p.sequence_parallel)
     c.fail("parallelism.sequence_parallel", "an MoE model with tensor " + str(p.tensor) +
@@ -170,7 +180,8 @@ void check_experts(const Scenario& s, const Checker& c) {
                                                 "parallelism, sequence parallelism must be used\")");
   // "Expert parallelism is not supported with fp16 training."
   if (p.expert > 1 && s.training.precision == Precision::FP16)
-    c.fail("training.precision", "expert " + str(p.expert) + ": Megatron does not support expert parallelism with fp16 "
+    c.fail("training.precision", "expert " + str(p.expert) +
+                                     ": Megatron does not support expert parallelism with fp16 "
                                      "training; use bf16");
   const std::int64_t stage = static_cast<std::int64_t>(p.tensor) * p.context * p.data;
   const std::int64_t expert_ranks = static_cast<std::int64_t>(p.expert_tensor) * p.expert;
@@ -180,30 +191,32 @@ void check_experts(const Scenario& s, const Checker& c) {
       // MoE parallel folding (parallel_state.py: the expert generator tp=t_e, ep=e, dp=D_e over the same ranks):
       // expert groups may span tensor x context x data, but with expert_tensor = tensor (Megatron's default for
       // --expert-tensor-parallel-size) that still leaves expert dividing data x context.
-      c.fail("parallelism.expert", "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " +
-                                       str(p.context) + " = " + str(dp_cp) + " (with expert_tensor = tensor " +
-                                       str(p.tensor) + ", Megatron's default; expert groups may also span the tensor "
-                                       "ranks when parallelism.expert_tensor x expert divides tensor x context x data = " +
-                                       str(stage) + ")");
+      c.fail("parallelism.expert",
+             "expert " + str(p.expert) + " does not divide data " + str(p.data) + " x context " + str(p.context) +
+                 " = " + str(dp_cp) + " (with expert_tensor = tensor " + str(p.tensor) +
+                 ", Megatron's default; expert groups may also span the tensor "
+                 "ranks when parallelism.expert_tensor x expert divides tensor x context x data = " +
+                 str(stage) + ")");
     }
     c.fail("parallelism.expert_tensor", "expert_tensor " + str(p.expert_tensor) + " x expert " + str(p.expert) + " = " +
-                                            str(expert_ranks) + " does not divide tensor " + str(p.tensor) + " x context " +
-                                            str(p.context) + " x data " + str(p.data) + " = " + str(stage) +
-                                            " (the expert ranks of a pipeline stage)");
+                                            str(expert_ranks) + " does not divide tensor " + str(p.tensor) +
+                                            " x context " + str(p.context) + " x data " + str(p.data) + " = " +
+                                            str(stage) + " (the expert ranks of a pipeline stage)");
   }
   // Expert fc1/fc2 are split over expert-TP (their output columns / input rows), shared experts over TP.
   if (moe.expert_ffn_hidden_size % p.expert_tensor != 0)
     c.fail(p.expert_tensor == p.tensor ? "parallelism.tensor" : "parallelism.expert_tensor",
            "model.moe.expert_ffn_hidden_size " + str(moe.expert_ffn_hidden_size) + " is not divisible by " +
-               (p.expert_tensor == p.tensor ? "parallelism.tensor " : "parallelism.expert_tensor ") + str(p.expert_tensor));
+               (p.expert_tensor == p.tensor ? "parallelism.tensor " : "parallelism.expert_tensor ") +
+               str(p.expert_tensor));
 }
 
 void check_batch(const Scenario& s, const Checker& c) {
   const std::int64_t per_step = static_cast<std::int64_t>(s.training.micro_batch_size) * s.parallelism.data;
   if (s.training.global_batch_size % per_step != 0)
-    c.fail("training.global_batch_size", "global_batch_size " + str(s.training.global_batch_size) +
-                                             " is not divisible by micro_batch_size " + str(s.training.micro_batch_size) +
-                                             " x data " + str(s.parallelism.data) + " = " + str(per_step));
+    c.fail("training.global_batch_size",
+           "global_batch_size " + str(s.training.global_batch_size) + " is not divisible by micro_batch_size " +
+               str(s.training.micro_batch_size) + " x data " + str(s.parallelism.data) + " = " + str(per_step));
 }
 
 void check_precision(const Scenario& s, const Checker& c) {
@@ -245,10 +258,11 @@ void check_sharding(const Scenario& s, const Checker& c) {
 void warn_tensor_beyond_scale_up(Scenario& s) {
   const int t = s.parallelism.tensor, domain = s.cluster.scale_up.domain_size;
   if (t <= domain) return;
-  s.warnings.push_back({"parallelism.tensor",
-                        "tensor " + str(t) + " is larger than the scale-up domain (cluster.scale_up.domain_size " +
-                            str(domain) + "): every layer's tensor-parallel collectives cross the scale-out network "
-                            "at NIC speed instead of the scale-up fabric"});
+  s.warnings.push_back(
+      {"parallelism.tensor", "tensor " + str(t) + " is larger than the scale-up domain (cluster.scale_up.domain_size " +
+                                 str(domain) +
+                                 "): every layer's tensor-parallel collectives cross the scale-out network "
+                                 "at NIC speed instead of the scale-up fabric"});
 }
 
 }  // namespace
@@ -278,23 +292,26 @@ void validate_faults(const Scenario& s) {
     const FaultSpec& f = s.faults[i];
     const std::string at = "faults[" + str(static_cast<std::int64_t>(i)) + "].";
     if (f.node >= cl.num_nodes())
-      throw ScenarioError(s.file, at + "node", "node " + str(f.node) + " does not exist; the cluster has " +
-                                                   str(cl.num_nodes()) + " nodes (0.." + str(cl.num_nodes() - 1) + ")");
+      throw ScenarioError(s.file, at + "node",
+                          "node " + str(f.node) + " does not exist; the cluster has " + str(cl.num_nodes()) +
+                              " nodes (0.." + str(cl.num_nodes() - 1) + ")");
     if (f.nic >= cl.nics_per_node)
-      throw ScenarioError(s.file, at + "nic", "nic " + str(f.nic) + " does not exist; nodes have " +
-                                                  str(cl.nics_per_node) + " NICs");
+      throw ScenarioError(s.file, at + "nic",
+                          "nic " + str(f.nic) + " does not exist; nodes have " + str(cl.nics_per_node) + " NICs");
     if (f.rank >= cl.num_gpus)
-      throw ScenarioError(s.file, at + "rank", "rank " + str(f.rank) + " does not exist; the cluster has " +
-                                                   str(cl.num_gpus) + " GPUs");
+      throw ScenarioError(s.file, at + "rank",
+                          "rank " + str(f.rank) + " does not exist; the cluster has " + str(cl.num_gpus) + " GPUs");
     // factor is the fraction of nominal speed left: a degraded link's capacity, a slow GPU's speed. Below 0.1% a
     // part is dead rather than slow, and the times it would produce (a 1 GB transfer at 1e-9 of a NIC) run past
     // the simulator's clock.
     constexpr double kMinFactor = 1e-3;
-    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) && !(f.factor >= kMinFactor && f.factor <= 1))
+    if ((f.kind == FaultKind::LinkDegraded || f.kind == FaultKind::GpuSlow) &&
+        !(f.factor >= kMinFactor && f.factor <= 1))
       throw ScenarioError(s.file, at + "factor",
                           "factor is the fraction of nominal speed left, in (0, 1] (0.5 = half speed) and at least "
                           "0.001 (a part at under 0.1% of its speed is a dead one: use link_down, nic_down or "
-                          "node_down); got " + std::to_string(f.factor));
+                          "node_down); got " +
+                              std::to_string(f.factor));
   }
 }
 

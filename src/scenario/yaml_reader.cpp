@@ -28,10 +28,10 @@ std::string lower(std::string s) {
   throw ScenarioError(file, path, "expected " + expected + ", got " + got);
 }
 
-void check_bound(double value, const YAML::Node& node, const std::string& path, const std::string& file,
-                 Bound bound, const char* what) {
-  const bool ok = bound == Bound::Any || (bound == Bound::NonNegative && value >= 0) ||
-                  (bound == Bound::Positive && value > 0);
+void check_bound(double value, const YAML::Node& node, const std::string& path, const std::string& file, Bound bound,
+                 const char* what) {
+  const bool ok =
+      bound == Bound::Any || (bound == Bound::NonNegative && value >= 0) || (bound == Bound::Positive && value > 0);
   if (!ok) wrong(node, path, file, describe_expected(what, bound));
 }
 
@@ -66,7 +66,8 @@ std::int64_t parse_integer(const YAML::Node& node, const std::string& path, cons
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-    if (ec == std::errc::result_out_of_range) wrong(node, path, file, describe_expected("integer that fits in 64 bits", bound));
+    if (ec == std::errc::result_out_of_range)
+      wrong(node, path, file, describe_expected("integer that fits in 64 bits", bound));
     wrong(node, path, file, describe_expected(what, bound));
   }
   check_bound(static_cast<double>(value), node, path, file, bound, what);

@@ -88,7 +88,8 @@ class Section {
 
   // A choice among a registry's entries (each with a `name` and an `id`), matched and listed in the registry's order.
   template <class Entry>
-  std::optional<std::remove_cv_t<decltype(Entry::id)>> choice(const std::string& key, std::span<const Entry> entries) const {
+  std::optional<std::remove_cv_t<decltype(Entry::id)>> choice(const std::string& key,
+                                                              std::span<const Entry> entries) const {
     if (!has(key)) return std::nullopt;
     std::vector<std::string> labels;
     for (const Entry& e : entries) labels.emplace_back(e.name);

@@ -39,8 +39,8 @@ std::vector<double> effective_taper(const NetworkSpec& network) {
   if (tiers <= 1) {
     for (double v : o)
       if (v != 1.0)
-        cluster_error("network.oversubscription",
-                      "a 1-tier network has no uplinks to oversubscribe; got " + num(v) + " (set it to 1 or add tiers)");
+        cluster_error("network.oversubscription", "a 1-tier network has no uplinks to oversubscribe; got " + num(v) +
+                                                      " (set it to 1 or add tiers)");
     return {};
   }
   std::vector<double> taper(o.begin(), o.begin() + (tiers - 1));
@@ -103,15 +103,17 @@ ClosPlan plan_clos(const ClusterSpec& cluster, const ClosShape& shape) {
     if (nodes_per_pod % shape.nodes_per_group != 0)
       cluster_error("network.pod_size", "pod_size " + std::to_string(*net.pod_size) + " GPUs (" +
                                             std::to_string(nodes_per_pod) + " nodes) is not a whole number of " +
-                                            shape.group_name + "s of " + std::to_string(shape.nodes_per_group) + " nodes");
+                                            shape.group_name + "s of " + std::to_string(shape.nodes_per_group) +
+                                            " nodes");
     groups_per_pod = nodes_per_pod / shape.nodes_per_group;
   } else {
     // The biggest pod: every leaf one cable to every spine, spines full at their ratio.
     groups_per_pod = down_port_limit(radix, spine_taper) / shape.leaves_per_group;
     if (groups_per_pod == 0)
       cluster_error("network.switch_radix", "a radix-" + std::to_string(radix) + " spine at " + num(spine_taper) +
-                                                ":1 has fewer downlinks than the " + std::to_string(shape.leaves_per_group) +
-                                                " leaves of one " + shape.group_name);
+                                                ":1 has fewer downlinks than the " +
+                                                std::to_string(shape.leaves_per_group) + " leaves of one " +
+                                                shape.group_name);
   }
   groups_per_pod = std::min(groups_per_pod, groups);
   plan.leaves_per_pod = groups_per_pod * shape.leaves_per_group;
@@ -175,13 +177,14 @@ void add_upper_tiers(NetworkGraphBuilder& b, NodeId first_leaf, const ClosShape&
   // Core group j joins spine j of every pod (the classic k-ary fat-tree wiring).
   for (int p = 0; p < planes; ++p)
     for (int j = 0; j < spines_per_pod; ++j)
-      for (int c = 0; c < cores_per_group; ++c) b.set_switch_place(first_core + (p * spines_per_pod + j) * cores_per_group + c, -1, p);
+      for (int c = 0; c < cores_per_group; ++c)
+        b.set_switch_place(first_core + (p * spines_per_pod + j) * cores_per_group + c, -1, p);
   for (int p = 0; p < planes; ++p)
     for (int pod = 0; pod < pods; ++pod)
       for (int j = 0; j < spines_per_pod; ++j)
         for (int c = 0; c < cores_per_group; ++c)
-          b.add_cable(spine(p, pod, j), first_core + (p * spines_per_pod + j) * cores_per_group + c, LinkKind::SpineCore,
-                      plan.spine_trunk_Bps);
+          b.add_cable(spine(p, pod, j), first_core + (p * spines_per_pod + j) * cores_per_group + c,
+                      LinkKind::SpineCore, plan.spine_trunk_Bps);
   b.add_derived("cores_per_group", cores_per_group);
   b.add_derived("spine_core_cables_per_trunk", plan.spine_up_ports / cores_per_group);
 }

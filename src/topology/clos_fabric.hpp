@@ -15,12 +15,12 @@ namespace trainsim::topology_detail {
 
 // What the generator decided about the leaves.
 struct ClosShape {
-  int planes = 1;             // hpn: 2 independent planes above the ToRs
+  int planes = 1;  // hpn: 2 independent planes above the ToRs
   int leaves_per_plane = 0;
-  int leaves_per_group = 1;   // leaves that must share a pod: one SU's rail leaves, a ToR pair
-  int nodes_per_group = 1;    // hosts under one such group
-  double leaf_down_ports = 0; // downlink capacity a leaf is built for, in ports
-  std::string group_name;     // "scalable unit", "ToR", ... for messages
+  int leaves_per_group = 1;    // leaves that must share a pod: one SU's rail leaves, a ToR pair
+  int nodes_per_group = 1;     // hosts under one such group
+  double leaf_down_ports = 0;  // downlink capacity a leaf is built for, in ports
+  std::string group_name;      // "scalable unit", "ToR", ... for messages
 };
 
 struct ClosPlan {

@@ -21,15 +21,16 @@ NetworkGraph generate_dragonfly(const ClusterSpec& c) {
   const int radix = net.switch_radix;
   const int per_router = (radix + 1) / 4;
   if (per_router < 1)
-    cluster_error("network.switch_radix", "a dragonfly router needs at least 3 ports (NIC, local, global); got " +
-                                              std::to_string(radix));
+    cluster_error("network.switch_radix",
+                  "a dragonfly router needs at least 3 ports (NIC, local, global); got " + std::to_string(radix));
   const int nics = c.num_nodes() * c.nics_per_node;
   const int routers_needed = ceil_div(nics, per_router);
   int group = 2 * per_router;
   if (net.pod_size) {
     const int group_nics = *net.pod_size / c.gpus_per_node * c.nics_per_node;
     if (group_nics % per_router != 0)
-      cluster_error("network.pod_size", "pod_size " + std::to_string(*net.pod_size) + " GPUs (" + std::to_string(group_nics) +
+      cluster_error("network.pod_size", "pod_size " + std::to_string(*net.pod_size) + " GPUs (" +
+                                            std::to_string(group_nics) +
                                             " NICs) per dragonfly group is not a whole number of routers of " +
                                             std::to_string(per_router) + " NICs (radix " + std::to_string(radix) + ")");
     group = group_nics / per_router;
@@ -44,15 +45,17 @@ NetworkGraph generate_dragonfly(const ClusterSpec& c) {
                       " NIC ports leaves no global port on radix " + std::to_string(radix));
   const int slots = group * std::max(global_ports, 0);
   if (groups - 1 > slots)
-    cluster_error("network.switch_radix", "a dragonfly of radix " + std::to_string(radix) + " (" + std::to_string(group) +
-                                              " routers per group) joins at most " + std::to_string(slots + 1) +
-                                              " groups; this cluster needs " + std::to_string(groups));
+    cluster_error("network.switch_radix", "a dragonfly of radix " + std::to_string(radix) + " (" +
+                                              std::to_string(group) + " routers per group) joins at most " +
+                                              std::to_string(slots + 1) + " groups; this cluster needs " +
+                                              std::to_string(groups));
 
   NetworkGraphBuilder b(c);
   const NodeId first = b.add_switches(SwitchRole::Router, 0, groups * group);
   for (int r = 0; r < groups * group; ++r) b.set_switch_place(first + r, r / group, 0);
   for (int i = 0; i < nics; ++i)
-    b.add_cable(b.nic(i / c.nics_per_node, i % c.nics_per_node), first + i / per_router, LinkKind::Access, b.port_Bps());
+    b.add_cable(b.nic(i / c.nics_per_node, i % c.nics_per_node), first + i / per_router, LinkKind::Access,
+                b.port_Bps());
   for (int g = 0; g < groups; ++g)
     for (int i = 0; i < group; ++i)
       for (int j = i + 1; j < group; ++j)

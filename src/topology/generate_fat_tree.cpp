@@ -18,8 +18,8 @@ NetworkGraph generate_fat_tree(const ClusterSpec& c) {
   const int down = net.tiers <= 1 ? net.switch_radix : down_port_limit(net.switch_radix, effective_taper(net)[0]);
   const int max_hosts = static_cast<int>(std::floor(down / host_ports + 1e-9));
   const std::string group = dual ? "ToR pair" : "ToR";
-  const int hosts = hosts_per_leaf_group(c, max_hosts, group,
-                                         std::to_string(nics) + (dual ? " half-rate ports" : " NIC ports") + " per host");
+  const int hosts = hosts_per_leaf_group(
+      c, max_hosts, group, std::to_string(nics) + (dual ? " half-rate ports" : " NIC ports") + " per host");
   const int tors = ceil_div(nodes, hosts);
   const int per_group = dual ? 2 : 1;
 
@@ -36,7 +36,8 @@ NetworkGraph generate_fat_tree(const ClusterSpec& c) {
   for (int n = 0; n < nodes; ++n)
     for (int k = 0; k < nics; ++k)
       for (int port = 0; port < per_group; ++port)
-        b.add_cable(b.nic(n, k), first_leaf + (n / hosts) * per_group + port, LinkKind::Access, b.port_Bps() / per_group);
+        b.add_cable(b.nic(n, k), first_leaf + (n / hosts) * per_group + port, LinkKind::Access,
+                    b.port_Bps() / per_group);
   b.add_derived("hosts_per_tor", hosts);
   add_upper_tiers(b, first_leaf, shape, plan);
   return std::move(b).finish();

@@ -34,8 +34,8 @@ NetworkGraph generate_hpn(const ClusterSpec& c) {
   for (int n = 0; n < nodes; ++n)
     for (int k = 0; k < rails; ++k)
       for (int plane = 0; plane < 2; ++plane)
-        b.add_cable(b.nic(n, k), first_leaf + plane * shape.leaves_per_plane + (n / hosts) * rails + k, LinkKind::Access,
-                    b.port_Bps() / 2);
+        b.add_cable(b.nic(n, k), first_leaf + plane * shape.leaves_per_plane + (n / hosts) * rails + k,
+                    LinkKind::Access, b.port_Bps() / 2);
   b.add_derived("rails", rails);
   b.add_derived("hosts_per_segment", hosts);
   b.add_derived("segments", segments);

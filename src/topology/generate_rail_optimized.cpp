@@ -14,13 +14,15 @@ NetworkGraph generate_rail_optimized(const ClusterSpec& c) {
   const NetworkSpec& net = c.network;
   check_rails(c, "rail-optimized");
   if (net.tiers < 2)
-    cluster_error("network.tiers", "rail-optimized needs 2 or 3 tiers: with one, NICs on different rails "
-                                   "(NIC k and NIC j != k) could not reach each other");
+    cluster_error("network.tiers",
+                  "rail-optimized needs 2 or 3 tiers: with one, NICs on different rails "
+                  "(NIC k and NIC j != k) could not reach each other");
   const std::vector<double> taper = effective_taper(net);
   const int rails = c.nics_per_node, nodes = c.num_nodes();
   // A rail leaf has one downlink per node of its SU.
   const int max_su_nodes = down_port_limit(net.switch_radix, taper[0]);
-  const int su_nodes = hosts_per_leaf_group(c, max_su_nodes, "scalable unit", "one downlink per node on each rail leaf");
+  const int su_nodes =
+      hosts_per_leaf_group(c, max_su_nodes, "scalable unit", "one downlink per node on each rail leaf");
   const int sus = ceil_div(nodes, su_nodes);
 
   ClosShape shape;

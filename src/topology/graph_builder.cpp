@@ -36,7 +36,8 @@ void NetworkGraphBuilder::add_endpoints() {
   NetworkGraph& g = graph_;
   if (c.num_gpus <= 0 || c.gpus_per_node <= 0 || c.nics_per_node <= 0 || c.scale_up.domain_size <= 0 ||
       c.num_gpus % c.gpus_per_node != 0)
-    throw ScenarioError("", "cluster.num_gpus", "the cluster needs whole nodes of GPUs, NICs and a scale-up domain size");
+    throw ScenarioError("", "cluster.num_gpus",
+                        "the cluster needs whole nodes of GPUs, NICs and a scale-up domain size");
   g.gpus_ = c.num_gpus;
   g.gpus_per_node_ = c.gpus_per_node;
   g.nics_per_node_ = c.nics_per_node;
@@ -98,7 +99,8 @@ LinkId NetworkGraphBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, double 
   const bool wire = kind != LinkKind::ScaleUp && kind != LinkKind::Pcie;
   const double base = wire ? net.link_latency_ns : 0.0;
   auto latency_into = [&](NodeId to) {
-    return base + (wire && graph_.nodes_[static_cast<std::size_t>(to)].kind == NodeKind::Switch ? net.switch_latency_ns : 0.0);
+    return base +
+           (wire && graph_.nodes_[static_cast<std::size_t>(to)].kind == NodeKind::Switch ? net.switch_latency_ns : 0.0);
   };
   const auto id = static_cast<LinkId>(graph_.links_.size());
   graph_.links_.push_back(Link{a, b, kind, true, capacity_Bps, capacity_Bps, latency_into(b)});

@@ -29,11 +29,14 @@ void write_dot(std::ostream& out, const NetworkGraph& g) {
     const Link& a = g.link(l);
     const Link& b = g.link(NetworkGraph::reverse(l));
     const bool degraded = a.capacity_Bps < a.nominal_capacity_Bps || b.capacity_Bps < b.nominal_capacity_Bps;
-    out << "  \"" << g.node_name(a.from) << "\" -- \"" << g.node_name(a.to) << "\" [label=\"" << a.nominal_capacity_Bps / 1e9;
+    out << "  \"" << g.node_name(a.from) << "\" -- \"" << g.node_name(a.to) << "\" [label=\""
+        << a.nominal_capacity_Bps / 1e9;
     if (degraded && a.up && b.up) out << " now " << a.capacity_Bps / 1e9 << "/" << b.capacity_Bps / 1e9;
     out << "\"";
-    if (!a.up || !b.up) out << ", style=dashed, color=red";
-    else if (degraded) out << ", color=orange";
+    if (!a.up || !b.up)
+      out << ", style=dashed, color=red";
+    else if (degraded)
+      out << ", color=orange";
     out << "];\n";
   }
   out << "}\n";

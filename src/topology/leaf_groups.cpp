@@ -10,8 +10,8 @@ namespace trainsim::topology_detail {
 void check_rails(const ClusterSpec& c, const std::string& topology) {
   if (c.gpus_per_node % c.nics_per_node != 0 && c.nics_per_node % c.gpus_per_node != 0)
     cluster_error("nics_per_node", topology + " pairs NIC k with GPU k*gpus_per_node/nics_per_node on rail k; " +
-                                       std::to_string(c.nics_per_node) + " NICs and " + std::to_string(c.gpus_per_node) +
-                                       " GPUs per node do not divide one another");
+                                       std::to_string(c.nics_per_node) + " NICs and " +
+                                       std::to_string(c.gpus_per_node) + " GPUs per node do not divide one another");
 }
 
 int hosts_per_leaf_group(const ClusterSpec& c, int max_hosts, const std::string& group_name, const std::string& need) {
@@ -28,8 +28,8 @@ int hosts_per_leaf_group(const ClusterSpec& c, int max_hosts, const std::string&
   if (net.tiers <= 2) {
     if (pod_nodes > max_hosts)
       cluster_error("network.pod_size", "with " + std::to_string(net.tiers) + " tiers pod_size is the " + group_name +
-                                            " under one set of leaves; " + std::to_string(pod_nodes) + " nodes (" + need +
-                                            ") is more than the " + std::to_string(max_hosts) + " a radix-" +
+                                            " under one set of leaves; " + std::to_string(pod_nodes) + " nodes (" +
+                                            need + ") is more than the " + std::to_string(max_hosts) + " a radix-" +
                                             std::to_string(net.switch_radix) + " leaf serves at this oversubscription");
     return std::min(pod_nodes, nodes);
   }

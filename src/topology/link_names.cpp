@@ -68,13 +68,17 @@ namespace {
 
 // "gpu0..gpu15, nvswitch0..nvswitch1, node0.nic0..node1.nic7, leaf0..leaf7"
 std::string valid_node_names(const NetworkGraph& g) {
-  auto range = [](const std::string& first, const std::string& last) { return first == last ? first : first + ".." + last; };
+  auto range = [](const std::string& first, const std::string& last) {
+    return first == last ? first : first + ".." + last;
+  };
   std::string out = range("gpu0", "gpu" + std::to_string(g.gpu_count() - 1)) + ", " +
                     range("nvswitch0", "nvswitch" + std::to_string(g.domain_count() - 1)) + ", " +
                     range("node0.nic0", g.node_name(g.nic(g.node_machine_count() - 1, g.nics_per_node() - 1)));
-  for (SwitchRole role : {SwitchRole::Leaf, SwitchRole::Spine, SwitchRole::Core, SwitchRole::Router, SwitchRole::Crossbar}) {
+  for (SwitchRole role :
+       {SwitchRole::Leaf, SwitchRole::Spine, SwitchRole::Core, SwitchRole::Router, SwitchRole::Crossbar}) {
     const int count = g.role_count(role);
-    if (count > 0) out += ", " + range(g.node_name(g.switch_node(role, 0)), g.node_name(g.switch_node(role, count - 1)));
+    if (count > 0)
+      out += ", " + range(g.node_name(g.switch_node(role, 0)), g.node_name(g.switch_node(role, count - 1)));
   }
   return out;
 }
@@ -105,8 +109,8 @@ LinkId NetworkGraph::link_by_name(std::string_view name) const {
   const auto from = find_node(a), to = find_node(b);
   for (const auto& [text, id] : {std::pair{a, from}, std::pair{b, to}})
     if (!id)
-      throw Error("unknown link '" + std::string(name) + "': no node named '" + std::string(text) +
-                  "'; nodes are " + valid_node_names(*this) + "; " + example_link_names(*this));
+      throw Error("unknown link '" + std::string(name) + "': no node named '" + std::string(text) + "'; nodes are " +
+                  valid_node_names(*this) + "; " + example_link_names(*this));
   if (auto l = link_between(*from, *to)) return *l;
   std::string peers;
   int shown = 0;

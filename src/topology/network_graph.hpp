@@ -113,7 +113,7 @@ class NetworkGraph {
 
   // --- names ---
   std::string node_name(NodeId n) const;
-  std::string link_name(LinkId l) const;            // "from>to"
+  std::string link_name(LinkId l) const;  // "from>to"
   std::optional<NodeId> find_node(std::string_view name) const;
   // "a>b": that link; "a-b": both directions. Throws Error naming what is wrong and giving
   // examples of valid names.
@@ -125,8 +125,8 @@ class NetworkGraph {
   std::vector<LinkId> set_link_down(std::string_view name);
   // capacity = nominal * factor, factor in (0, 1]; sets (does not compound) the factor.
   std::vector<LinkId> set_link_degraded(std::string_view name, double factor);
-  std::vector<LinkId> set_nic_down(int node, int k);   // every link to or from the NIC
-  std::vector<LinkId> set_node_down(int node);         // its NICs, and its GPUs' links
+  std::vector<LinkId> set_nic_down(int node, int k);  // every link to or from the NIC
+  std::vector<LinkId> set_node_down(int node);        // its NICs, and its GPUs' links
   void set_link_state(LinkId l, bool up, double factor = 1.0);
   void clear_faults();
   // Changes whenever a fault is applied; routers drop their caches when it moves.

@@ -56,7 +56,8 @@ void Router::index_switch_targets() {
 }
 
 LinkId* Router::buffer(int distance) {
-  if (hop_buffers_.size() <= static_cast<std::size_t>(distance)) hop_buffers_.resize(static_cast<std::size_t>(distance) + 1);
+  if (hop_buffers_.size() <= static_cast<std::size_t>(distance))
+    hop_buffers_.resize(static_cast<std::size_t>(distance) + 1);
   auto& b = hop_buffers_[static_cast<std::size_t>(distance)];
   if (b.size() < max_degree_) b.resize(max_degree_);
   return b.data();
@@ -98,7 +99,8 @@ const std::uint8_t* Router::distances_to(NodeId dst_nic) {
     const auto u = static_cast<std::size_t>(bfs_queue_[head] - base);
     const std::uint8_t du = dist[u];
     if (du + 1 >= kUnreachable) continue;
-    const auto from = static_cast<std::size_t>(switch_in_begin_[u]), to = static_cast<std::size_t>(switch_in_begin_[u + 1]);
+    const auto from = static_cast<std::size_t>(switch_in_begin_[u]),
+               to = static_cast<std::size_t>(switch_in_begin_[u + 1]);
     for (std::size_t k = from; k < to; ++k) {
       const std::int32_t v = switch_in_from_[k];
       std::uint8_t& dv = dist[static_cast<std::size_t>(v)];
@@ -288,7 +290,8 @@ LinkId Router::gpu_to_nic(int rank, int nic) const {
   }
   std::string local;
   for (int k : graph_.local_nics(rank)) local += (local.empty() ? "" : ", ") + std::to_string(k);
-  throw Error(graph_.node_name(target) + " is not on the PCIe switch of " + graph_.node_name(gpu) + "; its local NICs are " + local);
+  throw Error(graph_.node_name(target) + " is not on the PCIe switch of " + graph_.node_name(gpu) +
+              "; its local NICs are " + local);
 }
 
 }  // namespace trainsim

@@ -69,7 +69,7 @@ class Router {
   std::uint64_t version_ = 0;
   int switches_ = 0;
   std::map<std::vector<NodeId>, int> class_of_attachment_;
-  std::vector<std::int32_t> nic_class_;      // per NIC (global index): distance class, -1 = not yet
+  std::vector<std::int32_t> nic_class_;  // per NIC (global index): distance class, -1 = not yet
   // Per link: the switch it leads to (index from the first switch) if it is up, else -1; a compact
   // copy of what next_hops reads, so the scan stays in cache.
   std::vector<std::int32_t> switch_target_;

@@ -22,9 +22,7 @@ double dragonfly_cut(const NetworkGraph& g, std::string& cut) {
   const bool by_group = groups > 1;
   cut = by_group ? "global" : "local";
   const NodeId first = g.switch_node(SwitchRole::Router, 0);
-  auto first_half = [&](NodeId n) {
-    return by_group ? g.node(n).pod < groups / 2 : n - first < routers / 2;
-  };
+  auto first_half = [&](NodeId n) { return by_group ? g.node(n).pod < groups / 2 : n - first < routers / 2; };
   double total = 0;
   for (const Link& l : g.links()) {
     const bool kind = by_group ? l.kind == LinkKind::DragonflyGlobal : l.kind == LinkKind::DragonflyLocal;
@@ -38,8 +36,10 @@ std::string bandwidth(double Bps) {
   std::ostringstream out;
   out.setf(std::ios::fixed);
   out.precision(1);
-  if (Bps >= 1e12) out << Bps / 1e12 << " TB/s";
-  else out << Bps / 1e9 << " GB/s";
+  if (Bps >= 1e12)
+    out << Bps / 1e12 << " TB/s";
+  else
+    out << Bps / 1e9 << " GB/s";
   return out.str();
 }
 
@@ -73,7 +73,8 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
   s.nic_Bps = g.nic_Bps();
   s.derived = g.derived();
 
-  for (SwitchRole role : {SwitchRole::Leaf, SwitchRole::Spine, SwitchRole::Core, SwitchRole::Router, SwitchRole::Crossbar}) {
+  for (SwitchRole role :
+       {SwitchRole::Leaf, SwitchRole::Spine, SwitchRole::Core, SwitchRole::Router, SwitchRole::Crossbar}) {
     const int count = g.role_count(role);
     if (count > 0) s.switches.push_back({role, g.node(g.switch_node(role, 0)).tier, count});
   }
@@ -90,8 +91,8 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
     c.down += l.up ? 0 : 1;
     c.degraded += l.up && l.capacity_Bps < l.nominal_capacity_Bps ? 1 : 0;
     c.total_Bps += l.capacity_Bps;
-    const bool up = g.node(l.from).kind == NodeKind::Nic || (g.is_switch(l.from) && g.is_switch(l.to) &&
-                                                             g.node(l.from).tier < g.node(l.to).tier);
+    const bool up = g.node(l.from).kind == NodeKind::Nic ||
+                    (g.is_switch(l.from) && g.is_switch(l.to) && g.node(l.from).tier < g.node(l.to).tier);
     if (up && l.kind != LinkKind::Pcie) upward[static_cast<std::size_t>(l.kind)] += l.capacity_Bps;
   }
   for (const auto& c : classes)
@@ -107,7 +108,8 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
     }
   };
   if (is_tree(network.topology)) {
-    if (g.role_count(SwitchRole::Spine) > 0) consider(upward[static_cast<std::size_t>(LinkKind::LeafSpine)] / 2, "leaf-spine");
+    if (g.role_count(SwitchRole::Spine) > 0)
+      consider(upward[static_cast<std::size_t>(LinkKind::LeafSpine)] / 2, "leaf-spine");
     int pods = 0;
     for (int i = 0; i < g.role_count(SwitchRole::Spine); ++i)
       pods = std::max(pods, g.node(g.switch_node(SwitchRole::Spine, i)).pod + 1);
@@ -124,7 +126,8 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
   }
 
   if (network.topology == NetworkTopology::Dragonfly) s.unused_keys = {"tiers", "oversubscription"};
-  if (network.topology == NetworkTopology::Ideal) s.unused_keys = {"tiers", "oversubscription", "pod_size", "switch_radix"};
+  if (network.topology == NetworkTopology::Ideal)
+    s.unused_keys = {"tiers", "oversubscription", "pod_size", "switch_radix"};
   return s;
 }
 
@@ -133,12 +136,13 @@ void write_summary(std::ostream& out, const NetworkSummary& s) {
   if (s.topology != "ideal" && s.topology != "dragonfly") out << ", " << s.tiers << (s.tiers == 1 ? " tier" : " tiers");
   if (s.topology != "ideal") out << ", switch radix " << s.switch_radix;
   out << "\n";
-  out << "endpoints        " << s.gpus << " GPUs on " << s.nodes << " nodes (" << s.gpus_per_node << " per node), " << s.nics
-      << " NICs (" << s.nics_per_node << " per node) at " << gbytes(s.nic_Bps * 8) << " Gb/s\n";
+  out << "endpoints        " << s.gpus << " GPUs on " << s.nodes << " nodes (" << s.gpus_per_node << " per node), "
+      << s.nics << " NICs (" << s.nics_per_node << " per node) at " << gbytes(s.nic_Bps * 8) << " Gb/s\n";
   out << "scale-up         " << s.domains << " domain" << (s.domains == 1 ? "" : "s") << " of " << s.domain_size
       << " GPUs, one NVSwitch node each";
   if (s.hardware_domain_size > s.domain_size)
-    out << " (the job's GPUs of each " << s.hardware_domain_size << "-GPU domain: cluster.scale_up.job_gpus_per_domain)";
+    out << " (the job's GPUs of each " << s.hardware_domain_size
+        << "-GPU domain: cluster.scale_up.job_gpus_per_domain)";
   out << "\n";
   out << "switches        ";
   int total = 0;

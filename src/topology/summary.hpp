@@ -36,10 +36,10 @@ struct NetworkSummary {
   // half the NIC, leaf-uplink and (with several pods) spine-uplink capacity; for a dragonfly the
   // global links from the first half of the groups to the second; for ideal half the NICs.
   double bisection_Bps = 0;
-  std::string bisection_cut;                // which cut gave it: "nic", "leaf-spine", "spine-core", "global", "local"
-  std::vector<double> oversubscription;     // trees: down:up per tier boundary, leaves first
+  std::string bisection_cut;             // which cut gave it: "nic", "leaf-spine", "spine-core", "global", "local"
+  std::vector<double> oversubscription;  // trees: down:up per tier boundary, leaves first
   std::vector<DerivedParameter> derived;
-  std::vector<std::string> unused_keys;     // cluster.network keys this topology does not use
+  std::vector<std::string> unused_keys;  // cluster.network keys this topology does not use
 };
 
 NetworkSummary summarize(const NetworkGraph& graph, const NetworkSpec& network);

@@ -8,7 +8,9 @@ bool graph_phase(Phase p) { return p == Phase::Forward || p == Phase::Backward |
 
 // Streams whose calls belong to the layer's own computation (captured with it); data-parallel and pipeline
 // transfers are issued by hooks and schedules outside the graphed callable.
-bool layer_stream(Stream s) { return s == Stream::Compute || s == Stream::TpComm || s == Stream::CpComm || s == Stream::EpComm; }
+bool layer_stream(Stream s) {
+  return s == Stream::Compute || s == Stream::TpComm || s == Stream::CpComm || s == Stream::EpComm;
+}
 
 }  // namespace
 

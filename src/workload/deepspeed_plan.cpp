@@ -24,7 +24,8 @@ namespace {
 
 void add_tensor(DsParams& p, int layer, const std::string& module, double numel, bool vector) {
   int id = p.modules.empty() ? -1 : static_cast<int>(p.modules.size()) - 1;
-  if (id < 0 || p.modules[static_cast<std::size_t>(id)].layer != layer || p.modules[static_cast<std::size_t>(id)].name != module) {
+  if (id < 0 || p.modules[static_cast<std::size_t>(id)].layer != layer ||
+      p.modules[static_cast<std::size_t>(id)].name != module) {
     p.modules.push_back({layer, module, {}});
     id = static_cast<int>(p.modules.size()) - 1;
   }
@@ -77,8 +78,12 @@ std::vector<ModuleVisit> zero3_visits(const DsParams& params, const std::vector<
   const int head = own_head >= 0 ? own_head : emb;  // tied: the LM head multiplies by the embedding's weight
   if (emb < 0 || norm < 0) throw Error("zero3_visits: the rank must hold the whole model (ZeRO-3 has no pipeline)");
   std::vector<ModuleVisit> out;
-  const auto fwd = [&](int m) { if (m >= 0) out.push_back({m, false}); };
-  const auto bwd = [&](int m) { if (m >= 0) out.push_back({m, true}); };
+  const auto fwd = [&](int m) {
+    if (m >= 0) out.push_back({m, false});
+  };
+  const auto bwd = [&](int m) {
+    if (m >= 0) out.push_back({m, true});
+  };
   fwd(emb);
   fwd(pos);
   for (const auto& mods : layer_modules)

@@ -25,8 +25,8 @@ struct DsModule {
   std::vector<int> tensors;  // indices into DsParams::tensors, forward order
 };
 struct DsParams {
-  std::vector<DsTensor> tensors;  // forward (construction) order
-  std::vector<DsModule> modules;  // forward order
+  std::vector<DsTensor> tensors;                            // forward (construction) order
+  std::vector<DsModule> modules;                            // forward order
   int module_of(int layer, const std::string& name) const;  // -1 when the rank has no such module
   double total() const;
 };
@@ -47,9 +47,9 @@ std::vector<IpgBucket> greedy_buckets(const std::vector<double>& numels, double 
 
 // ---- ZeRO-3 parameter fetching (partitioned_param_coordinator.py) ----
 struct Zero3Config {
-  double prefetch_bucket_size = 5e7;   // stage3_prefetch_bucket_size
-  double max_live_parameters = 1e9;    // stage3_max_live_parameters
-  double max_reuse_distance = 1e9;     // stage3_max_reuse_distance
+  double prefetch_bucket_size = 5e7;  // stage3_prefetch_bucket_size
+  double max_live_parameters = 1e9;   // stage3_max_live_parameters
+  double max_reuse_distance = 1e9;    // stage3_max_reuse_distance
 };
 
 // One module visit of the trace: the module and its non-persistent elements (persistent parameters stay
@@ -70,12 +70,12 @@ struct Zero3Batch {
 // What happens at one visit, in this order: on-demand gather, wait, prefetch, (the module's compute), release.
 struct Zero3Visit {
   int module = 0;
-  double on_demand = 0;       // elements gathered on demand (0: the module was available or in flight)
-  int on_demand_batch = -1;   // index into Zero3Plan::batches, or -1
-  int wait_batch = -1;        // the batch the compute stream waits for, or -1 (already available)
-  int prefetch_batch = -1;    // the prefetch issued after the wait, or -1
-  double prefetch = 0;        // its elements
-  bool released = false;      // parameters freed after the visit
+  double on_demand = 0;      // elements gathered on demand (0: the module was available or in flight)
+  int on_demand_batch = -1;  // index into Zero3Plan::batches, or -1
+  int wait_batch = -1;       // the batch the compute stream waits for, or -1 (already available)
+  int prefetch_batch = -1;   // the prefetch issued after the wait, or -1
+  double prefetch = 0;       // its elements
+  bool released = false;     // parameters freed after the visit
 };
 
 struct Zero3Plan {

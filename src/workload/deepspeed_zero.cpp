@@ -22,7 +22,8 @@ DeepSpeedZero::DeepSpeedZero(const Scenario& s, const DeepSpeedRank& rank, RankB
     : s_(s), r_(rank), rb_(rb), le_(le), broadcast_(std::move(data_broadcast)) {
   const ParallelSpec& p = s.parallelism;
   stage_ = p.zero_stage;
-  if (stage_ < 1 || stage_ > 3) throw Error("DeepSpeedZero: zero_stage " + std::to_string(stage_) + " is not 1, 2 or 3");
+  if (stage_ < 1 || stage_ > 3)
+    throw Error("DeepSpeedZero: zero_stage " + std::to_string(stage_) + " is not 1, 2 or 3");
   overlap_ = p.deepspeed.overlap_comm.value_or(stage_ == 3);  // DeepSpeed's validator default (zero/config.py)
   // lp parameters and the communication dtype are the training dtype: bf16/fp16 2 B, fp32 4 B (engine.py).
   lp_bytes_ = comm_bytes_ = activation_bytes(s.training.precision);
@@ -31,12 +32,13 @@ DeepSpeedZero::DeepSpeedZero(const Scenario& s, const DeepSpeedRank& rank, RankB
     module_ids_[{params_.modules[i].layer, params_.modules[i].name}] = static_cast<int>(i);
   if (stage_ == 3) {
     std::vector<bool> recomputed(r_.layers.size(), false);
-    for (std::size_t i = 0; i < recomputed.size() && static_cast<int>(i) < r_.recomputed_layers; ++i) recomputed[i] = true;
+    for (std::size_t i = 0; i < recomputed.size() && static_cast<int>(i) < r_.recomputed_layers; ++i)
+      recomputed[i] = true;
     const DeepSpeedSpec& ds = p.deepspeed;
     visits_ = zero3_visits(params_, recomputed);
-    plan_ = plan_zero3(zero3_trace(params_, visits_, ds.stage3_param_persistence_threshold),
-                       Zero3Config{ds.stage3_prefetch_bucket_size, ds.stage3_max_live_parameters,
-                                   ds.stage3_max_reuse_distance});
+    plan_ = plan_zero3(
+        zero3_trace(params_, visits_, ds.stage3_param_persistence_threshold),
+        Zero3Config{ds.stage3_prefetch_bucket_size, ds.stage3_max_live_parameters, ds.stage3_max_reuse_distance});
     gather_elements_.assign(params_.modules.size(), 0);
     for (const DsTensor& t : params_.tensors)
       if (!persistent(t, ds.stage3_param_persistence_threshold))
@@ -135,7 +137,8 @@ void DeepSpeedZero::fetch(int module, bool backward, int layer) {
   const OpContext ctx{in_backward_ ? Phase::Backward : Phase::Forward, layer, mb_};
   const auto gather = [&](int batch, const char* name) {
     double elements = 0;
-    for (int m : plan_.batches[static_cast<std::size_t>(batch)].modules) elements += gather_elements_[static_cast<std::size_t>(m)];
+    for (int m : plan_.batches[static_cast<std::size_t>(batch)].modules)
+      elements += gather_elements_[static_cast<std::size_t>(m)];
     batch_ops_[static_cast<std::size_t>(batch)] = all_gather(ctx, name, elements);
   };
   if (v.on_demand_batch >= 0) gather(v.on_demand_batch, "zero3.allgather");
@@ -198,8 +201,10 @@ void DeepSpeedZero::arrive(int tensor) {
 }
 
 void DeepSpeedZero::flush_bucket() {
-  if (stage_ == 3) flush_reduce_scatter(bucket_padded_);
-  else flush_all_reduce(buckets_[bucket_].elements);
+  if (stage_ == 3)
+    flush_reduce_scatter(bucket_padded_);
+  else
+    flush_all_reduce(buckets_[bucket_].elements);
   ++bucket_;
   bucket_padded_ = 0;
 }
@@ -215,7 +220,8 @@ void DeepSpeedZero::flush_all_reduce(double elements) {
     last_all_reduce_.reset();
   }
   // average_tensor: divide by N in place, then allreduce_bucket's flatten copy (stage_1_and_2.py).
-  rb_.compute(ctx, "zero.bucket_scale", memory_kernel(KernelKind::Elementwise, 2.0 * elements * comm_bytes_, elements, p));
+  rb_.compute(ctx, "zero.bucket_scale",
+              memory_kernel(KernelKind::Elementwise, 2.0 * elements * comm_bytes_, elements, p));
   rb_.compute(ctx, "zero.bucket_flatten", memory_kernel(KernelKind::Elementwise, 2.0 * elements * comm_bytes_, 0, p));
   const auto bytes = static_cast<std::int64_t>(elements * comm_bytes_);
   if (overlap_) {
@@ -290,8 +296,10 @@ void DeepSpeedZero::finish_backward() {
 // ---- optimizer step ----
 
 void DeepSpeedZero::optimizer_step() {
-  if (stage_ == 3) step_zero3();
-  else step_zero12();
+  if (stage_ == 3)
+    step_zero3();
+  else
+    step_zero12();
 }
 
 void DeepSpeedZero::scalar_all_reduce(const OpContext& ctx, const char* name, std::int64_t bytes) {
@@ -303,8 +311,9 @@ void DeepSpeedZero::scalar_all_reduce(const OpContext& ctx, const char* name, st
 void DeepSpeedZero::overflow_check(const OpContext& ctx, double shard_elements) {
   // fp16 only (bf16 has no loss scaler): local inf/nan scan, then all_reduce(MAX) of one uint8 + .item().
   if (s_.training.precision != Precision::FP16) return;
-  rb_.compute(ctx, "zero.overflow_check",
-              memory_kernel(KernelKind::Elementwise, shard_elements * lp_bytes_, shard_elements, s_.training.precision));
+  rb_.compute(
+      ctx, "zero.overflow_check",
+      memory_kernel(KernelKind::Elementwise, shard_elements * lp_bytes_, shard_elements, s_.training.precision));
   scalar_all_reduce(ctx, "zero.overflow_all_reduce", 1);
 }
 
@@ -312,7 +321,8 @@ namespace {
 // Megatron's two parameter groups: weights decay, biases and norm gains do not.
 std::vector<std::vector<int>> param_groups(const DsParams& params) {
   std::vector<std::vector<int>> groups(2);
-  for (std::size_t i = 0; i < params.tensors.size(); ++i) groups[params.tensors[i].vector ? 1 : 0].push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < params.tensors.size(); ++i)
+    groups[params.tensors[i].vector ? 1 : 0].push_back(static_cast<int>(i));
   std::erase_if(groups, [](const std::vector<int>& g) { return g.empty(); });
   return groups;
 }
@@ -339,7 +349,8 @@ void DeepSpeedZero::step_zero12() {
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
   for (double f : flat)
-    rb_.compute(ctx, "optimizer.adam", memory_kernel(KernelKind::OptimizerStep, f / n * kAdamBytesPerElement, f / n * 12, p));
+    rb_.compute(ctx, "optimizer.adam",
+                memory_kernel(KernelKind::OptimizerStep, f / n * kAdamBytesPerElement, f / n * 12, p));
   // all_gather_into_tensor_dp_groups: one all-gather of the whole flat lp buffer per group, on the compute stream.
   for (double f : flat)
     rb_.sync_collective(ctx, Stream::DpComm, "zero.param_allgather", CollKind::AllGather, r_.dp,
@@ -368,7 +379,8 @@ void DeepSpeedZero::step_zero3() {
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
   for (double part : sub_groups)
-    rb_.compute(ctx, "optimizer.adam", memory_kernel(KernelKind::OptimizerStep, part * kAdamBytesPerElement, part * 12, p));
+    rb_.compute(ctx, "optimizer.adam",
+                memory_kernel(KernelKind::OptimizerStep, part * kAdamBytesPerElement, part * 12, p));
   // _post_step: one async all-gather per persistent parameter, then a device synchronize (stage3.py).
   std::vector<std::uint32_t> gathers;
   for (const DsTensor& t : params_.tensors)

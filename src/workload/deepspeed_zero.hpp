@@ -26,11 +26,11 @@ struct DeepSpeedRank {
   std::uint32_t mp = 0;  // tp x pp: DeepSpeed's model-parallel group for the overflow and norm scalars
   bool model_parallel = false;
   int micro_batches = 1;
-  std::vector<int> layers;     // the stage's layers, forward order
-  int recomputed_layers = 0;   // full recompute: the first n of them
+  std::vector<int> layers;    // the stage's layers, forward order
+  int recomputed_layers = 0;  // full recompute: the first n of them
   bool selective_recompute = false;
   bool first_stage = true, last_stage = true;
-  bool own_lm_head = false;    // the LM head is a weight of its own on this rank
+  bool own_lm_head = false;  // the LM head is a weight of its own on this rank
 };
 
 class DeepSpeedZero {
@@ -87,17 +87,17 @@ class DeepSpeedZero {
   std::map<std::pair<int, std::string>, int> module_ids_;
 
   // Gradient reduction of the current backward.
-  std::vector<int> order_;              // tensors in reduction order
-  std::vector<IpgBucket> buckets_;      // greedy_buckets over order_
-  std::vector<int> order_pos_;          // tensor -> position in order_
-  std::size_t next_ = 0;                // next position in order_ expected to arrive
-  std::size_t bucket_ = 0;              // bucket being filled
-  double bucket_padded_ = 0;            // ZeRO-3: padded elements of the bucket being filled
-  bool reducing_ = false;               // this backward reduces gradients
-  std::vector<int> pending_;            // modules whose backward ran and whose gradients are not yet in the bucket
+  std::vector<int> order_;          // tensors in reduction order
+  std::vector<IpgBucket> buckets_;  // greedy_buckets over order_
+  std::vector<int> order_pos_;      // tensor -> position in order_
+  std::size_t next_ = 0;            // next position in order_ expected to arrive
+  std::size_t bucket_ = 0;          // bucket being filled
+  double bucket_padded_ = 0;        // ZeRO-3: padded elements of the bucket being filled
+  bool reducing_ = false;           // this backward reduces gradients
+  std::vector<int> pending_;        // modules whose backward ran and whose gradients are not yet in the bucket
   std::optional<std::uint32_t> last_all_reduce_;  // overlap_comm: the bucket on the reduction stream
   double last_all_reduce_elements_ = 0;
-  std::deque<std::uint32_t> reduce_scatters_;     // ZeRO-3: outstanding flushes
+  std::deque<std::uint32_t> reduce_scatters_;  // ZeRO-3: outstanding flushes
 
   // ZeRO-3 fetching.
   std::vector<ModuleVisit> visits_;

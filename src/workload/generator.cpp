@@ -39,8 +39,18 @@ class RankGenerator {
         pipeline_stages_(plan.pipeline()),
         communicators_(create_communicators(layout, dims)),
         emitter_(rank_builder_, dims, communicators_.layer, s.parallelism.tp_comm_overlap),
-        context_{s, plan, layout, dims, rank_builder_, emitter_, communicators_, rank, pipeline_stage_, pipeline_stages_,
-                 layout.chunks(), s.micro_batches_per_iteration()},
+        context_{s,
+                 plan,
+                 layout,
+                 dims,
+                 rank_builder_,
+                 emitter_,
+                 communicators_,
+                 rank,
+                 pipeline_stage_,
+                 pipeline_stages_,
+                 layout.chunks(),
+                 s.micro_batches_per_iteration()},
         p2p_bytes_(static_cast<std::int64_t>(static_cast<double>(dims.s * dims.b * dims.h) *
                                              activation_bytes(s.training.precision) /
                                              static_cast<double>(dims.c * (dims.sp ? dims.t : 1)))) {
@@ -145,7 +155,8 @@ class RankGenerator {
   // ---- interleaved 1F1B (schedules.py, with_interleaving): the events interleaved_program records, as ops ----
   void run_interleaved() {
     std::vector<std::uint32_t> handle_ops;  // handle id -> the p2p op it names
-    for (const auto& e : interleaved_program(pipeline_stages_, pipeline_stage_, context_.micro_batches, context_.chunks)) {
+    for (const auto& e :
+         interleaved_program(pipeline_stages_, pipeline_stage_, context_.micro_batches, context_.chunks)) {
       switch (e.kind) {
         case InterleavedEvent::Kind::Forward: framework_rank_->forward(e.micro_batch, e.chunk); break;
         case InterleavedEvent::Kind::Backward: framework_rank_->backward(e.micro_batch, e.chunk); break;
@@ -201,15 +212,16 @@ class RankGenerator {
     if (d.sp && d.t > 1) {
       double sp_params = 0;
       for (int c = 0; c < context_.chunks; ++c)
-        for (const auto* ls : {&context_.layout.layers(pipeline_stage_, c), &context_.layout.mtp_layers(pipeline_stage_, c)})
+        for (const auto* ls :
+             {&context_.layout.layers(pipeline_stage_, c), &context_.layout.mtp_layers(pipeline_stage_, c)})
           for (int l : *ls) sp_params += d.sp_params_by_layer[static_cast<std::size_t>(l)];
       rank_builder_.sync_collective(ctx, Stream::TpComm, "tp.ar.sequence_parallel_grads", CollKind::AllReduce,
                                     communicators_.layer.tp, static_cast<std::int64_t>(sp_params * 4.0));
     }
     if (communicators_.embedding)
-      rank_builder_.sync_collective(ctx, Stream::DpComm, "embedding.grad_all_reduce", CollKind::AllReduce,
-                                    *communicators_.embedding,
-                                    static_cast<std::int64_t>(d.lm_head_params * framework_.grad_reduce_bytes(scenario_)));
+      rank_builder_.sync_collective(
+          ctx, Stream::DpComm, "embedding.grad_all_reduce", CollKind::AllReduce, *communicators_.embedding,
+          static_cast<std::int64_t>(d.lm_head_params * framework_.grad_reduce_bytes(scenario_)));
   }
 
   const Scenario& scenario_;

@@ -41,7 +41,8 @@ double GradBuffers::local_params() const {
 
 double GradBuffers::optimizer_params(bool sharded) const {
   double total = 0;
-  for (const GradBuffer& buf : buffers_) total += sharded ? buf.local_params / buf.reduction.shard_ranks : buf.local_params;
+  for (const GradBuffer& buf : buffers_)
+    total += sharded ? buf.local_params / buf.reduction.shard_ranks : buf.local_params;
   return total;
 }
 

@@ -32,7 +32,8 @@ std::vector<std::vector<int>> translates(const std::vector<int>& members, const 
       for (int t = 0; t < nt; ++t) {
         for (std::size_t i = 0; i < coords.size(); ++i) {
           const RankCoord& m = coords[i];
-          copy[i] = plan.rank_of({(m.tp + t) % plan.tensor(), (m.cp + c) % plan.context(), (m.dp + d) % plan.data(), m.pp});
+          copy[i] =
+              plan.rank_of({(m.tp + t) % plan.tensor(), (m.cp + c) % plan.context(), (m.dp + d) % plan.data(), m.pp});
         }
         std::sort(copy.begin(), copy.end());
         if (seen.insert(copy).second) out.push_back(copy);
@@ -77,7 +78,8 @@ std::vector<std::vector<int>> group_replicas(const std::vector<int>& members, co
   return one_stage ? tiles(members, plan) : translates(members, plan);
 }
 
-std::vector<std::vector<int>> group_replicas(GroupKind kind, const std::vector<int>& members, const ParallelPlan& plan) {
+std::vector<std::vector<int>> group_replicas(GroupKind kind, const std::vector<int>& members,
+                                             const ParallelPlan& plan) {
   if (!is_expert_group(kind) || members.empty()) return group_replicas(members, plan);
   const int per_stage = plan.ranks_per_stage();
   const int first = plan.coord_of(members.front()).pp * per_stage;

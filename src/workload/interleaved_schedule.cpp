@@ -18,7 +18,12 @@ using Kind = InterleavedEvent::Kind;
 class InterleavedRecorder {
  public:
   InterleavedRecorder(int p, int r, int m, int v)
-      : p_(p), r_(r), m_(m), v_(v), total_(m * v), table_(interleaved_table(p, m, v)),
+      : p_(p),
+        r_(r),
+        m_(m),
+        v_(v),
+        total_(m * v),
+        table_(interleaved_table(p, m, v)),
         grad_synced_(static_cast<std::size_t>(v), 0) {
     // get_pp_rank_microbatches: warm-up (p - r - 1) * 2 + (v - 1) * N, capped at m * v.
     warmup_ = std::min((p - r - 1) * 2 + (v - 1) * p, total_);

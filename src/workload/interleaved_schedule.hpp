@@ -37,8 +37,8 @@ struct InterleavedEvent {
   // produced the tensor (sends) or will consume it (receives).
   int chunk = -1;
   P2PDirection direction = P2PDirection::SendNext;  // Post
-  int peer = -1;    // Post: pipeline rank on the other side
-  int handle = -1;  // Post: the handle it returns; Wait: the handle waited for
+  int peer = -1;                                    // Post: pipeline rank on the other side
+  int handle = -1;                                  // Post: the handle it returns; Wait: the handle waited for
 };
 
 // Empty when Megatron runs the interleaved schedule with `micro_batches` per iteration on

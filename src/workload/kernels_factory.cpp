@@ -55,7 +55,8 @@ KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_
 
 KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
                                bool causal, Precision p) {
-  return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5, 8.0);  // q,k,v,o,do in; dq,dk,dv out
+  return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5,
+                   8.0);  // q,k,v,o,do in; dq,dk,dv out
 }
 
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p) {

@@ -75,8 +75,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
     const bool half = sc.training.precision == Precision::FP16 || sc.training.precision == Precision::BF16;
     const std::int64_t kv = m.seq_length, q = m.seq_length / p.context;
     const std::int64_t batches = sc.training.micro_batch_size * (m.num_attention_heads / p.tensor);
-    d.fused_softmax = !d.eager && half && kv > 16 && kv <= 16384 && q % 4 == 0 &&
-                      batches % 4 == 0;
+    d.fused_softmax = !d.eager && half && kv > 16 && kv <= 16384 && q % 4 == 0 && batches % 4 == 0;
   }
   d.rope = m.position_embedding == PositionEmbedding::Rope;
   d.bias = m.add_bias_linear;

@@ -12,26 +12,26 @@ namespace trainsim {
 // Multi-head latent attention (DeepSeek; Megatron MLASelfAttention) on one rank.
 struct MlaDims {
   bool on = false;
-  std::int64_t q_lora = 0;   // 0: queries projected straight from h (no q LoRA)
+  std::int64_t q_lora = 0;  // 0: queries projected straight from h (no q LoRA)
   std::int64_t kv_lora = 0;
   std::int64_t nope = 0, rope = 0, v = 0;  // per-head dims: q/k without and with RoPE, value
-  std::int64_t q_local = 0;   // a/t * (nope + rope): query up-projection output per rank
-  std::int64_t kv_local = 0;  // a/t * (nope + v): key/value up-projection output per rank
-  std::int64_t v_local = 0;   // a/t * v: attention output / projection input per rank
+  std::int64_t q_local = 0;                // a/t * (nope + rope): query up-projection output per rank
+  std::int64_t kv_local = 0;               // a/t * (nope + v): key/value up-projection output per rank
+  std::int64_t v_local = 0;                // a/t * v: attention output / projection input per rank
 };
 
 // The MoE block on one rank (balanced routing: every expert receives T_l*k/E of each rank's tokens).
 struct MoeDims {
   bool on = false;
   int experts = 0, topk = 0;
-  int ep = 1, etp = 1;      // expert-parallel and expert-tensor-parallel sizes
-  int local_experts = 0;    // E / ep
-  std::int64_t fe = 0;      // routed expert FFN width
-  std::int64_t fs = 0;      // shared experts' width: shared_experts x F_e (0 = none)
+  int ep = 1, etp = 1;    // expert-parallel and expert-tensor-parallel sizes
+  int local_experts = 0;  // E / ep
+  std::int64_t fe = 0;    // routed expert FFN width
+  std::int64_t fs = 0;    // shared experts' width: shared_experts x F_e (0 = none)
   MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
-  std::int64_t tokens = 0;  // T_l: tokens of this rank entering the block (T/t with SP)
-  std::int64_t routed = 0;  // T_l * k (x capacity factor): rows this rank sends to experts
-  std::int64_t rows = 0;    // R = t_e * routed: rows its local experts process (after the expert-TP gather)
+  std::int64_t tokens = 0;           // T_l: tokens of this rank entering the block (T/t with SP)
+  std::int64_t routed = 0;           // T_l * k (x capacity factor): rows this rank sends to experts
+  std::int64_t rows = 0;             // R = t_e * routed: rows its local experts process (after the expert-TP gather)
   std::int64_t rows_per_expert = 0;  // R / E_l, the M of each grouped-GEMM member
 };
 
@@ -52,9 +52,9 @@ struct LayerDims {
   bool bias = true;
   bool layernorm = true;
   Precision precision = Precision::BF16;
-  std::int64_t T = 0;      // s/c * b
-  std::int64_t rows = 0;   // residual-stream rows on this rank: T/t with SP, T without
-  std::int64_t qkv_out = 0;  // (a + 2g) * d / t
+  std::int64_t T = 0;           // s/c * b
+  std::int64_t rows = 0;        // residual-stream rows on this rank: T/t with SP, T without
+  std::int64_t qkv_out = 0;     // (a + 2g) * d / t
   std::int64_t attn_local = 0;  // a * d / t
   std::int64_t ffn_local = 0;   // F / t
   // Bytes of one activation tensor [T, h] in the activation dtype: the unit of TP collectives.
@@ -66,7 +66,8 @@ struct LayerDims {
   static LayerDims of(const Scenario& s);
 
   bool is_moe(int layer) const {
-    return layer >= 0 && static_cast<std::size_t>(layer) < moe_layer.size() && moe_layer[static_cast<std::size_t>(layer)] != 0;
+    return layer >= 0 && static_cast<std::size_t>(layer) < moe_layer.size() &&
+           moe_layer[static_cast<std::size_t>(layer)] != 0;
   }
 
   // Parameters per TP rank, from model/layer_shapes (the same counts the FLOP and memory formulas use):

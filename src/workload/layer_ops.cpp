@@ -9,14 +9,22 @@ using layer_ops_detail::D;
 }  // namespace
 
 const LayerEmitter::MlpNames LayerEmitter::kDenseMlp = {
-    "fc1",       "swiglu",    "fc2",       "tp.ag.fc1_input", "tp.rs.fc2",       "tp.ar.fc2",      "tp.ag.fc2_dy",
-    "fc2.dgrad", "fc2.wgrad", "swiglu.bwd", "fc1.dgrad",      "tp.rs.fc1_dgrad", "tp.ar.fc1_dgrad", "fc1.wgrad"};
-const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {
-    "shared_experts.fc1",       "shared_experts.swiglu",     "shared_experts.fc2",
-    "tp.ag.shared_experts_input", "tp.rs.shared_experts_fc2",  "tp.ar.shared_experts_fc2",
-    "tp.ag.shared_experts_fc2_dy", "shared_experts.fc2.dgrad", "shared_experts.fc2.wgrad",
-    "shared_experts.swiglu.bwd",  "shared_experts.fc1.dgrad", "tp.rs.shared_experts_fc1_dgrad",
-    "tp.ar.shared_experts_fc1_dgrad", "shared_experts.fc1.wgrad"};
+    "fc1",       "swiglu",    "fc2",        "tp.ag.fc1_input", "tp.rs.fc2",       "tp.ar.fc2",       "tp.ag.fc2_dy",
+    "fc2.dgrad", "fc2.wgrad", "swiglu.bwd", "fc1.dgrad",       "tp.rs.fc1_dgrad", "tp.ar.fc1_dgrad", "fc1.wgrad"};
+const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {"shared_experts.fc1",
+                                                             "shared_experts.swiglu",
+                                                             "shared_experts.fc2",
+                                                             "tp.ag.shared_experts_input",
+                                                             "tp.rs.shared_experts_fc2",
+                                                             "tp.ar.shared_experts_fc2",
+                                                             "tp.ag.shared_experts_fc2_dy",
+                                                             "shared_experts.fc2.dgrad",
+                                                             "shared_experts.fc2.wgrad",
+                                                             "shared_experts.swiglu.bwd",
+                                                             "shared_experts.fc1.dgrad",
+                                                             "tp.rs.shared_experts_fc1_dgrad",
+                                                             "tp.ar.shared_experts_fc1_dgrad",
+                                                             "shared_experts.fc1.wgrad"};
 
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                     std::int64_t k, std::int64_t batch) {
@@ -76,7 +84,9 @@ double LayerEmitter::kv_elements_per_token() const {
 // Megatron's fused scale-mask-softmax is one well-written memory-bound pass, priced like other fused
 // pointwise kernels; the PyTorch path (KernelKind::Softmax) runs far below HBM bandwidth (EleutherAI cookbook
 // transformer.out).
-KernelKind LayerEmitter::softmax_kind() const { return d_.fused_softmax ? KernelKind::Elementwise : KernelKind::Softmax; }
+KernelKind LayerEmitter::softmax_kind() const {
+  return d_.fused_softmax ? KernelKind::Elementwise : KernelKind::Softmax;
+}
 
 void LayerEmitter::attention_forward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
@@ -90,9 +100,9 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (DotProductAttention); no causal skipping.
     rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
-    rb_.compute(ctx, "attn.softmax",
-                memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 2.0, scores * 5.0,
-                              d_.precision));
+    rb_.compute(
+        ctx, "attn.softmax",
+        memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 2.0, scores * 5.0, d_.precision));
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
   }
@@ -111,14 +121,18 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
                 flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision));
   } else {
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
-    rb_.compute(ctx, "attn.pv.dgrad", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));  // dP = dO V^T
-    rb_.compute(ctx, "attn.pv.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dV = P^T dO
+    rb_.compute(ctx, "attn.pv.dgrad",
+                gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));  // dP = dO V^T
+    rb_.compute(ctx, "attn.pv.wgrad",
+                gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dV = P^T dO
     elementwise(ctx, "attn.dropout.bwd", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
-    rb_.compute(ctx, "attn.softmax.bwd",
-                memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 3.0, scores * 4.0,
-                              d_.precision));
-    rb_.compute(ctx, "attn.qk.dgrad", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
-    rb_.compute(ctx, "attn.qk.wgrad", gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
+    rb_.compute(
+        ctx, "attn.softmax.bwd",
+        memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 3.0, scores * 4.0, d_.precision));
+    rb_.compute(ctx, "attn.qk.dgrad",
+                gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
+    rb_.compute(ctx, "attn.qk.wgrad",
+                gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
   }
   if (eager_layout) eager_qkv_grad_layout(ctx);
 }
@@ -127,7 +141,8 @@ void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::in
   if (d_.t > 1 && d_.sp) {
     // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1; dY before the
     // row-parallel dgrads); with userbuffers a ring exchange overlapped with the GEMM (TE initialize_ub).
-    const auto ag = tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_, tp_overlap_ ? kUbRingExchangeSms : -1);
+    const auto ag =
+        tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_, tp_overlap_ ? kUbRingExchangeSms : -1);
     gemm_op(ctx, name, d_.T, n, d_.h);
     if (tp_overlap_) rb_.wait(ag);
     return;
@@ -169,13 +184,13 @@ void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::in
   const bool dense = &n == &kDenseMlp;
   if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
-  gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);          // B4
+  gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);         // B4
   elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true),
               activation_launches(true));
   if (dense) module_start(ctx, "fc1", true);
   std::uint32_t ag = 0;
   if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false, ub_bulk_sms());  // B6, async
-  gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                              // B7
+  gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                                              // B7
   std::uint32_t red = 0;
   if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
     red = tp_collective(ctx, d_.sp ? n.rs_fc1_dgrad : n.ar_fc1_dgrad,
@@ -199,7 +214,8 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
     module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
     if (d_.rope)
-      elementwise(ctx, "rope", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+      elementwise(ctx, "rope",
+                  D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
                   rope_launches());
   }
   attention_forward(ctx);
@@ -241,15 +257,15 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     mlp_backward(ctx, kDenseMlp, d_.ffn_local);
   }
   if (!d_.is_moe(layer)) module_start(ctx, "pre_mlp_norm", true);
-  norm(ctx, "pre_mlp_norm.bwd", true);                           // B10
-  elementwise(ctx, "residual_grad_add", res * 3.0);              // B11
+  norm(ctx, "pre_mlp_norm.bwd", true);               // B10
+  elementwise(ctx, "residual_grad_add", res * 3.0);  // B11
 
   // --- attention backward ---
   const std::int64_t proj_in = d_.mla.on ? d_.mla.v_local : d_.attn_local;
   elementwise(ctx, "attn.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
   module_start(ctx, "proj", true);
   gathered_gemm(ctx, "proj.dgrad", proj_in, "tp.ag.proj_dy");  // B13-B14
-  gemm_op(ctx, "proj.wgrad", d_.h, proj_in, d_.T);              // B15
+  gemm_op(ctx, "proj.wgrad", d_.h, proj_in, d_.T);             // B15
   // mla_up_proj: the q/kv up-projections and RoPE discarded their outputs (the core-attention inputs); they
   // run again when the core-attention gradient arrives (multi_latent_attention.py qkv_up_checkpoint).
   if (sel_.mla_up_proj && d_.mla.on) mla_up_proj_recompute(redo);
@@ -262,12 +278,13 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     mla_projections_backward(ctx);
   } else {
     if (d_.rope)
-      elementwise(ctx, "rope.bwd", D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+      elementwise(ctx, "rope.bwd",
+                  D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
                   rope_launches());
     module_start(ctx, "qkv", true);
     std::uint32_t ag = 0;
     if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18
-    gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                           // B19
+    gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                                       // B19
     std::uint32_t red = 0;
     if (tp)
       red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
@@ -306,7 +323,8 @@ void LayerEmitter::embedding_backward(int mb) {
   const double table = D(d_.vocab_padded / d_.t * d_.h);
   rb_.compute(ctx, "embedding.bwd",
               memory_kernel(KernelKind::Embedding, table * ab + D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
-  rb_.compute(ctx, "embedding.main_grad_add", memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
+  rb_.compute(ctx, "embedding.main_grad_add",
+              memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
 }
 
 void LayerEmitter::lm_head_forward(int mb) {
@@ -317,14 +335,16 @@ void LayerEmitter::lm_head_forward(int mb) {
 
 void LayerEmitter::output_head_forward(const OpContext& ctx, bool mtp) {
   const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
-  if (d_.t > 1 && d_.sp) tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, true);
+  if (d_.t > 1 && d_.sp)
+    tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, true);
   bf16_gemm_op(ctx, mtp ? "mtp.lm_head" : "lm_head", d_.T, d_.vocab_padded / d_.t, d_.h);
   // Vocab-parallel cross-entropy (_VocabParallelCrossEntropy): fp32 upcast + max, AR(max), exp/sum passes, AR(sum) x2,
   // softmax kept for backward. About 22 bytes per logit over the passes.
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.max" : "cross_entropy.max",
               memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits, d_.precision));
   if (d_.t > 1)
-    rb_.sync_collective(ctx, Stream::TpComm, mtp ? "tp.ar.mtp_ce_max" : "tp.ar.ce_max", CollKind::AllReduce, g_.tp, 4 * d_.T);
+    rb_.sync_collective(ctx, Stream::TpComm, mtp ? "tp.ar.mtp_ce_max" : "tp.ar.ce_max", CollKind::AllReduce, g_.tp,
+                        4 * d_.T);
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.exp_sum" : "cross_entropy.exp_sum",
               memory_kernel(KernelKind::CrossEntropy, logits * 8.0, logits * 3.0, d_.precision));
   if (d_.t > 1) {
@@ -348,12 +368,14 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.bwd" : "cross_entropy.bwd",
               memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
   std::uint32_t ag = 0, red = 0;
-  if (d_.t > 1 && d_.sp) ag = tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, false);
+  if (d_.t > 1 && d_.sp)
+    ag = tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, false);
   bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
   if (d_.t > 1) {
     if (d_.sp) rb_.wait(ag);
-    red = tp_collective(ctx, d_.sp ? (mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad")
-                                   : (mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad"),
+    red = tp_collective(ctx,
+                        d_.sp ? (mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad")
+                              : (mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad"),
                         d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
   }
   bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
@@ -369,7 +391,8 @@ void LayerEmitter::mtp_forward(int layer, int mb) {
   rb_.compute(ctx, "mtp.embedding", memory_kernel(KernelKind::Embedding, D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
   if (d_.t > 1) {
     const bool rs = d_.sp && d_.rope;
-    tp_collective(ctx, rs ? "tp.rs.mtp_embedding" : "tp.ar.mtp_embedding", rs ? CollKind::ReduceScatter : CollKind::AllReduce, true);
+    tp_collective(ctx, rs ? "tp.rs.mtp_embedding" : "tp.ar.mtp_embedding",
+                  rs ? CollKind::ReduceScatter : CollKind::AllReduce, true);
   }
   // enorm(embedding), hnorm(previous hidden states), concatenated to [rows, 2h].
   norm(ctx, "mtp.enorm", false);
@@ -377,7 +400,8 @@ void LayerEmitter::mtp_forward(int layer, int mb) {
   elementwise(ctx, "mtp.concat", D(d_.rows * d_.h) * ab * 4.0);
   // eh_proj: column-parallel 2h -> h/t (gather_output=False) after the SP all-gather of its 2h-wide input, then
   // gather_from_tensor_model_parallel_region (all-gather of the h/t columns) and the SP scatter (a local split).
-  if (d_.t > 1 && d_.sp) tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, true, D(d_.T * 2 * d_.h) * ab);
+  if (d_.t > 1 && d_.sp)
+    tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, true, D(d_.T * 2 * d_.h) * ab);
   gemm_op(ctx, "mtp.eh_proj", d_.T, d_.h / d_.t, 2 * d_.h);
   if (d_.t > 1) tp_collective(ctx, "tp.ag.mtp_eh_output", CollKind::AllGather, true);
   forward(layer, mb, Phase::Forward);
@@ -394,7 +418,8 @@ void LayerEmitter::mtp_backward(int layer, int mb, bool recompute_attention) {
   // Backward of the SP scatter is a sequence all-gather; of the column gather, a local split.
   if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.mtp_eh_output_grad", CollKind::AllGather, true);
   std::uint32_t ag = 0, red = 0;
-  if (d_.t > 1 && d_.sp) ag = tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, false, D(d_.T * 2 * d_.h) * ab);
+  if (d_.t > 1 && d_.sp)
+    ag = tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, false, D(d_.T * 2 * d_.h) * ab);
   gemm_op(ctx, "mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t);
   if (d_.t > 1)
     red = tp_collective_bytes(ctx, d_.sp ? "tp.rs.mtp_eh_dgrad" : "tp.ar.mtp_eh_dgrad",
@@ -410,7 +435,8 @@ void LayerEmitter::mtp_backward(int layer, int mb, bool recompute_attention) {
   const double table = D(d_.vocab_padded / d_.t * d_.h);
   rb_.compute(ctx, "mtp.embedding.bwd",
               memory_kernel(KernelKind::Embedding, table * ab + D(d_.T * d_.h) * ab * 2.0, 0, d_.precision));
-  rb_.compute(ctx, "mtp.embedding.main_grad_add", memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
+  rb_.compute(ctx, "mtp.embedding.main_grad_add",
+              memory_kernel(KernelKind::Elementwise, table * (ab + 8.0), table, d_.precision));
 }
 
 }  // namespace trainsim

@@ -49,7 +49,7 @@ class LayerEmitter {
 
   void embedding_forward(int mb);
   void embedding_backward(int mb);
-  void lm_head_forward(int mb);   // final norm, LM head GEMM, cross-entropy
+  void lm_head_forward(int mb);  // final norm, LM head GEMM, cross-entropy
   void lm_head_backward(int mb);
 
   // Called at the start of each parameter-owning module's ops of a dense layer: forward (and recompute) in the
@@ -65,9 +65,9 @@ class LayerEmitter {
   }
   // Op names of one TP-split MLP: the dense layer's, or the MoE block's shared experts.
   struct MlpNames {
-    const char *fc1, *act, *fc2, *ag_fc1_input, *rs_fc2, *ar_fc2;      // forward
+    const char *fc1, *act, *fc2, *ag_fc1_input, *rs_fc2, *ar_fc2;  // forward
     const char *ag_fc2_dy, *fc2_dgrad, *fc2_wgrad, *act_bwd, *fc1_dgrad, *rs_fc1_dgrad, *ar_fc1_dgrad,
-        *fc1_wgrad;                                                    // backward
+        *fc1_wgrad;  // backward
   };
   static const MlpNames kDenseMlp, kSharedExperts;
 
@@ -156,7 +156,8 @@ class LayerEmitter {
   void moe_dispatch_backward(const OpContext& ctx);
   void experts_forward(const OpContext& ctx);
   void experts_backward(const OpContext& ctx);
-  std::uint32_t moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group, double bytes);
+  std::uint32_t moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group,
+                               double bytes);
 
   RankBuilder& rb_;
   const LayerDims& d_;

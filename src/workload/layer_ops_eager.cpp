@@ -42,8 +42,8 @@ void LayerEmitter::eager_norm(const OpContext& ctx, const char* name, bool backw
   // (1), the scale's two gradients and the row sum (3), rsqrt (2), mean (1), pow (2), the sum of the paths into
   // x (1) and the upcast (1) (14).
   const double bytes = backward ? 8.0 * ab + 15.0 * kF32 : 4.0 * ab + 7.0 * kF32;
-  rb_.compute(ctx, name, memory_kernel(KernelKind::Elementwise, elems * bytes, elems * (backward ? 10.0 : 6.0),
-                                       d_.precision),
+  rb_.compute(ctx, name,
+              memory_kernel(KernelKind::Elementwise, elems * bytes, elems * (backward ? 10.0 : 6.0), d_.precision),
               backward ? 14 : 8);
 }
 

@@ -80,14 +80,17 @@ void LayerEmitter::mla_projections_backward(const OpContext& ctx) {
   const bool tp_sp = tp && d_.sp;
   const double heads = D(x.q_local / (x.nope + x.rope));
   elementwise(ctx, "mla.rope_concat.bwd", D(d_.T) * (D(x.q_local) + heads * D(x.nope + x.rope)) * ab * 2.0);
-  latent_up_backward(ctx, "tp.ag.mla_kv_latent", "mla.kv_up.dgrad", tp_sp ? "tp.rs.mla_kv_latent_dgrad" : "tp.ar.mla_kv_latent_dgrad",
-                     "mla.kv_up.wgrad", "mla.kv_norm.bwd", x.kv_lora, x.kv_local);
+  latent_up_backward(ctx, "tp.ag.mla_kv_latent", "mla.kv_up.dgrad",
+                     tp_sp ? "tp.rs.mla_kv_latent_dgrad" : "tp.ar.mla_kv_latent_dgrad", "mla.kv_up.wgrad",
+                     "mla.kv_norm.bwd", x.kv_lora, x.kv_local);
   if (x.q_lora > 0) {
-    latent_up_backward(ctx, "tp.ag.mla_q_latent", "mla.q_up.dgrad", tp_sp ? "tp.rs.mla_q_latent_dgrad" : "tp.ar.mla_q_latent_dgrad",
-                       "mla.q_up.wgrad", "mla.q_norm.bwd", x.q_lora, x.q_local);
+    latent_up_backward(ctx, "tp.ag.mla_q_latent", "mla.q_up.dgrad",
+                       tp_sp ? "tp.rs.mla_q_latent_dgrad" : "tp.ar.mla_q_latent_dgrad", "mla.q_up.wgrad",
+                       "mla.q_norm.bwd", x.q_lora, x.q_local);
   } else {
-    latent_up_backward(ctx, "tp.ag.mla_q_input", "mla.q_proj.dgrad", tp_sp ? "tp.rs.mla_q_input_dgrad" : "tp.ar.mla_q_input_dgrad",
-                       "mla.q_proj.wgrad", nullptr, d_.h, x.q_local);
+    latent_up_backward(ctx, "tp.ag.mla_q_input", "mla.q_proj.dgrad",
+                       tp_sp ? "tp.rs.mla_q_input_dgrad" : "tp.ar.mla_q_input_dgrad", "mla.q_proj.wgrad", nullptr, d_.h,
+                       x.q_local);
   }
   if (tp_sp) tp_collective_bytes(ctx, "tp.rs.mla_k_rope", CollKind::ReduceScatter, true, D(d_.T * x.rope) * ab);
   gemm_op(ctx, "mla.kv_down.dgrad", d_.rows, d_.h, x.kv_lora + x.rope);

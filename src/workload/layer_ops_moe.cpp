@@ -43,9 +43,9 @@ void LayerEmitter::moe_forward(const OpContext& ctx) {
   // scores written and read, probabilities and routing map written).
   bf16_gemm_op(ctx, "moe.router", x.tokens, x.experts, d_.h);
   const double scores = tok * x.experts;
-  rb_.compute(ctx, "moe.router_topk",
-              memory_kernel(KernelKind::Elementwise, scores * (ab + 4.0 + 4.0 + kProbBytes + 1.0), scores * 8.0,
-                            d_.precision));
+  rb_.compute(
+      ctx, "moe.router_topk",
+      memory_kernel(KernelKind::Elementwise, scores * (ab + 4.0 + 4.0 + kProbBytes + 1.0), scores * 8.0, d_.precision));
   moe_dispatch_forward(ctx);
   experts_forward(ctx);
   moe_combine_forward(ctx);
@@ -60,9 +60,9 @@ void LayerEmitter::moe_backward(const OpContext& ctx) {
   experts_backward(ctx);
   moe_dispatch_backward(ctx);
   const double scores = tok * x.experts;
-  rb_.compute(ctx, "moe.router_topk.bwd",
-              memory_kernel(KernelKind::Elementwise, scores * (kProbBytes * 2.0 + 4.0 + 1.0 + ab), scores * 6.0,
-                            d_.precision));
+  rb_.compute(
+      ctx, "moe.router_topk.bwd",
+      memory_kernel(KernelKind::Elementwise, scores * (kProbBytes * 2.0 + 4.0 + 1.0 + ab), scores * 6.0, d_.precision));
   bf16_gemm_op(ctx, "moe.router.dgrad", x.tokens, d_.h, x.experts);
   bf16_gemm_op(ctx, "moe.router.wgrad", x.experts, d_.h, x.tokens);
   // shared_experts: the shared experts' MLP is checkpointed (moe_layer.py), re-run before its backward unless the

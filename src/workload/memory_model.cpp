@@ -89,7 +89,8 @@ struct RankParams {
 // Expert-tensor-parallel size: parallelism.expert_tensor, which validation resolves to `tensor` when not given.
 int expert_tensor(const ParallelSpec& p) { return p.expert_tensor > 0 ? p.expert_tensor : std::max(1, p.tensor); }
 
-RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers, int mtp_layers, bool has_loss) {
+RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>& layers, int mtp_layers,
+                           bool has_loss) {
   const ModelSpec& m = s.model;
   const int t = std::max(1, s.parallelism.tensor);
   const int e = std::max(1, s.parallelism.expert);
@@ -203,7 +204,8 @@ void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& ac
   auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + 2 * f; };
   if (r.mla_up_proj && m.mla) {
     const MlaSpec& x = *m.mla;
-    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim), v = static_cast<double>(x.v_head_dim);
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim),
+                 v = static_cast<double>(x.v_head_dim);
     act.sharded -= 2 * a * qk * 2 + 2 * a * v;
   }
   if (r.layernorm) {
@@ -243,9 +245,11 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   act.replicated += 2 * h + 2 * h + mask * h;
   if (m.mla) {
     const MlaSpec& x = *m.mla;
-    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim), v = static_cast<double>(x.v_head_dim);
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim),
+                 v = static_cast<double>(x.v_head_dim);
     // Compressed latents come from the (replicated) down-projections: q latent, kv latent + shared rope key.
-    act.replicated += 2 * static_cast<double>(x.q_lora_rank) + 2 * static_cast<double>(x.kv_lora_rank + x.qk_rope_head_dim);
+    act.replicated +=
+        2 * static_cast<double>(x.q_lora_rank) + 2 * static_cast<double>(x.kv_lora_rank + x.qk_rope_head_dim);
     act.sharded += 2 * a * qk * 2 + 2 * a * v + 2 * a * v;  // Q, K, V, projection input
   } else {
     const double q = a * static_cast<double>(head_dim(m));
@@ -274,10 +278,12 @@ double layer_bytes(const Scenario& s, int layer, double tokens) {
   const bool sp = s.parallelism.sequence_parallel && t > 1;
   const LayerActivation a = layer_activation(s, layer);
   // Unfused attention keeps its softmax unless selective recompute re-runs core attention (or full recompute).
-  const bool keep_softmax = !s.training.flash_attention &&
-                            (s.training.recompute == RecomputeGranularity::None ||
-                             (s.training.recompute == RecomputeGranularity::Selective && !s.training.recompute_modules.core_attn));
-  return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) + a.routed);
+  const bool keep_softmax =
+      !s.training.flash_attention &&
+      (s.training.recompute == RecomputeGranularity::None ||
+       (s.training.recompute == RecomputeGranularity::Selective && !s.training.recompute_modules.core_attn));
+  return tokens *
+         ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) + a.routed);
 }
 
 // Full recompute keeps only each checkpointed layer's input, 2sbh (sharded by TP under SP) — Korthikanti §5.
@@ -338,17 +344,16 @@ int communicators(const Scenario& s, int data) {
   return n;
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // The job as the memory model reads it: every degree at least 1, the data-parallel degree from the GPU count when
 // the scenario leaves it out, and the groups ZeRO/FSDP shard over.
 struct JobShape {
   int tensor = 1, pipeline = 1, context = 1, expert = 1, virtual_pipeline = 1;
   int data = 1;
-  int micro_batches = 1;          // per iteration
-  double dense_shard_group = 1;   // ranks sharding dense states: dp x cp (Megatron shards over both)
-  double expert_shard_group = 1;  // ranks sharding routed-expert states: the expert-data-parallel group
-  double tokens = 0;              // tokens of one micro-batch in this rank's sequence slice
+  int micro_batches = 1;           // per iteration
+  double dense_shard_group = 1;    // ranks sharding dense states: dp x cp (Megatron shards over both)
+  double expert_shard_group = 1;   // ranks sharding routed-expert states: the expert-data-parallel group
+  double tokens = 0;               // tokens of one micro-batch in this rank's sequence slice
   bool sequence_parallel = false;  // sequence parallelism in effect (asked for, and TP > 1)
 };
 
@@ -492,7 +497,8 @@ void add_mtp_block_activations(const Scenario& s, const JobShape& shape, const s
   for (int l : mtp) {
     const double full = layer_bytes(s, l, tokens);
     acc.largest_layer = std::max(acc.largest_layer, full);
-    acc.bytes += full + tokens * ((2 * h + 2 * h + 4 * h + 2 * h) / sp_div) + tokens * (4 * h / sp_div + ce_kept * vocab_local);
+    acc.bytes +=
+        full + tokens * ((2 * h + 2 * h + 4 * h + 2 * h) / sp_div) + tokens * (4 * h / sp_div + ce_kept * vocab_local);
   }
 }
 
@@ -552,7 +558,8 @@ double activation_bytes(const Scenario& s, const JobShape& shape, const StageLay
 // Everything else: the fixed allowance, NCCL's buffers, fragmentation and DeepSpeed's gradient bucket.
 double other_gib(const Scenario& s, const JobShape& shape, double activations_gib) {
   const double nccl = communicators(s, shape.data) * kNcclChannels * kNcclBytesPerChannel;
-  return kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * activations_gib + deepspeed_bucket_bytes(s) / kGiB;
+  return kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * activations_gib +
+         deepspeed_bucket_bytes(s) / kGiB;
 }
 
 StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const StageLayout& layout,

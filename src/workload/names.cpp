@@ -4,7 +4,6 @@
 
 namespace trainsim {
 
-
 const char* to_string(GroupKind k) {
   switch (k) {
     case GroupKind::TP: return "tp";

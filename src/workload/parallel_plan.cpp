@@ -11,15 +11,20 @@ bool is_expert_group(GroupKind k) {
 }
 
 ParallelPlan::ParallelPlan(int tensor, int context, int data, int pipeline, int expert, int expert_tensor)
-    : t_(tensor), c_(context), d_(data), p_(pipeline), e_(expert), te_(expert_tensor > 0 ? expert_tensor : tensor),
+    : t_(tensor),
+      c_(context),
+      d_(data),
+      p_(pipeline),
+      e_(expert),
+      te_(expert_tensor > 0 ? expert_tensor : tensor),
       de_(1) {
   if (t_ < 1 || c_ < 1 || d_ < 1 || p_ < 1 || e_ < 1) throw Error("parallel sizes must be positive");
   // parallel_state.py builds the expert generator with world = t_e * e * D_e * p and asserts that it
   // divides the world; with pp outermost that is t_e * e dividing a stage's t * c * D ranks.
   const int stage = t_ * c_ * d_;
   if (stage % (te_ * e_) != 0)
-    throw Error("expert_tensor " + std::to_string(te_) + " x expert " + std::to_string(e_) +
-                " does not divide the " + std::to_string(stage) + " ranks of a pipeline stage");
+    throw Error("expert_tensor " + std::to_string(te_) + " x expert " + std::to_string(e_) + " does not divide the " +
+                std::to_string(stage) + " ranks of a pipeline stage");
   de_ = stage / (te_ * e_);
 }
 

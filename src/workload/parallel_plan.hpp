@@ -20,17 +20,17 @@ struct ExpertCoord {
 
 // The kind of communicator a collective runs on; also the trace thread / report row it is shown under.
 enum class GroupKind : std::uint8_t {
-  TP,         // tensor parallel
-  CP,         // context parallel
-  DP,         // data parallel x context parallel (gradient reduction, parameter all-gather)
-  PP,         // a pipeline pair (p2p between adjacent stages)
-  Embedding,  // {first, last} pipeline stage, tied-embedding gradient all-reduce
+  TP,             // tensor parallel
+  CP,             // context parallel
+  DP,             // data parallel x context parallel (gradient reduction, parameter all-gather)
+  PP,             // a pipeline pair (p2p between adjacent stages)
+  Embedding,      // {first, last} pipeline stage, tied-embedding gradient all-reduce
   ModelParallel,  // tp x pp (optimizer scalars)
   World,
-  EP,         // expert parallel: token all-to-all of the MoE dispatcher (stride t_e)
-  ExpertTP,   // expert tensor parallel: token all-gather / reduce-scatter inside the dispatcher (stride 1)
+  EP,           // expert parallel: token all-to-all of the MoE dispatcher (stride t_e)
+  ExpertTP,     // expert tensor parallel: token all-gather / reduce-scatter inside the dispatcher (stride 1)
   ExpertTPxEP,  // etp x ep: the allgather dispatcher's communicator
-  ExpertDP,   // expert data parallel: expert-gradient reduction and expert parameter all-gather (stride t_e*e)
+  ExpertDP,     // expert data parallel: expert-gradient reduction and expert parameter all-gather (stride t_e*e)
 };
 
 // True for the groups of the expert view.

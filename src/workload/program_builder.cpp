@@ -89,7 +89,8 @@ std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const
   if (sender >= 0) {
     const auto& ranks = wb_.group_ranks(group);
     const auto it = std::find(ranks.begin(), ranks.end(), sender);
-    if (it == ranks.end()) throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + name + "'");
+    if (it == ranks.end())
+      throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + name + "'");
     desc.sender = static_cast<std::int8_t>(it - ranks.begin());
   }
   return append_collective(ctx, stream, name, desc);

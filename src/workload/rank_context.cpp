@@ -17,7 +17,8 @@ bool RankContext::has_mtp_embedding(int chunk) const {
 }
 
 bool RankContext::selective_attention() const {
-  return scenario.training.recompute == RecomputeGranularity::Selective && scenario.training.recompute_modules.core_attn;
+  return scenario.training.recompute == RecomputeGranularity::Selective &&
+         scenario.training.recompute_modules.core_attn;
 }
 
 // Each model chunk is its own TransformerBlock in Megatron and the block method runs per block (recompute.py
@@ -26,7 +27,8 @@ bool RankContext::selective_attention() const {
 int RankContext::recomputed_layers_in_chunk(int chunk) const {
   const int n = recomputed_layers_on_stage(scenario, pipeline_stage, layout.layers_on_stage(pipeline_stage));
   // A pipeline_layout may give the chunks of a stage different layer counts: a chunk recomputes at most its own.
-  return std::min(n / chunks + (chunk < n % chunks ? 1 : 0), static_cast<int>(layout.layers(pipeline_stage, chunk).size()));
+  return std::min(n / chunks + (chunk < n % chunks ? 1 : 0),
+                  static_cast<int>(layout.layers(pipeline_stage, chunk).size()));
 }
 
 // Tokens and position ids on the first stage, labels and loss mask on the last (int64/fp32, 8 B per token each).

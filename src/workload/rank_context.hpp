@@ -21,11 +21,11 @@ ScheduleKind schedule_kind(const Scenario& s);
 
 // The communicators of one rank (group ids of the WorkloadBuilder).
 struct RankCommunicators {
-  LayerGroups layer;                 // tp, cp and the MoE groups: what the layer emitter issues on
-  std::uint32_t data = 0;            // dp x cp: the dense gradients' reduction, FSDP's / ZeRO's partitioning
-  std::uint32_t expert_data = 0;     // expert-DP: the routed experts' gradients (MoE only)
+  LayerGroups layer;              // tp, cp and the MoE groups: what the layer emitter issues on
+  std::uint32_t data = 0;         // dp x cp: the dense gradients' reduction, FSDP's / ZeRO's partitioning
+  std::uint32_t expert_data = 0;  // expert-DP: the routed experts' gradients (MoE only)
   std::uint32_t world = 0;
-  std::uint32_t model_parallel = 0;  // tp x pp
+  std::uint32_t model_parallel = 0;                         // tp x pp
   std::optional<std::uint32_t> previous_stage, next_stage;  // pipeline pairs
   std::optional<std::uint32_t> embedding;  // first and last (or MTP) stage: the word-embedding gradient
 };
@@ -38,11 +38,11 @@ struct RankContext {
   RankBuilder& builder;
   LayerEmitter& emitter;
   const RankCommunicators& communicators;
-  int rank = 0;             // global rank id
+  int rank = 0;  // global rank id
   int pipeline_stage = 0;
   int pipeline_stages = 1;
-  int chunks = 1;           // model chunks per stage (virtual pipeline)
-  int micro_batches = 1;    // per iteration
+  int chunks = 1;         // model chunks per stage (virtual pipeline)
+  int micro_batches = 1;  // per iteration
 
   bool first_stage() const { return pipeline_stage == 0; }
   bool last_stage() const { return pipeline_stage == pipeline_stages - 1; }

@@ -15,7 +15,8 @@ std::vector<int> chunk_counts(const Scenario& s, int p, int v) {
   if (par.account_for_embedding_in_pipeline_split || par.account_for_loss_in_pipeline_split) {
     // transformer_block.py get_num_layers_to_build: (L + embedding + loss) / (p * v) per chunk, one fewer in
     // the first chunk of the first stage (embedding) and the last chunk of the last stage (loss).
-    const int slots = L + (par.account_for_embedding_in_pipeline_split ? 1 : 0) + (par.account_for_loss_in_pipeline_split ? 1 : 0);
+    const int slots =
+        L + (par.account_for_embedding_in_pipeline_split ? 1 : 0) + (par.account_for_loss_in_pipeline_split ? 1 : 0);
     if (slots % (p * v) != 0) throw Error("layers cannot be split evenly over the model chunks");  // validated first
     for (int& c : counts) c = slots / (p * v);
     if (par.account_for_embedding_in_pipeline_split) at(0, 0) -= 1;
@@ -56,7 +57,8 @@ StageLayout::StageLayout(const Scenario& s) : stages_(s.parallelism.pipeline), c
   mtp_.assign(static_cast<std::size_t>(p * v), {});
   int next = 0, next_mtp = s.model.num_layers;
   if (!layout.empty()) {
-    if (layout.size() != static_cast<std::size_t>(p * v)) throw Error("pipeline_layout does not have pipeline x virtual_pipeline stages");
+    if (layout.size() != static_cast<std::size_t>(p * v))
+      throw Error("pipeline_layout does not have pipeline x virtual_pipeline stages");
     // Entry i is chunk i / p of rank i % p (pipeline_parallel_layer_layout.py); reading the entries in order
     // numbers the layers in Megatron's global order.
     for (std::size_t i = 0; i < layout.size(); ++i) {

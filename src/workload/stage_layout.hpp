@@ -14,9 +14,13 @@ class StageLayout {
  public:
   explicit StageLayout(const Scenario& s);
   // Global decoder layer ids of chunk `chunk` on pipeline rank `stage`, in forward order.
-  const std::vector<int>& layers(int stage, int chunk) const { return layers_[static_cast<std::size_t>(stage * chunks_ + chunk)]; }
+  const std::vector<int>& layers(int stage, int chunk) const {
+    return layers_[static_cast<std::size_t>(stage * chunks_ + chunk)];
+  }
   // MTP layers (ids num_layers + k) of that chunk, in forward order; they run after its decoder layers.
-  const std::vector<int>& mtp_layers(int stage, int chunk) const { return mtp_[static_cast<std::size_t>(stage * chunks_ + chunk)]; }
+  const std::vector<int>& mtp_layers(int stage, int chunk) const {
+    return mtp_[static_cast<std::size_t>(stage * chunks_ + chunk)];
+  }
   int layers_on_stage(int stage) const;  // decoder layers of all its chunks
   int mtp_layers_on_stage(int stage) const;
   int chunks() const { return chunks_; }

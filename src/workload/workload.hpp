@@ -33,9 +33,9 @@ struct CommGroup {
 
 struct CollectiveDesc {
   CollKind kind = CollKind::AllReduce;
-  std::uint32_t group = 0;   // index into Workload::groups
-  std::int64_t bytes = 0;    // NCCL's nBytes convention: the full logical buffer (all-gather output,
-                             // reduce-scatter input, all-reduce buffer); SendRecv: bytes each way max
+  std::uint32_t group = 0;  // index into Workload::groups
+  std::int64_t bytes = 0;   // NCCL's nBytes convention: the full logical buffer (all-gather output,
+                            // reduce-scatter input, all-reduce buffer); SendRecv: bytes each way max
   // SendRecv on a pair: the group member (index into its ranks) that is the only one sending, for a
   // one-way pipeline send; -1 = both send (a batched send-and-receive).
   std::int8_t sender = -1;
@@ -60,27 +60,27 @@ struct Op {
   // kernel or a collective, more for one op standing for several eager PyTorch kernels (an RMSNorm written as
   // eight ops), 0 for a kernel replayed inside a CUDA graph whose launch an earlier op paid.
   std::uint8_t launches = 1;
-  std::uint16_t name = 0;        // index into Workload::names ("qkv", "fc1.dgrad", "tp.allgather", ...)
-  std::uint32_t desc = 0;        // index into Workload::kernels or Workload::collectives
-  std::uint32_t first_dep = 0;   // index into RankProgram::deps
+  std::uint16_t name = 0;       // index into Workload::names ("qkv", "fc1.dgrad", "tp.allgather", ...)
+  std::uint32_t desc = 0;       // index into Workload::kernels or Workload::collectives
+  std::uint32_t first_dep = 0;  // index into RankProgram::deps
   std::uint16_t num_deps = 0;
-  std::int16_t layer = -1;       // global layer index, -1 if none
-  std::int32_t micro_batch = -1; // -1 if none
-  std::uint32_t coll_seq = 0;    // collectives: the n-th op of this rank on this group
+  std::int16_t layer = -1;        // global layer index, -1 if none
+  std::int32_t micro_batch = -1;  // -1 if none
+  std::uint32_t coll_seq = 0;     // collectives: the n-th op of this rank on this group
 };
 
 // The ops one simulated rank issues, in issue order.
 struct RankProgram {
-  int rank = 0;                       // global rank
+  int rank = 0;  // global rank
   std::vector<Op> ops;
-  std::vector<std::uint32_t> deps;    // op indices (into ops) this rank's ops wait for
+  std::vector<std::uint32_t> deps;  // op indices (into ops) this rank's ops wait for
   // How many real ranks this timeline stands for (1 in --per-rank mode).
   std::int64_t represents = 1;
 };
 
 struct Workload {
-  std::vector<RankProgram> ranks;       // simulated ranks
-  std::vector<KernelDesc> kernels;      // distinct kernels, deduplicated
+  std::vector<RankProgram> ranks;           // simulated ranks
+  std::vector<KernelDesc> kernels;          // distinct kernels, deduplicated
   std::vector<CollectiveDesc> collectives;  // distinct collectives, deduplicated
   std::vector<CommGroup> groups;
   std::vector<std::string> names;

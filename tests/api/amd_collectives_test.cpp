@@ -10,7 +10,8 @@ using namespace trainsim;
 namespace {
 
 std::string node_of(const std::string& gpu) {
-  return "cluster: {gpu: " + gpu + ", num_gpus: 8, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
+  return "cluster: {gpu: " + gpu +
+         ", num_gpus: 8, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
          "collective: {op: all_reduce, points: [{size: 1G, busbw_GBps: 300}]}\n";
 }
 

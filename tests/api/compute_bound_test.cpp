@@ -40,7 +40,8 @@ TEST(ComputeBound, ARunOverItsLimitStopsBeforeTheEngine) {
 }
 
 TEST(ComputeBound, OutOfMemoryIsReportedAsARunWouldReportIt) {
-  const Scenario s = load_scenario(example("gpt3-175b-1024-h100.yaml"), {"parallelism.pipeline=1", "parallelism.tensor=8"});
+  const Scenario s =
+      load_scenario(example("gpt3-175b-1024-h100.yaml"), {"parallelism.pipeline=1", "parallelism.tensor=8"});
   EXPECT_THROW(compute_lower_bound_s(s), OutOfMemoryError);
   EXPECT_GT(compute_lower_bound_s(s, true), 0);
 }

@@ -28,9 +28,7 @@ cluster:
 ScenarioError error_of(const std::vector<std::string>& overrides) {
   try {
     run_scenario(parse_scenario(kJob, "job.yaml", overrides));
-  } catch (const ScenarioError& e) {
-    return e;
-  }
+  } catch (const ScenarioError& e) { return e; }
   ADD_FAILURE() << "expected a ScenarioError";
   return ScenarioError("", "", "");
 }
@@ -43,7 +41,8 @@ TEST(FabricCheck, UnbuildableFabricIsAFlowErrorAndAnAnalyticalWarning) {
   const RunOutput analytical = run_scenario(parse_scenario(kJob, "job.yaml", {"simulation.network_model=analytical"}));
   ASSERT_EQ(analytical.result.warnings.size(), 1u);
   EXPECT_EQ(analytical.result.warnings[0].key, "cluster.network.tiers");
-  EXPECT_NE(analytical.result.warnings[0].message.find("the fabric cannot be built: " + flow.detail()), std::string::npos)
+  EXPECT_NE(analytical.result.warnings[0].message.find("the fabric cannot be built: " + flow.detail()),
+            std::string::npos)
       << analytical.result.warnings[0].message;
 }
 

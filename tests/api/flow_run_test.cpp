@@ -69,9 +69,9 @@ TEST(FlowRun, FaultsAreReportedAgainstTheFaultFreeRun) {
   // with interference, how much of the compute overlaps collectives changes with the straggler too.
   const RunOutput slow = run_scenario(
       job({"faults=[{kind: gpu_slow, rank: 13, factor: 0.8, always: true}]", "compute.interference=false"}));
-  EXPECT_NEAR(slow.result.breakdown.compute /
-                  run_scenario(job({"compute.interference=false"})).result.breakdown.compute,
-              1.25, 1e-6);
+  EXPECT_NEAR(
+      slow.result.breakdown.compute / run_scenario(job({"compute.interference=false"})).result.breakdown.compute, 1.25,
+      1e-6);
 }
 
 // A NIC that dies mid-run: what starts after it goes through another NIC; nothing deadlocks.
@@ -96,9 +96,7 @@ TEST(FlowRun, WhatTheBackendsCannotDoIsAnErrorNamingTheKey) {
     try {
       run_scenario(job(overrides));
       ADD_FAILURE() << "no error for " << key;
-    } catch (const ScenarioError& e) {
-      EXPECT_EQ(e.key(), key) << e.what();
-    }
+    } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), key) << e.what(); }
   };
   expect_key({"simulation.network_model=packet", "simulation.max_packets=1000"}, "simulation.network_model");
   expect_key({"simulation.network_model=analytical", "faults=[{kind: nic_down, node: 1, nic: 0, always: true}]"},

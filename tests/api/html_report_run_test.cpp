@@ -1,6 +1,6 @@
-// The HTML report of a real run (examples/tiny-8-h100.yaml; analytical, and flow-level on two nodes with a trace): it fetches
-// nothing, embeds exactly to_json(result), escapes the scenario's name and draws one breakdown bar per nonzero part.
-// (tests/report/html_report_test.cpp checks the renderer on a hand-built result; the report layer's tests do not
+// The HTML report of a real run (examples/tiny-8-h100.yaml; analytical, and flow-level on two nodes with a trace): it
+// fetches nothing, embeds exactly to_json(result), escapes the scenario's name and draws one breakdown bar per nonzero
+// part. (tests/report/html_report_test.cpp checks the renderer on a hand-built result; the report layer's tests do not
 // link the simulator.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -53,7 +53,9 @@ void expect_self_contained_and_faithful(const RunOutput& out, const HtmlReportEx
   EXPECT_EQ(nlohmann::ordered_json::parse(block).dump(2), to_json(r).dump(2));
   // The scenario's name, escaped wherever it appears.
   EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
-  EXPECT_THAT(html, HasSubstr("<h1>trainsim run: tiny &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;co&quot;</h1>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<h1>trainsim run: tiny &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;co&quot;</h1>"));
   // One bar per nonzero part of the breakdown.
   const Breakdown& b = r.breakdown;
   int nonzero = 0;
@@ -80,7 +82,8 @@ TEST(HtmlReportRun, TinyAnalyticalRun) {
 TEST(HtmlReportRun, TinyFlowRunWithATraceShowsLinksAndTheTimeline) {
   RunOptions o;
   o.want_trace = true;
-  const RunOutput out = run_scenario(tiny({"simulation.network_model=flow", "cluster.gpus_per_node=4", "cluster.nics_per_node=4"}), o);
+  const RunOutput out =
+      run_scenario(tiny({"simulation.network_model=flow", "cluster.gpus_per_node=4", "cluster.nics_per_node=4"}), o);
   ASSERT_FALSE(out.links.empty());
   HtmlReportExtras x;
   x.links = out.links;

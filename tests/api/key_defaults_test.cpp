@@ -37,8 +37,8 @@ bool written(const std::string& yaml, const std::string& path) {
 
 TEST(KeyTable, WritingALiteralDefaultChangesNothing) {
   const std::string dense = kValidScenario;
-  const std::string moe =
-      edit(edit(kValidScenario, "model.moe", "{num_experts: 4, expert_ffn_hidden_size: 1024}"), "parallelism.expert", "2");
+  const std::string moe = edit(edit(kValidScenario, "model.moe", "{num_experts: 4, expert_ffn_hidden_size: 1024}"),
+                               "parallelism.expert", "2");
   const std::string deepspeed = edit(kValidScenario, "parallelism.framework", "deepspeed");
   const std::string fat_tree = edit(kValidScenario, "cluster.network.topology", "fat-tree");
   const std::string packet = edit(kValidScenario, "simulation.network_model", "packet");
@@ -53,11 +53,11 @@ TEST(KeyTable, WritingALiteralDefaultChangesNothing) {
       continue;
     // The key's own context: MoE keys on an MoE model, DeepSpeed's on DeepSpeed, dual-ToR on a fat-tree, the packet
     // scope at packet level.
-    const std::string& base = path.starts_with("model.moe.")               ? moe
-                              : path.starts_with("parallelism.deepspeed.") ? deepspeed
-                              : path == "cluster.network.dual_tor"         ? fat_tree
+    const std::string& base = path.starts_with("model.moe.")                 ? moe
+                              : path.starts_with("parallelism.deepspeed.")   ? deepspeed
+                              : path == "cluster.network.dual_tor"           ? fat_tree
                               : path.starts_with("simulation.packet_scope.") ? packet
-                                                                           : dense;
+                                                                             : dense;
     if (written(base, path)) continue;  // the base sets it: its default is not what the base runs
     try {
       EXPECT_TRUE(result_of(edit(base, path, std::string(d).c_str())) == result_of(base))

@@ -33,7 +33,9 @@ cluster:
   gpus_per_node: 1
 )";
 
-RunResult run(const std::vector<std::string>& set = {}) { return run_scenario(parse_scenario(kLlama1B, "l1b.yaml", set)).result; }
+RunResult run(const std::vector<std::string>& set = {}) {
+  return run_scenario(parse_scenario(kLlama1B, "l1b.yaml", set)).result;
+}
 
 // The forward's kernels, end to end, take at least their launches: ~36 per eager layer at 12 us each.
 TEST(LaunchBound, EagerSmallModelWaitsOnTheHost) {

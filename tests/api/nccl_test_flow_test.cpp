@@ -38,7 +38,8 @@ TEST(NcclTestFlow, ATaperedFabricSlowsAnAllToAllOnlyAtFlowLevel) {
   const double model_flat = one_row(flat, CollectiveOp::AllToAll, gpus, bytes).busbw_GBps;
   const double model_tapered = one_row(tapered, CollectiveOp::AllToAll, gpus, bytes).busbw_GBps;
   EXPECT_DOUBLE_EQ(model_flat, model_tapered);  // the NCCL model prices from the NICs, blind to the fabric
-  const double flow_flat = one_row(with(flat, "simulation.network_model=flow"), CollectiveOp::AllToAll, gpus, bytes).busbw_GBps;
+  const double flow_flat =
+      one_row(with(flat, "simulation.network_model=flow"), CollectiveOp::AllToAll, gpus, bytes).busbw_GBps;
   const double flow_tapered =
       one_row(with(tapered, "simulation.network_model=flow"), CollectiveOp::AllToAll, gpus, bytes).busbw_GBps;
   // Full bisection: the flows reach about the NIC-limited rate the model gives.
@@ -51,10 +52,9 @@ TEST(NcclTestFlow, ATaperedFabricSlowsAnAllToAllOnlyAtFlowLevel) {
 TEST(NcclTestFlow, ADeadNicSlowsTheCollectiveAtFlowLevel) {
   const auto flow = with(kFatTree, "simulation.network_model=flow");
   const double healthy = one_row(flow, CollectiveOp::AllToAll, 32, 64 << 20).busbw_GBps;
-  const double broken =
-      one_row(with(flow, "faults=[{kind: nic_down, node: 0, nic: 0, always: true}]"), CollectiveOp::AllToAll, 32,
-              64 << 20)
-          .busbw_GBps;
+  const double broken = one_row(with(flow, "faults=[{kind: nic_down, node: 0, nic: 0, always: true}]"),
+                                CollectiveOp::AllToAll, 32, 64 << 20)
+                            .busbw_GBps;
   // Node 0's traffic on NIC 0 moves to another NIC, which then carries twice its share: the call waits for it.
   EXPECT_NEAR(broken / healthy, 0.5, 0.05);
 }
@@ -71,9 +71,7 @@ TEST(NcclTestFlow, AFaultOnALinkTheTestFabricLacksNamesTheKey) {
     one_row({"simulation.network_model=flow", "faults=[{kind: nic_down, node: 100, nic: 0, always: true}]"},
             CollectiveOp::AllReduce, 16, 1 << 20);
     ADD_FAILURE() << "not refused";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "faults[0].node") << e.what();
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "faults[0].node") << e.what(); }
 }
 
 }  // namespace

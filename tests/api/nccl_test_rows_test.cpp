@@ -36,17 +36,13 @@ TEST(NcclTestRows, StepsThatDoNotAdvanceOrGiveTooManyRowsAreRefusedBeforeAnyRow)
   try {
     run_nccl_test(tiny(), o, count);
     ADD_FAILURE() << "not refused";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "-i");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "-i"); }
   o.increment = 0;
   o.factor = 1.001;
   try {
     run_nccl_test(tiny(), o, count);
     ADD_FAILURE() << "not refused";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "-f");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "-f"); }
   EXPECT_EQ(rows, 0);
   // Exactly the limit is allowed: 0 .. 9999 by 1.
   o.min_bytes = 0;

@@ -67,7 +67,8 @@ TEST(PacketLevel, NcclTestRunsOnPackets) {
   o.op = CollectiveOp::AllReduce;
   o.min_bytes = o.max_bytes = 64 << 20;
   const auto table = [&](const char* model) {
-    return run_nccl_test(parse_scenario(kSmallJob, "small.yaml", {std::string("simulation.network_model=") + model}), o);
+    return run_nccl_test(parse_scenario(kSmallJob, "small.yaml", {std::string("simulation.network_model=") + model}),
+                         o);
   };
   const NcclTestTable flow = table("flow"), packet = table("packet");
   EXPECT_EQ(packet.network_model, "packet");
@@ -116,8 +117,8 @@ TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
 
 // simulation.packet_scope: the data-parallel and world calls (every call of this job that leaves a node: the
 // gradient reduction and parameter gather, the optimizer's scalars) as packets give the same run as a full
-// packet run, the data-parallel calls alone all but the scalars' packets; a scope that takes none of them (tensor-parallel calls only, or calls
-// larger than any) leaves the run at flow level with no packet moved.
+// packet run, the data-parallel calls alone all but the scalars' packets; a scope that takes none of them
+// (tensor-parallel calls only, or calls larger than any) leaves the run at flow level with no packet moved.
 TEST(PacketLevel, APacketScopeChoosesWhichCallsMoveAsPackets) {
   const RunResult all = run({"simulation.network_model=packet"});
   const RunResult dp_world = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp, world]}"});
@@ -139,9 +140,9 @@ TEST(PacketLevel, APacketScopeChoosesWhichCallsMoveAsPackets) {
 // Every link's row (--links-csv) carries its packet statistics; their pauses add up to the report's (NVLink and
 // PCIe links are never paused) and the worst link's peak queue is the largest of the rows'.
 TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
-  const RunOutput out = run_scenario(parse_scenario(kSmallJob, "small.yaml",
-                                                    {"simulation.network_model=packet", "cluster.network.switch_radix=16",
-                                                     "cluster.network.oversubscription=4"}));
+  const RunOutput out = run_scenario(parse_scenario(
+      kSmallJob, "small.yaml",
+      {"simulation.network_model=packet", "cluster.network.switch_radix=16", "cluster.network.oversubscription=4"}));
   ASSERT_TRUE(out.result.congestion.has_value());
   ASSERT_FALSE(out.links.empty());
   std::int64_t pauses = 0;
@@ -165,10 +166,11 @@ TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
 TEST(PacketLevel, TheTraceShowsTheDeepestQueuesOverTime) {
   RunOptions o;
   o.want_trace = true;
-  const RunOutput out = run_scenario(parse_scenario(kSmallJob, "small.yaml",
-                                                    {"simulation.network_model=packet", "cluster.network.switch_radix=16",
-                                                     "cluster.network.oversubscription=4"}),
-                                     o);
+  const RunOutput out = run_scenario(
+      parse_scenario(
+          kSmallJob, "small.yaml",
+          {"simulation.network_model=packet", "cluster.network.switch_radix=16", "cluster.network.oversubscription=4"}),
+      o);
   ASSERT_FALSE(out.counters.empty());
   std::map<std::string, std::vector<TraceCounter>> tracks;
   for (const TraceCounter& c : out.counters) tracks[c.name].push_back(c);

@@ -41,7 +41,8 @@ cluster:
   gpu: H100-SXM
   num_gpus: 2
   gpus_per_node: 2
-)", "cp2.yaml");
+)",
+                        "cp2.yaml");
 }
 
 class FixedCompute : public ComputeModel {
@@ -84,4 +85,3 @@ TEST(RingAttention, OnlyTheTransferLongerThanItsTileIsExposed) {
     EXPECT_NEAR(b.compute + b.exposed_comm + b.bubble + b.optimizer + b.other, to_seconds(out.makespan), 1e-9);
   }
 }
-

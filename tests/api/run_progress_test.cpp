@@ -60,9 +60,9 @@ TEST(RunProgress, EstimateThenMonotonicProgressThenDoneAndTheSameResults) {
 }
 
 TEST(RunProgress, FaultsRunTwiceAndTheSecondRunIsTheSecondHalf) {
-  const Scenario s = load_scenario(example("tiny-8-h100.yaml"),
-                                   {"training.global_batch_size=1024",
-                                    "faults=[{kind: gpu_slow, rank: 0, factor: 0.5, always: true}]"});
+  const Scenario s = load_scenario(
+      example("tiny-8-h100.yaml"),
+      {"training.global_batch_size=1024", "faults=[{kind: gpu_slow, rank: 0, factor: 0.5, always: true}]"});
   const Watched w = watch(s);
   bool second = false;
   for (const RunProgress& p : w.reports) {
@@ -78,9 +78,8 @@ TEST(RunProgress, FaultsRunTwiceAndTheSecondRunIsTheSecondHalf) {
 
 TEST(RunProgress, FlowLevelEstimateCountsTheTransfersTheFabricCarries) {
   // Two nodes: the data-parallel reductions cross the fabric.
-  const Scenario s = load_scenario(example("tiny-8-h100.yaml"),
-                                   {"cluster.num_gpus=16", "training.global_batch_size=16",
-                                    "simulation.network_model=flow"});
+  const Scenario s = load_scenario(example("tiny-8-h100.yaml"), {"cluster.num_gpus=16", "training.global_batch_size=16",
+                                                                 "simulation.network_model=flow"});
   const Watched w = watch(s);
   const double planned = w.reports.front().estimated_flows;
   ASSERT_GT(w.result.simulation.flows, 0);

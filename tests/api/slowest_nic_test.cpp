@@ -39,11 +39,10 @@ TEST(SlowestNic, FlowLevelRunsAndAgreesWithTheAnalyticalModel) {
 TEST(SlowestNic, SlowerNicIsAScenarioErrorNotADeadlock) {
   for (const char* model : {"analytical", "flow"}) {
     try {
-      run_scenario(parse_scenario(kJob, "job.yaml", {"cluster.nic_gbps=0.000001", std::string("simulation.network_model=") + model}));
+      run_scenario(parse_scenario(kJob, "job.yaml",
+                                  {"cluster.nic_gbps=0.000001", std::string("simulation.network_model=") + model}));
       ADD_FAILURE() << model << ": expected a ScenarioError";
-    } catch (const ScenarioError& e) {
-      EXPECT_EQ(e.key(), "cluster.nic_gbps") << e.what();
-    }
+    } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "cluster.nic_gbps") << e.what(); }
   }
 }
 

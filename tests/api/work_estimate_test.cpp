@@ -23,9 +23,7 @@ std::string example(const std::string& name) { return std::string(TRAINSIM_SOURC
 std::string refused_key(const Scenario& s, bool per_rank = false) {
   try {
     check_work_limit(s, estimate_work(s, per_rank));
-  } catch (const ScenarioError& e) {
-    return e.key();
-  }
+  } catch (const ScenarioError& e) { return e.key(); }
   return "";
 }
 
@@ -77,7 +75,9 @@ TEST(WorkLimit, RefusalNamesTheKeyThatMakesTheWorkLargest) {
   } catch (const ScenarioError& e) {
     EXPECT_THAT(e.detail(), HasSubstr("131072 micro-batches"));
     EXPECT_THAT(e.detail(), HasSubstr("simulation.max_ops 50000000"));
-    EXPECT_THAT(e.detail(), HasSubstr("counts sequences, not tokens (1048576 tokens at model.seq_length 2048 would be 512 sequences)"));
+    EXPECT_THAT(
+        e.detail(),
+        HasSubstr("counts sequences, not tokens (1048576 tokens at model.seq_length 2048 would be 512 sequences)"));
   }
   // Layers: 24 layers are the largest factor against 4 micro-batches.
   EXPECT_EQ(refused_key(load_scenario(tiny, {"simulation.max_ops=1000"})), "model.num_layers");
@@ -94,9 +94,7 @@ TEST(WorkLimit, RunScenarioRefusesBeforeBuildingAnything) {
   try {
     run_scenario(s);
     ADD_FAILURE() << "not refused";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "training.global_batch_size");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "training.global_batch_size"); }
 }
 
 }  // namespace

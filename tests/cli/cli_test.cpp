@@ -60,7 +60,8 @@ TEST(Cli, JsonIsByteIdenticalAcrossRuns) {
 // and TP 4 changes the data-parallel size the report shows.
 TEST(Cli, SetOverridesChangeTheResult) {
   const Result base = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing");
-  const Result slow = run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing --set cluster.nic_gbps=100");
+  const Result slow =
+      run("run " + example("gpt3-175b-1024-h100.yaml") + " --json --no-timing --set cluster.nic_gbps=100");
   ASSERT_EQ(base.status, 0);
   ASSERT_EQ(slow.status, 0) << slow.out;
   EXPECT_GT(nlohmann::json::parse(slow.out)["iteration_time_s"].get<double>(),
@@ -118,8 +119,9 @@ TEST(Cli, TraceSpansOfAStreamNeverOverlap) {
 }
 
 TEST(Cli, BadInputExitsNonZeroWithTheKey) {
-  const auto unknown = temp_file("unknown.yaml", "model: {preset: gpt3-1.3b}\nparallelism: {tensor_parallel: 2}\n"
-                                                 "training: {global_batch_size: 8}\ncluster: {gpu: H100-SXM, num_gpus: 8}\n");
+  const auto unknown = temp_file("unknown.yaml",
+                                 "model: {preset: gpt3-1.3b}\nparallelism: {tensor_parallel: 2}\n"
+                                 "training: {global_batch_size: 8}\ncluster: {gpu: H100-SXM, num_gpus: 8}\n");
   Result r = run("run " + unknown);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("parallelism.tensor_parallel"), std::string::npos) << r.out;
@@ -150,8 +152,8 @@ TEST(Cli, BadInputExitsNonZeroWithTheKey) {
 
 // A job that cannot fit is an error with the numbers, unless --allow-oom.
 TEST(Cli, OutOfMemoryIsAnErrorUnlessAllowed) {
-  const std::string args = "run " + example("gpt3-175b-1024-h100.yaml") +
-                           " --set training.recompute=none --set training.micro_batch_size=8";
+  const std::string args =
+      "run " + example("gpt3-175b-1024-h100.yaml") + " --set training.recompute=none --set training.micro_batch_size=8";
   Result r = run(args);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
@@ -193,7 +195,8 @@ TEST(Cli, ValidateReportsErrorsAgainstReferences) {
   std::filesystem::create_directories(dir);
   std::ifstream in(example("tiny-8-h100.yaml"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::ofstream(dir / "case-a.yaml") << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
+  std::ofstream(dir / "case-a.yaml") << text
+                                     << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
   const Result r = run("validate " + dir.string() + " --json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
@@ -211,7 +214,8 @@ TEST(Cli, ValidateSetOverridesEveryCase) {
   std::filesystem::create_directories(dir);
   std::ifstream in(example("tiny-8-h100.yaml"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::ofstream(dir / "case-b.yaml") << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
+  std::ofstream(dir / "case-b.yaml") << text
+                                     << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
   auto simulated = [&](const std::string& extra) {
     const Result r = run("validate " + dir.string() + " --json" + extra);
     EXPECT_EQ(r.status, 0) << r.out;
@@ -220,8 +224,8 @@ TEST(Cli, ValidateSetOverridesEveryCase) {
   const double base = simulated("");
   EXPECT_GT(simulated(" --set training.attention_kernel=flash1"), base);
   // A case that fails makes the exit status 1; the table (stdout) still has its row.
-  const Result bad =
-      run_shell("{ " + std::string(TRAINSIM_BINARY) + " validate " + dir.string() + " --json --set training.no_such_key=1 2>/dev/null; }");
+  const Result bad = run_shell("{ " + std::string(TRAINSIM_BINARY) + " validate " + dir.string() +
+                               " --json --set training.no_such_key=1 2>/dev/null; }");
   ASSERT_EQ(bad.status, 1) << bad.out;
   const auto j = nlohmann::json::parse(bad.out);
   EXPECT_NE(j["cases"][0]["error"].get<std::string>().find("no_such_key"), std::string::npos) << bad.out;

@@ -31,8 +31,9 @@ struct Split {
 
 // stdout and stderr apart (stdout must stay parseable when an error line follows it).
 Split run_split(const std::string& args) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("trainsim_cli_stderr_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  const auto err_path =
+      std::filesystem::temp_directory_path() /
+      ("trainsim_cli_stderr_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   const Result r = run_shell("{ " + std::string(TRAINSIM_BINARY) + " " + args + " 2>" + err_path.string() + "; }");
   std::ifstream in(err_path);
   return {r.status, r.out, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())};
@@ -155,7 +156,7 @@ TEST(ExitStatus, ValidateFailsWhenACaseCannotBeSimulatedAfterPrintingEveryRow) {
   r = run_split("validate " + dir.string() + " --json");
   EXPECT_EQ(r.status, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);  // every row is still printed
-  ASSERT_EQ(j["cases"].size(), 4u);  // src-a, src-broken, src-far, src-fault
+  ASSERT_EQ(j["cases"].size(), 4u);             // src-a, src-broken, src-far, src-fault
   EXPECT_TRUE(j["cases"][0]["error"].is_null());
   EXPECT_TRUE(j["cases"][1]["error"].is_string());
   EXPECT_TRUE(j["cases"][2]["error"].is_null());

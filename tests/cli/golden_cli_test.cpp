@@ -131,8 +131,8 @@ void diff(const Json& old_v, const Json& new_v, const std::string& path, Changes
       same = std::fabs(a - b) <= kRelTol * std::max(std::fabs(a), std::fabs(b));
     }
     if (!same)
-      out.emplace_back(path, show(old_v) + " -> " + show(new_v) + " " +
-                                 relative_change(old_v.get<double>(), new_v.get<double>()));
+      out.emplace_back(
+          path, show(old_v) + " -> " + show(new_v) + " " + relative_change(old_v.get<double>(), new_v.get<double>()));
   } else if (old_v.is_object() && new_v.is_object()) {
     for (const auto& [k, v] : old_v.items()) {
       if (new_v.contains(k))
@@ -145,8 +145,8 @@ void diff(const Json& old_v, const Json& new_v, const std::string& path, Changes
   } else if (old_v.is_array() && new_v.is_array()) {
     const auto old_names = labels(old_v);
     const auto new_names = labels(new_v);
-    const bool keyed = old_names.size() == old_v.size() && new_names.size() == new_v.size() &&
-                       !(old_v.empty() && new_v.empty());
+    const bool keyed =
+        old_names.size() == old_v.size() && new_names.size() == new_v.size() && !(old_v.empty() && new_v.empty());
     if (keyed) {
       std::map<std::string, const Json*> old_by, new_by;
       for (std::size_t i = 0; i < old_v.size(); ++i) old_by[old_names[i]] = &old_v[i];
@@ -159,7 +159,8 @@ void diff(const Json& old_v, const Json& new_v, const std::string& path, Changes
           out.emplace_back(p, show(old_v[i]) + " -> (absent)");
       }
       for (std::size_t i = 0; i < new_v.size(); ++i)
-        if (!old_by.count(new_names[i])) out.emplace_back(path + "[" + new_names[i] + "]", "(absent) -> " + show(new_v[i]));
+        if (!old_by.count(new_names[i]))
+          out.emplace_back(path + "[" + new_names[i] + "]", "(absent) -> " + show(new_v[i]));
     } else {
       for (std::size_t i = 0; i < std::max(old_v.size(), new_v.size()); ++i) {
         const std::string p = path + "[" + std::to_string(i) + "]";
@@ -178,10 +179,11 @@ void diff(const Json& old_v, const Json& new_v, const std::string& path, Changes
 
 // What scripts/golden runs: from the repository root, with the repository's data/.
 Json run_example(const std::string& name) {
-  const fs::path out = fs::temp_directory_path() / ("trainsim_golden_" + name + "_" + std::to_string(getpid()) + ".json");
-  const Result r = run_shell("(cd '" + source_dir().string() + "' && env -u TRAINSIM_DATA_DIR '" +
-                             std::string(TRAINSIM_BINARY) + "' run examples/" + name + ".yaml --json > '" +
-                             out.string() + "')");
+  const fs::path out =
+      fs::temp_directory_path() / ("trainsim_golden_" + name + "_" + std::to_string(getpid()) + ".json");
+  const Result r =
+      run_shell("(cd '" + source_dir().string() + "' && env -u TRAINSIM_DATA_DIR '" + std::string(TRAINSIM_BINARY) +
+                "' run examples/" + name + ".yaml --json > '" + out.string() + "')");
   EXPECT_EQ(r.status, 0) << "trainsim run examples/" << name << ".yaml --json\n" << r.out;
   Json doc;
   if (r.status == 0) doc = Json::parse(std::ifstream(out));
@@ -206,14 +208,17 @@ TEST_P(Golden, ExampleOutputMatchesGoldenFile) {
   if (changes.empty()) return;
   std::string msg = name + ": " + std::to_string(changes.size()) + " value(s) differ from tests/golden/" + name +
                     ".json (golden -> now)\n";
-  for (const auto& [path, text] : changes) msg += "  " + (path.empty() ? std::string("(top level)") : path) + ": " + text + "\n";
+  for (const auto& [path, text] : changes)
+    msg += "  " + (path.empty() ? std::string("(top level)") : path) + ": " + text + "\n";
   ADD_FAILURE() << msg << kHowToUpdate;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::ValuesIn(example_names()),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            std::string n = param.param;
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+                           std::replace_if(
+                               n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+                               '_');
                            return n;
                          });
 
@@ -236,7 +241,8 @@ TEST(GoldenFiles, DiffNamesChangedPathsWithOldAndNewValues) {
   const Json old_v = Json::parse(R"({"t": 1.0, "n": 3, "comm": [{"kind": "all_gather", "group": "tp", "time_s": 2.0},
                                                                  {"kind": "all_reduce", "group": "dp", "time_s": 4.0}],
                                      "s": "a", "w": []})");
-  const Json new_v = Json::parse(R"({"t": 1.0000000001, "n": 4, "comm": [{"kind": "all_reduce", "group": "dp", "time_s": 5.0},
+  const Json new_v =
+      Json::parse(R"({"t": 1.0000000001, "n": 4, "comm": [{"kind": "all_reduce", "group": "dp", "time_s": 5.0},
                                                                           {"kind": "all_gather", "group": "tp", "time_s": 2.0}],
                                      "s": "b", "w": [{"key": "x"}], "extra": true})");
   Changes c;

@@ -86,8 +86,9 @@ TEST(HtmlReportCli, AnUnwritablePathIsAnErrorNamingHtml) {
   EXPECT_THAT(full.out, HasSubstr("error: --html: error while writing /dev/full"));
 }
 
-// Renders the page of a flow-level run on two nodes (links that carry traffic) with a trace in headless Chromium: DOM dump and a screenshot in one launch,
-// the browser's log on stderr. The screenshot stays in the build tree: test-output/html-report/report.png.
+// Renders the page of a flow-level run on two nodes (links that carry traffic) with a trace in headless Chromium: DOM
+// dump and a screenshot in one launch, the browser's log on stderr. The screenshot stays in the build tree:
+// test-output/html-report/report.png.
 TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   const std::string browser = chromium();
   if (browser.empty())
@@ -100,8 +101,8 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   const fs::path page = dir / "report.html";
   const Result made = run("run '" + scenario.string() +
                           "' --no-timing --set simulation.network_model=flow --set cluster.gpus_per_node=4"
-                          " --set cluster.nics_per_node=4 --trace " + (dir / "trace.json").string() + " --html " +
-                          page.string() + " --json");
+                          " --set cluster.nics_per_node=4 --trace " +
+                          (dir / "trace.json").string() + " --html " + page.string() + " --json");
   ASSERT_EQ(made.status, 0) << made.out;
   const auto result = nlohmann::json::parse(made.out);
 
@@ -111,12 +112,13 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   fs::remove(png);
   const fs::path dom_path = dir / "dom.html", log_path = dir / "chromium.log";
   const auto start = std::chrono::steady_clock::now();
-  const Result b = run_shell(
-      "{ timeout 60 " + browser +
-      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-      " --disable-component-update --disable-sync --user-data-dir=" + (dir / "profile").string() +
-      " --enable-logging=stderr --v=0 --window-size=1280,2000 --screenshot=" + png.string() +
-      " --dump-dom file://" + page.string() + " > " + dom_path.string() + " 2> " + log_path.string() + "; }");
+  const Result b =
+      run_shell("{ timeout 60 " + browser +
+                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+                " --disable-component-update --disable-sync --user-data-dir=" +
+                (dir / "profile").string() +
+                " --enable-logging=stderr --v=0 --window-size=1280,2000 --screenshot=" + png.string() +
+                " --dump-dom file://" + page.string() + " > " + dom_path.string() + " 2> " + log_path.string() + "; }");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("chromium_seconds", fmt::format("{:.1f}", seconds));
   ASSERT_EQ(b.status, 0) << b.out << read(log_path);
@@ -136,13 +138,15 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
                                             "against the embedded JSON: all match</p>"));
   EXPECT_THAT(dom, Not(HasSubstr("data-check=\"mismatch\"")));
   EXPECT_THAT(dom, HasSubstr("data-check=\"ok\""));
-  EXPECT_THAT(dom, HasSubstr("<pre id=\"raw-json\">{\n  \"scenario\": \"tiny&lt;i&gt;&amp;amp\",\n  \"iteration_time_s\": "));
+  EXPECT_THAT(
+      dom, HasSubstr("<pre id=\"raw-json\">{\n  \"scenario\": \"tiny&lt;i&gt;&amp;amp\",\n  \"iteration_time_s\": "));
   // The scenario's markup is text, not elements.
   EXPECT_THAT(dom, HasSubstr("<h1>trainsim run: tiny&lt;i&gt;&amp;amp</h1>"));
   EXPECT_THAT(dom, Not(HasSubstr("<i>")));
   // The JSON result's numbers, as formatted on the page.
   const double it = result["iteration_time_s"].get<double>();
-  EXPECT_THAT(dom, HasSubstr(fmt::format("data-value=\"{}\" data-check=\"ok\">{:.4f} s</div>", result["iteration_time_s"].dump(), it)));
+  EXPECT_THAT(dom, HasSubstr(fmt::format("data-value=\"{}\" data-check=\"ok\">{:.4f} s</div>",
+                                         result["iteration_time_s"].dump(), it)));
   EXPECT_THAT(dom, HasSubstr(fmt::format(">{:.1f}</div>", result["tflops_per_gpu"].get<double>())));
   EXPECT_THAT(dom, HasSubstr(fmt::format(">{:.1f} %</div>", 100 * result["mfu"].get<double>())));
   EXPECT_THAT(dom, HasSubstr(fmt::format(">{:.6f}</td>", result["comm"][0]["time_s"].get<double>())));

@@ -42,8 +42,8 @@ TEST(MemoryCli, OneRowPerStageAgreeingWithTheRunReport) {
   EXPECT_NEAR(nlohmann::json::parse(rr.out)["memory"]["peak"].get<double>(), worst, 1e-9);
 }
 
-// Fewer, wider stages: PP 2, TP 4, micro-batch 4 without recompute needs about 210 GiB on stage 0. The table still prints,
-// with the stage that overflows; the exit status says so unless --allow-oom.
+// Fewer, wider stages: PP 2, TP 4, micro-batch 4 without recompute needs about 210 GiB on stage 0. The table still
+// prints, with the stage that overflows; the exit status says so unless --allow-oom.
 TEST(MemoryCli, OverflowingStageFailsUnlessAllowed) {
   const std::string args = "memory " + example("gpt3-175b-1024-h100.yaml") +
                            " --set parallelism.pipeline=2 --set parallelism.tensor=4 --set training.micro_batch_size=4"
@@ -63,7 +63,8 @@ TEST(MemoryCli, OverflowingStageFailsUnlessAllowed) {
 
 TEST(MemoryCli, RecomputeShrinksActivationsPerMicroBatch) {
   auto act = [](const std::string& recompute) {
-    const Result r = run("memory " + example("gpt3-175b-1024-h100.yaml") + " --json --set training.recompute=" + recompute);
+    const Result r =
+        run("memory " + example("gpt3-175b-1024-h100.yaml") + " --json --set training.recompute=" + recompute);
     EXPECT_EQ(r.status, 0) << r.out;
     return nlohmann::json::parse(r.out)["stages"][1]["activations_per_micro_batch"].get<double>();
   };
@@ -73,7 +74,8 @@ TEST(MemoryCli, RecomputeShrinksActivationsPerMicroBatch) {
 }
 
 TEST(MemoryCli, BadInputNamesTheKey) {
-  const Result r = run("memory " + example("gpt3-175b-1024-h100.yaml") + " --set parallelism.tensor=3");  // 1024 GPUs do not split by 3 x 8
+  const Result r = run("memory " + example("gpt3-175b-1024-h100.yaml") +
+                       " --set parallelism.tensor=3");  // 1024 GPUs do not split by 3 x 8
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("cluster.num_gpus: num_gpus 1024 is not divisible by tensor 3"), std::string::npos) << r.out;
   const Result missing = run("memory /nonexistent/scenario.yaml");

@@ -10,7 +10,8 @@ using namespace trainsim_cli_test;
 
 TEST(MoeCli, MixtralRunsWithBothNetworkModels) {
   for (const char* net : {"analytical", "flow"}) {
-    const Result r = run("run " + example("mixtral-8x7b-64-h100.yaml") + " --json --set simulation.network_model=" + net);
+    const Result r =
+        run("run " + example("mixtral-8x7b-64-h100.yaml") + " --json --set simulation.network_model=" + net);
     ASSERT_EQ(r.status, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_GT(j["iteration_time_s"].get<double>(), 0);

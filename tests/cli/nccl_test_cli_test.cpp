@@ -39,8 +39,8 @@ TEST(NcclTestCli, SizesStepByTheFactorAndRowsCarryEveryColumn) {
   EXPECT_EQ(j.front()["size_bytes"], 8);
   EXPECT_EQ(j.back()["size_bytes"], std::int64_t{8} << 30);
   for (const auto& row : j) {
-    for (const char* key : {"size_bytes", "count", "dtype", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
-                            "protocol", "channels"})
+    for (const char* key :
+         {"size_bytes", "count", "dtype", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol", "channels"})
       EXPECT_TRUE(row.contains(key)) << key;
     EXPECT_EQ(row["count"], row["size_bytes"].get<std::int64_t>() / 4);  // float
     // nccl-tests: algbw = size / time, busbw = algbw * 2(n-1)/n for all-reduce.
@@ -97,11 +97,17 @@ TEST(NcclTestCli, SetGpusAndTextTable) {
 
 TEST(NcclTestCli, BadFlagsNameTheFlag) {
   const std::string sc = two_node_h100();
-  const std::pair<std::string, std::string> cases[] = {
-      {"--op allreduce", "--op"},       {"-d float17", "-d"},         {"-o xor", "-o"},
-      {"-b 1X", "-b"},                  {"-b 1M -e 1K", "-e"},        {"-f 1", "-f"},
-      {"--gpus 12", "--gpus"},          {"--gpus 0", "--gpus"},          {"--op reduce -r 16", "-r"},  {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"},
-      {"-m 0", "-m"}};
+  const std::pair<std::string, std::string> cases[] = {{"--op allreduce", "--op"},
+                                                       {"-d float17", "-d"},
+                                                       {"-o xor", "-o"},
+                                                       {"-b 1X", "-b"},
+                                                       {"-b 1M -e 1K", "-e"},
+                                                       {"-f 1", "-f"},
+                                                       {"--gpus 12", "--gpus"},
+                                                       {"--gpus 0", "--gpus"},
+                                                       {"--op reduce -r 16", "-r"},
+                                                       {"--set nccl.NCCL_ALGO=Rong", "NCCL_ALGO"},
+                                                       {"-m 0", "-m"}};
   for (const auto& [args, key] : cases) {
     const Result r = run("nccl-test " + sc + " " + args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
@@ -127,9 +133,11 @@ TEST(NcclTestCli, AggregatedIterationsShareTheLatency) {
 // choices; a file that does not match the cluster, or is not a topology, is an error naming the key.
 TEST(NcclTestCli, TopologyFileFromTheScenario) {
   const std::string xml = std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml";
-  const std::string sc = temp_file("nccl_test_topo.yaml",
-                                   "cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
-                                   "collective: {op: all_reduce}\nnccl: {NCCL_TOPO_FILE: " + xml + "}\n");
+  const std::string sc =
+      temp_file("nccl_test_topo.yaml",
+                "cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n"
+                "collective: {op: all_reduce}\nnccl: {NCCL_TOPO_FILE: " +
+                    xml + "}\n");
   auto j = rows(sc + " -d bfloat16 -b 1G -e 1G --set nccl.NCCL_NVLS_ENABLE=0");
   EXPECT_EQ(j[0]["algorithm"], "Ring");
   EXPECT_NEAR(j[0]["time_us"].get<double>(), 5427.0, 2.0);
@@ -153,8 +161,9 @@ TEST(NcclTestCli, NcclDebugInfoPrintsNcclsLogLines) {
   ASSERT_EQ(quiet.status, 0) << quiet.out;
   EXPECT_EQ(quiet.out.find("NCCL INFO"), std::string::npos);
   // stderr only: the group sends the binary's stdout to /dev/null and its stderr down the pipe.
-  const Result info = run_shell("{ " + std::string(TRAINSIM_BINARY) + " " + args +
-                                " --set nccl.NCCL_DEBUG=INFO --set nccl.NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING 2>&1 >/dev/null; }");
+  const Result info =
+      run_shell("{ " + std::string(TRAINSIM_BINARY) + " " + args +
+                " --set nccl.NCCL_DEBUG=INFO --set nccl.NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING 2>&1 >/dev/null; }");
   ASSERT_EQ(info.status, 0) << info.out;
   EXPECT_NE(info.out.find("trainsim:0:0 [0] NCCL INFO Pattern 4, crossNic"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("NCCL INFO Channel 00/"), std::string::npos) << info.out;
@@ -177,6 +186,7 @@ TEST(NcclDebugCli, RunPrintsEachCommunicatorsLogOnStderr) {
   EXPECT_NE(log.out.find("trainsim:0:0 [0] NCCL INFO Channel 00/"), std::string::npos) << log.out;
   EXPECT_EQ(log.out.find("Pattern"), std::string::npos) << "GRAPH is not in NCCL's default subsystems";
   // A graph dump is nccl-test's: a run says it writes none rather than ignoring the setting.
-  const Result dump = run_shell("{ " + base + " --set nccl.NCCL_GRAPH_DUMP_FILE=/tmp/trainsim_graphs.xml 2>/dev/null; }");
+  const Result dump =
+      run_shell("{ " + base + " --set nccl.NCCL_GRAPH_DUMP_FILE=/tmp/trainsim_graphs.xml 2>/dev/null; }");
   EXPECT_NE(dump.out.find("\"key\": \"nccl.NCCL_GRAPH_DUMP_FILE\""), std::string::npos) << dump.out;
 }

@@ -21,7 +21,8 @@ training: {global_batch_size: 32, micro_batch_size: 2, precision: bf16}
 parallelism: {tensor: 2, pipeline: 1, sequence_parallel: true}
 cluster: {gpu: H100-SXM, num_gpus: 8, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}
 compute:
-  database: )" + db_path + "\n";
+  database: )" + db_path +
+                     "\n";
   if (!scale_from.empty()) yaml += "  scale_from: " + scale_from + "\n";
   return temp_file("opdb_scenario_" + tag + ".yaml", yaml);
 }
@@ -54,7 +55,8 @@ TEST(OpDatabaseCli, MeasuredKernelsUseTheDatabaseAndTheRestAreReportedAsModelled
   EXPECT_GT(c["modelled_ops"].get<int>(), 0);
   EXPECT_EQ(c["scaled_ops"].get<int>(), 0);
   bool attention_listed = false;
-  for (const auto& m : c["modelled"]) attention_listed = attention_listed || m["kernel"].get<std::string>().starts_with("flash_attn_bwd");
+  for (const auto& m : c["modelled"])
+    attention_listed = attention_listed || m["kernel"].get<std::string>().starts_with("flash_attn_bwd");
   EXPECT_TRUE(attention_listed) << c.dump();
 }
 

@@ -94,7 +94,8 @@ TEST(OpsCli, CountsAddUpToTheComputeSpansOfTheTrace) {
   const auto t = nlohmann::json::parse(in);
   std::int64_t compute_spans = 0;
   for (const auto& e : t["traceEvents"])
-    if (e.value("ph", "") == "X" && (e.value("cat", "") == "compute" || e.value("cat", "") == "optimizer")) ++compute_spans;
+    if (e.value("ph", "") == "X" && (e.value("cat", "") == "compute" || e.value("cat", "") == "optimizer"))
+      ++compute_spans;
   EXPECT_GT(compute_spans, 0);
   EXPECT_EQ(total_count(j), compute_spans);
 }
@@ -103,16 +104,17 @@ TEST(OpsCli, CountsAddUpToTheComputeSpansOfTheTrace) {
 // fused kernels (the score GEMMs are `gemm` rows).
 TEST(OpsCli, ListsEveryKernelKindTheWorkloadUses) {
   const std::string file = temp_file("ops_tiny_kinds.yaml", kTiny);
-  const std::set<std::string> flash = {"cross_entropy", "elementwise",    "embedding", "flash_attn_bwd", "flash_attn_fwd",
-                                       "gemm",          "layernorm",      "memset",    "optimizer_step"};
+  const std::set<std::string> flash = {"cross_entropy", "elementwise", "embedding", "flash_attn_bwd", "flash_attn_fwd",
+                                       "gemm",          "layernorm",   "memset",    "optimizer_step"};
   EXPECT_EQ(kinds_of(ops_json(file)), flash);
   // Unfused attention under Megatron runs the fused scale-mask-softmax kernel (an elementwise pass);
   // a plain PyTorch (FSDP) model runs the unfused softmax.
-  const std::set<std::string> megatron_unfused = {"cross_entropy", "elementwise", "embedding", "gemm",
+  const std::set<std::string> megatron_unfused = {"cross_entropy", "elementwise", "embedding",     "gemm",
                                                   "layernorm",     "memset",      "optimizer_step"};
   EXPECT_EQ(kinds_of(ops_json(file, " --set training.flash_attention=false")), megatron_unfused);
-  const auto fsdp = kinds_of(ops_json(file, " --set training.flash_attention=false --set parallelism.framework=fsdp "
-                                            "--set parallelism.zero_stage=3 --set parallelism.pipeline=1"));
+  const auto fsdp = kinds_of(ops_json(file,
+                                      " --set training.flash_attention=false --set parallelism.framework=fsdp "
+                                      "--set parallelism.zero_stage=3 --set parallelism.pipeline=1"));
   EXPECT_TRUE(fsdp.count("softmax")) << "fsdp with unfused attention must run the PyTorch softmax";
 }
 
@@ -155,8 +157,8 @@ TEST(OpsCli, HandCountedRowsAndGemmFlops) {
   // Every GEMM row's FLOPs are 2 m n k batch; memory-bound rows carry their bytes and no shape.
   for (const auto& op : j["ops"]) {
     if (op["op"] == "gemm") {
-      const double expect = 2.0 * op["m"].get<double>() * op["n"].get<double>() * op["k"].get<double>() *
-                            op["batch"].get<double>();
+      const double expect =
+          2.0 * op["m"].get<double>() * op["n"].get<double>() * op["k"].get<double>() * op["batch"].get<double>();
       EXPECT_DOUBLE_EQ(op["flops"].get<double>(), expect) << op.dump();
     } else if (op["op"] != "flash_attn_fwd" && op["op"] != "flash_attn_bwd") {
       EXPECT_EQ(op["m"], 0) << op.dump();
@@ -174,11 +176,11 @@ TEST(OpsCli, RowsAreSortedAndDistinct) {
   const std::string file = temp_file("ops_tiny_sorted.yaml", kTiny);
   const auto j = ops_json(file);
   ASSERT_FALSE(j.empty());
-  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t,
-                         std::string>;
+  using Key =
+      std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t, std::string>;
   auto key = [](const nlohmann::json& op) {
-    return Key{op["op"].get<std::string>(),  op["m"].get<std::int64_t>(),     op["n"].get<std::int64_t>(),
-               op["k"].get<std::int64_t>(),   op["batch"].get<std::int64_t>(), op["causal"].get<bool>(),
+    return Key{op["op"].get<std::string>(),     op["m"].get<std::int64_t>(),     op["n"].get<std::int64_t>(),
+               op["k"].get<std::int64_t>(),     op["batch"].get<std::int64_t>(), op["causal"].get<bool>(),
                op["bytes"].get<std::int64_t>(), op["dtype"].get<std::string>()};
   };
   ASSERT_GT(j["ops"].size(), 1u);
@@ -196,7 +198,8 @@ TEST(OpsCli, TextTableHasOneLinePerKernel) {
   EXPECT_NE(r.out.find("used by"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(std::to_string(j["ops"].size()) + " distinct kernels"), std::string::npos) << r.out;
   std::size_t gemm_lines = 0, gemm_rows = 0;
-  for (std::size_t p = r.out.find("\n  gemm "); p != std::string::npos; p = r.out.find("\n  gemm ", p + 1)) ++gemm_lines;
+  for (std::size_t p = r.out.find("\n  gemm "); p != std::string::npos; p = r.out.find("\n  gemm ", p + 1))
+    ++gemm_lines;
   for (const auto& op : j["ops"]) gemm_rows += op["op"] == "gemm" ? 1 : 0;
   EXPECT_EQ(gemm_lines, gemm_rows) << r.out;
 }

@@ -65,7 +65,8 @@ std::string script() { return std::string(TRAINSIM_SOURCE_DIR) + "/tools/profile
 // batch, causal and bytes 0; memory-bound kinds 0, 0, 0, 1, 0 and their bytes (docs/op-database.md §1).
 std::string db_key(const nlohmann::json& op) {
   const std::string kind = op["op"];
-  const bool shape = kind == "gemm" || kind == "attention_unfused" || kind == "flash_attn_fwd" || kind == "flash_attn_bwd";
+  const bool shape =
+      kind == "gemm" || kind == "attention_unfused" || kind == "flash_attn_fwd" || kind == "flash_attn_bwd";
   std::ostringstream s;
   s << kind << ',' << op["dtype"].get<std::string>() << ',';
   if (shape)
@@ -119,7 +120,8 @@ Database read_database(const std::string& path) {
       continue;
     }
     db.gpu = f[0];
-    const std::string key = f[1] + ',' + f[2] + ',' + f[3] + ',' + f[4] + ',' + f[5] + ',' + f[6] + ',' + f[7] + ',' + f[8];
+    const std::string key =
+        f[1] + ',' + f[2] + ',' + f[3] + ',' + f[4] + ',' + f[5] + ',' + f[6] + ',' + f[7] + ',' + f[8];
     if (db.time_us.count(key)) db.errors.push_back("duplicate row: " + line);
     db.time_us[key] = std::stod(f[9]);
   }
@@ -139,7 +141,8 @@ std::string profile(const std::string& python, const std::string& scenario, cons
 // positive time; nothing else is written.
 TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
   const std::string scenario = temp_file("profile_ops_tiny.yaml", kTiny);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_tiny.csv").string();
   std::filesystem::remove(csv);
@@ -177,7 +180,8 @@ TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
 // --gpu-name sets the gpu column.
 TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
   const std::string scenario = temp_file("profile_ops_cap.yaml", kTiny);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_cap.csv").string();
   Result r;
@@ -189,15 +193,18 @@ TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
   ASSERT_EQ(db.time_us.size(), 3u) << r.out;
   EXPECT_EQ(db.gpu, "my-box");
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (i < 3) EXPECT_EQ(db.time_us.count(db_key(ops[i])), 1u) << db_key(ops[i]);
-    else EXPECT_NE(r.out.find("skip " + describe(ops[i]) + ": over --max-ops 3"), std::string::npos) << r.out;
+    if (i < 3)
+      EXPECT_EQ(db.time_us.count(db_key(ops[i])), 1u) << db_key(ops[i]);
+    else
+      EXPECT_NE(r.out.find("skip " + describe(ops[i]) + ": over --max-ops 3"), std::string::npos) << r.out;
   }
 }
 
 // trainsim's error for a bad scenario comes through, and the script fails.
 TEST(ProfileOpsCli, BadScenarioKeyIsReported) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
   const std::string scenario = temp_file("profile_ops_bad.yaml", kTiny);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_bad.csv").string();
   Result r;
@@ -210,7 +217,8 @@ TEST(ProfileOpsCli, BadScenarioKeyIsReported) {
 // same rows as profiling the scenario, and trainsim is not run (a binary that does not exist is named).
 TEST(ProfileOpsCli, SavedKernelListNeedsNoTrainsim) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
   const std::string scenario = temp_file("profile_ops_saved.yaml", kTiny);
   const Result listing = run("ops " + scenario + " --json");
   ASSERT_EQ(listing.status, 0) << listing.out;
@@ -231,7 +239,8 @@ TEST(ProfileOpsCli, SavedKernelListNeedsNoTrainsim) {
 // each a clear error naming what is wrong, before torch is imported.
 TEST(ProfileOpsCli, BadKernelListArgumentsAreReported) {
   const std::string python = python_with_torch();
-  if (python.empty()) GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
   const std::string scenario = temp_file("profile_ops_args.yaml", kTiny);
   const std::string foreign = temp_file("profile_ops_foreign.json", R"({"rows": []})");
   const std::string broken = temp_file("profile_ops_broken.json", "{not json");

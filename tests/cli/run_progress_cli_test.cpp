@@ -17,7 +17,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-std::string out_path(const std::string& name) { return (fs::temp_directory_path() / ("trainsim_progress_" + name)).string(); }
+std::string out_path(const std::string& name) {
+  return (fs::temp_directory_path() / ("trainsim_progress_" + name)).string();
+}
 
 std::string read(const std::string& path) {
   std::ifstream f(path);
@@ -28,22 +30,24 @@ std::string read(const std::string& path) {
 
 TEST(RunProgressCli, ProgressGoesToStderrAndStdoutIsUnchanged) {
   // 128 micro-batches: ~115,000 events, enough for a progress report midway.
-  const std::string args = "run " + example("tiny-8-h100.yaml") + " --set training.global_batch_size=1024 --json --no-timing";
+  const std::string args =
+      "run " + example("tiny-8-h100.yaml") + " --set training.global_batch_size=1024 --json --no-timing";
   const std::string plain = out_path("plain.json"), watched = out_path("watched.json"), err = out_path("progress.err");
   // In a subshell: run_shell adds 2>&1 to the whole command, which must not undo these redirections.
   const auto apart = [&](const std::string& extra, const std::string& out, const std::string& errors) {
-    return run_shell("(" + std::string(TRAINSIM_BINARY) + " " + args + extra + " > " + out + " 2> " + errors + ")").status;
+    return run_shell("(" + std::string(TRAINSIM_BINARY) + " " + args + extra + " > " + out + " 2> " + errors + ")")
+        .status;
   };
   ASSERT_EQ(apart("", plain, "/dev/null"), 0);
   ASSERT_EQ(apart(" --progress", watched, err), 0);
   EXPECT_EQ(read(plain), read(watched));
   EXPECT_FALSE(read(plain).empty());
   const std::string progress = read(err);
-  EXPECT_THAT(progress, HasSubstr("simulating "));     // the start, with the ops
-  EXPECT_THAT(progress, HasSubstr("% of ops"));        // midway, with the ETA
+  EXPECT_THAT(progress, HasSubstr("simulating "));  // the start, with the ops
+  EXPECT_THAT(progress, HasSubstr("% of ops"));     // midway, with the ETA
   EXPECT_THAT(progress, HasSubstr("ETA"));
-  EXPECT_THAT(progress, HasSubstr("simulated: "));     // the end
-  EXPECT_THAT(progress, Not(HasSubstr("\r")));         // lines, not a terminal's in-place rewrites
+  EXPECT_THAT(progress, HasSubstr("simulated: "));  // the end
+  EXPECT_THAT(progress, Not(HasSubstr("\r")));      // lines, not a terminal's in-place rewrites
   // Without --progress and without a terminal, nothing.
   ASSERT_EQ(apart("", watched, err), 0);
   EXPECT_EQ(read(err), "");

@@ -54,12 +54,15 @@ std::vector<std::string> fields(const std::string& line) {
   return out;
 }
 
-std::string out_path(const std::string& name) { return (fs::temp_directory_path() / ("trainsim_cli_" + name)).string(); }
+std::string out_path(const std::string& name) {
+  return (fs::temp_directory_path() / ("trainsim_cli_" + name)).string();
+}
 
 TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
   const std::string csv = out_path("sweep_2x2.csv");
   fs::remove(csv);
-  const auto r = run("sweep " + tiny("csv") + " --vary cluster.nic_gbps=100,400 --vary training.micro_batch_size=1,2 --csv " + csv);
+  const auto r = run("sweep " + tiny("csv") +
+                     " --vary cluster.nic_gbps=100,400 --vary training.micro_batch_size=1,2 --csv " + csv);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto rows = lines(read(csv));
   ASSERT_EQ(rows.size(), 5u) << read(csv);
@@ -73,7 +76,8 @@ TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
                              "memory.fits", "simulation.network_model"})
     EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
   EXPECT_EQ(std::find(header.begin(), header.end(), "simulation.wall_s"), header.end());
-  const std::vector<std::pair<std::string, std::string>> expected = {{"100", "1"}, {"100", "2"}, {"400", "1"}, {"400", "2"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"100", "1"}, {"100", "2"}, {"400", "1"}, {"400", "2"}};
   for (std::size_t i = 0; i < 4; ++i) {
     const auto f = fields(rows[i + 1]);
     ASSERT_GE(f.size(), 3u);
@@ -122,7 +126,8 @@ TEST(SweepCli, NoPointSimulatedExitsOne) {
 }
 
 TEST(SweepCli, OutputIsByteIdenticalWhateverTheThreadCount) {
-  const std::string sweep = "sweep " + tiny("threads") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,400";
+  const std::string sweep =
+      "sweep " + tiny("threads") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,400";
   const std::string csv1 = out_path("sweep_t1.csv"), csv3 = out_path("sweep_t3.csv");
   const auto one = run(sweep + " --threads 1 --csv " + csv1);
   const auto three = run(sweep + " --threads 3 --csv " + csv3);
@@ -176,7 +181,8 @@ TEST(SweepCli, MpirunGivesTheSameCsvAsOneProcess) {
   GTEST_SKIP() << "OpenMPI's runtime is not leak-clean under LeakSanitizer";
 #endif
   if (run_shell("command -v mpirun").status != 0) GTEST_SKIP() << "mpirun is not on PATH";
-  const std::string args = " sweep " + tiny("mpi") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,200,400";
+  const std::string args =
+      " sweep " + tiny("mpi") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,200,400";
   const std::string alone = out_path("sweep_alone.csv"), ranks = out_path("sweep_mpi.csv");
   fs::remove(ranks);
   const auto one = run(args + " --csv " + alone);
@@ -202,7 +208,8 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
 
 // TP, GPU count and global batch grow together (a range works as in --vary: 16, 32, 48), so data
 // parallelism stays 4 (GPUs / TP) and every point is valid; their cartesian product would not be.
-const std::string kZip = " --zip parallelism.tensor=1,2,4 --zip cluster.num_gpus=4,8,16 --zip training.global_batch_size=16:48:16";
+const std::string kZip =
+    " --zip parallelism.tensor=1,2,4 --zip cluster.num_gpus=4,8,16 --zip training.global_batch_size=16:48:16";
 
 TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
   const auto r = run("sweep " + tiny("zip") + kZip + " --vary cluster.nic_gbps=100,400 --csv -");
@@ -217,8 +224,8 @@ TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
   EXPECT_EQ(header[2], "training.global_batch_size");
   EXPECT_EQ(header[3], "cluster.nic_gbps");
   EXPECT_EQ(header[4], "status");
-  const std::vector<std::vector<std::string>> expected = {{"1", "4", "16", "100"}, {"1", "4", "16", "400"},
-                                                          {"2", "8", "32", "100"}, {"2", "8", "32", "400"},
+  const std::vector<std::vector<std::string>> expected = {{"1", "4", "16", "100"},  {"1", "4", "16", "400"},
+                                                          {"2", "8", "32", "100"},  {"2", "8", "32", "400"},
                                                           {"4", "16", "48", "100"}, {"4", "16", "48", "400"}};
   const std::size_t tokens = column(header, "tokens_per_s"), per_gpu = column(header, "tokens_per_s_per_gpu"),
                     iteration = column(header, "iteration_time_s");
@@ -230,8 +237,7 @@ TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
     // The simulation really saw the linked values: tokens/s over tokens/s/GPU is the GPU count, and
     // tokens/s times the iteration time is the global batch times seq_length (512).
     EXPECT_NEAR(std::stod(f[tokens]) / std::stod(f[per_gpu]), std::stod(expected[i][1]), 1e-6) << rows[i + 1];
-    EXPECT_NEAR(std::stod(f[tokens]) * std::stod(f[iteration]) / 512.0, std::stod(expected[i][2]), 1e-6)
-        << rows[i + 1];
+    EXPECT_NEAR(std::stod(f[tokens]) * std::stod(f[iteration]) / 512.0, std::stod(expected[i][2]), 1e-6) << rows[i + 1];
   }
 }
 
@@ -249,7 +255,7 @@ TEST(SweepCli, ZipOutputIsByteIdenticalWithOneOrTwoThreads) {
   EXPECT_EQ(rows[1].substr(0, 11), "100,1,4,16,");
   EXPECT_EQ(rows[2].substr(0, 11), "100,2,8,32,");
   EXPECT_EQ(read(csv1), read(csv2));
-  EXPECT_EQ(one.out, two.out);  // the table too
+  EXPECT_EQ(one.out, two.out);                    // the table too
   EXPECT_THAT(one.out, HasSubstr("100 -> 400"));  // the marginal gain of the NIC, the first axis
 }
 
@@ -267,7 +273,8 @@ TEST(SweepCli, BadZipExitsOneNamingZip) {
   EXPECT_THAT(r.out, HasSubstr("parallelism.tensor has 3"));
   EXPECT_THAT(r.out, HasSubstr("cluster.num_gpus has 2"));
 
-  r = run("sweep " + tiny("bad_zip") + " --vary parallelism.tensor=1,2 --zip parallelism.tensor=1,2 --zip cluster.num_gpus=4,8");
+  r = run("sweep " + tiny("bad_zip") +
+          " --vary parallelism.tensor=1,2 --zip parallelism.tensor=1,2 --zip cluster.num_gpus=4,8");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("--zip 'parallelism.tensor=1,2'"));
   EXPECT_THAT(r.out, HasSubstr("also given to --vary"));
@@ -288,8 +295,8 @@ TEST(SweepCli, BadZipExitsOneNamingZip) {
 }
 
 TEST(SweepCli, BadVaryExitsOneNamingVary) {
-  for (const char* vary : {"cluster.nic_gbps", "cluster.nic_gpbs=100,200", "cluster.nic_gbps=100:400:0",
-                           "cluster.nic_gbps=a:b:c"}) {
+  for (const char* vary :
+       {"cluster.nic_gbps", "cluster.nic_gpbs=100,200", "cluster.nic_gbps=100:400:0", "cluster.nic_gbps=a:b:c"}) {
     const auto r = run("sweep " + tiny("bad") + " --vary " + vary);
     EXPECT_EQ(r.status, 1) << vary << ": " << r.out;
     EXPECT_THAT(r.out, HasSubstr("--vary")) << vary;

@@ -34,7 +34,9 @@ parallelism: {tensor: 2, pipeline: 1}
 cluster: {gpu: H100-SXM, num_gpus: 12, gpus_per_node: 4, nics_per_node: 4, nic_gbps: 400}
 )";
 
-std::string path(const std::string& name) { return (fs::temp_directory_path() / ("trainsim_stream_cli_" + name)).string(); }
+std::string path(const std::string& name) {
+  return (fs::temp_directory_path() / ("trainsim_stream_cli_" + name)).string();
+}
 
 std::vector<std::string> csv_lines(const std::string& p) {
   std::ifstream f(p);
@@ -72,7 +74,8 @@ TEST(SweepStreamCli, AStoppedSweepKeepsTheRowsItFinished) {
 }
 
 TEST(SweepStreamCli, RowsAfterASlowPointWaitForItAndTheFileEndsAsWithOneThread) {
-  const std::string scenario = temp_file("stream_order.yaml", kTiny), csv = path("order.csv"), pipe = fifo("order.fifo");
+  const std::string scenario = temp_file("stream_order.yaml", kTiny), csv = path("order.csv"),
+                    pipe = fifo("order.fifo");
   ASSERT_FALSE(pipe.empty());
   fs::remove(csv);
   const std::string points = " --zip compute.database=" + pipe + ",null,null --zip cluster.nic_gbps=100,200,400";

@@ -67,8 +67,10 @@ TEST(TopoCli, JsonHasSummaryNodesAndLinks) {
 
 TEST(TopoCli, SetOverridesAndDot) {
   const std::string dot = (std::filesystem::temp_directory_path() / "trainsim_cli_topo_graph.dot").string();
-  const auto j = topo_json(two_su_cluster() + " --set cluster.network.topology=fat-tree --set cluster.network.dual_tor=true"
-                                              " --dot " + dot);
+  const auto j = topo_json(two_su_cluster() +
+                           " --set cluster.network.topology=fat-tree --set cluster.network.dual_tor=true"
+                           " --dot " +
+                           dot);
   EXPECT_EQ(j["summary"]["topology"], "fat-tree");
   EXPECT_EQ(j["summary"]["derived"]["hosts_per_tor"], 8);
   std::ifstream f(dot);
@@ -92,12 +94,8 @@ TEST(TopoCli, AlwaysFaultsAreAppliedAndTimedOnesChecked) {
     if (l["name"] == "leaf0>spine0" || l["name"] == "spine0>leaf0" || l["name"] == "node3.nic2>leaf2") {
       EXPECT_FALSE(l["up"].get<bool>()) << l["name"];
     }
-    if (l["name"] == "leaf1>spine0") {
-      EXPECT_DOUBLE_EQ(l["capacity_GBps"].get<double>(), 100.0);
-    }
-    if (l["name"] == "spine0>leaf1" || l["name"] == "leaf2>spine1") {
-      EXPECT_TRUE(l["up"].get<bool>()) << l["name"];
-    }
+    if (l["name"] == "leaf1>spine0") { EXPECT_DOUBLE_EQ(l["capacity_GBps"].get<double>(), 100.0); }
+    if (l["name"] == "spine0>leaf1" || l["name"] == "leaf2>spine1") { EXPECT_TRUE(l["up"].get<bool>()) << l["name"]; }
   }
   const Result text = run("topo " + sc);
   EXPECT_NE(text.out.find("faults           3 applied (always), 1 at later times"), std::string::npos) << text.out;

@@ -43,8 +43,9 @@ TEST(Usage, VersionPrintsTheProjectVersion) {
 TEST(Usage, AnUnknownCommandIsNamedWithTheCommands) {
   Result r = run("frobnicate " + kTiny);
   EXPECT_EQ(r.status, 1) << r.out;  // a usage error like any other; 2 means a bug in trainsim
-  EXPECT_THAT(r.out, HasSubstr("error: unknown command 'frobnicate'; commands: run, validate, presets, nccl-test, topo, "
-                               "memory, ops, sweep, tune"));
+  EXPECT_THAT(r.out,
+              HasSubstr("error: unknown command 'frobnicate'; commands: run, validate, presets, nccl-test, topo, "
+                        "memory, ops, sweep, tune"));
   EXPECT_THAT(r.out, Not(HasSubstr("subcommand is required")));
   r = run("rnu " + kTiny);
   EXPECT_EQ(r.status, 1) << r.out;
@@ -69,7 +70,8 @@ TEST(Usage, ABadSetValueIsBlamedOnTheSetNotTheFile) {
   // The misspelt GPU id's suggestion reads look-alike letters as the digits they stand for.
   r = run("memory " + kTiny + " --set cluster.gpu=H1OO");
   EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("error: --set cluster.gpu=H1OO: cluster.gpu: unknown GPU 'H1OO'; did you mean H100-SXM?"));
+  EXPECT_THAT(r.out,
+              HasSubstr("error: --set cluster.gpu=H1OO: cluster.gpu: unknown GPU 'H1OO'; did you mean H100-SXM?"));
 }
 
 TEST(Usage, TraceRanksWithoutATraceIsAnError) {
@@ -92,7 +94,8 @@ TEST(Usage, ThreadsOutOfBoundsIsAnErrorNamingTheFlag) {
       EXPECT_NE(r.status, 0) << args;
       EXPECT_THAT(r.out, HasSubstr("--threads: expected 0 (all cores) or a number of threads from 1 to 1024, got '" +
                                    std::string(value) + "'"))
-          << args << "\n" << r.out;
+          << args << "\n"
+          << r.out;
     }
   }
   // The bound itself is accepted.
@@ -104,7 +107,8 @@ TEST(Usage, ValidateToleranceMustBeANonNegativeNumber) {
   for (const char* value : {"-1", "nan", "x"}) {
     const Result r = run("validate " + kTiny + " --check /nonexistent.json --tolerance " + value);
     EXPECT_NE(r.status, 0) << value;
-    EXPECT_THAT(r.out, HasSubstr("--tolerance: expected a non-negative number of points, got '" + std::string(value) + "'"))
+    EXPECT_THAT(r.out,
+                HasSubstr("--tolerance: expected a non-negative number of points, got '" + std::string(value) + "'"))
         << r.out;
   }
 }
@@ -125,9 +129,7 @@ TEST(Usage, PresetsAsJsonListModelsAndGpus) {
   EXPECT_GT((*h100)["memory_gib"].get<double>(), 70.0);
   // Precisions a GPU lacks are null, not 0.
   for (const auto& g : j["gpus"])
-    if (g["name"] == "V100-SXM") {
-      EXPECT_TRUE(g["peak_tflops"]["fp8"].is_null()) << g.dump();
-    }
+    if (g["name"] == "V100-SXM") { EXPECT_TRUE(g["peak_tflops"]["fp8"].is_null()) << g.dump(); }
   // The text table lists the same GPUs.
   const Result text = run("presets");
   for (const auto& g : j["gpus"]) EXPECT_THAT(text.out, HasSubstr(g["name"].get<std::string>()));

@@ -30,7 +30,8 @@ std::filesystem::path case_dir(const std::string& dir_name, const std::vector<st
   std::filesystem::create_directories(dir);
   const std::string text = read(example("tiny-8-h100.yaml"));
   for (const auto& name : names)
-    std::ofstream(dir / (name + ".yaml")) << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
+    std::ofstream(dir / (name + ".yaml"))
+        << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
   return dir;
 }
 

@@ -17,8 +17,9 @@
 namespace trainsim {
 namespace {
 
-constexpr CollKind kAllKinds[] = {CollKind::AllReduce, CollKind::AllGather, CollKind::ReduceScatter, CollKind::Broadcast,
-                                  CollKind::Reduce,    CollKind::AllToAll,  CollKind::SendRecv};
+constexpr CollKind kAllKinds[] = {CollKind::AllReduce, CollKind::AllGather, CollKind::ReduceScatter,
+                                  CollKind::Broadcast, CollKind::Reduce,    CollKind::AllToAll,
+                                  CollKind::SendRecv};
 
 TEST(AlgorithmRegistry, EveryEntryHasANameADescriptionAndItsFunctions) {
   ASSERT_FALSE(collective_algorithms().empty());

@@ -23,7 +23,8 @@ TEST(CollectiveModelFlows, FlowsFollowNcclsChoice) {
   EXPECT_EQ(dag.protocol, NcclProtocol::Simple);
   EXPECT_EQ(dag.channels, 16);
   EXPECT_NEAR(dag.latency_us, 131.6, 1e-9);
-  for (int r = 0; r < 16; ++r) EXPECT_NEAR(static_cast<double>(dag.payload_sent_by(r)), 2.0 * 15 / 16 * kGiB, 16.0 * 64);
+  for (int r = 0; r < 16; ++r)
+    EXPECT_NEAR(static_cast<double>(dag.payload_sent_by(r)), 2.0 * 15 / 16 * kGiB, 16.0 * 64);
 
   const NcclAnalyticalModel nvls(c, {});
   const FlowDag tree = nvls.flows(CollKind::AllReduce, kGiB, world, FlowGranularity::PerChannel);

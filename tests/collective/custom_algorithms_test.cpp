@@ -10,8 +10,8 @@ namespace trainsim {
 namespace {
 
 TEST(CustomAlgorithms, NamesRoundTrip) {
-  for (const auto a : {CollectiveAlgorithm::Nccl, CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Hierarchical,
-                       CollectiveAlgorithm::ReductionServer}) {
+  for (const auto a : {CollectiveAlgorithm::Nccl, CollectiveAlgorithm::HalvingDoubling,
+                       CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::ReductionServer}) {
     EXPECT_EQ(parse_collective_algorithm(to_string(a)), a) << to_string(a);
   }
   EXPECT_STREQ(to_string(CollectiveAlgorithm::HalvingDoubling), "halving_doubling");
@@ -47,7 +47,8 @@ TEST(CustomAlgorithms, UnsupportedReasons) {
   EXPECT_NE(custom_algorithm_unsupported_reason(CollectiveAlgorithm::ReductionServer, CollKind::AllGather, 16, 2, 8)
                 .find("supports all_reduce only"),
             std::string::npos);
-  EXPECT_EQ(custom_algorithm_unsupported_reason(CollectiveAlgorithm::HalvingDoubling, CollKind::AllGather, 8, 1, 8), "");
+  EXPECT_EQ(custom_algorithm_unsupported_reason(CollectiveAlgorithm::HalvingDoubling, CollKind::AllGather, 8, 1, 8),
+            "");
 }
 
 CustomAlgoContext context(int nnodes, int ppn) {

@@ -43,9 +43,9 @@ TEST(CustomHalvingDoubling, SingleNodeAllReduceClosedForm) {
 // and 16 cross nodes (S/16, S/32 over the network); the all-gather mirrors them.
 TEST(CustomHalvingDoubling, StepsUseIntraOrNetworkLinksByPartnerDistance) {
   const double S = 1 << 30;
-  const double expected = 2 * (msg(S / 2, kIntraLat, kIntraBw) + msg(S / 4, kIntraLat, kIntraBw) +
-                               msg(S / 8, kIntraLat, kIntraBw) + msg(S / 16, kNetLat, kNetBw) +
-                               msg(S / 32, kNetLat, kNetBw));
+  const double expected =
+      2 * (msg(S / 2, kIntraLat, kIntraBw) + msg(S / 4, kIntraLat, kIntraBw) + msg(S / 8, kIntraLat, kIntraBw) +
+           msg(S / 16, kNetLat, kNetBw) + msg(S / 32, kNetLat, kNetBw));
   EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 30, context(4, 8)), expected, 1e-3);
 }
 
@@ -145,8 +145,9 @@ TEST(CustomHalvingDoubling, FlowBytesOfUnevenBuffers) {
     EXPECT_EQ(t.sent[r], t.received[r]) << r;
     EXPECT_NEAR(static_cast<double>(t.sent[r]), 2 * 0.75 * S, 4.0) << r;
   }
-  const auto rs = testing::tally(
-      custom_flows(CollectiveAlgorithm::HalvingDoubling, CollKind::ReduceScatter, S, comm, {}), FlowEndpoint::Kind::Gpu, 4);
+  const auto rs =
+      testing::tally(custom_flows(CollectiveAlgorithm::HalvingDoubling, CollKind::ReduceScatter, S, comm, {}),
+                     FlowEndpoint::Kind::Gpu, 4);
   std::int64_t kept = 0;
   for (int r = 0; r < 4; ++r) kept += S - rs.sent[r];
   EXPECT_EQ(kept, S);  // the kept blocks partition the buffer
@@ -183,9 +184,7 @@ TEST(CustomHalvingDoubling, SharedNicsUseLocalModuloNics) {
   const auto comm = testing::custom_comm(2, 8, 2);
   const auto dag = custom_flows(CollectiveAlgorithm::HalvingDoubling, CollKind::AllGather, 1 << 20, comm, {});
   for (const Flow& f : dag.flows) {
-    if (f.link == LinkClass::Network) {
-      EXPECT_EQ(f.src_net, comm.local_of[f.src.index] % 2);
-    }
+    if (f.link == LinkClass::Network) { EXPECT_EQ(f.src_net, comm.local_of[f.src.index] % 2); }
   }
 }
 

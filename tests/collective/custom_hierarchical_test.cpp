@@ -41,11 +41,11 @@ constexpr std::int64_t S = 1 << 30;
 TEST(CustomHierarchical, AllReduceIsTheSumOfItsThreePhases) {
   FakeNccl nccl;
   const auto e = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(4, 8));
-  const std::vector<Call> expected{{CollKind::ReduceScatter, S, 8, 1},
-                                   {CollKind::AllReduce, S / 8, 1, 4},
-                                   {CollKind::AllGather, S, 8, 1}};
+  const std::vector<Call> expected{
+      {CollKind::ReduceScatter, S, 8, 1}, {CollKind::AllReduce, S / 8, 1, 4}, {CollKind::AllGather, S, 8, 1}};
   EXPECT_EQ(nccl.calls, expected);
-  EXPECT_EQ(e.time, FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) + FakeNccl::price(CollKind::AllReduce, S / 8, 1, 4) +
+  EXPECT_EQ(e.time, FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) +
+                        FakeNccl::price(CollKind::AllReduce, S / 8, 1, 4) +
                         FakeNccl::price(CollKind::AllGather, S, 8, 1));
   EXPECT_EQ(e.algorithm, NcclAlgorithm::Hierarchical);
   EXPECT_EQ(e.protocol, NcclProtocol::LL128);  // the network phase's
@@ -56,12 +56,13 @@ TEST(CustomHierarchical, ReduceScatterAndAllGatherPhases) {
   FakeNccl rs;
   const auto ers = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::ReduceScatter, S, rs.context(4, 8));
   EXPECT_EQ(rs.calls, (std::vector<Call>{{CollKind::ReduceScatter, S, 8, 1}, {CollKind::ReduceScatter, S / 8, 1, 4}}));
-  EXPECT_EQ(ers.time, FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) +
-                          FakeNccl::price(CollKind::ReduceScatter, S / 8, 1, 4));
+  EXPECT_EQ(ers.time,
+            FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) + FakeNccl::price(CollKind::ReduceScatter, S / 8, 1, 4));
   FakeNccl ag;
   const auto eag = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllGather, S, ag.context(4, 8));
   EXPECT_EQ(ag.calls, (std::vector<Call>{{CollKind::AllGather, S / 8, 1, 4}, {CollKind::AllGather, S, 8, 1}}));
-  EXPECT_EQ(eag.time, FakeNccl::price(CollKind::AllGather, S / 8, 1, 4) + FakeNccl::price(CollKind::AllGather, S, 8, 1));
+  EXPECT_EQ(eag.time,
+            FakeNccl::price(CollKind::AllGather, S / 8, 1, 4) + FakeNccl::price(CollKind::AllGather, S, 8, 1));
 }
 
 // Shards round up so no byte is lost: 10 bytes over 4 GPUs per node -> 3-byte shards.
@@ -98,9 +99,7 @@ TEST(CustomHierarchical, SingleNodeOrUnevenNodesThrow) {
   EXPECT_THROW(custom_flows(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, comm, {}), Error);
   try {
     estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(1, 8));
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("one node"), std::string::npos) << e.what();
-  }
+  } catch (const Error& e) { EXPECT_NE(std::string(e.what()).find("one node"), std::string::npos) << e.what(); }
 }
 
 // 2 nodes × 4, AllReduce of S: intra RS rings send 3/4·S, inter rings on S/4 shards send

@@ -23,7 +23,9 @@ struct Calls {
   std::vector<std::tuple<CollKind, std::int64_t, int, int>> seen;
 };
 
-double stub_phase_us(std::int64_t bytes, int q) { return (q - 1.0) / q * static_cast<double>(bytes) / (1000 * kIntraBw); }
+double stub_phase_us(std::int64_t bytes, int q) {
+  return (q - 1.0) / q * static_cast<double>(bytes) / (1000 * kIntraBw);
+}
 
 CustomAlgoContext context(int nnodes, int ppn, ReductionServerSpec rs, Calls* calls = nullptr) {
   CustomAlgoContext ctx;
@@ -91,7 +93,7 @@ TEST(CustomReductionServer, TimeIndependentOfNodeCount) {
 // Groups whose nodes hold different numbers of ranks have no uniform shard layout: every GPU is a worker.
 TEST(CustomReductionServer, NonUniformGroupsUsePerGpuWorkers) {
   auto ctx = context(3, 3, {0, 400, 10});
-  ctx.nranks = 8;  // 3 + 3 + 2
+  ctx.nranks = 8;                                                            // 3 + 3 + 2
   EXPECT_NEAR(rs_us(kGiB, ctx), 10 + 8.0 * kGiB / 3 / (1000 * 50.0), 1e-3);  // reducer-bound: 8 workers, 3 reducers
 }
 
@@ -160,7 +162,8 @@ struct NetBytes {
   std::vector<std::int64_t> sent, received;
 };
 NetBytes network_bytes(const FlowDag& dag, int n) {
-  NetBytes b{std::vector<std::int64_t>(static_cast<std::size_t>(n), 0), std::vector<std::int64_t>(static_cast<std::size_t>(n), 0)};
+  NetBytes b{std::vector<std::int64_t>(static_cast<std::size_t>(n), 0),
+             std::vector<std::int64_t>(static_cast<std::size_t>(n), 0)};
   for (const Flow& f : dag.flows) {
     if (f.link != LinkClass::Network) continue;
     if (f.src.kind == FlowEndpoint::Kind::Gpu) b.sent[static_cast<std::size_t>(f.src.index)] += f.payload;
@@ -265,7 +268,8 @@ TEST(CustomReductionServer, NetworkFlowsUseEachGpusOwnRail) {
     for (int node = 0; node < 2; ++node)
       for (int l = 1; l < 8; l += 2) odd.push_back(node * 8 + l);
     const auto comm = NcclAnalyticalModel(c, {}).communicator(GroupPlacement::of(odd, c));
-    const auto dag = custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 20, *comm, {2, 200, 10});
+    const auto dag =
+        custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 20, *comm, {2, 200, 10});
     int network_flows = 0;
     for (const Flow& f : dag.flows) {
       if (f.link != LinkClass::Network || f.src.kind != FlowEndpoint::Kind::Gpu) continue;
@@ -287,7 +291,11 @@ TEST(CustomReductionServer, BadSpecsThrow) {
   auto no_nccl = context(2, 8, {});
   no_nccl.nccl = nullptr;
   EXPECT_THROW(rs_us(1 << 20, no_nccl), InternalError);  // the selector always gives one
-  EXPECT_NO_THROW(rs_us(1 << 20, [] { auto c = context(2, 1, {}); c.nccl = nullptr; return c; }()));
+  EXPECT_NO_THROW(rs_us(1 << 20, [] {
+    auto c = context(2, 1, {});
+    c.nccl = nullptr;
+    return c;
+  }()));
   EXPECT_THROW(custom_flows(CollectiveAlgorithm::ReductionServer, CollKind::AllReduce, 1 << 20,
                             testing::custom_comm(2, 8), {-3, 100, 10}),
                Error);

@@ -63,7 +63,8 @@ TEST(FlowsChunking, ChunkSizesPerAlgorithm) {
   ChunkingInput ll128 = ring;
   ll128.protocol = NcclProtocol::LL128;
   EXPECT_EQ(calc_coll_chunking(ll128).chunk_bytes, 576000);
-  ChunkingInput nvlstree{CollKind::AllReduce, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, 64 * MiB, 16, 2, 8, 4 * MiB};
+  ChunkingInput nvlstree{
+      CollKind::AllReduce, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, 64 * MiB, 16, 2, 8, 4 * MiB};
   const CollChunking nt = calc_coll_chunking(nvlstree);
   EXPECT_EQ(nt.chunk_bytes, 128 * KiB);
   EXPECT_EQ(nt.nloops, 64);  // NCCL, 1 GiB: 64 loops of 8 chunks per channel

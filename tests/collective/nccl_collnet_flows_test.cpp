@@ -58,8 +58,8 @@ using EdgeKey = std::tuple<int, int, int, int, int>;
 std::map<EdgeKey, std::int64_t> totals_by_edge(const FlowDag& dag) {
   std::map<EdgeKey, std::int64_t> m;
   for (const Flow& f : dag.flows)
-    m[{static_cast<int>(f.src.kind), f.src.index, static_cast<int>(f.dst.kind), f.dst.index, static_cast<int>(f.link)}] +=
-        f.bytes;
+    m[{static_cast<int>(f.src.kind), f.src.index, static_cast<int>(f.dst.kind), f.dst.index,
+       static_cast<int>(f.link)}] += f.bytes;
   return m;
 }
 

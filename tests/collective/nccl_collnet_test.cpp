@@ -44,8 +44,12 @@ TEST_F(CollNetH100, GraphsAndHeads) {
 //   NVLS (multi-node, allowed by CollNet): min(40·0.85·7/8·2, 48) = 48 × 8 = 384 × 16/30 = 204.8;
 //                  lat = 25 + 18 = 43 µs (no base latency).
 TEST_F(CollNetH100, CostEntries) {
-  struct Row { A a; double lat, bw; };
-  for (const Row& r : {Row{A::CollNetDirect, 44.0, 163.2}, Row{A::CollNetChain, 69.2, 192.0}, Row{A::NVLS, 43.0, 204.8}}) {
+  struct Row {
+    A a;
+    double lat, bw;
+  };
+  for (const Row& r :
+       {Row{A::CollNetDirect, 44.0, 163.2}, Row{A::CollNetChain, 69.2, 192.0}, Row{A::NVLS, 43.0, 204.8}}) {
     SCOPED_TRACE(to_string(r.a));
     const auto e = entry(F::AllReduce, r.a, P::Simple);
     EXPECT_NEAR(e.latency_us, r.lat, 1e-9);

@@ -32,9 +32,9 @@ SearchGraph h100_ring_graph() {
   g.type_intra = PathType::Nvl;
   g.type_inter = PathType::Pix;
   g.cross_nic = 2;
-  g.intra = Chains{{0, 7, 6, 5, 4, 3, 2, 1}, {1, 2, 3, 4, 5, 6, 7, 0}, {2, 1, 0, 7, 6, 5, 4, 3},
-                   {3, 4, 5, 6, 7, 0, 1, 2}, {4, 3, 2, 1, 0, 7, 6, 5}, {5, 6, 7, 0, 1, 2, 3, 4},
-                   {6, 5, 4, 3, 2, 1, 0, 7}, {7, 0, 1, 2, 3, 4, 5, 6}};
+  g.intra =
+      Chains{{0, 7, 6, 5, 4, 3, 2, 1}, {1, 2, 3, 4, 5, 6, 7, 0}, {2, 1, 0, 7, 6, 5, 4, 3}, {3, 4, 5, 6, 7, 0, 1, 2},
+             {4, 3, 2, 1, 0, 7, 6, 5}, {5, 6, 7, 0, 1, 2, 3, 4}, {6, 5, 4, 3, 2, 1, 0, 7}, {7, 0, 1, 2, 3, 4, 5, 6}};
   g.net_in = {0, 1, 2, 3, 4, 5, 6, 7};
   g.net_out = {1, 0, 3, 2, 5, 4, 7, 6};
   return g;
@@ -231,7 +231,7 @@ TEST(NcclCommunicator, PxnRingExitNamesTheProxyRank) {
   g.ring.net_in = g.ring.net_out = {0, 1, 2, 3, 4, 5, 6, 7};
   const auto node = h100_node();
   const auto c = build_communicator({node, node}, {g, g}, {});
-  EXPECT_EQ(c.nchannels, 16);  // bwIntra 45 is not > 45: no SM90 doubling
+  EXPECT_EQ(c.nchannels, 16);         // bwIntra 45 is not > 45: no SM90 doubling
   const RingChannel& r = c.rings[2];  // 2 1 0 7 6 5 4 3 | 10 9 8 15 14 13 12 11
   EXPECT_EQ(r.next[3], 10);
   EXPECT_EQ(r.send_net[3], 2);
@@ -371,8 +371,9 @@ TEST(NcclCommunicator, SingleNode) {
   g.ring.nchannels = 12;
   g.ring.bw_intra = g.ring.bw_inter = 30;
   g.ring.intra.clear();
-  for (int ch = 0; ch < 12; ++ch) g.ring.intra.push_back(ch % 2 == 0 ? std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}
-                                                                        : std::vector<int>{0, 7, 6, 5, 4, 3, 2, 1});
+  for (int ch = 0; ch < 12; ++ch)
+    g.ring.intra.push_back(ch % 2 == 0 ? std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}
+                                       : std::vector<int>{0, 7, 6, 5, 4, 3, 2, 1});
   g.ring.net_in.assign(12, -1);
   g.ring.net_out.assign(12, -1);
   g.tree.nchannels = 12;

@@ -39,9 +39,7 @@ TEST(NcclDebugLog, LevelsAndSubsystemsAsNcclReadsThem) {
   try {
     nccl_debug_subsystems({{"NCCL_DEBUG", "LOUD"}});
     ADD_FAILURE() << "not refused";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "nccl.NCCL_DEBUG");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "nccl.NCCL_DEBUG"); }
   try {
     nccl_debug_subsystems({{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "INIT,GRAF"}});
     ADD_FAILURE() << "not refused";
@@ -67,25 +65,32 @@ TEST(NcclDebugLog, LinesCarryTheCommunicatorsNumbersInNcclsFormats) {
   ASSERT_FALSE(lines.empty());
   // GRAPH: the ring graph first, one line per search channel, NICs around the node's GPUs.
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(lines[0], m, std::regex(R"(Pattern 4, crossNic \d, nChannels (\d+), bw \d+\.\d{6}/\d+\.\d{6}, type [A-Z]{3}/[A-Z]{3}, sameChannels [01])")))
+  ASSERT_TRUE(std::regex_match(
+      lines[0], m,
+      std::regex(
+          R"(Pattern 4, crossNic \d, nChannels (\d+), bw \d+\.\d{6}/\d+\.\d{6}, type [A-Z]{3}/[A-Z]{3}, sameChannels [01])")))
       << lines[0];
   EXPECT_EQ(std::stoi(m[1]), comm->ring_graph.nchannels);
-  EXPECT_TRUE(std::regex_match(lines[1], std::regex(R"( 0 : NET/0-[0-9a-f]+( GPU/0-[0-9a-f]+){8} NET/0-[0-9a-f]+)"))) << lines[1];
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex(R"( 0 : NET/0-[0-9a-f]+( GPU/0-[0-9a-f]+){8} NET/0-[0-9a-f]+)")))
+      << lines[1];
   // INIT: rank 0's view of every ring, ranks at the width of the largest.
   const std::string ring0 = fmt::format("Channel 00/{:02d} :", comm->rings.size());
-  const auto ring = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(ring0); });
+  const auto ring =
+      std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(ring0); });
   ASSERT_NE(ring, lines.end());
   std::string expected = ring0;
   for (int r : comm->rings[0].order) expected += fmt::format(" {:>2}", r);
   EXPECT_EQ(*ring, expected);
-  EXPECT_NE(std::find(lines.begin(), lines.end(),
-                      fmt::format("{} coll channels, 0 collnet channels, {} nvls channels, {} p2p channels, {} p2p "
-                                  "channels per peer",
-                                  comm->nchannels, comm->nvls_channels, comm->p2p_nchannels, comm->p2p_channels_per_peer)),
-            lines.end());
+  EXPECT_NE(
+      std::find(lines.begin(), lines.end(),
+                fmt::format("{} coll channels, 0 collnet channels, {} nvls channels, {} p2p channels, {} p2p "
+                            "channels per peer",
+                            comm->nchannels, comm->nvls_channels, comm->p2p_nchannels, comm->p2p_channels_per_peer)),
+      lines.end());
   // TUNING: the AllReduce row's Ring/Simple cell is the cost model's entry.
   const NcclCostEntry e = tuning->entry(NcclFunction::AllReduce, NcclAlgorithm::Ring, NcclProtocol::Simple);
-  const auto row = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("    AllReduce |"); });
+  const auto row =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("    AllReduce |"); });
   ASSERT_NE(row, lines.end());
   EXPECT_NE(row->find(fmt::format("{:8.1f}/{:6.1f} |", e.latency_us, e.algbw_GBps)), std::string::npos) << *row;
 }
@@ -97,7 +102,8 @@ std::string first_ring_line(int nodes) {
   const NcclAnalyticalModel model(c, {});
   const GroupPlacement where = GroupPlacement::of(first(8 * nodes), c);
   const auto lines = nccl_debug_lines(*model.communicator(where), *model.tuning(where), {true, false, false});
-  const auto ring = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("Channel 00/"); });
+  const auto ring =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("Channel 00/"); });
   return ring == lines.end() ? std::string() : *ring;
 }
 
@@ -134,12 +140,14 @@ TEST(NcclDebugLog, GraphDumpIsNcclsGraphXml) {
     for (pugi::xml_node n : ch.children()) (std::string(n.name()) == "gpu" ? gpus : nets) += 1;
     EXPECT_EQ(gpus, 8);
     EXPECT_EQ(nets, 2);
-    EXPECT_EQ(ch.child("gpu").attribute("rank").as_int(), comm->ring_graph.intra[static_cast<std::size_t>(channels)][0]);
+    EXPECT_EQ(ch.child("gpu").attribute("rank").as_int(),
+              comm->ring_graph.intra[static_cast<std::size_t>(channels)][0]);
     ++channels;
   }
   EXPECT_EQ(channels, comm->ring_graph.nchannels);
   // NVLS graphs list their head GPU only.
-  for (pugi::xml_node ch : all[4].children("channel")) EXPECT_EQ(std::distance(ch.children("gpu").begin(), ch.children("gpu").end()), 1);
+  for (pugi::xml_node ch : all[4].children("channel"))
+    EXPECT_EQ(std::distance(ch.children("gpu").begin(), ch.children("gpu").end()), 1);
 }
 
 }  // namespace

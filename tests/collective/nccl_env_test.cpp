@@ -20,9 +20,7 @@ GroupPlacement two_node_world(const ClusterSpec& c) { return GroupPlacement::of(
 ScenarioError scenario_error_of(const std::map<std::string, std::string>& env) {
   try {
     NcclAnalyticalModel m(testing::h100_cluster(2), env);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
+  } catch (const ScenarioError& e) { return e; }
   ADD_FAILURE() << "no ScenarioError thrown";
   return ScenarioError("", "", "");
 }
@@ -149,9 +147,7 @@ TEST(NcclEnv, NoUsableProtocolIsAnError) {
   try {
     m.estimate(CollKind::AllReduce, 1 << 20, GroupPlacement::of(testing::first_ranks(8), c));
     ADD_FAILURE() << "expected ScenarioError";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "nccl.NCCL_PROTO");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "nccl.NCCL_PROTO"); }
 }
 
 }  // namespace

@@ -236,17 +236,13 @@ TEST(NcclFlowsRing, BroadcastStartsAtRootAndReduceEndsThere) {
                          FlowGranularity::PerChannel, 5);
   EXPECT_EQ(bc.bytes_received_by(5), 0);
   for (int r = 0; r < 16; ++r)
-    if (r != 5) {
-      EXPECT_EQ(bc.bytes_received_by(r), 8 * MiB) << r;
-    }
-  const FlowDag red = gen(c, CollKind::Reduce, 8 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16,
-                          FlowGranularity::PerChannel, 5);
+    if (r != 5) { EXPECT_EQ(bc.bytes_received_by(r), 8 * MiB) << r; }
+  const FlowDag red =
+      gen(c, CollKind::Reduce, 8 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, FlowGranularity::PerChannel, 5);
   EXPECT_EQ(red.bytes_sent_by(5), 0);
   EXPECT_EQ(red.bytes_received_by(5), 8 * MiB);
   for (int r = 0; r < 16; ++r)
-    if (r != 5) {
-      EXPECT_EQ(red.bytes_sent_by(r), 8 * MiB) << r;
-    }
+    if (r != 5) { EXPECT_EQ(red.bytes_sent_by(r), 8 * MiB) << r; }
 }
 
 TEST(NcclFlowsRing, PerStepMatchesPerChannelIncludingPartialLoops) {
@@ -262,8 +258,8 @@ TEST(NcclFlowsRing, PerStepMatchesPerChannelIncludingPartialLoops) {
 
 TEST(NcclFlowsRing, PerStepAllReduceChainsChunksAroundTheRing) {
   const NcclCommunicator c = h100_2x8();
-  const FlowDag dag = gen(c, CollKind::AllReduce, 8 * KiB * 16, NcclAlgorithm::Ring, NcclProtocol::Simple, 1,
-                          FlowGranularity::PerStep);
+  const FlowDag dag =
+      gen(c, CollKind::AllReduce, 8 * KiB * 16, NcclAlgorithm::Ring, NcclProtocol::Simple, 1, FlowGranularity::PerStep);
   // One loop, 30 steps × 16 hops; every flow after step 0 depends on exactly one earlier flow
   // whose receiver is this flow's sender.
   ASSERT_EQ(dag.flows.size(), 30u * 16u);
@@ -348,8 +344,10 @@ TEST(NcclFlowsNvls, NvlsTree1GiBPerNicIs128MiB) {
   std::map<int, std::int64_t> to_switch, from_switch;
   for (const Flow& f : dag.flows) {
     if (f.link != LinkClass::NVLinkSharp) continue;
-    if (f.dst.kind == FlowEndpoint::Kind::NvSwitch) to_switch[f.src.index] += f.bytes;
-    else from_switch[f.dst.index] += f.bytes;
+    if (f.dst.kind == FlowEndpoint::Kind::NvSwitch)
+      to_switch[f.src.index] += f.bytes;
+    else
+      from_switch[f.dst.index] += f.bytes;
   }
   for (int r = 0; r < 16; ++r) {
     EXPECT_EQ(to_switch[r], GiB + GiB / 8) << r;    // scatter S + multicast store of its block S/8
@@ -377,8 +375,8 @@ TEST(NcclFlowsNvls, SingleNodeAllReduceAndGather) {
 
 TEST(NcclFlowsNvls, NvlsTreePerStepMatchesPerChannel) {
   const NcclCommunicator c = h100_2x8();
-  expect_step_matches_channel(c, CollKind::AllReduce, 3 * MiB + 16 * KiB, NcclAlgorithm::NVLSTree,
-                              NcclProtocol::Simple, 2);
+  expect_step_matches_channel(c, CollKind::AllReduce, 3 * MiB + 16 * KiB, NcclAlgorithm::NVLSTree, NcclProtocol::Simple,
+                              2);
 }
 
 TEST(NcclFlowsPat, AllGatherOneRankPerNode) {
@@ -425,8 +423,8 @@ TEST(NcclFlowsP2p, AllToAll1MiBPerPeerMatchesWorkedExample) {
     }
   }
   // PerStep: 128 KiB network chunks -> 2 flows per part.
-  const FlowDag steps = gen(c, CollKind::AllToAll, 16 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16,
-                            FlowGranularity::PerStep);
+  const FlowDag steps =
+      gen(c, CollKind::AllToAll, 16 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, FlowGranularity::PerStep);
   EXPECT_EQ(totals_by_edge(steps), totals_by_edge(dag));
 }
 

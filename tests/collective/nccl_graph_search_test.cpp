@@ -20,8 +20,8 @@ NodeTopology with_paths(NodeTopology t) {
 }
 
 NodeTopology dgx() {
-  return with_paths(
-      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "nccl.NCCL_TOPO_FILE"));
+  return with_paths(load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml",
+                                            "nccl.NCCL_TOPO_FILE"));
 }
 
 SearchOptions multi(int cross_nic = 2) { return SearchOptions{.cross_nic = cross_nic, .multi_node = true}; }
@@ -118,7 +118,6 @@ TEST(NcclGraphSearch, DgxNvlsMultiNode) {
   }
   EXPECT_EQ(search_node_graphs(dgx(), multi(2), false).nvls.nchannels, 0);
 }
-
 
 TEST(NcclGraphSearch, GeneratedH100NodeSearchesLikeTheXml) {
   const NodeTopology x = dgx();
@@ -272,8 +271,7 @@ void expect_subset_graphs(const SubsetExpectation& e) {
 
 TEST(NcclGraphSearch, SubsetEveryOtherGpu) {
   expect_subset_graphs({{0, 2, 4, 6}, 8});  // 4 × 48 PXN -> 8 × 24; tree 8 × 48/24 PIX
-  const NodeTopology t =
-      with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), {0, 2, 4, 6}));
+  const NodeTopology t = with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), {0, 2, 4, 6}));
   const SearchGraph ring = search_graph(t, GraphPattern::Ring, multi(2));
   EXPECT_EQ(ring.type_inter, PathType::Pxn);
   EXPECT_EQ(ring.cross_nic, 0);
@@ -360,7 +358,8 @@ TEST(NcclGraphSearch, NodeWithoutNicsFallsBackForMultiNode) {
 
 TEST(NcclGraphSearch, DeterministicAndNeedsPaths) {
   const NodeTopology t = dgx();
-  testing::expect_same_graph(search_graph(t, GraphPattern::Ring, multi(2)), search_graph(t, GraphPattern::Ring, multi(2)));
+  testing::expect_same_graph(search_graph(t, GraphPattern::Ring, multi(2)),
+                             search_graph(t, GraphPattern::Ring, multi(2)));
   const NodeTopology raw =
       load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
   EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), InternalError);  // a bug: paths come first

@@ -46,15 +46,20 @@ TEST_F(H100TwoNodes, GraphsMatchNcclSearch) {
 //            lat = 6.8 + 2·(7·0.6 + 1·5.0) = 25.2.
 //   NVLSTree: min(40·0.85·7/8·2, 48·2, 57.7) = 57.7 -> 8·57.7 × 16/30 = 246.2; lat = 25 + 2·1·20.9 = 66.8.
 TEST_F(H100TwoNodes, CostTableMatchesSection93) {
-  struct Row { F f; A a; P p; double lat, bw; };
+  struct Row {
+    F f;
+    A a;
+    P p;
+    double lat, bw;
+  };
   const Row rows[] = {
-      {F::AllGather, A::Ring, P::LL, 23.3, 41.6},      {F::AllGather, A::Ring, P::LL128, 44.6, 313.2},
-      {F::AllGather, A::Ring, P::Simple, 70.0, 409.6}, {F::ReduceScatter, A::Ring, P::Simple, 70.0, 409.6},
-      {F::Broadcast, A::Ring, P::LL, 49.8, 39.0},      {F::Broadcast, A::Ring, P::LL128, 78.0, 293.6},
-      {F::Broadcast, A::Ring, P::Simple, 232.4, 384.0}, {F::Reduce, A::Ring, P::Simple, 232.4, 384.0},
-      {F::AllReduce, A::Tree, P::LL, 25.2, 16.6},      {F::AllReduce, A::Tree, P::LL128, 48.5, 124.8},
-      {F::AllReduce, A::Tree, P::Simple, 92.4, 140.8}, {F::AllReduce, A::Ring, P::LL, 40.0, 20.8},
-      {F::AllReduce, A::Ring, P::LL128, 75.2, 156.6},  {F::AllReduce, A::Ring, P::Simple, 131.6, 204.8},
+      {F::AllGather, A::Ring, P::LL, 23.3, 41.6},          {F::AllGather, A::Ring, P::LL128, 44.6, 313.2},
+      {F::AllGather, A::Ring, P::Simple, 70.0, 409.6},     {F::ReduceScatter, A::Ring, P::Simple, 70.0, 409.6},
+      {F::Broadcast, A::Ring, P::LL, 49.8, 39.0},          {F::Broadcast, A::Ring, P::LL128, 78.0, 293.6},
+      {F::Broadcast, A::Ring, P::Simple, 232.4, 384.0},    {F::Reduce, A::Ring, P::Simple, 232.4, 384.0},
+      {F::AllReduce, A::Tree, P::LL, 25.2, 16.6},          {F::AllReduce, A::Tree, P::LL128, 48.5, 124.8},
+      {F::AllReduce, A::Tree, P::Simple, 92.4, 140.8},     {F::AllReduce, A::Ring, P::LL, 40.0, 20.8},
+      {F::AllReduce, A::Ring, P::LL128, 75.2, 156.6},      {F::AllReduce, A::Ring, P::Simple, 131.6, 204.8},
       {F::AllReduce, A::NVLSTree, P::Simple, 66.8, 246.2},
   };
   for (const auto& r : rows) {
@@ -106,7 +111,7 @@ TEST_F(H100TwoNodes, ThreadCountsSetTheChannelsOfSmallCalls) {
   EXPECT_EQ(few_threads.estimate(CollKind::AllReduce, 8192, world).channels, 16);
   const NcclAnalyticalModel ll128_threads{cluster, {{"NCCL_LL128_NTHREADS", "160"}}};
   const auto tuning = ll128_threads.tuning(world);
-  EXPECT_EQ(tuning->channels_for(A::Tree, P::LL128, 64 * 1024), 16);  // 16 · 160 · 8 <= 64 KiB
+  EXPECT_EQ(tuning->channels_for(A::Tree, P::LL128, 64 * 1024), 16);                   // 16 · 160 · 8 <= 64 KiB
   EXPECT_EQ(with_nvls.tuning(world)->channels_for(A::Tree, P::LL128, 64 * 1024), 12);  // 12 · 640 · 8 <= 64 KiB
 }
 
@@ -123,7 +128,14 @@ TEST_F(H100TwoNodes, SixtyFourMiBAllGather) {
 
 // NCCL's "selection by size" rows (winner and time; NVLS available / not available).
 TEST_F(H100TwoNodes, SelectionBySize) {
-  struct Case { const NcclAnalyticalModel* m; CollKind k; double bytes; A a; P p; double us; };
+  struct Case {
+    const NcclAnalyticalModel* m;
+    CollKind k;
+    double bytes;
+    A a;
+    P p;
+    double us;
+  };
   const Case cases[] = {
       {&with_nvls, CollKind::AllReduce, 64 * 1024.0, A::Tree, P::LL, 31.8},
       {&with_nvls, CollKind::AllReduce, kMiB, A::Tree, P::LL128, 62.5},

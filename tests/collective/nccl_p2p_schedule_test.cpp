@@ -56,9 +56,14 @@ void expect_consistent_schedule(const NcclCommunicator& c) {
 }
 
 TEST(NcclP2pSchedule, PermutationEveryRound) {
-  for (const auto& [ppn, gs] : std::vector<std::pair<std::vector<int>, int>>{
-           {{8}, 8}, {{8, 8}, 8}, {{8, 8, 8}, 8}, {{4, 4, 4, 4, 4}, 4}, {{8, 4, 8}, 4}, {{16, 16}, 8},
-           {{2, 2, 2, 2, 2, 2, 2}, 2}, {{1, 1, 1}, 1}}) {
+  for (const auto& [ppn, gs] : std::vector<std::pair<std::vector<int>, int>>{{{8}, 8},
+                                                                             {{8, 8}, 8},
+                                                                             {{8, 8, 8}, 8},
+                                                                             {{4, 4, 4, 4, 4}, 4},
+                                                                             {{8, 4, 8}, 4},
+                                                                             {{16, 16}, 8},
+                                                                             {{2, 2, 2, 2, 2, 2, 2}, 2},
+                                                                             {{1, 1, 1}, 1}}) {
     SCOPED_TRACE(::testing::Message() << ppn.size() << " nodes, group " << gs);
     expect_consistent_schedule(geometry(ppn, gs));
   }
@@ -108,11 +113,11 @@ TEST(NcclP2pSchedule, ThreeGroupsSkipOutOfRangeDeltas) {
 
 // Groups smaller than a node: group 1 of node 0 is ranks 4..7 and comes before node 1's groups.
 TEST(NcclP2pSchedule, GroupsInsideNodes) {
-  const auto c = geometry({8, 8}, 4);  // 4 groups: deltas 0, 1, 3, 2
+  const auto c = geometry({8, 8}, 4);    // 4 groups: deltas 0, 1, 3, 2
   const auto send = c.p2p_send_peer(5);  // group 1, local 1
   EXPECT_EQ((std::vector<int>(send.begin(), send.begin() + 4)), (std::vector<int>{5, 6, 7, 4}));
-  EXPECT_EQ((std::vector<int>(send.begin() + 4, send.begin() + 8)), (std::vector<int>{9, 10, 11, 8}));    // group 2
-  EXPECT_EQ((std::vector<int>(send.begin() + 8, send.begin() + 12)), (std::vector<int>{1, 2, 3, 0}));     // group 0
+  EXPECT_EQ((std::vector<int>(send.begin() + 4, send.begin() + 8)), (std::vector<int>{9, 10, 11, 8}));      // group 2
+  EXPECT_EQ((std::vector<int>(send.begin() + 8, send.begin() + 12)), (std::vector<int>{1, 2, 3, 0}));       // group 0
   EXPECT_EQ((std::vector<int>(send.begin() + 12, send.begin() + 16)), (std::vector<int>{13, 14, 15, 12}));  // group 3
 }
 

@@ -12,8 +12,8 @@ namespace trainsim {
 namespace {
 
 NodeTopology dgx(const PathOptions& opt = {}) {
-  NodeTopology t =
-      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "nccl.NCCL_TOPO_FILE");
+  NodeTopology t = load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml",
+                                           "nccl.NCCL_TOPO_FILE");
   compute_paths(t, opt);
   return t;
 }
@@ -31,7 +31,8 @@ TEST(NcclPaths, DgxH100MatchesSection92) {
         // The PXN path crosses GPU j: GPU i -> NVS -> GPU j -> switch -> NIC -> NET.
         ASSERT_EQ(p.hops(), 5);
         const auto& [from, l] = p.links[1];
-        EXPECT_EQ(t.vertices[static_cast<std::size_t>(from)].links[static_cast<std::size_t>(l)].to, t.gpus[static_cast<std::size_t>(j)]);
+        EXPECT_EQ(t.vertices[static_cast<std::size_t>(from)].links[static_cast<std::size_t>(l)].to,
+                  t.gpus[static_cast<std::size_t>(j)]);
         EXPECT_NEAR(t.gpu_to_gpu(i, j).bw, 370.8, 1e-9);
         EXPECT_EQ(t.gpu_to_gpu(i, j).type, PathType::Nvl);
       }
@@ -139,8 +140,7 @@ TEST(NcclPaths, BandwidthConstants) {
 
 // A communicator's GPUs on the node, renumbered in the given order; NICs stay.
 TEST(NcclPaths, RestrictToGpus) {
-  NodeTopology full =
-      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
+  NodeTopology full = load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
   NodeTopology t = restrict_to_gpus(full, {5, 2});
   ASSERT_EQ(t.gpus.size(), 2u);
   EXPECT_EQ(t.nets.size(), 8u);

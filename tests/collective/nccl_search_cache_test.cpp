@@ -15,7 +15,6 @@ NodeTopology h100_node() {
   return t;
 }
 
-
 TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
   const NodeTopology node = h100_node();
   SearchOptions options;

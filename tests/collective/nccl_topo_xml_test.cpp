@@ -66,7 +66,8 @@ TEST(NcclTopoXml, LinkBandwidthsFollowNccl) {
 
 // Ranks in the file need not start at 0 (node 1 of a job): local ranks follow their order.
 TEST(NcclTopoXml, LocalRanksFollowXmlRankOrder) {
-  const std::string xml = R"(<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+  const std::string xml =
+      R"(<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
   <pci busid="0000:01:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="9" gdr="1"/></pci>
   <pci busid="0000:02:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="1" sm="90" rank="8" gdr="1"/></pci>
   </cpu></system>)";
@@ -94,16 +95,19 @@ TEST(NcclTopoXml, RejectsBadInputNamingTheKeyAndTheProblem) {
   expect_rejected("<graphs version=\"1\"/>", "no <system>");
   expect_rejected("<system version=\"2\"></system>", "only reads version 1");
   expect_rejected("<system></system>", "no version attribute");
-  expect_rejected(std::string("<system version=\"1\">") + kCpuOpen +
-                      R"(<pci busid="0000:01:00.0" class="0x030200" link_width="16"><gpu dev="0" sm="90" gdr="1"/></pci></cpu></system>)",
-                  "without a rank");
-  expect_rejected(std::string("<system version=\"1\">") + kCpuOpen +
-                      R"(<pci busid="zz:01" class="0x030200" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci></cpu></system>)",
-                  "bad PCI busid 'zz:01'");
+  expect_rejected(
+      std::string("<system version=\"1\">") + kCpuOpen +
+          R"(<pci busid="0000:01:00.0" class="0x030200" link_width="16"><gpu dev="0" sm="90" gdr="1"/></pci></cpu></system>)",
+      "without a rank");
+  expect_rejected(
+      std::string("<system version=\"1\">") + kCpuOpen +
+          R"(<pci busid="zz:01" class="0x030200" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci></cpu></system>)",
+      "bad PCI busid 'zz:01'");
   expect_rejected(std::string("<system version=\"1\">") + kCpuOpen + "</cpu></system>", "no GPUs");
-  expect_rejected(std::string("<system version=\"1\">") + kCpuOpen +
-                      R"(<pci busid="0000:01:00.0" class="0x030200" link_width="16"><gpu dev="0" sm="x" rank="0" gdr="1"/></pci></cpu></system>)",
-                  "attribute sm of <gpu> is not an integer");
+  expect_rejected(
+      std::string("<system version=\"1\">") + kCpuOpen +
+          R"(<pci busid="0000:01:00.0" class="0x030200" link_width="16"><gpu dev="0" sm="x" rank="0" gdr="1"/></pci></cpu></system>)",
+      "attribute sm of <gpu> is not an integer");
   expect_rejected(R"(<system version="1"><cpu numaid="0" arch="risc"/></system>)", "unknown arch 'risc'");
 }
 
@@ -132,7 +136,8 @@ TEST(NcclTopoGenerate, ScaleUpKindsAndGenerations) {
   // A100: 300 / 25 = 12 NVLinks × 20 = 240; Gen4 x16 = 24.
   NodeTopology a = generate_node_topology(testing::a100_cluster(1));
   EXPECT_DOUBLE_EQ(link_bw(a, a.gpus[0], a.nvswitch, TopoLinkType::Nvl), 240.0);
-  EXPECT_DOUBLE_EQ(link_bw(a, a.gpus[0], a.vertices[static_cast<std::size_t>(a.gpus[0])].links.back().to, TopoLinkType::Pci), 24.0);
+  EXPECT_DOUBLE_EQ(
+      link_bw(a, a.gpus[0], a.vertices[static_cast<std::size_t>(a.gpus[0])].links.back().to, TopoLinkType::Pci), 24.0);
   EXPECT_NE(a.vertices[static_cast<std::size_t>(a.cpus[0])].inter_socket_bw, 22.0);  // not Sapphire Rapids
   // B200: 900 / 50 = 18 × 40.1 = 721.8.
   ClusterSpec b = testing::h100_cluster(1);

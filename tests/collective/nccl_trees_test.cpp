@@ -29,9 +29,7 @@ void expect_valid_tree(const NodeTree& t, int nnodes) {
   EXPECT_EQ(roots, 1);
   for (int n = 0; n < nnodes; ++n) {
     for (int c : t.down[static_cast<std::size_t>(n)]) {
-      if (c >= 0) {
-        EXPECT_EQ(t.up[static_cast<std::size_t>(c)], n);
-      }
+      if (c >= 0) { EXPECT_EQ(t.up[static_cast<std::size_t>(c)], n); }
     }
   }
   // Reachability: walking up from any node ends at the root within nnodes steps.

@@ -84,16 +84,14 @@ TEST(AttentionKernel, RefusesKernelsTheGpuCannotRun) {
   try {
     (void)make_roofline_model(test::a100_80gb(), AttentionKernel::Flash3);
     FAIL() << "flash3 on A100 must be refused";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Hopper"), std::string::npos) << e.what();
-  }
+  } catch (const Error& e) { EXPECT_NE(std::string(e.what()).find("Hopper"), std::string::npos) << e.what(); }
   EXPECT_TRUE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Cudnn).has_value());
   EXPECT_TRUE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Flash1).has_value());
   EXPECT_FALSE(attention_kernel_problem(ArchFamily::Cdna3, AttentionKernel::Triton).has_value());
   EXPECT_FALSE(attention_kernel_problem(ArchFamily::Hopper, AttentionKernel::Flash3).has_value());
-  EXPECT_THROW(flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 4096, 128, true,
-                                        AttentionKernel::Flash3),
-               Error);
+  EXPECT_THROW(
+      flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 4096, 128, true, AttentionKernel::Flash3),
+      Error);
 }
 
 }  // namespace

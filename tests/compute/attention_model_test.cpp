@@ -119,9 +119,9 @@ TEST(AttentionModel, Fp8AttentionUsesFp8PeakWithLowerFraction) {
   const double bf16 = to_seconds(model->time(test::flash(false, 64, 8192, 8192, 128, false)).time);
   const double fp8 = to_seconds(model->time(test::flash(false, 64, 8192, 8192, 128, false, Precision::FP8)).time);
   EXPECT_NEAR(bf16 / fp8, 2.0 * 0.78, 0.05);
-  EXPECT_THROW(make_roofline_model(test::a100_80gb())->time(test::flash(false, 64, 8192, 8192, 128, false,
-                                                                        Precision::FP8)),
-               Error);
+  EXPECT_THROW(
+      make_roofline_model(test::a100_80gb())->time(test::flash(false, 64, 8192, 8192, 128, false, Precision::FP8)),
+      Error);
 }
 
 TEST(AttentionModel, RejectsMissingShape) {

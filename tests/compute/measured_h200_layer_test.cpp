@@ -27,7 +27,8 @@ using namespace trainsim;
 
 namespace {
 
-const std::string kMeasured = std::string(TRAINSIM_SOURCE_DIR) + "/data/measured/H200-2026-11-27/characterise-layer-sizes.json";
+const std::string kMeasured =
+    std::string(TRAINSIM_SOURCE_DIR) + "/data/measured/H200-2026-11-27/characterise-layer-sizes.json";
 
 struct LayerShape {
   int h, heads, ffn, seq, mb;

@@ -21,9 +21,7 @@ constexpr const char* kHeader = "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n
 std::string parse_error(const std::string& rows) {
   try {
     OpDatabase::parse(std::string(kHeader) + rows, "db.csv");
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -41,7 +39,8 @@ TEST(OpDatabasePhysics, GemmFasterThanThePeakIsRefusedWithItsLine) {
 // Fused attention counts its FLOPs as the lookups do (4*b*m*n*k forward, halved when causal).
 TEST(OpDatabasePhysics, AttentionIsHeldToThePeakToo) {
   // 4 * 32 * 4096 * 4096 * 128 / 2 = 1.374e11 FLOP causal: 50 us would be 2749 TFLOP/s.
-  EXPECT_THAT(parse_error("H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,50\n"), HasSubstr("db.csv:2: flash_attn_fwd"));
+  EXPECT_THAT(parse_error("H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,50\n"),
+              HasSubstr("db.csv:2: flash_attn_fwd"));
   EXPECT_EQ(parse_error("H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,400\n"), "");  // 344 TFLOP/s
 }
 
@@ -76,9 +75,7 @@ TEST(OpDatabasePhysics, RowsOfAnUnknownGpuAreCheckedAgainstItsDescription) {
   try {
     check_rows_within_peak(db, "MyGPU", mine);
     FAIL() << "expected an Error";
-  } catch (const Error& e) {
-    EXPECT_THAT(std::string(e.what()), StartsWith("db.csv:2: gemm bf16"));
-  }
+  } catch (const Error& e) { EXPECT_THAT(std::string(e.what()), StartsWith("db.csv:2: gemm bf16")); }
   mine.bf16_tflops = 2000;
   EXPECT_NO_THROW(check_rows_within_peak(db, "MyGPU", mine));
 }

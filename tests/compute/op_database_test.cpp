@@ -28,9 +28,7 @@ OpDatabase db_of(const std::string& rows) { return OpDatabase::parse(std::string
 std::string parse_error(const std::string& text) {
   try {
     OpDatabase::parse(text, "db.csv");
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -100,25 +98,34 @@ struct BadCase {
 };
 
 TEST(OpDatabaseParse, RejectsEveryMalformedRowWithItsLine) {
-  const std::string h = kHeader;  // line 1
+  const std::string h = kHeader;                                          // line 1
   const std::string ok = "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n";  // line 2 in the cases below
   const BadCase cases[] = {
-      {"too few columns", h + ok + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,50\n", "db.csv:3: expected 10 comma-separated fields"},
-      {"too many columns", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50,7\n", "db.csv:2: expected 10 comma-separated fields"},
-      {"unknown op", h + ok + "H100-SXM,gemmm,bf16,1024,1024,1024,1,0,0,50\n", "db.csv:3: unknown op 'gemmm' (did you mean 'gemm'?)"},
-      {"unknown dtype", h + "H100-SXM,gemm,bf17,1024,1024,1024,1,0,0,50\n", "db.csv:2: unknown dtype 'bf17' (did you mean 'bf16'?)"},
+      {"too few columns", h + ok + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,50\n",
+       "db.csv:3: expected 10 comma-separated fields"},
+      {"too many columns", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50,7\n",
+       "db.csv:2: expected 10 comma-separated fields"},
+      {"unknown op", h + ok + "H100-SXM,gemmm,bf16,1024,1024,1024,1,0,0,50\n",
+       "db.csv:3: unknown op 'gemmm' (did you mean 'gemm'?)"},
+      {"unknown dtype", h + "H100-SXM,gemm,bf17,1024,1024,1024,1,0,0,50\n",
+       "db.csv:2: unknown dtype 'bf17' (did you mean 'bf16'?)"},
       {"non-numeric m", h + "H100-SXM,gemm,bf16,lots,1024,1024,1,0,0,50\n", "db.csv:2: m 'lots' is not an integer"},
       {"fractional k", h + "H100-SXM,gemm,bf16,1024,1024,10.5,1,0,0,50\n", "db.csv:2: k '10.5' is not an integer"},
       {"empty batch", h + "H100-SXM,gemm,bf16,1024,1024,1024,,0,0,50\n", "db.csv:2: batch '' is not an integer"},
       {"negative n", h + "H100-SXM,gemm,bf16,1024,-5,1024,1,0,0,50\n", "db.csv:2: n must be >= 0, got -5"},
-      {"huge m", h + "H100-SXM,gemm,bf16,99999999999999999999,1,1,1,0,0,50\n", "db.csv:2: m '99999999999999999999' is out of range"},
-      {"causal 2", h + "H100-SXM,flash_attn_fwd,bf16,1024,1024,128,8,2,0,50\n", "db.csv:2: causal must be 0 or 1, got 2"},
+      {"huge m", h + "H100-SXM,gemm,bf16,99999999999999999999,1,1,1,0,0,50\n",
+       "db.csv:2: m '99999999999999999999' is out of range"},
+      {"causal 2", h + "H100-SXM,flash_attn_fwd,bf16,1024,1024,128,8,2,0,50\n",
+       "db.csv:2: causal must be 0 or 1, got 2"},
       {"negative bytes", h + "H100-SXM,softmax,bf16,0,0,0,1,0,-4096,50\n", "db.csv:2: bytes must be >= 0, got -4096"},
-      {"non-numeric bytes", h + "H100-SXM,softmax,bf16,0,0,0,1,0,4k,50\n", "db.csv:2: bytes '4k' is not a finite number"},
+      {"non-numeric bytes", h + "H100-SXM,softmax,bf16,0,0,0,1,0,4k,50\n",
+       "db.csv:2: bytes '4k' is not a finite number"},
       {"zero time", h + ok + ok.substr(0, ok.size() - 3) + "0\n", "db.csv:3: time_us must be > 0, got 0"},
       {"negative time", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,-3\n", "db.csv:2: time_us must be > 0, got -3"},
-      {"non-numeric time", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,fast\n", "db.csv:2: time_us 'fast' is not a finite number"},
-      {"nan time", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,nan\n", "db.csv:2: time_us 'nan' is not a finite number"},
+      {"non-numeric time", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,fast\n",
+       "db.csv:2: time_us 'fast' is not a finite number"},
+      {"nan time", h + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,nan\n",
+       "db.csv:2: time_us 'nan' is not a finite number"},
       {"empty gpu", h + ",gemm,bf16,1024,1024,1024,1,0,0,50\n", "db.csv:2: gpu is empty"},
       {"gemm without k", h + "H100-SXM,gemm,bf16,1024,1024,0,1,0,0,50\n", "db.csv:2: gemm needs m, n, k and batch > 0"},
       {"attention without batch", h + "H100-SXM,flash_attn_bwd,bf16,1024,1024,128,0,1,0,50\n",
@@ -126,16 +133,15 @@ TEST(OpDatabaseParse, RejectsEveryMalformedRowWithItsLine) {
       {"layernorm without bytes", h + "H100-SXM,layernorm,bf16,0,0,0,1,0,0,50\n",
        "db.csv:2: layernorm is memory-bound and needs bytes > 0"},
       {"duplicate row", h + ok + "# same kernel again\n" + ok, "db.csv:4: duplicate of line 2"},
-      {"alias duplicates its op", h + "H100-SXM,layernorm,bf16,0,0,0,1,0,4096,5\nH100-SXM,rmsnorm,bf16,0,0,0,1,0,4096,6\n",
+      {"alias duplicates its op",
+       h + "H100-SXM,layernorm,bf16,0,0,0,1,0,4096,5\nH100-SXM,rmsnorm,bf16,0,0,0,1,0,4096,6\n",
        "db.csv:3: duplicate of line 2"},
       {"wrong header", "# v1\ngpu,op,dtype,m,n,k,batch,bytes,time_us\n" + ok, "db.csv:2: expected the header row"},
       {"rows before the header", ok + h, "db.csv:1: expected the header row"},
       {"no header at all", "# nothing here\n\n", "db.csv: no header row"},
       {"header only", "# v1\n" + h, "db.csv: the op database has a header but no measured rows"},
   };
-  for (const BadCase& c : cases) {
-    EXPECT_THAT(parse_error(c.text), StartsWith(c.expected)) << c.what;
-  }
+  for (const BadCase& c : cases) { EXPECT_THAT(parse_error(c.text), StartsWith(c.expected)) << c.what; }
 }
 
 TEST(OpDatabaseLoad, ReadsAFileAndNamesAMissingOne) {
@@ -149,9 +155,7 @@ TEST(OpDatabaseLoad, ReadsAFileAndNamesAMissingOne) {
   try {
     OpDatabase::load(path);
     ADD_FAILURE() << "a duplicate row was accepted";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), StartsWith(path + ":3: duplicate of line 2"));
-  }
+  } catch (const Error& e) { EXPECT_THAT(e.what(), StartsWith(path + ":3: duplicate of line 2")); }
   {
     std::ofstream out(path);
     out << kHeader << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n";
@@ -215,8 +219,8 @@ TEST(OpDatabaseLookup, InterpolatesLogTimeInLogWork) {
   EXPECT_EQ(hit->rule, LookupRule::Interpolated);
   EXPECT_NEAR(hit->time_s * 1e6, 173.2051, 1e-3);
   // m = 3072: work 3W, f = ln 3 / ln 4 = 0.79248; t = 100 * 3^0.79248 = 238.84 us.
-  EXPECT_NEAR(*db.time_s("H100-SXM", test::gemm(3072, 4096, 4096)) * 1e6, 100 * std::pow(3.0, std::log(3.0) / std::log(4.0)),
-              1e-9);
+  EXPECT_NEAR(*db.time_s("H100-SXM", test::gemm(3072, 4096, 4096)) * 1e6,
+              100 * std::pow(3.0, std::log(3.0) / std::log(4.0)), 1e-9);
   EXPECT_NEAR(*db.time_s("H100-SXM", test::gemm(3072, 4096, 4096)) * 1e6, 238.84, 0.01);
 }
 
@@ -302,10 +306,10 @@ TEST(OpDatabaseLookup, CausalColumnIsIgnoredOutsideAttention) {
 
 TEST(OpDatabaseLookup, NoPointsNoAnswer) {
   const OpDatabase db = db_of(kTwoGemms);
-  EXPECT_FALSE(db.time_s("A100-SXM-80GB", test::gemm(2048, 4096, 4096)).has_value());  // other GPU
+  EXPECT_FALSE(db.time_s("A100-SXM-80GB", test::gemm(2048, 4096, 4096)).has_value());             // other GPU
   EXPECT_FALSE(db.time_s("H100-SXM", test::gemm(2048, 4096, 4096, Precision::FP8)).has_value());  // other dtype
-  EXPECT_FALSE(db.time_s("H100-SXM", test::memory(KernelKind::Elementwise, 4096)).has_value());  // other kind
-  EXPECT_FALSE(db.time_s("H100-SXM", test::gemm(0, 4096, 4096)).has_value());  // no work to place
+  EXPECT_FALSE(db.time_s("H100-SXM", test::memory(KernelKind::Elementwise, 4096)).has_value());   // other kind
+  EXPECT_FALSE(db.time_s("H100-SXM", test::gemm(0, 4096, 4096)).has_value());                     // no work to place
 }
 
 }  // namespace

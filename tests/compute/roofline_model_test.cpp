@@ -49,9 +49,7 @@ TEST(RooflineModel, MissingPrecisionErrorNamesTheGpu) {
   try {
     model->time(test::gemm(4096, 4096, 4096, Precision::FP8));
     FAIL() << "expected an Error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("custom-accel"), std::string::npos) << e.what();
-  }
+  } catch (const Error& e) { EXPECT_NE(std::string(e.what()).find("custom-accel"), std::string::npos) << e.what(); }
 }
 
 // Nothing to do, nothing launched.

@@ -45,8 +45,8 @@ inline KernelDesc flash(bool backward, std::int64_t batch_heads, std::int64_t s_
   d.n = s_kv;
   d.k = head_dim;
   d.causal = causal;
-  const double dense = 4.0 * static_cast<double>(batch_heads) * static_cast<double>(s_q) *
-                       static_cast<double>(s_kv) * static_cast<double>(head_dim);
+  const double dense = 4.0 * static_cast<double>(batch_heads) * static_cast<double>(s_q) * static_cast<double>(s_kv) *
+                       static_cast<double>(head_dim);
   d.flops = (backward ? 2.5 : 1.0) * (causal ? dense / 2 : dense);
   d.bytes = (backward ? 8.0 : 4.0) * static_cast<double>(batch_heads * s_q * head_dim) * elem_bytes(p);
   return d;

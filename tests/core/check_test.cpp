@@ -39,9 +39,7 @@ TEST(Check, InternalErrorIsNotAUserError) {
   bool caught_as_user_error = false, caught_as_internal = false;
   try {
     check_positive(-1);
-  } catch (const Error&) {
-    caught_as_user_error = true;
-  } catch (const InternalError& e) {
+  } catch (const Error&) { caught_as_user_error = true; } catch (const InternalError& e) {
     caught_as_internal = true;
     EXPECT_THAT(e.what(), HasSubstr("x is -1"));
   }

@@ -42,8 +42,8 @@ TEST(ClosestMatch, ExactNamesAndTyposStillWin) {
 }
 
 TEST(ClosestMatch, NothingForAWordLikeNoCandidate) {
-  const std::vector<std::string> commands = {"run", "validate", "presets", "nccl-test", "topo",
-                                             "memory", "ops", "sweep", "tune"};
+  const std::vector<std::string> commands = {"run",    "validate", "presets", "nccl-test", "topo",
+                                             "memory", "ops",      "sweep",   "tune"};
   EXPECT_EQ(closest_match("frobnicate", commands), "");
   // A short word is not "the start" of a long unrelated name.
   EXPECT_EQ(closest_match("xyzw", {"A100-SXM-80GB"}), "");

@@ -22,7 +22,7 @@ TEST(Time, SecondsToPicosecondsRound) {
 TEST(Time, NegativeOrNanDurationsAreInternalErrorsButCancellationNoiseIsZero) {
   EXPECT_EQ(from_seconds(0.0), 0);
   EXPECT_EQ(from_seconds(-0.0), 0);
-  EXPECT_EQ(from_seconds(-1e-15), 0);  // e.g. (a + b) - a - b with a ~ 1 s: a few ulps
+  EXPECT_EQ(from_seconds(-1e-15), 0);                  // e.g. (a + b) - a - b with a ~ 1 s: a few ulps
   const double cancelled = (0.1 + 0.2) - 0.3 - 1e-16;  // ~ -4.4e-17 (0.1 + 0.2 - 0.3 is 5.6e-17)
   EXPECT_LT(cancelled, 0.0);
   EXPECT_EQ(from_seconds(cancelled), 0);

@@ -65,7 +65,8 @@ TEST(SweepCsvStream, RowsLeaveInPointOrderAsSoonAsEveryEarlierPointIsDone) {
   EXPECT_EQ(csv.written(), 3u);
   csv.add(3, ok(R"({"t": 4})"));
   csv.finish();
-  EXPECT_THAT(file_lines(p), ElementsAre("parallelism.tensor,status,reason,t", "1,ok,,1", "2,ok,,2", "4,ok,,3", "8,ok,,4"));
+  EXPECT_THAT(file_lines(p),
+              ElementsAre("parallelism.tensor,status,reason,t", "1,ok,,1", "2,ok,,2", "4,ok,,3", "8,ok,,4"));
 }
 
 TEST(SweepCsvStream, NewColumnsRewriteTheFileSoItEndsAsTheWholeTable) {
@@ -77,8 +78,8 @@ TEST(SweepCsvStream, NewColumnsRewriteTheFileSoItEndsAsTheWholeTable) {
   csv.add(0, outcomes[0]);
   EXPECT_THAT(file_lines(p), ElementsAre("cluster.nic_gbps,status,reason", "100,invalid,\"bad, \"\"quoted\"\"\""));
   csv.add(1, outcomes[1]);
-  EXPECT_THAT(file_lines(p), ElementsAre("cluster.nic_gbps,status,reason,a,b.c", "100,invalid,\"bad, \"\"quoted\"\"\",,",
-                                         "200,ok,,1,2.5"));
+  EXPECT_THAT(file_lines(p), ElementsAre("cluster.nic_gbps,status,reason,a,b.c",
+                                         "100,invalid,\"bad, \"\"quoted\"\"\",,", "200,ok,,1,2.5"));
   csv.add(2, outcomes[2]);
   csv.finish();
   std::stringstream whole;

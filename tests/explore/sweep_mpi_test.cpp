@@ -72,7 +72,9 @@ TEST(SweepMpi, ThreadsPerRankShareTheCoresAndNeverDropToZero) {
 TEST(SweepMpi, SerialisedOutcomesComeBackIdenticalSoTheCsvIsTheSame) {
   PointOutcome a;
   a.status = PointStatus::Ok;
-  a.result = json{{"iteration_time_s", 0.1 + 0.2}, {"events", 3594}, {"memory", {{"fits", true}, {"peak", 1.0 / 3}}},
+  a.result = json{{"iteration_time_s", 0.1 + 0.2},
+                  {"events", 3594},
+                  {"memory", {{"fits", true}, {"peak", 1.0 / 3}}},
                   {"scenario", "x, \"y\""}};
   PointOutcome b;
   b.status = PointStatus::OutOfMemory;

@@ -65,7 +65,8 @@ TEST(SweepPlot, OneLinePerValueOfTheSecondKeyWithoutPointsThatFailed) {
 }
 
 TEST(SweepPlot, GpuNamesAreLabelledCategoriesAndThreeKeysLabelEachCombination) {
-  const Sweep sweep = make_sweep({"cluster.gpu=H100-SXM,H20", "parallelism.tensor=2,4", "training.micro_batch_size=1,2"});
+  const Sweep sweep =
+      make_sweep({"cluster.gpu=H100-SXM,H20", "parallelism.tensor=2,4", "training.micro_batch_size=1,2"});
   std::vector<PointOutcome> outcomes;
   for (int p = 0; p < 8; ++p) outcomes.push_back(ok(1.0 + p));
   const PlotData d = make_plot_data(sweep, make_sweep_table(sweep, outcomes), "iteration_time_s");

@@ -22,9 +22,7 @@ std::vector<std::string> texts(const SweepKey& a) {
 std::string vary_error(const std::vector<std::string>& vary) {
   try {
     make_sweep(vary);
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -76,8 +74,8 @@ TEST(SweepSpec, CartesianOrderIsRowMajorFirstKeySlowest) {
   ASSERT_EQ(s.size(), 6u);
   const auto o = s.overrides({"training.micro_batch_size=1"});
   ASSERT_EQ(o.size(), 6u);
-  const std::vector<std::pair<std::string, std::string>> expected = {
-      {"1", "100"}, {"1", "200"}, {"1", "400"}, {"2", "100"}, {"2", "200"}, {"2", "400"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {{"1", "100"}, {"1", "200"}, {"1", "400"},
+                                                                     {"2", "100"}, {"2", "200"}, {"2", "400"}};
   for (std::size_t p = 0; p < 6; ++p) {
     EXPECT_THAT(o[p], ElementsAre("training.micro_batch_size=1", "parallelism.tensor=" + expected[p].first,
                                   "cluster.nic_gbps=" + expected[p].second))
@@ -91,16 +89,16 @@ TEST(SweepSpec, CartesianOrderIsRowMajorFirstKeySlowest) {
 
 TEST(SweepSpec, ErrorsNameVaryAndTheText) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"cluster.nic_gbps", "expected key="},                   // no '='
-      {"=100,200", "empty key"},                               // empty key
-      {"cluster.nic_gbps=", "no values"},                      // empty value list
-      {"cluster.nic_gbps=100,,200", "empty value"},            // empty item
-      {"cluster.nic_gbps=100:400:0", "step 0"},                // zero step
-      {"cluster.nic_gbps=100:400:-100", "wrong sign"},         // wrong sign
-      {"cluster.nic_gbps=400:100:100", "wrong sign"},          // wrong sign, other way
+      {"cluster.nic_gbps", "expected key="},            // no '='
+      {"=100,200", "empty key"},                        // empty key
+      {"cluster.nic_gbps=", "no values"},               // empty value list
+      {"cluster.nic_gbps=100,,200", "empty value"},     // empty item
+      {"cluster.nic_gbps=100:400:0", "step 0"},         // zero step
+      {"cluster.nic_gbps=100:400:-100", "wrong sign"},  // wrong sign
+      {"cluster.nic_gbps=400:100:100", "wrong sign"},   // wrong sign, other way
       {"cluster.network.oversubscription=1:0.5:0.5", "wrong sign"},
       {"cluster.nic_gbps=0.5:1.5:0", "step 0"},
-      {"cluster.nic_gbps=a:b:c", "not numeric"},               // non-numeric range
+      {"cluster.nic_gbps=a:b:c", "not numeric"},  // non-numeric range
       {"cluster.nic_gbps=100:x:100", "not numeric"},
       {"cluster.nic_gpbs=100,200", "did you mean cluster.nic_gbps"},  // unknown key
       {"cluster..nic_gbps=100", "empty component"},
@@ -124,9 +122,7 @@ TEST(SweepSpec, SameKeyTwiceIsAnError) {
 
 TEST(SweepSpec, NoVaryIsAnError) { EXPECT_THAT(vary_error({}), HasSubstr("--vary")); }
 
-TEST(SweepSpec, ValueThatIsNotYamlIsAnError) {
-  EXPECT_THAT(vary_error({"cluster.gpu=\"H100"}), HasSubstr("--vary"));
-}
+TEST(SweepSpec, ValueThatIsNotYamlIsAnError) { EXPECT_THAT(vary_error({"cluster.gpu=\"H100"}), HasSubstr("--vary")); }
 
 TEST(SweepSpec, SetOfAVariedKeyIsAnError) {
   const Sweep s = make_sweep({"cluster.nic_gbps=100,200"});

@@ -29,9 +29,7 @@ std::string sweep_error(const std::vector<std::string>& vary, const std::vector<
                         std::size_t zip_position = 0) {
   try {
     make_sweep(vary, zip, zip_position);
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -44,8 +42,8 @@ PointOutcome ok(double iteration_time) {
 
 TEST(SweepZip, ZippedKeysFormOneAxisWhoseIthPointSetsEveryIthValue) {
   // A range works in --zip as in --vary: 8:24:8 is 8, 16, 24.
-  const Sweep s = make_sweep({}, {"parallelism.pipeline=1,2,4", "cluster.num_gpus=8:24:8",
-                                  "training.global_batch_size=16,32,64"});
+  const Sweep s =
+      make_sweep({}, {"parallelism.pipeline=1,2,4", "cluster.num_gpus=8:24:8", "training.global_batch_size=16,32,64"});
   ASSERT_EQ(s.axes.size(), 1u);
   EXPECT_TRUE(s.axes[0].zipped);
   ASSERT_EQ(s.size(), 3u);  // not 27: the keys move together
@@ -155,8 +153,8 @@ TEST(SweepZip, EveryZippedKeyHasItsOwnColumnInAxisOrder) {
   for (int p = 0; p < 6; ++p) outcomes.push_back(ok(1.0 + p));
   const SweepTable t = make_sweep_table(s, outcomes);
   EXPECT_EQ(t.key_columns, 3u);
-  EXPECT_THAT(t.columns, ElementsAre("cluster.nic_gbps", "parallelism.pipeline", "training.global_batch_size",
-                                     "status", "reason", "iteration_time_s"));
+  EXPECT_THAT(t.columns, ElementsAre("cluster.nic_gbps", "parallelism.pipeline", "training.global_batch_size", "status",
+                                     "reason", "iteration_time_s"));
   std::stringstream csv;
   write_sweep_csv(csv, t);
   EXPECT_THAT(csv.str(), HasSubstr("\n100,2,32,ok,,2.0\n"));

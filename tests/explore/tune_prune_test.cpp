@@ -28,7 +28,8 @@ TinyCase setup(const std::string& name, double memory_gib, int scale_up_domain =
   return s;
 }
 
-TuneCandidate candidate(int tensor, int pipeline, int micro_batch, RecomputeGranularity r = RecomputeGranularity::None) {
+TuneCandidate candidate(int tensor, int pipeline, int micro_batch,
+                        RecomputeGranularity r = RecomputeGranularity::None) {
   TuneCandidate c;
   c.num_gpus = 8;
   c.tensor = tensor;
@@ -111,8 +112,8 @@ TEST(TunePrune, OnlyTheLightestFittingRecomputeOfAGroupIsSimulated) {
   screens[6].verdict = Verdict::OutOfMemory;
   screens[7].verdict = Verdict::OutOfMemory;
   mark_dominated(cands, screens);
-  const std::vector<Verdict> expected = {Verdict::Simulate,    Verdict::Dominated, Verdict::Dominated,
-                                         Verdict::OutOfMemory, Verdict::Simulate,  Verdict::Dominated,
+  const std::vector<Verdict> expected = {Verdict::Simulate,    Verdict::Dominated,   Verdict::Dominated,
+                                         Verdict::OutOfMemory, Verdict::Simulate,    Verdict::Dominated,
                                          Verdict::OutOfMemory, Verdict::OutOfMemory, Verdict::Simulate};
   for (std::size_t i = 0; i < cands.size(); ++i)
     EXPECT_STREQ(to_string(screens[i].verdict), to_string(expected[i])) << cands[i].label();

@@ -16,9 +16,7 @@ namespace {
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -34,12 +32,13 @@ TuneCandidate with_tensor(int t, int gpus = 8) {
 nlohmann::ordered_json result(double iteration_s, double compute, double bubble, double tp, double dp) {
   nlohmann::ordered_json r;
   r["iteration_time_s"] = iteration_s;
-  r["breakdown"] = {{"compute", compute},
-                    {"exposed_comm", tp + dp},
-                    {"bubble", bubble},
-                    {"optimizer", 0.1},
-                    {"other", 0.0},
-                    {"exposed_comm_by_group", {{"tp", tp}, {"cp", 0.0}, {"dp", dp}, {"pp", 0.0}, {"ep", 0.0}, {"other", 0.0}}}};
+  r["breakdown"] = {
+      {"compute", compute},
+      {"exposed_comm", tp + dp},
+      {"bubble", bubble},
+      {"optimizer", 0.1},
+      {"other", 0.0},
+      {"exposed_comm_by_group", {{"tp", tp}, {"cp", 0.0}, {"dp", dp}, {"pp", 0.0}, {"ep", 0.0}, {"other", 0.0}}}};
   return r;
 }
 

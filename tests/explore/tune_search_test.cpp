@@ -126,9 +126,7 @@ TEST(TuneSearch, BoundingKeepsTheListedConfigurationsExact) {
   std::set<std::string> kept;
   for (const auto& r : bounded.ranked) kept.insert(r.candidate.label(true));
   for (const auto& r : full.ranked)
-    if (!kept.count(r.candidate.label(true))) {
-      EXPECT_GT(r.result.at("iteration_time_s").get<double>(), third);
-    }
+    if (!kept.count(r.candidate.label(true))) { EXPECT_GT(r.result.at("iteration_time_s").get<double>(), third); }
 }
 
 TEST(TuneSearch, NothingFitsGivesTheSmallestShortfall) {
@@ -179,9 +177,7 @@ TEST(TuneSearch, GpuCountsInTheSpaceAreRankedByCost) {
     gpus.insert(r.candidate.num_gpus);
     EXPECT_EQ(r.candidate.data, r.candidate.num_gpus);
     EXPECT_NEAR(r.objective, r.candidate.num_gpus * 2.5 / 3600 / r.result["tokens_per_s"].get<double>() * 1e6, 1e-12);
-    if (i > 0) {
-      EXPECT_LE(o.ranked[i - 1].objective, r.objective);
-    }
+    if (i > 0) { EXPECT_LE(o.ranked[i - 1].objective, r.objective); }
   }
   EXPECT_EQ(gpus, (std::set<int>{8, 16}));
 }
@@ -204,9 +200,7 @@ TEST(TuneSearch, ABaseInvalidAsWrittenStillDefinesTheSpace) {
   try {
     run_tune(request(broken));
     FAIL() << "expected an error";
-  } catch (const ScenarioError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("no-such-model"));
-  }
+  } catch (const ScenarioError& e) { EXPECT_THAT(e.what(), HasSubstr("no-such-model")); }
 }
 
 TEST(TuneSearch, CompanionFlagsAreCheckedBeforeAnythingRuns) {
@@ -215,7 +209,5 @@ TEST(TuneSearch, CompanionFlagsAreCheckedBeforeAnythingRuns) {
   try {
     run_tune(req);
     FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--tokens"));
-  }
+  } catch (const Error& e) { EXPECT_THAT(e.what(), HasSubstr("--tokens")); }
 }

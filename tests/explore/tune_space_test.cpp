@@ -34,9 +34,7 @@ SpaceBasis small_basis() {
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -89,7 +87,7 @@ TEST(TuneSpace, DefaultSpaceOfASmallCaseHasTheHandCountedCandidates) {
 TEST(TuneSpace, SpaceReplacesADimensionsDefaultValues) {
   SpaceSpec spec;
   add_space_values(spec, "parallelism.pipeline=4,2,4");  // unsorted, repeated: sorted and unique
-  add_space_values(spec, "recompute=full");               // the short name works too
+  add_space_values(spec, "recompute=full");              // the short name works too
   EXPECT_EQ(spec.given.at(TuneDim::Pipeline), (std::vector<int>{2, 4}));
   const auto cands = enumerate_candidates(small_basis(), spec);
   EXPECT_EQ(values_of(cands, TuneDim::Pipeline), (std::set<int>{2, 4}));
@@ -177,15 +175,19 @@ TEST(TuneSpace, NumGpusInTheSpaceDerivesDataPerPoint) {
 
 TEST(TuneSpace, BadSpaceOptionsAreErrorsNamingTheFlag) {
   SpaceSpec spec;
-  EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.tensr=1,2"); }),
-              AllOf(HasSubstr("--space"), HasSubstr("unknown key 'parallelism.tensr'"), HasSubstr("parallelism.tensor")));
+  EXPECT_THAT(
+      error_of([&] { add_space_values(spec, "parallelism.tensr=1,2"); }),
+      AllOf(HasSubstr("--space"), HasSubstr("unknown key 'parallelism.tensr'"), HasSubstr("parallelism.tensor")));
   EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.tensor"); }), HasSubstr("--space"));
   EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.tensor=0,2"); }),
               AllOf(HasSubstr("--space parallelism.tensor"), HasSubstr("'0'")));
-  EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.tensor="); }), HasSubstr("--space parallelism.tensor"));
-  EXPECT_THAT(error_of([&] { add_space_values(spec, "training.recompute=some"); }), HasSubstr("none, selective or full"));
+  EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.tensor="); }),
+              HasSubstr("--space parallelism.tensor"));
+  EXPECT_THAT(error_of([&] { add_space_values(spec, "training.recompute=some"); }),
+              HasSubstr("none, selective or full"));
   EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.zero_stage=4"); }), HasSubstr("0, 1, 2 or 3"));
-  EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.sequence_parallel=yes"); }), HasSubstr("true or false"));
+  EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.sequence_parallel=yes"); }),
+              HasSubstr("true or false"));
   EXPECT_THAT(error_of([&] { add_space_values(spec, "parallelism.data=2,4"); }),
               AllOf(HasSubstr("--space"), HasSubstr("never searches parallelism.data")));
   add_space_values(spec, "tensor=2");
@@ -223,11 +225,17 @@ TEST(TuneSpace, OverridesSelectEveryKeyAndTheDerivedDataSize) {
   c.zero_stage = 1;
   c.micro_batch_size = 4;
   c.recompute = RecomputeGranularity::Selective;
-  const std::vector<std::string> expected = {
-      "cluster.num_gpus=8",         "parallelism.tensor=2",        "parallelism.context=1",
-      "parallelism.pipeline=2",     "parallelism.data=2",          "parallelism.expert=1",
-      "parallelism.virtual_pipeline=2", "parallelism.sequence_parallel=true", "parallelism.zero_stage=1",
-      "training.micro_batch_size=4", "training.recompute=selective"};
+  const std::vector<std::string> expected = {"cluster.num_gpus=8",
+                                             "parallelism.tensor=2",
+                                             "parallelism.context=1",
+                                             "parallelism.pipeline=2",
+                                             "parallelism.data=2",
+                                             "parallelism.expert=1",
+                                             "parallelism.virtual_pipeline=2",
+                                             "parallelism.sequence_parallel=true",
+                                             "parallelism.zero_stage=1",
+                                             "training.micro_batch_size=4",
+                                             "training.recompute=selective"};
   EXPECT_EQ(c.overrides(false), expected);
   const auto reset = c.overrides(true);
   EXPECT_EQ(reset.size(), expected.size() + 3);

@@ -30,10 +30,12 @@ parallelism:
   data: 2
 cluster:
   gpu: H100-SXM
-  gpu_spec: {memory_gib: )" + std::to_string(memory_gib) + R"(}
+  gpu_spec: {memory_gib: )" +
+         std::to_string(memory_gib) + R"(}
   num_gpus: 8
   gpus_per_node: 8
-  scale_up: {domain_size: )" + std::to_string(scale_up_domain) + R"(}
+  scale_up: {domain_size: )" +
+         std::to_string(scale_up_domain) + R"(}
 simulation:
   network_model: analytical
 )";

@@ -33,12 +33,21 @@ TEST(GpuCatalog, EveryRequiredIdIsPresent) {
 
 TEST(GpuCatalog, AliasesResolveToTheirEntry) {
   const GpuCatalog& cat = GpuCatalog::builtin();
-  const std::vector<std::pair<std::string, std::string>> aliases = {
-      {"V100", "V100-SXM"},         {"V100-SXM2-32GB", "V100-SXM"}, {"A100-SXM4-40GB", "A100-SXM-40GB"},
-      {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"A100", "A100-SXM-80GB"}, {"H100", "H100-SXM"},
-      {"H100-SXM5-80GB", "H100-SXM"}, {"H200-SXM", "H200"},         {"h100-sxm", "H100-SXM"},
-      {"GB200-NVL72", "GB200"},     {"gb200", "GB200"},             {"GB300-NVL72", "GB300"},
-      {"B300-HGX", "B300"},         {"MI325X-OAM", "MI325X"},       {"MI355X-OAM", "MI355X"}};
+  const std::vector<std::pair<std::string, std::string>> aliases = {{"V100", "V100-SXM"},
+                                                                    {"V100-SXM2-32GB", "V100-SXM"},
+                                                                    {"A100-SXM4-40GB", "A100-SXM-40GB"},
+                                                                    {"A100-SXM4-80GB", "A100-SXM-80GB"},
+                                                                    {"A100", "A100-SXM-80GB"},
+                                                                    {"H100", "H100-SXM"},
+                                                                    {"H100-SXM5-80GB", "H100-SXM"},
+                                                                    {"H200-SXM", "H200"},
+                                                                    {"h100-sxm", "H100-SXM"},
+                                                                    {"GB200-NVL72", "GB200"},
+                                                                    {"gb200", "GB200"},
+                                                                    {"GB300-NVL72", "GB300"},
+                                                                    {"B300-HGX", "B300"},
+                                                                    {"MI325X-OAM", "MI325X"},
+                                                                    {"MI355X-OAM", "MI355X"}};
   for (const auto& [alias, id] : aliases) {
     const GpuSpec* g = cat.find(alias);
     ASSERT_NE(g, nullptr) << alias;
@@ -52,9 +61,7 @@ TEST(GpuCatalog, FieldsAreSaneForEveryEntry) {
   for (const GpuSpec& g : GpuCatalog::builtin().gpus()) {
     SCOPED_TRACE(g.name);
     for (Precision p : {Precision::FP32, Precision::TF32, Precision::BF16, Precision::FP16, Precision::FP8}) {
-      if (g.supports(p)) {
-        EXPECT_GT(g.peak_tflops(p), 0);
-      }
+      if (g.supports(p)) { EXPECT_GT(g.peak_tflops(p), 0); }
     }
     EXPECT_TRUE(g.supports(Precision::FP32));
     EXPECT_TRUE(g.supports(Precision::FP16));
@@ -64,9 +71,7 @@ TEST(GpuCatalog, FieldsAreSaneForEveryEntry) {
     EXPECT_GT(g.sm_count, 0);
     EXPECT_EQ(g.sm_version == 0, g.vendor == "AMD");
     // Tensor-core peaks are ordered fp32 < tf32 <= bf16 <= fp8 wherever present.
-    if (g.supports(Precision::TF32)) {
-      EXPECT_LT(g.peak_tflops(Precision::FP32), g.peak_tflops(Precision::TF32));
-    }
+    if (g.supports(Precision::TF32)) { EXPECT_LT(g.peak_tflops(Precision::FP32), g.peak_tflops(Precision::TF32)); }
     if (g.supports(Precision::FP8)) {
       EXPECT_NEAR(g.peak_tflops(Precision::FP8), 2 * g.peak_tflops(Precision::FP16), 1.0);
     }
@@ -133,7 +138,7 @@ TEST(GpuCatalog, PeakClockReproducesTheDensePeak) {
 TEST(GpuCatalog, MeasuredClockAnchors) {
   const GpuCatalog& cat = GpuCatalog::builtin();
   EXPECT_DOUBLE_EQ(cat.find("H100")->peak_clock_mhz, 1830);  // not the 1980 MHz maximum
-  EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1440);  // [MEAS-H200] 1440-1530 MHz on the same die
+  EXPECT_GE(cat.find("H100")->sustained_clock_mhz, 1440);    // [MEAS-H200] 1440-1530 MHz on the same die
   EXPECT_LE(cat.find("H100")->sustained_clock_mhz, 1780);
   EXPECT_DOUBLE_EQ(cat.find("H100")->boost_clock_mhz, 1980);
   EXPECT_DOUBLE_EQ(cat.find("H200")->sustained_clock_mhz, 1580);  // measured 2026-11-27, layer fwd + bwd
@@ -275,8 +280,9 @@ TEST(GpuCatalogLoad, DuplicateNamesAcrossEntriesAreRejected) {
 }
 
 TEST(GpuCatalogLoad, ClocksPowerFp4AndDomainAreRead) {
-  const std::string extra = "    peak_clock_mhz: 1800\n    sustained_clock_mhz: 1600\n    power_w: 650\n"
-                            "    scale_up_domain: 72\n";
+  const std::string extra =
+      "    peak_clock_mhz: 1800\n    sustained_clock_mhz: 1600\n    power_w: 650\n"
+      "    scale_up_domain: 72\n";
   TempFile f("gpus:" + replaced(kEntry, "fp8: null}", "fp8: 8, fp4: 16}") + extra);
   const GpuCatalog cat = GpuCatalog::load(f.str());
   const GpuSpec* g = cat.find("TOY");

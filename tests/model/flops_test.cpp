@@ -102,8 +102,8 @@ TEST(HardwareFlops, SelectiveAddsAttentionCoreForward) {
   const ModelSpec m = llama3_8b_like();
   const double B = 8, s = 8192, q = 32 * 128, L = 32;
   const double extra = 2 * q * B * s * s * L;
-  const double diff = hardware_flops_per_iteration(m, 8, 1, RecomputeGranularity::Selective, 0) -
-                      model_flops_per_iteration(m, 8, 1);
+  const double diff =
+      hardware_flops_per_iteration(m, 8, 1, RecomputeGranularity::Selective, 0) - model_flops_per_iteration(m, 8, 1);
   EXPECT_NEAR(diff, extra, extra * 1e-9);
 }
 

@@ -37,7 +37,7 @@ TEST(LayerParamTensors, GptForwardOrderAndSizes) {
   EXPECT_EQ(modules(ts), "input_norm input_norm qkv qkv proj proj pre_mlp_norm pre_mlp_norm fc1 fc1 fc2 fc2");
   ASSERT_EQ(ts.size(), 12u);
   EXPECT_DOUBLE_EQ(ts[2].numel, 1024.0 * 3072);
-  EXPECT_TRUE(ts[3].tp_sharded);   // column-parallel bias
+  EXPECT_TRUE(ts[3].tp_sharded);  // column-parallel bias
   EXPECT_TRUE(ts[3].vector);
   EXPECT_DOUBLE_EQ(ts[5].numel, 1024);
   EXPECT_FALSE(ts[5].tp_sharded);  // row-parallel output bias: replicated

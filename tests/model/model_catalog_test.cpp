@@ -16,9 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kRequired = {"gpt3-1.3b",  "gpt3-2.7b",  "gpt3-6.7b",  "gpt3-13b",  "gpt3-22b",
-                                            "gpt3-175b",  "llama-65b",  "llama2-7b",  "llama2-13b", "llama2-70b",
-                                            "llama3-8b",  "llama3-70b", "llama3-405b"};
+const std::vector<std::string> kRequired = {"gpt3-1.3b", "gpt3-2.7b",  "gpt3-6.7b",  "gpt3-13b",   "gpt3-22b",
+                                            "gpt3-175b", "llama-65b",  "llama2-7b",  "llama2-13b", "llama2-70b",
+                                            "llama3-8b", "llama3-70b", "llama3-405b"};
 
 // Test-local translation of a preset's `model:` mapping (the scenario parser does this for real, with family
 // defaults); enough to count parameters.
@@ -69,8 +69,8 @@ TEST(ModelCatalog, LookupIsCaseInsensitiveAndUnknownIsNull) {
 // within 5% of it (Llama 2 7B is really 6.74B, the largest gap). Catches a wrong layer count, width or FFN size.
 TEST(ModelCatalog, PresetShapesReproduceTheirNominalSize) {
   const std::map<std::string, double> nominal_billions = {
-      {"gpt3-1.3b", 1.3}, {"gpt3-2.7b", 2.7}, {"gpt3-6.7b", 6.7},   {"gpt3-13b", 13},     {"gpt3-22b", 22},
-      {"gpt3-175b", 175}, {"llama-65b", 65},  {"llama2-7b", 7},     {"llama2-13b", 13},   {"llama2-70b", 70},
+      {"gpt3-1.3b", 1.3}, {"gpt3-2.7b", 2.7}, {"gpt3-6.7b", 6.7},  {"gpt3-13b", 13},   {"gpt3-22b", 22},
+      {"gpt3-175b", 175}, {"llama-65b", 65},  {"llama2-7b", 7},    {"llama2-13b", 13}, {"llama2-70b", 70},
       {"llama3-8b", 8},   {"llama3-70b", 70}, {"llama3-405b", 405}};
   for (const auto& [name, billions] : nominal_billions) {
     const ModelPreset* p = ModelCatalog::builtin().find(name);
@@ -140,7 +140,8 @@ void expect_error(const std::string& dir, const std::vector<std::string>& fragme
     ModelCatalog::load(dir);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what() << " lacks " << f;
+    for (const auto& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what() << " lacks " << f;
   }
 }
 
@@ -198,7 +199,8 @@ TEST(ModelCatalog, MissingSourceIsRejected) {
 
 TEST(ModelCatalog, PipelineLayoutsAreReadWithTheirSource) {
   TempDir d;
-  d.write("tiny.yaml", std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"2x1\": \"Et|tL\"\n");
+  d.write("tiny.yaml",
+          std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"2x1\": \"Et|tL\"\n");
   const ModelCatalog cat = ModelCatalog::load(d.str());
   const ModelPreset* p = cat.find("tiny");
   ASSERT_NE(p, nullptr);
@@ -209,7 +211,8 @@ TEST(ModelCatalog, PipelineLayoutsAreReadWithTheirSource) {
 
 TEST(ModelCatalog, MalformedPipelineLayoutsAreRejected) {
   TempDir d;
-  d.write("tiny.yaml", std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"two\": \"Et|tL\"\n");
+  d.write("tiny.yaml",
+          std::string(kGood) + "pipeline_layouts_source: \"a recipe\"\npipeline_layouts:\n  \"two\": \"Et|tL\"\n");
   expect_error(d.str(), {"tiny.yaml", "pipeline_layouts.two", "PIPELINExVIRTUAL"});
   TempDir d2;
   d2.write("tiny.yaml", std::string(kGood) + "pipeline_layouts:\n  \"2x1\": \"Et|tL\"\n");

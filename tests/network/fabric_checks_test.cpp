@@ -76,8 +76,8 @@ TEST(FabricChecks, TwoToOneOversubscriptionHalvesCrossSpineBandwidth) {
   Router rf(full, 0), rh(half, 0);
   const auto tf = run(full, permutation(full, rf, 8));
   const auto th = run(half, permutation(half, rh, 10));
-  for (double t : tf) EXPECT_NEAR(t, kBytes / kNicBps, 1e-9);        // NIC-limited
-  for (double t : th) EXPECT_NEAR(t, 2 * kBytes / kNicBps, 1e-9);    // 500 GB/s through 250 GB/s
+  for (double t : tf) EXPECT_NEAR(t, kBytes / kNicBps, 1e-9);      // NIC-limited
+  for (double t : th) EXPECT_NEAR(t, 2 * kBytes / kNicBps, 1e-9);  // 500 GB/s through 250 GB/s
 }
 
 TEST(FabricChecks, EcmpCollisionFinishesLaterThanAdaptive) {

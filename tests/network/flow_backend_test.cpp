@@ -190,7 +190,8 @@ TEST(FlowBackend, PxnRelaysShareOneConnectionPerPeer) {
   FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
   const std::int64_t bytes = std::int64_t{64} << 20;
   run_calls(b, {{CollKind::AllToAll, bytes, 0}});
-  const FlowDag dag = nccl.flows(CollKind::AllToAll, bytes, GroupPlacement::of(range(0, 16), c), FlowGranularity::PerChannel);
+  const FlowDag dag =
+      nccl.flows(CollKind::AllToAll, bytes, GroupPlacement::of(range(0, 16), c), FlowGranularity::PerChannel);
   std::set<std::tuple<int, int, int>> connections;  // relayed: (relay, peer, channel)
   std::set<std::pair<int, int>> senders;            // relayed: (sender, peer)
   for (const Flow& f : dag.flows)

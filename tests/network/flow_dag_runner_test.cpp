@@ -141,9 +141,11 @@ TEST(FlowDagRunner, IdenticalInputsGiveIdenticalOutputs) {
       std::vector<std::uint32_t> now(8);
       for (int r = 0; r < 8; ++r) {
         const LinkId up = r, down = 8 + (r + 1) % 8;
-        const std::vector<LinkId> path = (r % 3 == 0) ? std::vector<LinkId>{up, 16, down} : std::vector<LinkId>{up, down};
+        const std::vector<LinkId> path =
+            (r % 3 == 0) ? std::vector<LinkId>{up, 16, down} : std::vector<LinkId>{up, down};
         std::vector<std::uint32_t> deps;
-        if (prev[static_cast<std::size_t>((r + 7) % 8)] != UINT32_MAX) deps.push_back(prev[static_cast<std::size_t>((r + 7) % 8)]);
+        if (prev[static_cast<std::size_t>((r + 7) % 8)] != UINT32_MAX)
+          deps.push_back(prev[static_cast<std::size_t>((r + 7) % 8)]);
         now[static_cast<std::size_t>(r)] =
             dag.add(path, 100'000'000 + 7'777'777 * r + 1'234'567 * step, net.path_latency(path), deps);
       }

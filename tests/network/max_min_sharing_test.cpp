@@ -116,9 +116,12 @@ std::vector<double> reference_max_min(const std::vector<double>& capacity, const
       double used = 0;
       int rising = 0;
       for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end()) continue;
-        if (frozen[f]) used += rate[f];
-        else ++rising;
+        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end())
+          continue;
+        if (frozen[f])
+          used += rate[f];
+        else
+          ++rising;
       }
       if (rising > 0) best = std::min(best, std::max(0.0, capacity[l] - used) / rising);
     }
@@ -131,13 +134,17 @@ std::vector<double> reference_max_min(const std::vector<double>& capacity, const
       double used = 0;
       int rising = 0;
       for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end()) continue;
-        if (frozen[f]) used += rate[f];
-        else ++rising;
+        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end())
+          continue;
+        if (frozen[f])
+          used += rate[f];
+        else
+          ++rising;
       }
       if (rising == 0 || std::max(0.0, capacity[l] - used) / rising > best * (1 + 1e-12)) continue;
       for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (!frozen[f] && std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) != flows[f].path.end()) {
+        if (!frozen[f] &&
+            std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) != flows[f].path.end()) {
           freeze[f] = true;
         }
       }
@@ -183,7 +190,8 @@ TEST(MaxMinSharing, IncrementalRatesEqualAFromScratchSolve) {
           }
           const double cap = rng.below(4) == 0 ? (1 + rng.below(5)) * kGBps : kUnlimitedRate;
           // Odd seeds use few distinct sizes and capacities, so that flows finish at the same instant.
-          const std::int64_t bytes = seed % 2 == 1 ? (1 + rng.below(2)) * 100'000'000 : (1 + rng.below(100)) * 10'000'000;
+          const std::int64_t bytes =
+              seed % 2 == 1 ? (1 + rng.below(2)) * 100'000'000 : (1 + rng.below(100)) * 10'000'000;
           active.push_back(net.start(net.now(), path, bytes, cap));
           ref.push_back({path, cap});
         }

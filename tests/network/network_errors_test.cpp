@@ -22,9 +22,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const InternalError& e) {
-    return e.what();
-  }
+  } catch (const InternalError& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -39,7 +37,9 @@ TEST(FlowNetworkErrors, BadFlowsAreRejectedWithoutSideEffects) {
   FlowNetwork net({10 * kGBps, 10 * kGBps}, {0, 0});
   EXPECT_THAT(error_of([&] { start_flow(net, 0, {0}, -1); }), HasSubstr("flow bytes -1 is negative"));
   EXPECT_THAT(error_of([&] { start_flow(net, 0, {}, kGB); }), HasSubstr("empty path"));
-  EXPECT_THAT(error_of([&] { start_flow(net, 0, {0, 2}, kGB); }),
+  EXPECT_THAT(error_of([&] {
+                start_flow(net, 0, {0, 2}, kGB);
+              }),
               HasSubstr("start: unknown link id 2 (the network has links 0..1)"));
   EXPECT_THAT(error_of([&] { start_flow(net, 0, {-1}, kGB); }), HasSubstr("unknown link id -1"));
   EXPECT_THAT(error_of([&] { start_flow(net, 0, {1, 0, 1}, kGB); }), HasSubstr("path crosses link 1 twice"));

@@ -24,7 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr double kGBps = 1e9;
-constexpr SimTime kUs = 1'000'000;  // picoseconds
+constexpr SimTime kUs = 1'000'000;          // picoseconds
 constexpr SimTime kFullPacketPs = 415'800;  // 4158 B at 10 GB/s
 
 FlowId start_flow(PacketNetwork& net, SimTime now, std::vector<LinkId> path, std::int64_t bytes,
@@ -44,7 +44,8 @@ std::vector<std::pair<FlowId, SimTime>> run_to_idle(PacketNetwork& net) {
     net.advance(t, finished);
     EXPECT_EQ(net.completed_flows().size() - records, finished.size());
     for (std::size_t i = records; i < net.completed_flows().size(); ++i) {
-      EXPECT_EQ(net.completed_flows()[i].finish, t) << "flow " << net.completed_flows()[i].id << " finished before the bound";
+      EXPECT_EQ(net.completed_flows()[i].finish, t)
+          << "flow " << net.completed_flows()[i].id << " finished before the bound";
     }
     for (FlowId f : finished) done.emplace_back(f, t);
   }
@@ -172,7 +173,8 @@ TEST(PacketNetworkVsFlowModel, SharedAndAloneFlowsAgreeWithinHeaders) {
   std::vector<FlowId> finished;
   for (SimTime t = fluid.next_completion(); t != kNever; t = fluid.next_completion()) {
     fluid.advance(t, finished);
-    for (FlowId f : finished) fluid_end[static_cast<std::size_t>(f)] = t + fluid.path_latency(paths[static_cast<std::size_t>(f)]);
+    for (FlowId f : finished)
+      fluid_end[static_cast<std::size_t>(f)] = t + fluid.path_latency(paths[static_cast<std::size_t>(f)]);
   }
   for (const auto& [f, t] : run_to_idle(packets)) packet_end[static_cast<std::size_t>(f)] = t;
   EXPECT_EQ(fluid_end[1], 1'000'000'000 + 2 * kUs);
@@ -264,7 +266,8 @@ TEST(PacketNetworkIncast, IdenticalRunsGiveIdenticalResults) {
     Incast in(PacketConfig{});
     auto done = run_to_idle(in.net);
     return std::make_tuple(done, in.net.counters().events, in.net.counters().cnps, in.net.counters().pause_events,
-                           in.net.packet_link_statistics()[8].ecn_marks, in.net.packet_link_statistics()[8].max_queue_bytes);
+                           in.net.packet_link_statistics()[8].ecn_marks,
+                           in.net.packet_link_statistics()[8].max_queue_bytes);
   };
   EXPECT_EQ(run(), run());
 }
@@ -520,9 +523,7 @@ template <class F>
 std::string internal_error_of(F&& f) {
   try {
     f();
-  } catch (const InternalError& e) {
-    return e.what();
-  }
+  } catch (const InternalError& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -530,9 +531,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -542,7 +541,9 @@ TEST(PacketNetworkErrors, BadFlowsAreRejectedWithoutSideEffects) {
   PacketNetwork net({10 * kGBps, 10 * kGBps}, {0, 0});
   EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {0}, -1); }), HasSubstr("flow bytes -1 is negative"));
   EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {}, 1000); }), HasSubstr("empty path"));
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {0, 2}, 1000); }),
+  EXPECT_THAT(internal_error_of([&] {
+                start_flow(net, 0, {0, 2}, 1000);
+              }),
               HasSubstr("start: unknown link id 2 (the network has links 0..1)"));
   EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {1, 0, 1}, 1000); }), HasSubstr("path crosses link 1 twice"));
   EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {0}, 1000, 0); }), HasSubstr("rate cap 0 B/s"));
@@ -554,7 +555,10 @@ TEST(PacketNetworkErrors, BadFlowsAreRejectedWithoutSideEffects) {
   net.advance(1000, finished);
   EXPECT_THAT(internal_error_of([&] { net.advance(999, finished); }), HasSubstr("advance to 999 ps is before"));
   EXPECT_THAT(internal_error_of([&] { start_flow(net, 5, {0}, 1000); }), HasSubstr("start at 5 ps is before"));
-  EXPECT_THAT(internal_error_of([] { PacketNetwork({1, 2}, {0}); }), HasSubstr("2 link capacities but 1 link latencies"));
+  EXPECT_THAT(internal_error_of([] {
+                PacketNetwork({1, 2}, {0});
+              }),
+              HasSubstr("2 link capacities but 1 link latencies"));
   // The network still works after the rejections.
   const FlowId f = start_flow(net, 1000, {0, 1}, 1000);
   EXPECT_EQ(net.rate(f), 10 * kGBps);

@@ -76,8 +76,9 @@ TEST(LinksCsv, PacketRunsAddCongestionColumns) {
   EXPECT_EQ(flow[1], "node0.nic0>leaf0,nic-switch,50,1000000,0.5,3,0.25");
   const auto packet = csv_lines({link_row("node0.nic0>leaf0", true)});
   ASSERT_EQ(packet.size(), 2u);
-  EXPECT_EQ(packet[0], "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation,max_queue_kb,pause_events,paused_s,"
-                       "ecn_marks,drops");
+  EXPECT_EQ(packet[0],
+            "link,kind,capacity_GBps,bytes,busy_s,peak_flows,utilisation,max_queue_kb,pause_events,paused_s,"
+            "ecn_marks,drops");
   EXPECT_EQ(packet[1], "node0.nic0>leaf0,nic-switch,50,1000000,0.5,3,0.25,259.5,12,0.001,40,0");
 }
 

@@ -79,7 +79,8 @@ TEST(HtmlReport, TextFromTheScenarioIsEscaped) {
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   EXPECT_THAT(html, Not(HasSubstr("<tp>")));
   EXPECT_THAT(html, Not(HasSubstr("<b>")));
-  EXPECT_THAT(html, HasSubstr("trainsim run: a&lt;b&gt;&amp;&quot;c&#39;&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_THAT(
+      html, HasSubstr("trainsim run: a&lt;b&gt;&amp;&quot;c&#39;&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_THAT(html, HasSubstr("&lt;img src=x onerror=alert(2)&gt;"));
   EXPECT_THAT(html, HasSubstr("a &amp; b &lt; c"));
   // The page's own scripts: the two JSON blocks and the checker.
@@ -119,8 +120,9 @@ TEST(HtmlReport, NumbersCarryTheirJsonPathAndValue) {
   int n = 0;
   for (std::sregex_iterator it(html.begin(), html.end(), attr), end; it != end; ++it, ++n) {
     std::string path = (*it)[1];
-    nlohmann::ordered_json::json_pointer pointer("/" + std::regex_replace(std::regex_replace(path, std::regex(R"(\[(\d+)\])"), ".$1"),
-                                                                          std::regex(R"(\.)"), "/"));
+    nlohmann::ordered_json::json_pointer pointer(
+        "/" +
+        std::regex_replace(std::regex_replace(path, std::regex(R"(\[(\d+)\])"), ".$1"), std::regex(R"(\.)"), "/"));
     ASSERT_TRUE(j.contains(pointer)) << path;
     EXPECT_EQ(j.at(pointer).dump(), (*it)[2].str()) << path;
   }
@@ -171,7 +173,8 @@ TEST(HtmlReport, LinksAreAHeatMapBusiestFirst) {
   EXPECT_EQ(count(table, "<tr style=\"background:hsl("), 48);
   EXPECT_LT(table.find("node59.nic0"), table.find("node58.nic0"));
   EXPECT_THAT(table, Not(HasSubstr("node0.nic0")));  // carried nothing
-  EXPECT_THAT(html, HasSubstr("The 48 busiest of the 59 links that carried traffic (60 links in the fabric), busiest first"));
+  EXPECT_THAT(html,
+              HasSubstr("The 48 busiest of the 59 links that carried traffic (60 links in the fabric), busiest first"));
   // Without the full list, the result's hot links.
   r.hot_links = {links[59], links[58]};
   const std::string hot = element(render_html_report(r), "table", "links-table");
@@ -185,8 +188,10 @@ TEST(HtmlReport, TimelineOfTheCriticalRankOrACommandToTraceIt) {
   x.scenario_path = "runs/<a>.yaml";
   std::string html = render_html_report(r, x);
   EXPECT_THAT(html, HasSubstr("<code>trainsim run runs/&lt;a&gt;.yaml --trace trace.json --html report.html</code>"));
-  const std::vector<TraceSpan> spans = {{7, 0, "fc1", "compute", 0, 100},   {7, 2, "allreduce", "dp", 50, 200},
-                                        {3, 0, "fc1", "compute", 0, 100},   {7, 0, "<qkv>", "compute", 100, 50}};
+  const std::vector<TraceSpan> spans = {{7, 0, "fc1", "compute", 0, 100},
+                                        {7, 2, "allreduce", "dp", 50, 200},
+                                        {3, 0, "fc1", "compute", 0, 100},
+                                        {7, 0, "<qkv>", "compute", 100, 50}};
   const std::vector<std::string> streams = {"compute", "tp", "dp"};
   x.trace = spans;
   x.stream_names = streams;

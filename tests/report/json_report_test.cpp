@@ -20,9 +20,9 @@ std::vector<std::string> keys_of(const nlohmann::ordered_json& j) {
 // The top level carries exactly the spec's names plus scenario and critical_rank, nothing renamed.
 TEST(JsonReport, TopLevelFieldsAreExactlyTheSpecNames) {
   const auto j = to_json(test::sample_result());
-  const std::vector<std::string> expected = {"scenario", "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu",
-                                             "tflops_per_gpu", "mfu", "hfu", "breakdown", "memory", "comm",
-                                             "simulation", "critical_rank"};
+  const std::vector<std::string> expected = {
+      "scenario",  "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu", "hfu",
+      "breakdown", "memory",           "comm",         "simulation",           "critical_rank"};
   EXPECT_EQ(keys_of(j), expected);
 }
 
@@ -30,7 +30,7 @@ TEST(JsonReport, TopLevelFieldsAreExactlyTheSpecNames) {
 TEST(JsonReport, BreakdownFieldsAndValues) {
   const auto b = to_json(test::sample_result())["breakdown"];
   EXPECT_EQ(keys_of(b), (std::vector<std::string>{"compute", "exposed_comm", "bubble", "optimizer", "other",
-                                                   "exposed_comm_by_group", "other_by_cause"}));
+                                                  "exposed_comm_by_group", "other_by_cause"}));
   EXPECT_EQ(keys_of(b["other_by_cause"]), (std::vector<std::string>{"host_launch"}));
   EXPECT_EQ(keys_of(b["exposed_comm_by_group"]), (std::vector<std::string>{"tp", "cp", "dp", "pp", "ep", "other"}));
   EXPECT_DOUBLE_EQ(b["compute"].get<double>(), 9.0);
@@ -44,8 +44,8 @@ TEST(JsonReport, MemoryFieldsAndNullWhenAbsent) {
   RunResult r = test::sample_result();
   r.memory->fits = false;
   const auto m = to_json(r)["memory"];
-  for (const char* key : {"weights", "grads", "optimizer", "activations", "peak", "fits", "other", "capacity",
-                          "worst_stage"}) {
+  for (const char* key :
+       {"weights", "grads", "optimizer", "activations", "peak", "fits", "other", "capacity", "worst_stage"}) {
     EXPECT_TRUE(m.contains(key)) << key;
   }
   EXPECT_EQ(m["fits"], false);
@@ -61,7 +61,7 @@ TEST(JsonReport, CommRows) {
   ASSERT_TRUE(comm.is_array());
   ASSERT_EQ(comm.size(), 2u);
   EXPECT_EQ(keys_of(comm[0]), (std::vector<std::string>{"kind", "group", "group_size", "count", "bytes", "time_s",
-                                                         "exposed_s", "algorithm", "protocol", "max_call_s"}));
+                                                        "exposed_s", "algorithm", "protocol", "max_call_s"}));
   EXPECT_EQ(comm[0]["kind"], "all_reduce");
   EXPECT_EQ(comm[0]["count"].get<std::int64_t>(), 9216);
   EXPECT_DOUBLE_EQ(comm[0]["bytes"].get<double>(), 3.0 * 1024 * 1024 * 1024);
@@ -75,9 +75,9 @@ TEST(JsonReport, CommRows) {
 
 TEST(JsonReport, SimulationFields) {
   const auto s = to_json(test::sample_result())["simulation"];
-  EXPECT_EQ(keys_of(s),
-            (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks", "ops", "compute_model",
-                                      "interference_s", "host_launch_us", "host_launches", "inferred", "warnings"}));
+  EXPECT_EQ(keys_of(s), (std::vector<std::string>{"wall_s", "events", "flows", "network_model", "simulated_ranks",
+                                                  "ops", "compute_model", "interference_s", "host_launch_us",
+                                                  "host_launches", "inferred", "warnings"}));
   EXPECT_TRUE(s["inferred"].empty());
   EXPECT_TRUE(s["warnings"].is_array());  // [] rather than absent: a reader can rely on it
   EXPECT_TRUE(s["warnings"].empty());

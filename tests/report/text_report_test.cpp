@@ -131,8 +131,10 @@ TEST(TextReport, MemoryFitsAndDoesNotFit) {
 // Comm table: human byte units (3 GiB exactly; 1536 B = 1.50 KiB), counts, times, algorithm/protocol.
 TEST(TextReport, CollectiveTable) {
   const std::string t = text_of(test::sample_result());
-  EXPECT_THAT(t, ::testing::ContainsRegex("all_reduce +tp +8 +9216 +3\\.00 GiB +2\\.250000 +0\\.800000 +0 s +Ring/Simple"));
-  EXPECT_THAT(t, ::testing::ContainsRegex("reduce_scatter +dp +16 +2 +1\\.50 KiB +0\\.500000 +0\\.400000 +0 s +Ring/LL128"));
+  EXPECT_THAT(
+      t, ::testing::ContainsRegex("all_reduce +tp +8 +9216 +3\\.00 GiB +2\\.250000 +0\\.800000 +0 s +Ring/Simple"));
+  EXPECT_THAT(
+      t, ::testing::ContainsRegex("reduce_scatter +dp +16 +2 +1\\.50 KiB +0\\.500000 +0\\.400000 +0 s +Ring/LL128"));
 
   RunResult r = test::sample_result();
   r.comm.clear();

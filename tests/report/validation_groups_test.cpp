@@ -43,9 +43,9 @@ TEST(ValidationGroup, EdgeCases) {
   EXPECT_EQ(validation_group("single"), "single");
   EXPECT_EQ(validation_group(""), "");
   EXPECT_EQ(validation_group("src-"), "src");
-  EXPECT_EQ(validation_group("src-a100_gb-bf16"), "src");     // no memory size
-  EXPECT_EQ(validation_group("src-a100_40GB-bf16"), "src");   // ids are lower case; not this form
-  EXPECT_EQ(validation_group("src-_40gb-bf16"), "src");       // no GPU name
+  EXPECT_EQ(validation_group("src-a100_gb-bf16"), "src");          // no memory size
+  EXPECT_EQ(validation_group("src-a100_40GB-bf16"), "src");        // ids are lower case; not this form
+  EXPECT_EQ(validation_group("src-_40gb-bf16"), "src");            // no GPU name
   EXPECT_EQ(validation_group("src-a100_40gb-bf16x"), "src-a100");  // not a precision
 }
 
@@ -249,9 +249,7 @@ TEST(AccuracyRecord, MalformedIsAnErrorNamingTheKey) {
   try {
     accuracy_record_from_json(nlohmann::json::parse(R"({"groups": {"g": {"cases": 1, "simulated": 1, "failed": 0}}})"));
     FAIL();
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("groups.g has no 'median_abs_error'"));
-  }
+  } catch (const Error& e) { EXPECT_THAT(e.what(), HasSubstr("groups.g has no 'median_abs_error'")); }
   EXPECT_THROW(accuracy_record_from_json(nlohmann::json::parse(
                    R"({"groups": {"g": {"cases": "x", "simulated": 1, "failed": 0, "median_abs_error": 0.1}}})")),
                Error);

@@ -17,12 +17,28 @@ using ::testing::Not;
 // llmfoundry-c:   mfu 0.5 -> 0.45 (-10.0 %).
 // llmfoundry-d:   failed.
 std::vector<ValidationCase> sample_cases() {
-  ValidationCase a{"megatron2021-a", "megatron2021", "A100-SXM4-80GB", "high",
-                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}}, "", "", {}, "ampere"};
-  ValidationCase b{"megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, "", "", {}, "ampere"};
+  ValidationCase a{"megatron2021-a",
+                   "megatron2021",
+                   "A100-SXM4-80GB",
+                   "high",
+                   {{"iteration_time_s", 13.9, 13.2}, {"tflops_per_gpu", 148, 155}},
+                   "",
+                   "",
+                   {},
+                   "ampere"};
+  ValidationCase b{
+      "megatron2021-b", "megatron2021", "A100-SXM4-80GB", "medium", {{"iteration_time_s", 10, 11}}, "", "", {},
+      "ampere"};
   ValidationCase c{"llmfoundry-c", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0.45}}, "", "", {}, "hopper"};
-  ValidationCase d{"llmfoundry-d", "llmfoundry", "H100-SXM", "low", {{"mfu", 0.5, 0}},
-                   "parallelism.tensor: 48 heads not divisible by 5", "", {}, "hopper"};
+  ValidationCase d{"llmfoundry-d",
+                   "llmfoundry",
+                   "H100-SXM",
+                   "low",
+                   {{"mfu", 0.5, 0}},
+                   "parallelism.tensor: 48 heads not divisible by 5",
+                   "",
+                   {},
+                   "hopper"};
   return {a, b, c, d};
 }
 
@@ -60,7 +76,8 @@ TEST(ValidationMarkdown, TitleSummaryAndCases) {
                             "13.200 | -5.0% |"));
   EXPECT_THAT(md, HasSubstr("| megatron2021-a | megatron2021 | A100-SXM4-80GB | high | tflops_per_gpu | 148.0 | "
                             "155.0 | +4.7% |"));
-  EXPECT_THAT(md, HasSubstr("| llmfoundry-d | llmfoundry | H100-SXM | parallelism.tensor: 48 heads not divisible by 5 |"));
+  EXPECT_THAT(md,
+              HasSubstr("| llmfoundry-d | llmfoundry | H100-SXM | parallelism.tensor: 48 heads not divisible by 5 |"));
 }
 
 // A '|' in a message would split a markdown cell: it must be escaped.
@@ -115,8 +132,11 @@ TEST(ValidationMarkdown, CollectivePointsTable) {
   std::ostringstream out;
   write_validation_markdown(out, {c});
   const std::string md = out.str();
-  EXPECT_NE(md.find("| coll-x | all_reduce | 1024 | 10.00 | 12.50 | +25.0% | Tree/LL | Tree |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| coll-x | all_reduce | 1073741824 | 400.00 | 380.00 | -5.0% | Ring/Simple | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| coll-x | all_reduce | 1024 | 10.00 | 12.50 | +25.0% | Tree/LL | Tree |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| coll-x | all_reduce | 1073741824 | 400.00 | 380.00 | -5.0% | Ring/Simple | - |"),
+            std::string::npos)
+      << md;
 }
 
 }  // namespace

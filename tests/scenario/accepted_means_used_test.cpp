@@ -31,7 +31,8 @@ TEST(AcceptedMeansUsed, SecondYamlDocumentIsAnErrorNamingItsLine) {
   const auto e = test::parse_error(two);
   ASSERT_TRUE(e.thrown);
   EXPECT_EQ(e.file, "test.yaml");
-  const int marker_line = 1 + static_cast<int>(std::count(two.begin(), two.begin() + static_cast<std::ptrdiff_t>(two.find("---")), '\n'));
+  const int marker_line =
+      1 + static_cast<int>(std::count(two.begin(), two.begin() + static_cast<std::ptrdiff_t>(two.find("---")), '\n'));
   EXPECT_NE(e.what.find("a second YAML document starts at line " + std::to_string(marker_line)), std::string::npos)
       << e.what;
   EXPECT_NE(e.what.find("test.yaml"), std::string::npos) << e.what;
@@ -39,8 +40,8 @@ TEST(AcceptedMeansUsed, SecondYamlDocumentIsAnErrorNamingItsLine) {
 
 TEST(AcceptedMeansUsed, LeadingMarkerAndEmptyTrailingDocumentAreFine) {
   EXPECT_NO_THROW(parse_scenario(std::string("---\n") + kValidScenario, "test.yaml"));  // one document, marked
-  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "---\n", "test.yaml"));   // nothing after the marker
-  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "...\n", "test.yaml"));   // document end marker
+  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "---\n", "test.yaml"));  // nothing after the marker
+  EXPECT_NO_THROW(parse_scenario(std::string(kValidScenario) + "...\n", "test.yaml"));  // document end marker
 }
 
 }  // namespace

@@ -9,9 +9,10 @@ using test::edit;
 using test::kValidScenario;
 
 TEST(Blocks, NcclValuesAreKeptAsStrings) {
-  const Scenario s = parse_scenario(
-      edit(kValidScenario, "nccl", "{NCCL_ALGO: Ring, NCCL_P2P_PXN_LEVEL: 2, NCCL_MAX_NCHANNELS: null, NCCL_NVLS_ENABLE: 0}"),
-      "test.yaml");
+  const Scenario s =
+      parse_scenario(edit(kValidScenario, "nccl",
+                          "{NCCL_ALGO: Ring, NCCL_P2P_PXN_LEVEL: 2, NCCL_MAX_NCHANNELS: null, NCCL_NVLS_ENABLE: 0}"),
+                     "test.yaml");
   EXPECT_EQ(s.nccl.get("NCCL_ALGO"), "Ring");
   EXPECT_EQ(s.nccl.get("NCCL_P2P_PXN_LEVEL"), "2");  // the environment holds strings
   EXPECT_EQ(s.nccl.get("NCCL_NVLS_ENABLE"), "0");
@@ -21,7 +22,8 @@ TEST(Blocks, NcclValuesAreKeptAsStrings) {
 }
 
 TEST(Blocks, SimulationAndOutput) {
-  std::string yaml = edit(kValidScenario, "simulation", "{network_model: packet, seed: 42, threads: 0, per_rank: true}");
+  std::string yaml =
+      edit(kValidScenario, "simulation", "{network_model: packet, seed: 42, threads: 0, per_rank: true}");
   yaml = edit(yaml, "output", "{trace: out/trace.json, csv: null}");
   const Scenario s = parse_scenario(yaml, "test.yaml");
   EXPECT_EQ(s.simulation.network_model, NetworkModel::Packet);
@@ -127,8 +129,8 @@ TEST(Blocks, CollectiveErrors) {
                         "did you mean all_reduce?");
   EXPECT_SCENARIO_ERROR(base + "collective: {op: all_reduce, points: [{size: 1.5M, busbw_GBps: 1}]}\n",
                         "collective.points[0].size", "64K");
-  EXPECT_SCENARIO_ERROR(base + "collective: {op: all_reduce, points: [{size: 1M}]}\n", "collective.points[0].busbw_GBps",
-                        "missing required key");
+  EXPECT_SCENARIO_ERROR(base + "collective: {op: all_reduce, points: [{size: 1M}]}\n",
+                        "collective.points[0].busbw_GBps", "missing required key");
 }
 
 TEST(Blocks, ByteSizes) {
@@ -163,9 +165,10 @@ TEST(Blocks, AlgorithmsChooseWhatRunsEachCollective) {
   using test::kValidScenario;
   Scenario s = parse_scenario(kValidScenario, "test.yaml");
   EXPECT_EQ(s.algorithms.all_reduce, CollectiveAlgorithm::Nccl);  // NCCL's own choice unless asked
-  s = parse_scenario(edit(kValidScenario, "algorithms", "{all_reduce: reduction_server, all_gather: hierarchical, "
-                                                        "reduce_scatter: halving_doubling, "
-                                                        "reduction_server: {servers: 8, nic_gbps: 200, latency_us: 5}}"),
+  s = parse_scenario(edit(kValidScenario, "algorithms",
+                          "{all_reduce: reduction_server, all_gather: hierarchical, "
+                          "reduce_scatter: halving_doubling, "
+                          "reduction_server: {servers: 8, nic_gbps: 200, latency_us: 5}}"),
                      "test.yaml");
   EXPECT_EQ(s.algorithms.all_reduce, CollectiveAlgorithm::ReductionServer);
   EXPECT_EQ(s.algorithms.all_gather, CollectiveAlgorithm::Hierarchical);

@@ -46,8 +46,8 @@ TEST(Cluster, GpuSpecAlone) {
 
 TEST(Cluster, GpuSpecAloneNeedsEssentials) {
   std::string yaml = edit(kValidScenario, "cluster.gpu", nullptr);
-  EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_spec", "{hbm_GBps: 4000, memory_gib: 96}"), "cluster.gpu_spec.peak_tflops",
-                        "missing required key cluster.gpu_spec.peak_tflops");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_spec", "{hbm_GBps: 4000, memory_gib: 96}"),
+                        "cluster.gpu_spec.peak_tflops", "missing required key cluster.gpu_spec.peak_tflops");
   EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_spec", "{peak_tflops: {bf16: 900}, memory_gib: 96}"),
                         "cluster.gpu_spec.hbm_GBps", "missing required key");
   EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_spec", "{peak_tflops: {bf16: 0}, hbm_GBps: 1, memory_gib: 96}"),
@@ -57,18 +57,19 @@ TEST(Cluster, GpuSpecAloneNeedsEssentials) {
 TEST(Cluster, GpuSpecWithoutScaleUpNeedsBandwidth) {
   std::string yaml = edit(kValidScenario, "cluster.gpu", nullptr);
   yaml = edit(yaml, "cluster.gpu_spec", "{peak_tflops: {bf16: 1000}, hbm_GBps: 4000, memory_gib: 96}");
-  EXPECT_SCENARIO_ERROR(yaml, "cluster.scale_up.bandwidth_GBps", "missing required key cluster.scale_up.bandwidth_GBps");
+  EXPECT_SCENARIO_ERROR(yaml, "cluster.scale_up.bandwidth_GBps",
+                        "missing required key cluster.scale_up.bandwidth_GBps");
   EXPECT_NO_THROW(parse_scenario(edit(yaml, "cluster.scale_up.bandwidth_GBps", "300"), "test.yaml"));
 }
 
 TEST(Cluster, GpuSpecOverridesCatalogEntry) {
   const GpuSpec* h100 = GpuCatalog::builtin().find("H100-SXM");
   ASSERT_NE(h100, nullptr);
-  const Scenario s = parse_scenario(edit(kValidScenario, "cluster.gpu_spec", "{peak_tflops: {bf16: 700}, memory_gib: 64}"),
-                                    "test.yaml");
+  const Scenario s = parse_scenario(
+      edit(kValidScenario, "cluster.gpu_spec", "{peak_tflops: {bf16: 700}, memory_gib: 64}"), "test.yaml");
   EXPECT_EQ(s.cluster.gpu.name, h100->name);
-  EXPECT_EQ(s.cluster.gpu.bf16_tflops, 700.0);          // overridden
-  EXPECT_DOUBLE_EQ(s.cluster.gpu.memory_gib, 64);       // overridden
+  EXPECT_EQ(s.cluster.gpu.bf16_tflops, 700.0);            // overridden
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.memory_gib, 64);         // overridden
   EXPECT_EQ(s.cluster.gpu.fp8_tflops, h100->fp8_tflops);  // kept
   EXPECT_DOUBLE_EQ(s.cluster.gpu.hbm_GBps, h100->hbm_GBps);
 }
@@ -77,8 +78,7 @@ TEST(Cluster, PrecisionMustBeSupported) {
   const GpuSpec* a100 = GpuCatalog::builtin().find("A100-SXM-80GB");
   if (a100 == nullptr || a100->supports(Precision::FP8)) GTEST_SKIP() << "needs an A100 without fp8 in the catalog";
   std::string yaml = edit(kValidScenario, "cluster.gpu", "A100-SXM-80GB");
-  EXPECT_SCENARIO_ERROR(edit(yaml, "training.precision", "fp8"), "training.precision", "does not support fp8",
-                        "bf16");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "training.precision", "fp8"), "training.precision", "does not support fp8", "bf16");
 }
 
 TEST(Cluster, Bf16OnVoltaSuggestsFp16) {
@@ -141,12 +141,14 @@ TEST(Cluster, JobThatFillsWholeDomainsOrFitsInOneKeepsTheHardwareDomain) {
 }
 
 TEST(Cluster, JobGpusPerDomainGivenFillsDomainsInTurn) {
-  const Scenario full = parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "72"), "test.yaml");
+  const Scenario full =
+      parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "72"), "test.yaml");
   EXPECT_EQ(full.cluster.scale_up.domain_size, 72);
   EXPECT_EQ(full.cluster.domain_of(71), 0);
   EXPECT_EQ(full.cluster.domain_of(255), 3);  // the last rack holds the remaining 40
   EXPECT_FALSE(inferred(full, "cluster.scale_up.job_gpus_per_domain"));
-  const Scenario automatic = parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "auto"), "test.yaml");
+  const Scenario automatic =
+      parse_scenario(edit(nvl72_job("256"), "cluster.scale_up.job_gpus_per_domain", "auto"), "test.yaml");
   EXPECT_EQ(automatic.cluster.scale_up.domain_size, 64);
 }
 

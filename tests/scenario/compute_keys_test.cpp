@@ -26,8 +26,8 @@ TEST(ComputeKeys, ScaleFromNamesACatalogGpu) {
   const Scenario s = parse_scenario(yaml, "test.yaml");
   ASSERT_TRUE(s.compute.scale_from.has_value());
   EXPECT_EQ(s.compute.scale_from->name, "A100-SXM-80GB");
-  EXPECT_SCENARIO_ERROR(edit(yaml, "compute.scale_from", "A100-SXM-80"), "compute.scale_from", "unknown GPU 'A100-SXM-80'",
-                        "did you mean");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "compute.scale_from", "A100-SXM-80"), "compute.scale_from",
+                        "unknown GPU 'A100-SXM-80'", "did you mean");
 }
 
 TEST(ComputeKeys, BadValuesNameTheKey) {

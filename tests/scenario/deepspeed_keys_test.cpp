@@ -35,10 +35,11 @@ TEST(DeepSpeedKeys, DefaultsAreDeepSpeeds) {
 }
 
 TEST(DeepSpeedKeys, ReadsEveryKey) {
-  const std::string yaml = edit(deepspeed(3), "parallelism.deepspeed",
-                                "{reduce_bucket_size: 2e8, stage3_prefetch_bucket_size: 1e7, stage3_max_live_parameters: "
-                                "3e8, stage3_max_reuse_distance: 0, stage3_param_persistence_threshold: 1e6, "
-                                "overlap_comm: false}");
+  const std::string yaml =
+      edit(deepspeed(3), "parallelism.deepspeed",
+           "{reduce_bucket_size: 2e8, stage3_prefetch_bucket_size: 1e7, stage3_max_live_parameters: "
+           "3e8, stage3_max_reuse_distance: 0, stage3_param_persistence_threshold: 1e6, "
+           "overlap_comm: false}");
   const DeepSpeedSpec d = parse_scenario(yaml, "test.yaml").parallelism.deepspeed;
   EXPECT_DOUBLE_EQ(d.reduce_bucket_size, 2e8);
   EXPECT_DOUBLE_EQ(d.stage3_prefetch_bucket_size, 1e7);

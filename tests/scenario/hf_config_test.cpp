@@ -47,12 +47,11 @@ class HfConfig : public ::testing::Test {
     std::ofstream(dir_ / "case.yaml") << edit(base, "model", model.c_str());
     return load_scenario((dir_ / "case.yaml").string());
   }
-  ScenarioError error(const std::string& json, const std::string& model = "{hf_config: config.json, seq_length: 4096}") {
+  ScenarioError error(const std::string& json,
+                      const std::string& model = "{hf_config: config.json, seq_length: 4096}") {
     try {
       load(json, model);
-    } catch (const ScenarioError& e) {
-      return e;
-    }
+    } catch (const ScenarioError& e) { return e; }
     ADD_FAILURE() << "expected a ScenarioError";
     return ScenarioError("", "", "");
   }
@@ -147,7 +146,8 @@ TEST_F(HfConfig, Gpt2FieldNames) {
   EXPECT_FALSE(m.gated_mlp);
   EXPECT_FALSE(m.untie_embeddings);
   const ScenarioError e = error(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
-      "n_positions": 1024, "vocab_size": 50257})", "{hf_config: config.json}");
+      "n_positions": 1024, "vocab_size": 50257})",
+                                "{hf_config: config.json}");
   EXPECT_NE(std::string(e.what()).find("max_position_embeddings (1024)"), std::string::npos) << e.what();
 }
 

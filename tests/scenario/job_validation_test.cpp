@@ -14,7 +14,8 @@ TEST(JobValidation, DataMustMatchTheWorld) {
   std::string yaml = edit(kValidScenario, "cluster.num_gpus", "1024");
   yaml = edit(yaml, "parallelism", "{tensor: 8, pipeline: 8, data: 8}");
   yaml = edit(yaml, "training.global_batch_size", "1024");
-  EXPECT_SCENARIO_ERROR(yaml, "parallelism.data", "num_gpus 1024 is not tensor 8 x pipeline 8 x context 1 x data 8 = 512");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.data",
+                        "num_gpus 1024 is not tensor 8 x pipeline 8 x context 1 x data 8 = 512");
   // data 16 makes it 1024.
   EXPECT_EQ(parse_scenario(edit(yaml, "parallelism.data", "16"), "test.yaml").parallelism.data, 16);
 }
@@ -32,14 +33,16 @@ TEST(JobValidation, HeadsDivisibleByTensor) {
   yaml = edit(yaml, "parallelism.tensor", "8");
   yaml = edit(yaml, "parallelism.pipeline", "1");
   yaml = edit(yaml, "cluster.num_gpus", "16");
-  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor", "model.num_attention_heads 12 is not divisible by parallelism.tensor 8");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor",
+                        "model.num_attention_heads 12 is not divisible by parallelism.tensor 8");
 }
 
 TEST(JobValidation, QueryGroupsDivisibleByTensor) {
   std::string yaml = edit(kValidScenario, "model.num_query_groups", "2");
   yaml = edit(yaml, "parallelism.tensor", "4");
   yaml = edit(yaml, "parallelism.pipeline", "1");
-  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor", "model.num_query_groups 2 is not divisible by parallelism.tensor 4");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tensor",
+                        "model.num_query_groups 2 is not divisible by parallelism.tensor 4");
 }
 
 TEST(JobValidation, GlobalBatchDivisible) {

@@ -17,7 +17,8 @@ using test::kValidScenario;
 // Scenarios that between them open every block and every kind of list element, so that every reader runs.
 std::vector<std::string> every_block() {
   std::vector<std::string> out;
-  std::string full = edit(kValidScenario, "model.moe", "{num_experts: 4, router_topk: 2, expert_ffn_hidden_size: 1024}");
+  std::string full =
+      edit(kValidScenario, "model.moe", "{num_experts: 4, router_topk: 2, expert_ffn_hidden_size: 1024}");
   full = edit(full, "parallelism.expert", "2");
   full = edit(full, "algorithms.all_reduce", "reduction_server");
   full = edit(full, "algorithms.reduction_server", "{servers: 2}");
@@ -36,11 +37,12 @@ std::vector<std::string> every_block() {
   out.push_back(edit(edit(kValidScenario, "parallelism.framework", "deepspeed"), "parallelism.deepspeed",
                      "{reduce_bucket_size: 1e8}"));
   std::string spec = edit(kValidScenario, "cluster.gpu", nullptr);
-  spec = edit(spec, "cluster.gpu_spec", "{peak_tflops: {bf16: 900}, hbm_GBps: 3000, memory_gib: 80, scale_up_GBps: 450}");
+  spec =
+      edit(spec, "cluster.gpu_spec", "{peak_tflops: {bf16: 900}, hbm_GBps: 3000, memory_gib: 80, scale_up_GBps: 450}");
   out.push_back(spec);
-  out.push_back(edit(edit(kValidScenario, "model", "{preset: deepseek-v3, num_layers: 4, seq_length: 1024}"),
-                     "model.mla",
-                     "{q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}"));
+  out.push_back(
+      edit(edit(kValidScenario, "model", "{preset: deepseek-v3, num_layers: 4, seq_length: 1024}"), "model.mla",
+           "{q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}"));
   out.push_back(R"(
 cluster: {gpu: H100-SXM, num_gpus: 8}
 collective:
@@ -58,9 +60,7 @@ std::set<std::string> keys_read() {
   for (const std::string& yaml : every_block()) {
     try {
       (void)parse_scenario(yaml, "test.yaml");
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "a scenario of the test did not parse: " << e.what();
-    }
+    } catch (const std::exception& e) { ADD_FAILURE() << "a scenario of the test did not parse: " << e.what(); }
   }
   scenario_detail::set_key_access_log(nullptr);
   return log;
@@ -68,7 +68,8 @@ std::set<std::string> keys_read() {
 
 bool is_section(const std::string& path) {
   for (const ScenarioKey& k : scenario_keys())
-    if (k.path.size() > path.size() && k.path.starts_with(path) && (k.path[path.size()] == '.' || k.path[path.size()] == '['))
+    if (k.path.size() > path.size() && k.path.starts_with(path) &&
+        (k.path[path.size()] == '.' || k.path[path.size()] == '['))
       return true;
   return false;
 }

@@ -15,8 +15,8 @@ TEST(Defaults, GptFamilyAndDerivedShapes) {
   EXPECT_TRUE(s.has_training_job);
   const ModelSpec& m = s.model;
   EXPECT_EQ(m.name, "custom");
-  EXPECT_EQ(m.num_query_groups, 16);   // = num_attention_heads (no GQA)
-  EXPECT_EQ(m.kv_channels, 2048 / 16);  // hidden / heads = 128
+  EXPECT_EQ(m.num_query_groups, 16);       // = num_attention_heads (no GQA)
+  EXPECT_EQ(m.kv_channels, 2048 / 16);     // hidden / heads = 128
   EXPECT_EQ(m.ffn_hidden_size, 4 * 2048);  // GPT MLP is 4h
   EXPECT_FALSE(m.gated_mlp);
   EXPECT_EQ(m.normalization, Normalization::LayerNorm);
@@ -143,7 +143,8 @@ TEST(Defaults, MoeDefaultsAndChecks) {
 }
 
 TEST(Defaults, MlaNeedsItsDimensions) {
-  const std::string yaml = edit(kValidScenario, "model.mla", "{kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64}");
+  const std::string yaml =
+      edit(kValidScenario, "model.mla", "{kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64}");
   EXPECT_SCENARIO_ERROR(yaml, "model.mla.v_head_dim", "missing required key model.mla.v_head_dim");
   const Scenario s = parse_scenario(edit(yaml, "model.mla.v_head_dim", "128"), "test.yaml");
   ASSERT_TRUE(s.model.mla.has_value());

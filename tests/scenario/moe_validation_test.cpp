@@ -79,7 +79,8 @@ TEST(MoeValidation, ExpertKeysNeedAnMoeModel) {
 // Expert fc1/fc2 split over expert-TP, shared experts over TP.
 TEST(MoeValidation, ExpertWidthsDivideTheirTensorGroups) {
   std::string y = edit(moe(), "model.moe.expert_ffn_hidden_size", "1001");
-  EXPECT_SCENARIO_ERROR(y, "parallelism.tensor", "expert_ffn_hidden_size 1001 is not divisible by parallelism.tensor 2");
+  EXPECT_SCENARIO_ERROR(y, "parallelism.tensor",
+                        "expert_ffn_hidden_size 1001 is not divisible by parallelism.tensor 2");
   y = edit(edit(y, "parallelism.expert_tensor", "1"), "model.moe.shared_experts", "1");
   EXPECT_SCENARIO_ERROR(y, "parallelism.tensor", "shared-expert width");
 }

@@ -56,9 +56,39 @@ collective:
 )";
 
 // Characters and tokens that stress a YAML parser and the typed getters.
-const char* const kTokens[] = {"[", "]", "{", "}", ":", ",", "-", "'", "\"", "&a", "*a", "!!str", "|", ">", "#",
-                               "\n", "  ", "\t", "0", "-1", "2.5", "1e999", "99999999999999999999", "null", "~",
-                               "true", "abc", "NCCL_X", "? x", "<<", "%YAML", "\xff", "\x00"};
+const char* const kTokens[] = {"[",
+                               "]",
+                               "{",
+                               "}",
+                               ":",
+                               ",",
+                               "-",
+                               "'",
+                               "\"",
+                               "&a",
+                               "*a",
+                               "!!str",
+                               "|",
+                               ">",
+                               "#",
+                               "\n",
+                               "  ",
+                               "\t",
+                               "0",
+                               "-1",
+                               "2.5",
+                               "1e999",
+                               "99999999999999999999",
+                               "null",
+                               "~",
+                               "true",
+                               "abc",
+                               "NCCL_X",
+                               "? x",
+                               "<<",
+                               "%YAML",
+                               "\xff",
+                               "\x00"};
 
 std::string mutate(std::string text, std::mt19937& rng) {
   const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
@@ -89,8 +119,9 @@ std::string mutate(std::string text, std::mt19937& rng) {
         const std::size_t colon = text.find(": ", at);
         if (colon == std::string::npos) break;
         const std::size_t end = text.find_first_of(",}\n", colon + 2);
-        const char* values[] = {"0", "-3", "2.5", "[1, 2]", "{a: 1}", "abc", "null", "1e308", "2147483648",
-                                "9223372036854775807", "\"7\"", "yes", ""};
+        const char* values[] = {"0",     "-3",   "2.5",   "[1, 2]",     "{a: 1}",
+                                "abc",   "null", "1e308", "2147483648", "9223372036854775807",
+                                "\"7\"", "yes",  ""};
         text.replace(colon + 2, end == std::string::npos ? std::string::npos : end - colon - 2,
                      values[pick(std::size(values))]);
         break;
@@ -111,12 +142,10 @@ TEST(Mutation, OnlyTrainsimErrorsEscape) {
   for (int i = 0; i < 200; ++i) {
     const std::string input = mutate(i % 2 ? kRichScenario : test::kValidScenario, rng);
     try {
-      parse_scenario(input, "mutant.yaml", i % 7 == 0 ? std::vector<std::string>{"parallelism.tensor=1"}
-                                                      : std::vector<std::string>{});
+      parse_scenario(input, "mutant.yaml",
+                     i % 7 == 0 ? std::vector<std::string>{"parallelism.tensor=1"} : std::vector<std::string>{});
       ++parsed;
-    } catch (const Error&) {
-      ++rejected;
-    } catch (const std::exception& e) {
+    } catch (const Error&) { ++rejected; } catch (const std::exception& e) {
       ADD_FAILURE() << "mutant " << i << " raised " << typeid(e).name() << ": " << e.what() << "\n--- input ---\n"
                     << input;
     }

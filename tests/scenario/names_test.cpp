@@ -25,11 +25,11 @@ TEST(Names, FrameworksAndRecompute) {
 
 TEST(Names, NamesRoundTripThroughTheParser) {
   // Every op name the parser accepts is the one to_string gives back.
-  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter,
-                          CollectiveOp::Broadcast, CollectiveOp::Reduce, CollectiveOp::AllToAll, CollectiveOp::SendRecv}) {
-    const Scenario s = parse_scenario(std::string("cluster: {gpu: H100-SXM, num_gpus: 8}\ncollective: {op: ") +
-                                          to_string(op) + "}\n",
-                                      "test.yaml");
+  for (CollectiveOp op :
+       {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::Broadcast,
+        CollectiveOp::Reduce, CollectiveOp::AllToAll, CollectiveOp::SendRecv}) {
+    const Scenario s = parse_scenario(
+        std::string("cluster: {gpu: H100-SXM, num_gpus: 8}\ncollective: {op: ") + to_string(op) + "}\n", "test.yaml");
     EXPECT_EQ(s.collective->op, op);
   }
 }

@@ -38,9 +38,9 @@ TEST(NetworkKeys, BadValuesNameTheKey) {
 }
 
 TEST(NetworkKeys, SetOverrides) {
-  const Scenario s = parse_scenario(kValidScenario, "test.yaml",
-                                    {"cluster.network.topology=fat-tree", "cluster.network.dual_tor=true",
-                                     "cluster.network.routing=adaptive"});
+  const Scenario s = parse_scenario(
+      kValidScenario, "test.yaml",
+      {"cluster.network.topology=fat-tree", "cluster.network.dual_tor=true", "cluster.network.routing=adaptive"});
   EXPECT_TRUE(s.cluster.network.dual_tor);
   EXPECT_EQ(s.cluster.network.routing, NetworkSpec::Routing::Adaptive);
 }

@@ -26,8 +26,8 @@ TEST(Overrides, ListValue) {
 
 TEST(Overrides, CreatesIntermediateMappings) {
   // The base has no simulation or cluster.network block.
-  const Scenario s = with({"simulation.network_model=flow", "cluster.network.topology=fat-tree",
-                           "nccl.NCCL_ALGO=Ring"});
+  const Scenario s =
+      with({"simulation.network_model=flow", "cluster.network.topology=fat-tree", "nccl.NCCL_ALGO=Ring"});
   EXPECT_EQ(s.simulation.network_model, NetworkModel::Flow);
   EXPECT_EQ(s.cluster.network.topology, NetworkTopology::FatTree);
   EXPECT_EQ(s.nccl.get("NCCL_ALGO"), "Ring");
@@ -50,8 +50,8 @@ TEST(Overrides, WholeListOfFaults) {
 
 TEST(Overrides, AppliesToAnEmptyDocument) {
   // Everything from --set: a minimal collective benchmark.
-  const Scenario s = parse_scenario("", "test.yaml",
-                                    {"cluster.gpu=H100-SXM", "cluster.num_gpus=8", "collective.op=all_gather"});
+  const Scenario s =
+      parse_scenario("", "test.yaml", {"cluster.gpu=H100-SXM", "cluster.num_gpus=8", "collective.op=all_gather"});
   EXPECT_FALSE(s.has_training_job);
   EXPECT_EQ(s.collective->op, CollectiveOp::AllGather);
 }

@@ -27,8 +27,9 @@ TEST(PipelineSplit, InterleavedNeedsPipeline) {
   std::string yaml = edit(kValidScenario, "parallelism.pipeline", "1");
   EXPECT_SCENARIO_ERROR(edit(yaml, "parallelism.virtual_pipeline", "2"), "parallelism.virtual_pipeline",
                         "needs parallelism.pipeline > 1");
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "parallelism", "{tensor: 2, pipeline: 2, virtual_pipeline: 2, schedule: gpipe}"),
-                        "parallelism.virtual_pipeline", "gpipe");
+  EXPECT_SCENARIO_ERROR(
+      edit(kValidScenario, "parallelism", "{tensor: 2, pipeline: 2, virtual_pipeline: 2, schedule: gpipe}"),
+      "parallelism.virtual_pipeline", "gpipe");
 }
 
 // 4 stages (tensor 1, pipeline 4, data 4 on 16 GPUs).
@@ -64,7 +65,8 @@ TEST(PipelineSplit, UnevenWithInterleavingNeedsDivisibleStages) {
   EXPECT_SCENARIO_ERROR(edit(yaml, "parallelism.virtual_pipeline", "2"), "parallelism.virtual_pipeline",
                         "each middle stage gets 9 layers, not divisible by virtual_pipeline 2");
   // first 6, last 6, middle 6: virtual 3 divides all; virtual 4 does not divide first 6.
-  std::string even = edit(edit(four_stages(), "parallelism.first_stage_layers", "6"), "parallelism.last_stage_layers", "6");
+  std::string even =
+      edit(edit(four_stages(), "parallelism.first_stage_layers", "6"), "parallelism.last_stage_layers", "6");
   EXPECT_NO_THROW(parse_scenario(edit(even, "parallelism.virtual_pipeline", "3"), "test.yaml"));
   EXPECT_SCENARIO_ERROR(edit(even, "parallelism.virtual_pipeline", "4"), "parallelism.first_stage_layers",
                         "first_stage_layers 6 is not divisible by virtual_pipeline 4");

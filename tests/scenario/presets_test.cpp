@@ -108,7 +108,8 @@ TEST_F(HfConfigTest, ReadsConfigRelativeToTheScenario) {
 }
 
 TEST_F(HfConfigTest, HeadDimIsRead) {
-  write("config.json", R"({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
+  write("config.json",
+        R"({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
     "head_dim": 256, "intermediate_size": 8192, "vocab_size": 32000, "max_position_embeddings": 2048})");
   write("case.yaml", edit(kValidScenario, "model", "{hf_config: config.json, seq_length: 2048}"));
   const Scenario s = load_scenario((dir_ / "case.yaml").string());

@@ -48,7 +48,8 @@ TEST(PipelineLayout, LayerCountsMustMatchTheModel) {
 TEST(PipelineLayout, EmbeddingFirstAndLossLast) {
   EXPECT_SCENARIO_ERROR(with_layout("tE*1t*11|t*12L"), "parallelism.pipeline_layout", "first layer must be E", "'t'");
   EXPECT_SCENARIO_ERROR(with_layout("Et*12|Lt*12"), "parallelism.pipeline_layout", "last layer must be L", "'t'");
-  EXPECT_SCENARIO_ERROR(with_layout("Et*12|Et*12L"), "parallelism.pipeline_layout", "E (the embedding) appears 2 times");
+  EXPECT_SCENARIO_ERROR(with_layout("Et*12|Et*12L"), "parallelism.pipeline_layout",
+                        "E (the embedding) appears 2 times");
   EXPECT_SCENARIO_ERROR(with_layout("Et*12L|t*12L"), "parallelism.pipeline_layout", "appears 2 times");
 }
 
@@ -120,7 +121,8 @@ cluster:
 }
 
 TEST(AccountForEmbeddingAndLoss, Llama405bOnPipeline8Virtual8Parses) {
-  EXPECT_NO_THROW(parse_scenario(llama405b_split(), "test.yaml"));  // placement: tests/workload/stage_layout_recipes_test.cpp
+  EXPECT_NO_THROW(
+      parse_scenario(llama405b_split(), "test.yaml"));  // placement: tests/workload/stage_layout_recipes_test.cpp
   // Without the loss slot: 127 slots do not split over 8 stages.
   EXPECT_SCENARIO_ERROR(edit(llama405b_split(), "parallelism.account_for_loss_in_pipeline_split", "false"),
                         "parallelism.account_for_embedding_in_pipeline_split", "127", "not divisible by pipeline 8");

@@ -48,14 +48,14 @@ TEST(RecipeLayout, MtpLayersGoBeforeTheLoss) {
 
 TEST(RecipeLayout, AGivenSplitIsNeverOverridden) {
   // first/last stage counts given: Megatron's uneven split, no recipe layout.
-  std::string y = edit(edit(deepseek("4", "1"), "parallelism.first_stage_layers", "16"),
-                       "parallelism.last_stage_layers", "13");
+  std::string y =
+      edit(edit(deepseek("4", "1"), "parallelism.first_stage_layers", "16"), "parallelism.last_stage_layers", "13");
   const Scenario s = parse_scenario(y, "test.yaml");
   EXPECT_TRUE(s.inferred.empty());
   EXPECT_TRUE(s.parallelism.pipeline_layout_stages.empty());
   // An explicit layout is the user's, even where the recipe has one.
-  const Scenario t = parse_scenario(edit(deepseek("4", "1"), "parallelism.pipeline_layout", "\"Et*15|t*16|t*16|t*14L\""),
-                                    "test.yaml");
+  const Scenario t =
+      parse_scenario(edit(deepseek("4", "1"), "parallelism.pipeline_layout", "\"Et*15|t*16|t*16|t*14L\""), "test.yaml");
   EXPECT_TRUE(t.inferred.empty());
   EXPECT_EQ(t.parallelism.pipeline_layout_stages.front(), "E" + std::string(15, 't'));
 }

@@ -37,7 +37,8 @@ TEST(ScaleUpVendor, GpuSpecVendorDecides) {
             ScaleUpKind::InfinityFabric);
   EXPECT_EQ(parse_scenario(edit(custom, "cluster.gpu_spec", unnamed), "test.yaml").cluster.scale_up.kind,
             ScaleUpKind::NVSwitch);
-  const std::string either = edit(edit(custom, "cluster.gpu_spec", unnamed), "cluster.scale_up.kind", "infinity-fabric");
+  const std::string either =
+      edit(edit(custom, "cluster.gpu_spec", unnamed), "cluster.scale_up.kind", "infinity-fabric");
   EXPECT_EQ(parse_scenario(either, "test.yaml").cluster.scale_up.kind, ScaleUpKind::InfinityFabric);
 }
 

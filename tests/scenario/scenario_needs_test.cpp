@@ -20,9 +20,7 @@ nccl:
 std::string error_of(const std::string& yaml, ScenarioNeeds needs, const std::vector<std::string>& overrides = {}) {
   try {
     parse_scenario(yaml, "test.yaml", overrides, needs);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
+  } catch (const ScenarioError& e) { return e.what(); }
   return "";
 }
 

@@ -55,8 +55,10 @@ inline std::string edit(const std::string& yaml, const std::string& path, const 
     }
     chain.push_back(next);
   }
-  if (value == nullptr) chain.back().remove(keys.back());
-  else chain.back()[keys.back()] = YAML::Load(value);
+  if (value == nullptr)
+    chain.back().remove(keys.back());
+  else
+    chain.back()[keys.back()] = YAML::Load(value);
   YAML::Emitter out;
   out << root;
   return out.c_str();
@@ -84,12 +86,12 @@ inline CaughtError parse_error(const std::string& yaml, const std::vector<std::s
 
 // The parse must fail with a ScenarioError whose key is `key` and whose message contains every
 // one of the given fragments.
-#define EXPECT_SCENARIO_ERROR(yaml_text, expected_key, ...)                                  \
-  do {                                                                                       \
-    const auto caught_ = ::trainsim::test::parse_error(yaml_text);                           \
-    ASSERT_TRUE(caught_.thrown) << "no ScenarioError for key " << (expected_key);            \
-    EXPECT_EQ(caught_.key, (expected_key)) << caught_.what;                                  \
-    for (const std::string fragment_ : std::vector<std::string>{__VA_ARGS__})                \
-      EXPECT_NE(caught_.what.find(fragment_), std::string::npos)                             \
-          << "message lacks '" << fragment_ << "': " << caught_.what;                        \
+#define EXPECT_SCENARIO_ERROR(yaml_text, expected_key, ...)                       \
+  do {                                                                            \
+    const auto caught_ = ::trainsim::test::parse_error(yaml_text);                \
+    ASSERT_TRUE(caught_.thrown) << "no ScenarioError for key " << (expected_key); \
+    EXPECT_EQ(caught_.key, (expected_key)) << caught_.what;                       \
+    for (const std::string fragment_ : std::vector<std::string>{__VA_ARGS__})     \
+      EXPECT_NE(caught_.what.find(fragment_), std::string::npos)                  \
+          << "message lacks '" << fragment_ << "': " << caught_.what;             \
   } while (0)

@@ -8,7 +8,8 @@ namespace trainsim {
 namespace {
 
 TEST(ValidationCases, EveryCaseParses) {
-  const std::filesystem::path dir = std::filesystem::path(TRAINSIM_SOURCE_DIR) / ".." / "shared" / "validation" / "cases";
+  const std::filesystem::path dir =
+      std::filesystem::path(TRAINSIM_SOURCE_DIR) / ".." / "shared" / "validation" / "cases";
   if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no validation cases at " << dir;
   int training = 0, collective = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -25,9 +26,7 @@ TEST(ValidationCases, EveryCaseParses) {
       } else {
         EXPECT_TRUE(s.collective.has_value()) << entry.path();
       }
-    } catch (const Error& e) {
-      ADD_FAILURE() << e.what();
-    }
+    } catch (const Error& e) { ADD_FAILURE() << e.what(); }
   }
   // The README counts 182 training runs and 8 collective benchmarks; at least some of each must be there.
   EXPECT_GT(training, 0);
@@ -46,14 +45,12 @@ TEST(ValidationCases, EveryNextCaseParses) {
     try {
       const Scenario s = load_scenario(entry.path().string());
       EXPECT_TRUE(s.has_training_job) << entry.path();
-      EXPECT_EQ(static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context *
-                    s.parallelism.data,
-                s.cluster.num_gpus)
+      EXPECT_EQ(
+          static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context * s.parallelism.data,
+          s.cluster.num_gpus)
           << entry.path();
       ++training;
-    } catch (const Error& e) {
-      ADD_FAILURE() << e.what();
-    }
+    } catch (const Error& e) { ADD_FAILURE() << e.what(); }
   }
   EXPECT_GT(training, 0);
 }
@@ -66,9 +63,7 @@ TEST(ValidationCases, EveryExampleParses) {
     if (entry.path().extension() != ".yaml") continue;
     try {
       load_scenario(entry.path().string());
-    } catch (const Error& e) {
-      ADD_FAILURE() << e.what();
-    }
+    } catch (const Error& e) { ADD_FAILURE() << e.what(); }
   }
 }
 

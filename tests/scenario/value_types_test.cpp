@@ -66,12 +66,23 @@ TEST(ValueTypes, ZeroOrNegativeSizes) {
     const char* key;
     const char* value;
   } cases[] = {
-      {"model.num_layers", "0"},           {"model.hidden_size", "-4096"},   {"model.num_attention_heads", "0"},
-      {"model.seq_length", "0"},           {"model.vocab_size", "-1"},       {"model.ffn_hidden_size", "0"},
-      {"training.global_batch_size", "0"}, {"training.micro_batch_size", "0"}, {"parallelism.tensor", "0"},
-      {"parallelism.pipeline", "-2"},      {"parallelism.data", "0"},        {"parallelism.context", "0"},
-      {"cluster.num_gpus", "0"},           {"cluster.gpus_per_node", "0"},   {"cluster.nic_gbps", "0"},
-      {"cluster.nics_per_node", "0"},      {"cluster.scale_up.bandwidth_GBps", "-450"},
+      {"model.num_layers", "0"},
+      {"model.hidden_size", "-4096"},
+      {"model.num_attention_heads", "0"},
+      {"model.seq_length", "0"},
+      {"model.vocab_size", "-1"},
+      {"model.ffn_hidden_size", "0"},
+      {"training.global_batch_size", "0"},
+      {"training.micro_batch_size", "0"},
+      {"parallelism.tensor", "0"},
+      {"parallelism.pipeline", "-2"},
+      {"parallelism.data", "0"},
+      {"parallelism.context", "0"},
+      {"cluster.num_gpus", "0"},
+      {"cluster.gpus_per_node", "0"},
+      {"cluster.nic_gbps", "0"},
+      {"cluster.nics_per_node", "0"},
+      {"cluster.scale_up.bandwidth_GBps", "-450"},
       {"cluster.scale_up.domain_size", "0"},
   };
   for (const auto& c : cases) {
@@ -84,8 +95,8 @@ TEST(ValueTypes, ZeroOrNegativeSizes) {
 TEST(ValueTypes, NegativeWhereZeroIsFine) {
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "simulation.threads", "-1"), "simulation.threads",
                         "expected a non-negative integer");
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.link_latency_ns", "-5"), "cluster.network.link_latency_ns",
-                        "expected a non-negative number");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.link_latency_ns", "-5"),
+                        "cluster.network.link_latency_ns", "expected a non-negative number");
 }
 
 TEST(ValueTypes, EnumsListTheAllowedValues) {
@@ -97,7 +108,8 @@ TEST(ValueTypes, EnumsListTheAllowedValues) {
                         "megatron | deepspeed | fsdp");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.topology", "torus"), "cluster.network.topology",
                         "rail-optimized | fat-tree | hpn | dragonfly | ideal");
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "model.family", "bert"), "model.family", "gpt | llama | mixtral | deepseek");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "model.family", "bert"), "model.family",
+                        "gpt | llama | mixtral | deepseek");
 }
 
 TEST(ValueTypes, EnumsIgnoreCase) {

@@ -9,9 +9,7 @@ using test::cluster;
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -23,8 +21,7 @@ TEST(LinkNames, NamesRoundTrip) {
   EXPECT_EQ(g.node_name(g.gpu(7)), "gpu7");
   EXPECT_EQ(g.node_name(g.nvswitch(1)), "nvswitch1");
   EXPECT_EQ(g.link_name(g.scale_up_link(5)), "gpu5>nvswitch1");
-  EXPECT_EQ(g.link_name(g.link_between(g.nic(12, 3), g.switch_node(SwitchRole::Leaf, 7)).value()),
-            "node12.nic3>leaf7");
+  EXPECT_EQ(g.link_name(g.link_between(g.nic(12, 3), g.switch_node(SwitchRole::Leaf, 7)).value()), "node12.nic3>leaf7");
 }
 
 TEST(LinkNames, UndirectedNameMeansBothDirections) {

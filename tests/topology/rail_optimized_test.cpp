@@ -18,8 +18,8 @@ TEST(RailOptimized, TwoScalableUnitsOnRadix64) {
   EXPECT_EQ(g.role_count(SwitchRole::Spine), 8);
   EXPECT_EQ(g.role_count(SwitchRole::Core), 0);
   EXPECT_EQ(count_links(g, LinkKind::ScaleUp), 2 * 512);
-  EXPECT_EQ(count_links(g, LinkKind::Pcie), 2 * 512);      // one NIC per GPU
-  EXPECT_EQ(count_links(g, LinkKind::Access), 2 * 512);    // one cable per NIC
+  EXPECT_EQ(count_links(g, LinkKind::Pcie), 2 * 512);    // one NIC per GPU
+  EXPECT_EQ(count_links(g, LinkKind::Access), 2 * 512);  // one cable per NIC
   EXPECT_EQ(count_links(g, LinkKind::LeafSpine), 2 * 16 * 8);
   EXPECT_EQ(derived(g, "nodes_per_scalable_unit"), 32);
   EXPECT_EQ(derived(g, "leaf_spine_cables_per_trunk"), 4);
@@ -88,7 +88,8 @@ TEST(RailOptimized, SevenToOneBetweenPods) {
   EXPECT_NEAR(down / up, 7.0, 1e-12);
   // The same fabric from [1, 7]: the top tier's value narrows the links into it.
   c.network.oversubscription = {1, 7};
-  EXPECT_DOUBLE_EQ(test::total_capacity(build_network(c), LinkKind::SpineCore), test::total_capacity(g, LinkKind::SpineCore));
+  EXPECT_DOUBLE_EQ(test::total_capacity(build_network(c), LinkKind::SpineCore),
+                   test::total_capacity(g, LinkKind::SpineCore));
 }
 
 // Llama 3 405B example: 16,384 GPUs, radix 64, [1, 1, 7]: SUs of 32 nodes, spines with 56

@@ -15,7 +15,8 @@ using test::cluster;
 ClusterSpec small_rail_fabric() { return cluster(32, NetworkTopology::RailOptimized, 2, 8, 2, 2); }
 
 // The path is a chain from src to dst over up links, and as long as the router says.
-void expect_valid_path(const NetworkGraph& g, Router& r, NicAddress src, NicAddress dst, const std::vector<LinkId>& path) {
+void expect_valid_path(const NetworkGraph& g, Router& r, NicAddress src, NicAddress dst,
+                       const std::vector<LinkId>& path) {
   ASSERT_FALSE(path.empty());
   EXPECT_EQ(g.link(path.front()).from, g.nic(src.node, src.nic));
   EXPECT_EQ(g.link(path.back()).to, g.nic(dst.node, dst.nic));
@@ -83,7 +84,8 @@ TEST(Router, AdaptivePicksTheLeastLoadedPath) {
   std::vector<double> load(static_cast<std::size_t>(g.link_count()), 0.0);
   const NodeId leaf0 = g.switch_node(SwitchRole::Leaf, 0);
   // Load leaf0's uplinks to spines 0, 1, 3; spine 2 is free.
-  for (int s : {0, 1, 3}) load[static_cast<std::size_t>(*g.link_between(leaf0, g.switch_node(SwitchRole::Spine, s)))] = 5e9;
+  for (int s : {0, 1, 3})
+    load[static_cast<std::size_t>(*g.link_between(leaf0, g.switch_node(SwitchRole::Spine, s)))] = 5e9;
   for (std::uint64_t key = 0; key < 8; ++key) {
     const auto p = r.adaptive_path({0, 0}, {8, 0}, load, key);
     ASSERT_EQ(p.size(), 4u);

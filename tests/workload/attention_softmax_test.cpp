@@ -21,17 +21,21 @@ model:
   num_attention_heads: 8
   ffn_hidden_size: 2048
   vocab_size: 1024
-  seq_length: )" + std::to_string(seq) + R"(
+  seq_length: )" + std::to_string(seq) +
+                           R"(
 training:
   global_batch_size: 8
   micro_batch_size: 1
-  precision: )" + precision + R"(
+  precision: )" + precision +
+                           R"(
   flash_attention: false
 parallelism:
   tensor: 1
   pipeline: 1
-  framework: )" + framework + R"(
-  zero_stage: )" + (framework == "fsdp" ? "3" : "0") + R"(
+  framework: )" + framework +
+                           R"(
+  zero_stage: )" + (framework == "fsdp" ? "3" : "0") +
+                           R"(
 cluster:
   gpu: A100-SXM-80GB
   num_gpus: 8
@@ -50,9 +54,7 @@ KernelKind softmax_kind(const Scenario& s) {
     const std::string& name = wl.names[op.name];
     if (name != "attn.softmax" && name != "attn.softmax.bwd") continue;
     const KernelKind k = wl.kernels[op.desc].kind;
-    if (found++ > 0) {
-      EXPECT_EQ(k, kind) << name;
-    }
+    if (found++ > 0) { EXPECT_EQ(k, kind) << name; }
     kind = k;
   }
   EXPECT_GT(found, 0);
@@ -66,8 +68,8 @@ TEST(AttentionSoftmax, MegatronFusesItInHalfPrecision) {
 }
 
 TEST(AttentionSoftmax, UnfusedOutsideTheKernelsLimits) {
-  EXPECT_EQ(softmax_kind(scenario("fsdp", "bf16", 2048)), KernelKind::Softmax);      // plain PyTorch model
-  EXPECT_EQ(softmax_kind(scenario("megatron", "fp32", 2048)), KernelKind::Softmax);  // kernel needs fp16/bf16
+  EXPECT_EQ(softmax_kind(scenario("fsdp", "bf16", 2048)), KernelKind::Softmax);       // plain PyTorch model
+  EXPECT_EQ(softmax_kind(scenario("megatron", "fp32", 2048)), KernelKind::Softmax);   // kernel needs fp16/bf16
   EXPECT_EQ(softmax_kind(scenario("megatron", "bf16", 32768)), KernelKind::Softmax);  // key length > 16384
 }
 

@@ -207,7 +207,8 @@ TEST(DeepSpeedParams, ModulesOfAGptRank) {
   EXPECT_DOUBLE_EQ(p.tensors[static_cast<std::size_t>(p.modules[3].tensors[0])].numel, 1024.0 * 3072 / 2);
   EXPECT_DOUBLE_EQ(p.tensors[static_cast<std::size_t>(p.modules[3].tensors[1])].numel, 3072.0 / 2);
   const int proj = p.module_of(0, "proj");
-  EXPECT_DOUBLE_EQ(p.tensors[static_cast<std::size_t>(p.modules[static_cast<std::size_t>(proj)].tensors[1])].numel, 1024);
+  EXPECT_DOUBLE_EQ(p.tensors[static_cast<std::size_t>(p.modules[static_cast<std::size_t>(proj)].tensors[1])].numel,
+                   1024);
   EXPECT_EQ(p.modules.back().name, "lm_head");
   EXPECT_EQ(p.module_of(1, "attention"), -1);
   // Everything on the rank: 2 x (embedding 1024 x 1024 / 2) + position 1024 x 1024 + final norm 2048 + 2 layers of
@@ -246,9 +247,9 @@ TEST(DeepSpeedParams, TraceLeavesOutPersistentTensors) {
   const auto visits = zero3_visits(p, {false, false});
   const auto trace = zero3_trace(p, visits, 1e5);
   ASSERT_EQ(trace.size(), visits.size());
-  EXPECT_DOUBLE_EQ(trace[2].numel, 0);                // layer 0 input_norm
-  EXPECT_DOUBLE_EQ(trace[3].numel, 1024.0 * 3072);    // layer 0 qkv weight only
-  EXPECT_DOUBLE_EQ(trace[14].numel, 0);               // final norm
+  EXPECT_DOUBLE_EQ(trace[2].numel, 0);              // layer 0 input_norm
+  EXPECT_DOUBLE_EQ(trace[3].numel, 1024.0 * 3072);  // layer 0 qkv weight only
+  EXPECT_DOUBLE_EQ(trace[14].numel, 0);             // final norm
   EXPECT_TRUE(persistent({0, 1e5, true}, 1e5));
   EXPECT_FALSE(persistent({0, 1e5 + 1, true}, 1e5));
 }

@@ -46,7 +46,8 @@ parallelism:
   tensor: 1
   pipeline: 1
   framework: deepspeed
-  zero_stage: )" + std::to_string(zero_stage) + "\n";
+  zero_stage: )" + std::to_string(zero_stage) +
+                     "\n";
   if (!deepspeed_block.empty()) yaml += "  deepspeed: " + deepspeed_block + "\n";
   yaml += R"(cluster:
   gpu: H100-SXM
@@ -85,7 +86,8 @@ DpTraffic dp_traffic(const Workload& wl, const RankProgram& r) {
 }
 
 int count_named(const Workload& wl, const RankProgram& r, const std::string& name) {
-  return static_cast<int>(std::count_if(r.ops.begin(), r.ops.end(), [&](const Op& op) { return wl.names[op.name] == name; }));
+  return static_cast<int>(
+      std::count_if(r.ops.begin(), r.ops.end(), [&](const Op& op) { return wl.names[op.name] == name; }));
 }
 
 bool depends_on(const RankProgram& r, const Op& op, std::uint32_t target) {
@@ -119,7 +121,8 @@ TEST(DeepSpeedWorkload, Zero1ReducesOnceAfterTheLastBackward) {
   std::size_t last_backward = 0, first_dp = r.ops.size();
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const Op& op = r.ops[i];
-    if (op.type == Op::Type::Compute && op.phase == Phase::Backward && op.micro_batch == kMicroBatches - 1) last_backward = i;
+    if (op.type == Op::Type::Compute && op.phase == Phase::Backward && op.micro_batch == kMicroBatches - 1)
+      last_backward = i;
     if (on_dp(wl, op)) first_dp = std::min(first_dp, i);
   }
   EXPECT_GT(first_dp, last_backward);
@@ -207,9 +210,7 @@ TEST(DeepSpeedWorkload, Zero3GathersEachModuleOncePerMicroBatchWithDefaults) {
   EXPECT_DOUBLE_EQ(t.bytes.at("zero3.persistent_allgather"), 28'672.0 * 2);
   EXPECT_EQ(t.calls.at("zero.grad_norm_all_reduce"), 2);
   for (const Op& op : r.ops)
-    if (wl.names[op.name] == "zero3.persistent_allgather") {
-      EXPECT_EQ(op.phase, Phase::Optimizer);
-    }
+    if (wl.names[op.name] == "zero3.persistent_allgather") { EXPECT_EQ(op.phase, Phase::Optimizer); }
   // Each micro-batch's backward ends with the CPU waiting for its reduce-scatter: the next kernel depends on it.
   for (std::size_t i = 0; i < r.ops.size(); ++i)
     if (wl.names[r.ops[i].name] == "zero3.reduce_scatter") {

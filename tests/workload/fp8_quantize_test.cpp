@@ -29,7 +29,8 @@ model:
 training:
   global_batch_size: 16
   micro_batch_size: 1
-  precision: )" + precision + R"(
+  precision: )" + precision +
+                           R"(
 parallelism:
   tensor: 1
   pipeline: 1
@@ -103,8 +104,8 @@ TEST(Fp8Quantize, EagerModelCastsEveryInputAndEveryMicroBatchesWeights) {
   EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.qkv").bytes, tokens * kHidden * 4.0);
   EXPECT_EQ(ops.at("fp8.cast_weight.fc1").count, kLayers * kMicro);
   // A recomputed forward casts them again.
-  const auto full = ops_by_name(
-      generate_workload(scenario("fp8", "", {"training.fusion=eager", "training.recompute=full"}), {}));
+  const auto full =
+      ops_by_name(generate_workload(scenario("fp8", "", {"training.fusion=eager", "training.recompute=full"}), {}));
   EXPECT_EQ(full.at("fp8.cast_weight.fc1").count, 2 * kLayers * kMicro);
 }
 

@@ -27,7 +27,8 @@ model:
 training:
   global_batch_size: 16
   micro_batch_size: 1
-  precision: )" + precision + R"(
+  precision: )" + precision +
+                           R"(
 parallelism:
   tensor: 1
   pipeline: 1
@@ -51,8 +52,8 @@ std::map<std::string, Calls> by_name(const Workload& wl) {
   for (const Op& op : wl.ranks[0].ops) {
     Calls& c = out[wl.names[op.name]];
     ++c.count;
-    c.bytes = op.type == Op::Type::Compute ? wl.kernels[op.desc].bytes
-                                           : static_cast<double>(wl.collectives[op.desc].bytes);
+    c.bytes =
+        op.type == Op::Type::Compute ? wl.kernels[op.desc].bytes : static_cast<double>(wl.collectives[op.desc].bytes);
   }
   return out;
 }

@@ -30,7 +30,8 @@ training:
   micro_batch_size: 1
   precision: bf16
   fusion: )" + fusion + R"(
-  cuda_graphs: )" + (graphs ? "true" : "false") + R"(
+  cuda_graphs: )" + (graphs ? "true" : "false") +
+                           R"(
 parallelism:
   tensor: 2
   pipeline: 1
@@ -53,7 +54,8 @@ Launches launches(const Scenario& s) {
   Launches out;
   for (const Op& op : wl.ranks[0].ops) {
     out.total += op.launches;
-    if (op.layer == 0 && op.micro_batch == 0 && op.phase != Phase::Recompute) out.layer0[wl.names[op.name]] += op.launches;
+    if (op.layer == 0 && op.micro_batch == 0 && op.phase != Phase::Recompute)
+      out.layer0[wl.names[op.name]] += op.launches;
   }
   return out;
 }
@@ -69,7 +71,7 @@ TEST(HostLaunches, FusedKernelsAreOneLaunchEach) {
 
 TEST(HostLaunches, EagerChainsCountEveryOp) {
   const auto l = launches(scenario("eager", false));
-  EXPECT_EQ(l.layer0.at("input_norm"), 8);       // upcast, pow, mean, + eps, rsqrt, scale, downcast, weight
+  EXPECT_EQ(l.layer0.at("input_norm"), 8);  // upcast, pow, mean, + eps, rsqrt, scale, downcast, weight
   EXPECT_EQ(l.layer0.at("input_norm.bwd"), 14);
   EXPECT_EQ(l.layer0.at("swiglu"), 2);
   EXPECT_EQ(l.layer0.at("swiglu.bwd"), 3);

@@ -179,9 +179,7 @@ TEST(InterleavedSchedule, SendsAndReceivesPairUpAcrossRanksInTheSameOrder) {
             const bool neighbours = b == a + 1 || (a == 0 && b == p - 1);
             // Between ring neighbours: every micro-batch of every chunk boundary crosses once per
             // direction; others never talk.
-            if (!neighbours) {
-              EXPECT_TRUE(from_a.empty());
-            }
+            if (!neighbours) { EXPECT_TRUE(from_a.empty()); }
           }
         std::size_t sends = 0;
         for (const auto& prog : programs)
@@ -247,9 +245,7 @@ TEST(InterleavedSchedule, GradAndParamSyncOncePerChunkAtMegatronsSteps) {
             if (e.kind == Kind::ParamSync) {
               ++param_syncs[e.chunk];
               EXPECT_FALSE(forwarded[e.chunk]);
-              if (e.chunk < 2) {
-                EXPECT_LT(i, 2u);
-              }
+              if (e.chunk < 2) { EXPECT_LT(i, 2u); }
             }
             if (e.kind == Kind::GradSync) {
               ++grad_syncs[e.chunk];
@@ -296,10 +292,10 @@ double makespan(const std::vector<std::vector<InterleavedEvent>>& programs, doub
   const int p = static_cast<int>(programs.size());
   constexpr double kUnknown = -1;
   struct Rank {
-    std::size_t next = 0;     // next event to replay
-    double compute_end = 0;   // when the last issued step finishes
-    double frontier = 0;      // latest handle waited for since that step
-    std::map<int, double> ready, done;  // by handle
+    std::size_t next = 0;                             // next event to replay
+    double compute_end = 0;                           // when the last issued step finishes
+    double frontier = 0;                              // latest handle waited for since that step
+    std::map<int, double> ready, done;                // by handle
     std::map<std::pair<int, int>, int> sends, recvs;  // (peer, forward?) -> posts so far
   };
   std::vector<Rank> ranks(static_cast<std::size_t>(p));

@@ -36,29 +36,37 @@ model:
   vocab_size: 51200
   seq_length: 1024
 training:
-  global_batch_size: )" + std::to_string(micro_batches * data) + R"(
+  global_batch_size: )" + std::to_string(micro_batches * data) +
+                           R"(
   micro_batch_size: 1
   precision: bf16
 parallelism:
-  tensor: )" + std::to_string(tensor) + R"(
-  pipeline: )" + std::to_string(pipeline) + R"(
-  data: )" + std::to_string(data) + R"(
-  virtual_pipeline: )" + std::to_string(virtual_pipeline) + R"(
+  tensor: )" + std::to_string(tensor) +
+                           R"(
+  pipeline: )" + std::to_string(pipeline) +
+                           R"(
+  data: )" + std::to_string(data) +
+                           R"(
+  virtual_pipeline: )" + std::to_string(virtual_pipeline) +
+                           R"(
 )" + extra + R"(
 cluster:
   gpu: H100-SXM
-  num_gpus: )" + std::to_string(tensor * pipeline * data) + R"(
-  gpus_per_node: )" + std::to_string(per_node) + R"(
-  nics_per_node: )" + std::to_string(per_node) + R"(
+  num_gpus: )" + std::to_string(tensor * pipeline * data) +
+                           R"(
+  gpus_per_node: )" + std::to_string(per_node) +
+                           R"(
+  nics_per_node: )" + std::to_string(per_node) +
+                           R"(
   nic_gbps: 400
 )";
   return parse_scenario(yaml, "interleaved.yaml");
 }
 
 struct Token {
-  std::string text;         // "F:c0m1", ">n:m1", "G", "P"
+  std::string text;  // "F:c0m1", ">n:m1", "G", "P"
   std::uint32_t first_op = 0;
-  std::set<int> layers;     // F/B: the transformer layers it ran
+  std::set<int> layers;         // F/B: the transformer layers it ran
   std::set<std::string> names;  // F/B: op names
 };
 
@@ -83,8 +91,8 @@ std::vector<Token> tokens(const Workload& wl, const RankProgram& prog, const Sta
     if (op.type == Op::Type::Collective) {
       std::string t;
       if (op.stream == Stream::PpComm || op.stream == Stream::PpCommNext) {
-        const std::map<std::string, std::string> dir{{"pp.isend_next", ">n"}, {"pp.irecv_prev", "<p"},
-                                                     {"pp.isend_prev", ">p"}, {"pp.irecv_next", "<n"}};
+        const std::map<std::string, std::string> dir{
+            {"pp.isend_next", ">n"}, {"pp.irecv_prev", "<p"}, {"pp.isend_prev", ">p"}, {"pp.irecv_next", "<n"}};
         t = dir.at(name) + ":m" + std::to_string(op.micro_batch);
       } else if (name == "dp.grad_reduce_scatter") {
         t = "G";
@@ -292,9 +300,7 @@ TEST(InterleavedWorkload, WithoutOverlapChunksSyncOnceAfterTheSchedule) {
       if (ts[i].text[0] == 'F' || ts[i].text[0] == 'B') last_step = i;
     int grads = 0, params = 0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
-      if (ts[i].text == "G" || ts[i].text == "P") {
-        EXPECT_GT(i, last_step) << "rank " << r;
-      }
+      if (ts[i].text == "G" || ts[i].text == "P") { EXPECT_GT(i, last_step) << "rank " << r; }
       grads += ts[i].text == "G";
       params += ts[i].text == "P";
     }

@@ -51,8 +51,8 @@ TEST(MemoryModel, Gpt3_175B_ModelStatesPerRank) {
   const double h = 12288;
   const double middle = 12 * ((12 * h * h + 7 * h) / 8 + 6 * h);
   EXPECT_NEAR(middle / (175e9 / 64), 1.0, 0.01);
-  EXPECT_NEAR(stages[3].weights_gib, gib(2 * middle), 1e-6);      // bf16 weights
-  EXPECT_NEAR(stages[3].grads_gib, gib(4 * middle), 1e-6);        // fp32 main grads
+  EXPECT_NEAR(stages[3].weights_gib, gib(2 * middle), 1e-6);          // bf16 weights
+  EXPECT_NEAR(stages[3].grads_gib, gib(4 * middle), 1e-6);            // fp32 main grads
   EXPECT_NEAR(stages[3].optimizer_gib, gib(12 * middle / 16), 1e-6);  // master+m+v over dp=16
   const double first = middle + 51200 * h / 8 + 2048 * h;
   const double last = middle + 51200 * h / 8 + 2 * h;

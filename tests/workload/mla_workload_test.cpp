@@ -25,18 +25,22 @@ model:
   ffn_hidden_size: 1024
   vocab_size: 1024
   seq_length: 512
-  mla: {q_lora_rank: )" + std::to_string(q_lora) + R"(, kv_lora_rank: 64, qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32}
+  mla: {q_lora_rank: )" + std::to_string(q_lora) +
+                           R"(, kv_lora_rank: 64, qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32}
 training:
   global_batch_size: 2
   micro_batch_size: 1
 parallelism:
-  tensor: )" + std::to_string(tensor) + R"(
+  tensor: )" + std::to_string(tensor) +
+                           R"(
   pipeline: 1
   sequence_parallel: true
 cluster:
   gpu: H100-SXM
-  num_gpus: )" + std::to_string(tensor) + R"(
-  gpus_per_node: )" + std::to_string(tensor) + R"(
+  num_gpus: )" + std::to_string(tensor) +
+                           R"(
+  gpus_per_node: )" + std::to_string(tensor) +
+                           R"(
   nics_per_node: 1
   nic_gbps: 400
 )";

@@ -31,8 +31,8 @@ model:
   ffn_hidden_size: 1024
   vocab_size: 1024
   seq_length: 1024
-  moe: {num_experts: 8, router_topk: 2, expert_ffn_hidden_size: 256, shared_experts: )" + std::to_string(shared) +
-         ", first_dense_layers: 1" + moe_extra + R"(}
+  moe: {num_experts: 8, router_topk: 2, expert_ffn_hidden_size: 256, shared_experts: )" +
+         std::to_string(shared) + ", first_dense_layers: 1" + moe_extra + R"(}
 training:
   global_batch_size: 32
   micro_batch_size: 1
@@ -42,7 +42,8 @@ parallelism:
   pipeline: 2
   expert: 4
   sequence_parallel: true
-)" + parallel_extra + R"(
+)" + parallel_extra +
+         R"(
 cluster:
   gpu: H100-SXM
   num_gpus: 32
@@ -178,7 +179,7 @@ TEST(MoeWorkload, RouterAndSharedExperts) {
   EXPECT_EQ(router->k, 512);
   const KernelDesc* shared = kernel_named(wl, r, "shared_experts.fc1", 1);
   ASSERT_NE(shared, nullptr);
-  EXPECT_EQ(shared->m, 1024);     // T: the shared expert's input is all-gathered over TP like a dense fc1
+  EXPECT_EQ(shared->m, 1024);  // T: the shared expert's input is all-gathered over TP like a dense fc1
   EXPECT_EQ(shared->n, 2 * 256 / 2);
   // Without shared experts there is none.
   const Workload plain = generate_workload(scenario("", "", 0));
@@ -290,9 +291,7 @@ TEST(MoeWorkload, OneSimulatedRankPerStage) {
   const Workload wl = generate_workload(scenario());
   ASSERT_EQ(wl.ranks.size(), 2u);
   for (const auto& g : wl.groups)
-    if (is_expert_group(g.kind)) {
-      EXPECT_EQ(g.simulated_members, 1) << to_string(g.kind);
-    }
+    if (is_expert_group(g.kind)) { EXPECT_EQ(g.simulated_members, 1) << to_string(g.kind); }
 }
 
 }  // namespace

@@ -31,19 +31,22 @@ model:
   untie_embeddings: true
   mla: {q_lora_rank: 128, kv_lora_rank: 64, qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32}
   moe: {num_experts: 8, router_topk: 2, expert_ffn_hidden_size: 256, shared_experts: 1, first_dense_layers: 1}
-)" + model_extra + R"(
+)" + model_extra +
+         R"(
 training:
   global_batch_size: 32
   micro_batch_size: 1
   recompute: selective
-)" + training_extra + R"(
+)" + training_extra +
+         R"(
 parallelism:
   tensor: 2
   pipeline: 2
   expert: 4
   expert_tensor: 1
   sequence_parallel: true
-)" + parallel_extra + R"(
+)" + parallel_extra +
+         R"(
 cluster:
   gpu: H100-SXM
   num_gpus: 32
@@ -78,13 +81,15 @@ TEST(RecomputeModules, DefaultRecomputesCoreAttentionOnly) {
 
 TEST(RecomputeModules, EachModuleReRunsItsOwnOps) {
   const auto redo = [](const char* modules) {
-    return op_names(generate_workload(scenario(std::string("  recompute_modules: ") + modules + "\n")), Phase::Recompute);
+    return op_names(generate_workload(scenario(std::string("  recompute_modules: ") + modules + "\n")),
+                    Phase::Recompute);
   };
   const auto up = redo("[mla_up_proj]");
-  EXPECT_TRUE(up.count("mla.q_up") && up.count("mla.kv_up") && up.count("mla.rope_concat") && up.count("tp.ag.mla_kv_latent"));
+  EXPECT_TRUE(up.count("mla.q_up") && up.count("mla.kv_up") && up.count("mla.rope_concat") &&
+              up.count("tp.ag.mla_kv_latent"));
   EXPECT_FALSE(up.count("core_attn.fwd"));
   EXPECT_FALSE(up.count("mla.kv_down"));  // the down-projections are kept
-  const auto mlp = redo("[mlp]");  // layer 0 is dense
+  const auto mlp = redo("[mlp]");         // layer 0 is dense
   EXPECT_TRUE(mlp.count("fc1") && mlp.count("fc2") && mlp.count("tp.ag.fc1_input"));
   EXPECT_FALSE(mlp.count("experts.fc1"));  // never MoE layers
   const auto moe = redo("[moe]");
@@ -108,12 +113,14 @@ TEST(RecomputeModules, EachModuleReRunsItsOwnOps) {
 TEST(RecomputeModules, EachModuleKeepsLessActivationMemory) {
   const double none = estimate_memory(scenario("  recompute_modules: []\n"))[0].activations_per_micro_batch_gib;
   for (const char* m : {"[mla_up_proj]", "[mlp]", "[moe]", "[moe_act]", "[shared_experts]", "[layernorm]"}) {
-    const double with = estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[0].activations_per_micro_batch_gib;
+    const double with =
+        estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[0].activations_per_micro_batch_gib;
     EXPECT_LT(with, none) << m;
   }
   // moe drops more than moe_act or shared_experts alone.
   const auto act = [](const char* m) {
-    return estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[1].activations_per_micro_batch_gib;
+    return estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[1]
+        .activations_per_micro_batch_gib;
   };
   EXPECT_LT(act("[moe]"), act("[moe_act]"));
   EXPECT_LT(act("[moe]"), act("[shared_experts]"));
@@ -134,7 +141,8 @@ TEST(Mtp, LastStageRunsTheMtpBlock) {
   for (const Op& op : wl.ranks[1].ops) routed |= op.layer == 4 && wl.names[op.name] == "moe.router";
   EXPECT_TRUE(routed);
   // Untied embeddings: the MTP stage's embedding copy is all-reduced with the first stage's.
-  for (int stage : {0, 1}) EXPECT_TRUE(op_names(wl, Phase::GradSync, stage).count("embedding.grad_all_reduce")) << stage;
+  for (int stage : {0, 1})
+    EXPECT_TRUE(op_names(wl, Phase::GradSync, stage).count("embedding.grad_all_reduce")) << stage;
   EXPECT_FALSE(op_names(generate_workload(scenario("")), Phase::GradSync, 0).count("embedding.grad_all_reduce"));
 }
 
@@ -195,7 +203,8 @@ TEST(ParallelFolding, ScenarioAcceptsExpertTensorOneAndExplainsTheDefault) {
     FAIL() << "expert 16 with expert_tensor = tensor 2 over 16 ranks should be rejected";
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.key(), "parallelism.expert");
-    EXPECT_NE(std::string(e.what()).find("expert_tensor = tensor 2, Megatron's default"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expert_tensor = tensor 2, Megatron's default"), std::string::npos)
+        << e.what();
   }
 }
 

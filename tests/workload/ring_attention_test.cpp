@@ -18,7 +18,8 @@ Scenario scenario(int context, int layers = 2, int gbs = 1) {
   const std::string yaml = R"(
 model:
   family: llama
-  num_layers: )" + std::to_string(layers) + R"(
+  num_layers: )" + std::to_string(layers) +
+                           R"(
   hidden_size: 512
   num_attention_heads: 8
   num_query_groups: 2
@@ -26,18 +27,22 @@ model:
   vocab_size: 1024
   seq_length: 1024
 training:
-  global_batch_size: )" + std::to_string(gbs) + R"(
+  global_batch_size: )" + std::to_string(gbs) +
+                           R"(
   micro_batch_size: 1
   recompute: none
 parallelism:
   tensor: 1
   pipeline: 1
-  context: )" + std::to_string(context) + R"(
+  context: )" + std::to_string(context) +
+                           R"(
   overlap_grad_reduce: false
 cluster:
   gpu: H100-SXM
-  num_gpus: )" + std::to_string(context) + R"(
-  gpus_per_node: )" + std::to_string(context) + R"(
+  num_gpus: )" + std::to_string(context) +
+                           R"(
+  gpus_per_node: )" + std::to_string(context) +
+                           R"(
 )";
   return parse_scenario(yaml, "cp.yaml");
 }

@@ -33,7 +33,8 @@ cluster:
   gpu: H100-SXM
   num_gpus: 16
   gpus_per_node: 8
-)", "layout.yaml");
+)",
+                        "layout.yaml");
 }
 
 TEST(StageLayoutRecipes, LayoutEntriesAreChunkMajorAsMegatron) {
@@ -83,14 +84,16 @@ training:
 parallelism:
   tensor: 1
   pipeline: 8
-  virtual_pipeline: )" + std::to_string(virtual_pipeline) + R"(
+  virtual_pipeline: )" + std::to_string(virtual_pipeline) +
+                            R"(
   account_for_embedding_in_pipeline_split: true
   account_for_loss_in_pipeline_split: true
 cluster:
   gpu: H100-SXM
   num_gpus: 8
   gpus_per_node: 8
-)", "llama.yaml");
+)",
+                        "llama.yaml");
 }
 
 TEST(StageLayoutRecipes, Llama405bOnPipeline8Virtual8) {

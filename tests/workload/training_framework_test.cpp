@@ -30,9 +30,12 @@ training:
   micro_batch_size: 1
 parallelism:
   tensor: 2
-  pipeline: )" + std::to_string(pipeline) + R"(
-  framework: )" + framework + R"(
-  zero_stage: )" + std::to_string(zero_stage) + R"(
+  pipeline: )" + std::to_string(pipeline) +
+                            R"(
+  framework: )" + framework +
+                            R"(
+  zero_stage: )" + std::to_string(zero_stage) +
+                            R"(
 cluster:
   gpu: H100-SXM
   num_gpus: 8

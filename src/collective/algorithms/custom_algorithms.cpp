@@ -70,9 +70,8 @@ const char* to_string(CollectiveAlgorithm a) { return collective_algorithm(a).na
 
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(const std::string& name) {
   std::string key = name;
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {
-    return c == '-' ? '_' : static_cast<char>(std::tolower(c));
-  });
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); });
   for (const CollectiveAlgorithmInfo& i : kAlgorithms)
     if (key == i.name) return i.id;
   return std::nullopt;
@@ -100,7 +99,8 @@ CollectiveEstimate make_custom_estimate(NcclAlgorithm algorithm, CollKind kind, 
   return est;
 }
 
-CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx) {
+CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes,
+                                   const CustomAlgoContext& ctx) {
   const CollectiveAlgorithmInfo& info = collective_algorithm(a);
   if (!info.supports(kind)) throw Error(unsupported_collective(info, kind));
   return info.estimate(kind, bytes, ctx);

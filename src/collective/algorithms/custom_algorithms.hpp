@@ -39,7 +39,8 @@ bool custom_algorithm_supports(CollectiveAlgorithm a, CollKind kind);
 // estimate_custom and custom_flows throw trainsim::Error with the first part of this message.
 std::string custom_algorithm_unsupported_reason(CollectiveAlgorithm a, CollKind kind, int nranks, int nnodes, int ppn);
 
-CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx);
+CollectiveEstimate estimate_custom(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes,
+                                   const CustomAlgoContext& ctx);
 
 FlowDag custom_flows(CollectiveAlgorithm a, CollKind kind, std::int64_t bytes, const NcclCommunicator& comm,
                      const ReductionServerSpec& rs);

@@ -27,8 +27,8 @@ std::uint32_t CustomFlowBuilder::add_sharing(Flow flow, std::pair<std::uint32_t,
 int custom_nic_of(const NcclCommunicator& comm, int rank) {
   const int local = comm.local_of[rank];
   const int node = comm.node_of[rank];
-  if (comm.node_topology.empty() || node >= static_cast<int>(comm.node_topology.size()) ||
-      !comm.node_topology[node] || comm.node_topology[node]->nets.empty()) {
+  if (comm.node_topology.empty() || node >= static_cast<int>(comm.node_topology.size()) || !comm.node_topology[node] ||
+      comm.node_topology[node]->nets.empty()) {
     return local;  // one NIC per GPU
   }
   const NodeTopology& topo = *comm.node_topology[node];
@@ -39,7 +39,8 @@ int custom_nic_of(const NcclCommunicator& comm, int rank) {
   if (!topo.paths.empty() && local < static_cast<int>(topo.gpus.size())) {
     const std::vector<int> mine = topo.local_nets(local);
     if (!mine.empty()) {
-      const int dev = std::max(0, topo.vertices[static_cast<std::size_t>(topo.gpus[static_cast<std::size_t>(local)])].dev);
+      const int dev =
+          std::max(0, topo.vertices[static_cast<std::size_t>(topo.gpus[static_cast<std::size_t>(local)])].dev);
       return mine[static_cast<std::size_t>(dev) % mine.size()];
     }
   }

@@ -90,7 +90,8 @@ FlowDag halving_doubling_flows(CollKind kind, std::int64_t bytes, const NcclComm
       sends.clear();
       for (int x = 0; x < plan.p; ++x) {
         const auto [first, last] = plan.halving_send_blocks(x, k);
-        sends.push_back({plan.rank_of(x), plan.rank_of(plan.partner(x, k)), partition_bytes(bytes, plan.p, first, last)});
+        sends.push_back(
+            {plan.rank_of(x), plan.rank_of(plan.partner(x, k)), partition_bytes(bytes, plan.p, first, last)});
       }
       run_step(sends);
     }
@@ -100,7 +101,8 @@ FlowDag halving_doubling_flows(CollKind kind, std::int64_t bytes, const NcclComm
       sends.clear();
       for (int x = 0; x < plan.p; ++x) {
         const auto [first, last] = plan.doubling_send_blocks(x, k);
-        sends.push_back({plan.rank_of(x), plan.rank_of(plan.partner(x, k)), partition_bytes(bytes, plan.p, first, last)});
+        sends.push_back(
+            {plan.rank_of(x), plan.rank_of(plan.partner(x, k)), partition_bytes(bytes, plan.p, first, last)});
       }
       run_step(sends);
     }

@@ -31,12 +31,12 @@ std::vector<SubCollective> hierarchical_sub_collectives(CollKind kind, std::int6
   const std::int64_t shard = (bytes + ppn - 1) / ppn;
   switch (kind) {
     case CollKind::AllReduce:
-      return {{CollKind::ReduceScatter, bytes, ppn, 1}, {CollKind::AllReduce, shard, 1, nnodes},
+      return {{CollKind::ReduceScatter, bytes, ppn, 1},
+              {CollKind::AllReduce, shard, 1, nnodes},
               {CollKind::AllGather, bytes, ppn, 1}};
     case CollKind::ReduceScatter:
       return {{CollKind::ReduceScatter, bytes, ppn, 1}, {CollKind::ReduceScatter, shard, 1, nnodes}};
-    case CollKind::AllGather:
-      return {{CollKind::AllGather, shard, 1, nnodes}, {CollKind::AllGather, bytes, ppn, 1}};
+    case CollKind::AllGather: return {{CollKind::AllGather, shard, 1, nnodes}, {CollKind::AllGather, bytes, ppn, 1}};
     default: return {};
   }
 }

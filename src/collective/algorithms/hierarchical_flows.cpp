@@ -27,7 +27,8 @@ FlowDag hierarchical_flows(CollKind kind, std::int64_t bytes, const NcclCommunic
   dag.algorithm = NcclAlgorithm::Hierarchical;
   dag.protocol = NcclProtocol::Simple;
   dag.channels = 1;
-  dag.note = "hierarchical: intra-node ring, inter-node ring per local index, intra-node ring; one flow per hop and phase";
+  dag.note =
+      "hierarchical: intra-node ring, inter-node ring per local index, intra-node ring; one flow per hop and phase";
   const int n = comm.nranks, m = comm.nnodes;
   if (n <= 1 || bytes <= 0) return builder.take();
   if (m < 2) {

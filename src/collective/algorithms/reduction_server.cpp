@@ -46,7 +46,8 @@ CollectiveEstimate estimate_reduction_server(std::int64_t bytes, const CustomAlg
   if (!(rs.latency_us >= 0)) {
     throw Error("reduction_server.latency_us must be >= 0, got " + std::to_string(rs.latency_us));
   }
-  if (n <= 1 || bytes <= 0) return make_custom_estimate(NcclAlgorithm::ReductionServer, CollKind::AllReduce, bytes, n, 0);
+  if (n <= 1 || bytes <= 0)
+    return make_custom_estimate(NcclAlgorithm::ReductionServer, CollKind::AllReduce, bytes, n, 0);
   if (!(ctx.net_bw_GBps > 0)) {
     throw Error("reduction_server: the cluster's per-GPU network bandwidth must be positive (got " +
                 std::to_string(ctx.net_bw_GBps) + " GB/s)");

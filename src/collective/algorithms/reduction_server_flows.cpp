@@ -64,8 +64,9 @@ FlowDag reduction_server_flows(std::int64_t bytes, const NcclCommunicator& comm,
   dag.algorithm = NcclAlgorithm::ReductionServer;
   dag.protocol = NcclProtocol::Simple;
   dag.channels = 1;
-  dag.note = "reduction server: intra-node reduce-scatter ring, each GPU's shard to the reducers in 4 pipelined "
-             "pieces and back, intra-node all-gather ring; return flows share one dependency list per reducer piece";
+  dag.note =
+      "reduction server: intra-node reduce-scatter ring, each GPU's shard to the reducers in 4 pipelined "
+      "pieces and back, intra-node all-gather ring; return flows share one dependency list per reducer piece";
   const int n = comm.nranks;
   if (n <= 1 || bytes <= 0) return builder.take();
   const int q = uniform_ppn(comm);
@@ -106,8 +107,8 @@ FlowDag reduction_server_flows(std::int64_t bytes, const NcclCommunicator& comm,
         arrivals.clear();
         for (int i = 0; i < members; ++i) {
           const int w = member(group, i);
-          std::uint32_t& prev = previous[static_cast<std::size_t>(w) * static_cast<std::size_t>(servers) +
-                                         static_cast<std::size_t>(r)];
+          std::uint32_t& prev =
+              previous[static_cast<std::size_t>(w) * static_cast<std::size_t>(servers) + static_cast<std::size_t>(r)];
           const Flow f = worker_reducer_flow(comm, w, r, piece, true);
           // A GPU's first piece waits for its reduced block (phase 1); later pieces follow the previous
           // one (pieces are zero only at the tail, so a nonzero piece c > 0 has a nonzero predecessor).
@@ -137,7 +138,8 @@ FlowDag reduction_server_flows(std::int64_t bytes, const NcclCommunicator& comm,
       const auto& ranks = comm.node_ranks[j];
       const auto node_deps = builder.add_dep_list(returns_into_node[static_cast<std::size_t>(j)]);
       for (int l = 0; l < q; ++l) {
-        const Flow f = custom_gpu_flow(comm, ranks[l], ranks[(l + 1) % q], ring_send_bytes(CollKind::AllGather, bytes, q, l));
+        const Flow f =
+            custom_gpu_flow(comm, ranks[l], ranks[(l + 1) % q], ring_send_bytes(CollKind::AllGather, bytes, q, l));
         slowest = slower_link(slowest, f.link);
         builder.add_sharing(f, node_deps);
       }

@@ -33,14 +33,14 @@ struct FlowEndpoint {
 
 struct Flow {
   FlowEndpoint src, dst;
-  std::int64_t bytes = 0;  // on the wire, incl. protocol overhead
+  std::int64_t bytes = 0;    // on the wire, incl. protocol overhead
   std::int64_t payload = 0;  // user data carried
   LinkClass link = LinkClass::NVLink;
-  int src_net = -1;    // NIC (index into the sending node's nets) for Network flows, else -1
-  int dst_net = -1;    // NIC on the receiving node
-  int relay = -1;      // PXN: the rank on the source node whose NIC sends (data goes src -> relay over NVLink first)
+  int src_net = -1;  // NIC (index into the sending node's nets) for Network flows, else -1
+  int dst_net = -1;  // NIC on the receiving node
+  int relay = -1;    // PXN: the rank on the source node whose NIC sends (data goes src -> relay over NVLink first)
   int channel = 0;
-  int step = -1;       // step index within the channel (PerStep), -1 when aggregated
+  int step = -1;  // step index within the channel (PerStep), -1 when aggregated
   // Dependencies: indices of earlier flows in FlowDag::flows (CSR in FlowDag::dep_index).
   std::uint32_t dep_begin = 0, dep_end = 0;
 };

@@ -76,7 +76,8 @@ int chain_nic(const NcclCommunicator& comm, int graph_channel, int head) {
 void collnet_chain_flows(const CallContext& ctx, FlowDag& dag) {
   const NcclCommunicator& comm = ctx.comm;
   const SearchGraph& g = comm.collnet_chain_graph;
-  if (g.nchannels <= 0 || g.intra.empty()) throw Error("flow generation: CollNetChain needs the communicator's chain graph");
+  if (g.nchannels <= 0 || g.intra.empty())
+    throw Error("flow generation: CollNetChain needs the communicator's chain graph");
   DagBuilder b(dag);
   const auto nodes = ranks_by_node(comm);
   const int nc = std::max(1, ctx.plan.channels);
@@ -169,11 +170,12 @@ void collnet_direct_flows(const CallContext& ctx, FlowDag& dag) {
     }
   }
   dag.channels = nc;
-  dag.note = ctx.per_step()
-                 ? "CollNetDirect PerStep: per (channel, chunk, head) scatter to the head, head to / from the in-network "
-                   "reduction, and the head's write-back to every rank, chained by arrival"
-                 : "CollNetDirect PerChannel: every channel uses the same heads, so one flow per (rank, head) carries all "
-                   "channels: scatter to each head, each head to / from the in-network reduction, and back; concurrent";
+  dag.note =
+      ctx.per_step()
+          ? "CollNetDirect PerStep: per (channel, chunk, head) scatter to the head, head to / from the in-network "
+            "reduction, and the head's write-back to every rank, chained by arrival"
+          : "CollNetDirect PerChannel: every channel uses the same heads, so one flow per (rank, head) carries all "
+            "channels: scatter to each head, each head to / from the in-network reduction, and back; concurrent";
 }
 
 }  // namespace trainsim::flows

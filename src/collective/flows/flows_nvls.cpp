@@ -45,7 +45,8 @@ NodeTreeShape node_tree(const NcclCommunicator& comm, int t) {
   for (int x = 0; x < nn; ++x)
     for (int c : down[static_cast<std::size_t>(x)])
       if (c >= 0) ++s.child_begin[static_cast<std::size_t>(x) + 1];
-  for (int x = 0; x < nn; ++x) s.child_begin[static_cast<std::size_t>(x) + 1] += s.child_begin[static_cast<std::size_t>(x)];
+  for (int x = 0; x < nn; ++x)
+    s.child_begin[static_cast<std::size_t>(x) + 1] += s.child_begin[static_cast<std::size_t>(x)];
   for (int x = 0; x < nn; ++x)
     for (int c : down[static_cast<std::size_t>(x)])
       if (c >= 0) {
@@ -57,7 +58,8 @@ NodeTreeShape node_tree(const NcclCommunicator& comm, int t) {
     if (up[static_cast<std::size_t>(x)] < 0) s.bfs.push_back(x);
   for (std::size_t i = 0; i < s.bfs.size(); ++i) {
     const auto x = static_cast<std::size_t>(s.bfs[i]);
-    for (int k = s.child_begin[x]; k < s.child_begin[x + 1]; ++k) s.bfs.push_back(s.children[static_cast<std::size_t>(k)]);
+    for (int k = s.child_begin[x]; k < s.child_begin[x + 1]; ++k)
+      s.bfs.push_back(s.children[static_cast<std::size_t>(k)]);
   }
   if (static_cast<int>(s.bfs.size()) != nn)
     throw Error("flow generation: NVLSTree node tree " + std::to_string(t) + " does not reach every node");
@@ -67,7 +69,11 @@ NodeTreeShape node_tree(const NcclCommunicator& comm, int t) {
 class NvlsEmitter {
  public:
   NvlsEmitter(const CallContext& ctx, DagBuilder& b, bool with_tree)
-      : ctx_(ctx), comm_(ctx.comm), b_(b), nodes_(ranks_by_node(ctx.comm)), with_tree_(with_tree),
+      : ctx_(ctx),
+        comm_(ctx.comm),
+        b_(b),
+        nodes_(ranks_by_node(ctx.comm)),
+        with_tree_(with_tree),
         sharp_(!with_tree && ctx.comm.nnodes > 1) {
     nheads_ = static_cast<int>(comm_.nvls_head_local.size());
     for (int h = 0; h < nheads_; ++h) {
@@ -88,10 +94,12 @@ class NvlsEmitter {
     tree_ = with_tree_ ? &trees_[static_cast<std::size_t>(part.channel % 2)] : nullptr;
     if (!ctx_.per_step()) {
       for (int node = 0; node < comm_.nnodes; ++node)
-        for (int r : nodes_[static_cast<std::size_t>(node)]) b_.add(sharp_flow(gpu(r), nvswitch(node), part.bytes, channel_, -1));
+        for (int r : nodes_[static_cast<std::size_t>(node)])
+          b_.add(sharp_flow(gpu(r), nvswitch(node), part.bytes, channel_, -1));
       for (int h = 0; h < nheads_; ++h) head_block(h, loops.chunk_payload_total(h), -1, false);
       for (int node = 0; node < comm_.nnodes; ++node)
-        for (int r : nodes_[static_cast<std::size_t>(node)]) b_.add(sharp_flow(nvswitch(node), gpu(r), part.bytes, channel_, -1));
+        for (int r : nodes_[static_cast<std::size_t>(node)])
+          b_.add(sharp_flow(nvswitch(node), gpu(r), part.bytes, channel_, -1));
       return;
     }
     for (std::int64_t loop = 0; loop < loops.loops(); ++loop) {
@@ -102,7 +110,8 @@ class NvlsEmitter {
         scatter_.assign(static_cast<std::size_t>(comm_.nnodes), {});
         for (int node = 0; node < comm_.nnodes; ++node)
           for (int r : nodes_[static_cast<std::size_t>(node)])
-            scatter_[static_cast<std::size_t>(node)].push_back(b_.add(sharp_flow(gpu(r), nvswitch(node), bytes, channel_, step)));
+            scatter_[static_cast<std::size_t>(node)].push_back(
+                b_.add(sharp_flow(gpu(r), nvswitch(node), bytes, channel_, step)));
         head_block(h, bytes, step, true);
         for (int node = 0; node < comm_.nnodes; ++node)
           for (int r : nodes_[static_cast<std::size_t>(node)]) {
@@ -129,7 +138,8 @@ class NvlsEmitter {
     for (std::int64_t off = 0; off < part.bytes; off += ck.chunk_bytes, ++step) {
       const std::int64_t bytes = std::min(ck.chunk_bytes, part.bytes - off);
       std::vector<std::uint32_t> ups;
-      for (int r : ranks) ups.push_back(b_.add(sharp_flow(gpu(r), nvswitch(node), up_factor * bytes, part.channel, step)));
+      for (int r : ranks)
+        ups.push_back(b_.add(sharp_flow(gpu(r), nvswitch(node), up_factor * bytes, part.channel, step)));
       for (int r : ranks) {
         for (std::uint32_t u : ups) b_.depend_on(u);
         b_.add(sharp_flow(nvswitch(node), gpu(r), down_factor * bytes, part.channel, step));
@@ -139,7 +149,8 @@ class NvlsEmitter {
 
  private:
   int head_rank(int node, int h) const {
-    return nodes_[static_cast<std::size_t>(node)][static_cast<std::size_t>(comm_.nvls_head_local[static_cast<std::size_t>(h)])];
+    return nodes_[static_cast<std::size_t>(node)]
+                 [static_cast<std::size_t>(comm_.nvls_head_local[static_cast<std::size_t>(h)])];
   }
 
   Flow net_flow(int src, int dst, std::int64_t bytes, int step) const {
@@ -173,7 +184,8 @@ class NvlsEmitter {
     for (std::size_t node = 0; node < nn; ++node) {
       if (chained)
         for (std::uint32_t s : scatter_[node]) b_.depend_on(s);
-      reduced[node] = b_.add(sharp_flow(nvswitch(static_cast<int>(node)), gpu(head_rank(static_cast<int>(node), h)), bytes, channel_, step));
+      reduced[node] = b_.add(sharp_flow(nvswitch(static_cast<int>(node)), gpu(head_rank(static_cast<int>(node), h)),
+                                        bytes, channel_, step));
     }
     if (sharp_) {  // multi-node NVLS: head h of every node reduces block h in the fabric (CollNet)
       for (std::size_t node = 0; node < nn; ++node) {
@@ -229,7 +241,8 @@ class NvlsEmitter {
           }
         }
       }
-      mcast_[node] = b_.add(sharp_flow(gpu(head_rank(static_cast<int>(node), h)), nvswitch(static_cast<int>(node)), bytes, channel_, step));
+      mcast_[node] = b_.add(sharp_flow(gpu(head_rank(static_cast<int>(node), h)), nvswitch(static_cast<int>(node)),
+                                       bytes, channel_, step));
     }
   }
 
@@ -260,16 +273,19 @@ void nvls_flows(const CallContext& ctx, FlowDag& dag) {
   const std::vector<ChannelPart> parts = collective_parts(ctx, nvls_budget(ctx.comm));
   for (const ChannelPart& part : parts) {
     const CollChunking ck = chunking_for(ctx, part, e.nheads());
-    if (ctx.kind == CollKind::AllReduce) e.all_reduce(part, ck);
-    else e.gather_like(part, ck, ctx.kind == CollKind::AllGather);
+    if (ctx.kind == CollKind::AllReduce)
+      e.all_reduce(part, ck);
+    else
+      e.gather_like(part, ck, ctx.kind == CollKind::AllGather);
   }
   dag.channels = static_cast<int>(parts.size());
-  dag.note = ctx.per_step()
-                 ? "NVLS PerStep: per (channel, loop, head) GPU->NVSwitch, NVSwitch->head, head->NVSwitch, NVSwitch->GPU "
-                   "flows chained by arrival"
-                 : "NVLS PerChannel: per channel one GPU->NVSwitch and one NVSwitch->GPU flow per GPU and, for "
-                   "AllReduce, NVSwitch->head / head->NVSwitch flows per head block, all concurrent (the kernel "
-                   "pipelines its scatter, reduce and multicast warps)";
+  dag.note =
+      ctx.per_step()
+          ? "NVLS PerStep: per (channel, loop, head) GPU->NVSwitch, NVSwitch->head, head->NVSwitch, NVSwitch->GPU "
+            "flows chained by arrival"
+          : "NVLS PerChannel: per channel one GPU->NVSwitch and one NVSwitch->GPU flow per GPU and, for "
+            "AllReduce, NVSwitch->head / head->NVSwitch flows per head block, all concurrent (the kernel "
+            "pipelines its scatter, reduce and multicast warps)";
 }
 
 void nvls_tree_flows(const CallContext& ctx, FlowDag& dag) {

@@ -14,7 +14,7 @@
 namespace trainsim::flows {
 namespace {
 
-constexpr std::int64_t kP2pLLThreshold = 16384;  // NCCL_P2P_LL_THRESHOLD
+constexpr std::int64_t kP2pLLThreshold = 16384;   // NCCL_P2P_LL_THRESHOLD
 constexpr std::int64_t kP2pNvlChunk = 512 << 10;  // NCCL_P2P_NVL_CHUNKSIZE
 constexpr std::int64_t kP2pPciChunk = 128 << 10;  // NCCL_P2P_PCI_CHUNKSIZE
 constexpr int kP2pPerBatch = 8;                   // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
@@ -37,10 +37,10 @@ int reverse_bits(int v, int bits) {
 }
 
 struct P2pParams {
-  int nchannels = 1;          // p2pnChannels (power of two)
-  int per_peer_max = 1;       // p2pnChannelsPerPeer
+  int nchannels = 1;     // p2pnChannels (power of two)
+  int per_peer_max = 1;  // p2pnChannelsPerPeer
   int per_peer_min = 1;
-  std::int64_t chunk = 0;     // comm->p2pChunkSize
+  std::int64_t chunk = 0;  // comm->p2pChunkSize
   bool multi_node = false;
   int pxn_level = 2;
   std::vector<std::vector<int>> nodes;
@@ -99,8 +99,10 @@ void emit_send(const NcclCommunicator& comm, const P2pParams& p, const FlowOptio
   const NcclProtocol proto = ll ? NcclProtocol::LL : NcclProtocol::Simple;
   std::int64_t chunk = ll ? kLLStepBytes / 2 : p.chunk;  // payload per proxy step
   if (network && !ll) {
-    if (bytes < p.chunk) chunk /= 4;
-    else if (bytes < 8 * p.chunk) chunk /= 2;
+    if (bytes < p.chunk)
+      chunk /= 4;
+    else if (bytes < 8 * p.chunk)
+      chunk /= 2;
   }
   const std::int64_t part_bytes = ((bytes + nch - 1) / nch + 4095) / 4096 * 4096;
   const int base = channel_base(comm, p, round);
@@ -148,7 +150,8 @@ void p2p_collective_flows(const CallContext& ctx, FlowDag& dag) {
     const std::int64_t per_peer = ctx.bytes / n;
     for (int r = 0; r < n; ++r) {
       const std::vector<int> peers = comm.p2p_send_peer(r);
-      for (int round = 0; round < n; ++round) emit_send(comm, p, ctx.options, r, peers[static_cast<std::size_t>(round)], per_peer, round, b);
+      for (int round = 0; round < n; ++round)
+        emit_send(comm, p, ctx.options, r, peers[static_cast<std::size_t>(round)], per_peer, round, b);
     }
   } else {
     for (int r = 0; r < n; ++r) {
@@ -173,7 +176,7 @@ void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t
   emit_send(comm, p, options, src, dst, bytes, round, b);
   dag.channels = p.nchannels;
   dag.note = options.granularity == FlowGranularity::PerStep ? "Send PerStep: one flow per (part, proxy chunk)"
-                                                              : "Send PerChannel: one flow per part (p2p channel)";
+                                                             : "Send PerChannel: one flow per part (p2p channel)";
 }
 
 }  // namespace trainsim::flows

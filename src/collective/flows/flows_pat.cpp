@@ -65,16 +65,18 @@ void pat_flows(const CallContext& ctx, FlowDag& dag) {
         const std::int64_t k = pieces_in_dim(n, d);
         for (int r = 0; r < n; ++r) {
           b.depend_on(arrived[static_cast<std::size_t>(r)]);  // what it forwards came in the previous dimension
-          next[static_cast<std::size_t>(peer(r, d))] = b.add(flow(r, d, k * bytes, k * wire_bytes(bytes, proto), part.channel, step));
+          next[static_cast<std::size_t>(peer(r, d))] =
+              b.add(flow(r, d, k * bytes, k * wire_bytes(bytes, proto), part.channel, step));
         }
         std::swap(arrived, next);
       }
     }
   }
   dag.channels = static_cast<int>(parts.size());
-  dag.note = ctx.per_step() ? "PAT PerStep (simplified dimension order): per (channel, chunk, dimension) one flow per rank"
-                            : "PAT PerChannel (simplified): per (channel, dimension d) one flow per rank to the rank at "
-                              "distance 2^d carrying the pieces routed through that dimension";
+  dag.note = ctx.per_step()
+                 ? "PAT PerStep (simplified dimension order): per (channel, chunk, dimension) one flow per rank"
+                 : "PAT PerChannel (simplified): per (channel, dimension d) one flow per rank to the rank at "
+                   "distance 2^d carrying the pieces routed through that dimension";
 }
 
 }  // namespace trainsim::flows

@@ -29,7 +29,8 @@ struct RingWalker {
       const auto s = static_cast<std::size_t>(src), d = static_cast<std::size_t>(dst);
       f.src_net = s < ring.send_net.size() && ring.send_net[s] >= 0 ? ring.send_net[s] : local_nic(ctx.comm, src);
       f.dst_net = d < ring.recv_net.size() && ring.recv_net[d] >= 0 ? ring.recv_net[d] : local_nic(ctx.comm, dst);
-      if (s < ring.send_proxy.size() && ring.send_proxy[s] >= 0 && ring.send_proxy[s] != src) f.relay = ring.send_proxy[s];
+      if (s < ring.send_proxy.size() && ring.send_proxy[s] >= 0 && ring.send_proxy[s] != src)
+        f.relay = ring.send_proxy[s];
     }
     return f;
   }
@@ -144,17 +145,18 @@ void ring_flows(const CallContext& ctx, FlowDag& dag) {
       case CollKind::AllReduce: all_reduce(w, part, ck); break;
       case CollKind::AllGather:
       case CollKind::ReduceScatter: all_gather_like(w, part, ck); break;
-      case CollKind::Broadcast: pipeline(w, part, ck, root_pos); break;       // root sends first
-      case CollKind::Reduce: pipeline(w, part, ck, root_pos + 1); break;      // ends at the root
+      case CollKind::Broadcast: pipeline(w, part, ck, root_pos); break;   // root sends first
+      case CollKind::Reduce: pipeline(w, part, ck, root_pos + 1); break;  // ends at the root
       default: throw Error("flow generation: Ring does not run this collective");
     }
   }
   dag.channels = static_cast<int>(parts.size());
-  dag.note = ctx.per_step()
-                 ? "Ring PerStep: one flow per (channel, loop, step, hop); each depends on the flow that delivered its "
-                   "chunk to the sender in the previous step"
-                 : "Ring PerChannel: one flow per (channel, ring hop) carrying all chunks of that channel over the hop; "
-                   "hops of a channel run concurrently (pipeline fill not included)";
+  dag.note =
+      ctx.per_step()
+          ? "Ring PerStep: one flow per (channel, loop, step, hop); each depends on the flow that delivered its "
+            "chunk to the sender in the previous step"
+          : "Ring PerChannel: one flow per (channel, ring hop) carrying all chunks of that channel over the hop; "
+            "hops of a channel run concurrently (pipeline fill not included)";
 }
 
 }  // namespace trainsim::flows

@@ -31,7 +31,8 @@ TreeShape shape_of(const TreeChannel& t, int n, int channel) {
       ++s.child_begin[static_cast<std::size_t>(r) + 1];
     }
   }
-  for (int r = 0; r < n; ++r) s.child_begin[static_cast<std::size_t>(r) + 1] += s.child_begin[static_cast<std::size_t>(r)];
+  for (int r = 0; r < n; ++r)
+    s.child_begin[static_cast<std::size_t>(r) + 1] += s.child_begin[static_cast<std::size_t>(r)];
   s.children.resize(static_cast<std::size_t>(s.child_begin[static_cast<std::size_t>(n)]));
   std::vector<int> fill(s.child_begin.begin(), s.child_begin.end() - 1);
   for (int r = 0; r < n; ++r)
@@ -41,7 +42,8 @@ TreeShape shape_of(const TreeChannel& t, int n, int channel) {
     if (t.up[static_cast<std::size_t>(r)] < 0) s.bfs.push_back(r);
   for (std::size_t i = 0; i < s.bfs.size(); ++i) {
     const auto r = static_cast<std::size_t>(s.bfs[i]);
-    for (int k = s.child_begin[r]; k < s.child_begin[r + 1]; ++k) s.bfs.push_back(s.children[static_cast<std::size_t>(k)]);
+    for (int k = s.child_begin[r]; k < s.child_begin[r + 1]; ++k)
+      s.bfs.push_back(s.children[static_cast<std::size_t>(k)]);
   }
   if (static_cast<int>(s.bfs.size()) != n)
     throw Error("flow generation: tree channel " + std::to_string(channel) + " does not reach every rank from a root");

@@ -133,7 +133,8 @@ void validate_comm(const NcclCommunicator& comm) {
 }
 
 void validate_options(const FlowOptions& o) {
-  if (o.buffsize < 4096 || o.buffsize % 8 != 0) throw Error("flow generation: NCCL_BUFFSIZE must be a positive multiple of 8 >= 4096");
+  if (o.buffsize < 4096 || o.buffsize % 8 != 0)
+    throw Error("flow generation: NCCL_BUFFSIZE must be a positive multiple of 8 >= 4096");
   if (o.p2p_net_chunksize <= 0) throw Error("flow generation: NCCL_P2P_NET_CHUNKSIZE must be positive");
   if (o.element_size <= 0 || 16 % o.element_size != 0) throw Error("flow generation: element size must divide 16");
 }
@@ -147,8 +148,8 @@ bool is_p2p(CollKind k) { return k == CollKind::AllToAll || k == CollKind::SendR
 
 }  // namespace
 
-FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, std::int64_t bytes,
-                                  const CallPlan& plan, const FlowOptions& options, int root) {
+FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, std::int64_t bytes, const CallPlan& plan,
+                                  const FlowOptions& options, int root) {
   validate_comm(comm);
   validate_options(options);
   TRAINSIM_CHECK(bytes >= 0, "flow generation: negative byte count");
@@ -209,11 +210,12 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
     case NcclAlgorithm::CollNetDirect:
       if (!comm.collnet) unsupported(kind, plan.algorithm, "CollNet needs NCCL_COLLNET_ENABLE=1 and at least 2 nodes");
       if (kind != CollKind::AllReduce) unsupported(kind, plan.algorithm, "CollNet runs AllReduce only");
-      if (plan.algorithm == NcclAlgorithm::CollNetChain) flows::collnet_chain_flows(ctx, dag);
-      else flows::collnet_direct_flows(ctx, dag);
+      if (plan.algorithm == NcclAlgorithm::CollNetChain)
+        flows::collnet_chain_flows(ctx, dag);
+      else
+        flows::collnet_direct_flows(ctx, dag);
       break;
-    default:
-      unsupported(kind, plan.algorithm, "no flow generator for this algorithm");
+    default: unsupported(kind, plan.algorithm, "no flow generator for this algorithm");
   }
   return dag;
 }
@@ -223,8 +225,9 @@ FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std:
   validate_comm(comm);
   validate_options(options);
   TRAINSIM_CHECK(bytes >= 0, "flow generation: negative byte count");
-  TRAINSIM_CHECK(src >= 0 && src < comm.nranks && dst >= 0 && dst < comm.nranks,
-                 "flow generation: send " + std::to_string(src) + " -> " + std::to_string(dst) + " outside the communicator");
+  TRAINSIM_CHECK(
+      src >= 0 && src < comm.nranks && dst >= 0 && dst < comm.nranks,
+      "flow generation: send " + std::to_string(src) + " -> " + std::to_string(dst) + " outside the communicator");
   FlowDag dag;
   dag.algorithm = NcclAlgorithm::P2P;
   if (src == dst || bytes == 0) {

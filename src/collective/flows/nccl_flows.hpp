@@ -12,10 +12,10 @@ namespace trainsim {
 
 struct FlowOptions {
   FlowGranularity granularity = FlowGranularity::PerChannel;
-  std::int64_t buffsize = 4 << 20;          // NCCL_BUFFSIZE (Simple FIFO; step = buffsize / 8)
+  std::int64_t buffsize = 4 << 20;             // NCCL_BUFFSIZE (Simple FIFO; step = buffsize / 8)
   std::int64_t p2p_net_chunksize = 128 << 10;  // NCCL_P2P_NET_CHUNKSIZE
-  int p2p_pxn_level = 2;                    // NCCL_P2P_PXN_LEVEL
-  int element_size = 2;                     // bytes per element (bf16) for CBD cells and chunk rounding
+  int p2p_pxn_level = 2;                       // NCCL_P2P_PXN_LEVEL
+  int element_size = 2;                        // bytes per element (bf16) for CBD cells and chunk rounding
 };
 
 // What the tuning model chose for the call (NcclChoice from nccl_tuning.hpp, without the time).
@@ -29,8 +29,8 @@ struct CallPlan {
 // buffer, AllGather/ReduceScatter = the full (gathered) buffer, AllToAll = one rank's send buffer,
 // SendRecv = what each rank sends to (rank+1) mod n while receiving from (rank-1) mod n.
 // `root` for Broadcast/Reduce. Throws Error for algorithms the communicator cannot run.
-FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, std::int64_t bytes,
-                                  const CallPlan& plan, const FlowOptions& options, int root = 0);
+FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, std::int64_t bytes, const CallPlan& plan,
+                                  const FlowOptions& options, int root = 0);
 
 // One point-to-point transfer (pipeline-parallel send/recv) of `bytes` from `src` to `dst`.
 FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes,

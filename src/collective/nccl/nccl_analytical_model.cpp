@@ -69,7 +69,7 @@ CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t byt
 // aggregate's bytes with numPipeOps = ceil(count / nChannels) and runs them as one plan, the
 // channels split over the calls by CBD, so the group costs one aggregate transfer.
 CollectiveEstimate NcclAnalyticalModel::estimate_group(CollKind kind, std::int64_t bytes, int count,
-                                                      const GroupPlacement& where) const {
+                                                       const GroupPlacement& where) const {
   if (count <= 1 || kind == CollKind::AllToAll || kind == CollKind::SendRecv)
     return CollectiveModel::estimate_group(kind, bytes, count, where);
   CollectiveEstimate est;
@@ -99,13 +99,15 @@ FlowDag NcclAnalyticalModel::flows(CollKind kind, std::int64_t bytes, const Grou
   options.p2p_pxn_level = env_.pxn_disable ? 0 : env_.p2p_pxn_level;
   if (kind == CollKind::AllToAll || kind == CollKind::SendRecv) {
     const CollectiveEstimate est = estimate(kind, bytes, where);
-    dag = generate_collective_flows(*comm, kind, bytes, CallPlan{NcclAlgorithm::P2P, est.protocol, est.channels}, options);
+    dag = generate_collective_flows(*comm, kind, bytes, CallPlan{NcclAlgorithm::P2P, est.protocol, est.channels},
+                                    options);
     return dag;
   }
   const auto model = tuning(where);
   const NcclFunction f = function_of(kind);
   const NcclChoice choice = model->choose(f, static_cast<double>(bytes));
-  dag = generate_collective_flows(*comm, kind, bytes, CallPlan{choice.algorithm, choice.protocol, choice.channels}, options);
+  dag = generate_collective_flows(*comm, kind, bytes, CallPlan{choice.algorithm, choice.protocol, choice.channels},
+                                  options);
   dag.latency_us = model->entry(f, choice.algorithm, choice.protocol).latency_us;
   return dag;
 }

@@ -21,10 +21,12 @@ class NcclAnalyticalModel final : public CollectiveModel {
   NcclAnalyticalModel(const ClusterSpec& cluster, const std::map<std::string, std::string>& env);
 
   CollectiveEstimate estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const override;
-  CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count, const GroupPlacement& where) const override;
+  CollectiveEstimate estimate_group(CollKind kind, std::int64_t bytes, int count,
+                                    const GroupPlacement& where) const override;
   // The flows of NCCL's chosen algorithm on the communicator NCCL would build; latency_us carries
   // the cost model's latency term of that choice.
-  FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity granularity) const override;
+  FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
+                FlowGranularity granularity) const override;
 
   // The communicator-level tables for a placement (cached; safe to call from several threads).
   std::shared_ptr<const NcclTuningModel> tuning(const GroupPlacement& where) const;

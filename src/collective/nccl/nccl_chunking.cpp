@@ -65,8 +65,8 @@ std::vector<ChannelPart> split_channels_cbd(std::int64_t count_bytes, int elemen
   const std::int64_t traffic_per_cell = cell_size * tpb;
   std::int64_t cells_per_channel = std::min(cells, div_up(traffic_per_channel, traffic_per_cell));
   int channel_id = 0;
-  std::int64_t cells_lo = (channel_id + 1 == kind_max_channels) ? cells
-                                                                 : std::min(cells, div_up(traffic_per_channel, traffic_per_cell));
+  std::int64_t cells_lo =
+      (channel_id + 1 == kind_max_channels) ? cells : std::min(cells, div_up(traffic_per_channel, traffic_per_cell));
   std::int64_t n_mid = (cells - cells_lo) / cells_per_channel;
   std::int64_t cells_hi = (cells - cells_lo) % cells_per_channel;
   const std::int64_t n_used = (cells_lo != 0 ? 1 : 0) + n_mid + (cells_hi != 0 ? 1 : 0);

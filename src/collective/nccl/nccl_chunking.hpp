@@ -52,9 +52,9 @@ struct ChunkingInput {
 struct CollChunking {
   std::int64_t chunk_bytes = 0;  // payload bytes per chunk (grain aligned)
   int chunk_steps = 1, slice_steps = 1;
-  int nchunks_per_loop = 1;      // nranks (Ring), nHeads (NVLS*), 1 otherwise
-  int nsteps_per_loop = 1;       // 2(n-1) RingTwice, n-1 Ring, 1 otherwise
-  std::int64_t loop_bytes = 0;   // nchunks_per_loop × chunk_bytes
+  int nchunks_per_loop = 1;     // nranks (Ring), nHeads (NVLS*), 1 otherwise
+  int nsteps_per_loop = 1;      // 2(n-1) RingTwice, n-1 Ring, 1 otherwise
+  std::int64_t loop_bytes = 0;  // nchunks_per_loop × chunk_bytes
   std::int64_t nloops = 0;
   std::int64_t proxy_steps = 0;  // nsteps the proxy posts (nstepsPerLoop × nLoops × chunkSteps)
 };

@@ -98,9 +98,10 @@ NcclCommBuilder::NcclCommBuilder(const ClusterSpec& cluster, const NcclEnv& env)
   if (!env.topo_file.empty()) {
     NodeTopology node = load_nccl_topology_file(env.topo_file, key);
     if (static_cast<int>(node.gpus.size()) != cluster_.gpus_per_node)
-      throw ScenarioError("", key, env.topo_file + " describes " + std::to_string(node.gpus.size()) +
-                                       " GPUs with a rank, but the cluster has " +
-                                       std::to_string(cluster_.gpus_per_node) + " GPUs per node (cluster.gpus_per_node)");
+      throw ScenarioError("", key,
+                          env.topo_file + " describes " + std::to_string(node.gpus.size()) +
+                              " GPUs with a rank, but the cluster has " + std::to_string(cluster_.gpus_per_node) +
+                              " GPUs per node (cluster.gpus_per_node)");
     node_ = std::make_shared<const NodeTopology>(std::move(node));
   } else {
     node_ = std::make_shared<const NodeTopology>(generate_node_topology(cluster_));
@@ -172,9 +173,8 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   // CollNet needs the plugin (NCCL_COLLNET_ENABLE), ≥ 2 nodes (checked when the communicator was
   // built) and at most NCCL_MAX_DIRECT_ARITY + 1 = 8 local ranks; Direct also needs NVSwitch.
   t.collnet_supported = comm.collnet && t.max_per_node <= nccl::kMaxCollNetLocalRanks;
-  t.collnet_direct_supported = t.collnet_supported && !comm.collnet_head_local.empty() &&
-                               !comm.node_topology.empty() && comm.node_topology.front() &&
-                               comm.node_topology.front()->nvswitch >= 0;
+  t.collnet_direct_supported = t.collnet_supported && !comm.collnet_head_local.empty() && !comm.node_topology.empty() &&
+                               comm.node_topology.front() && comm.node_topology.front()->nvswitch >= 0;
   t.collnet_heads = static_cast<int>(comm.collnet_head_local.size());
   t.tree_pattern_tree = comm.max_tree_pattern == static_cast<int>(GraphPattern::Tree);
   t.nvls_supported = env.nvls_enable != 0 && comm.nvls_graph.nchannels > 0 && comm.nvls_heads >= 2;
@@ -184,11 +184,10 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.nvls_channels = comm.nvls_channels;
   // Ring/Tree bandwidth scales with the channels the user's NCCL_MIN/MAX_NCHANNELS leave (NCCL 2.18's
   // time formula did the same: src/graph/tuning.cc ncclTopoGetAlgoTime).
-  t.channel_bw_scale = comm.default_nchannels > 0
-                           ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels)
-                           : 1.0;
-  t.ring_simple_threads = t.ring.bw_intra * t.ring.channels <= nccl::kPciBw ? nccl::kSimplePcieThreads
-                                                                             : nccl::kMaxThreadsSimple;
+  t.channel_bw_scale =
+      comm.default_nchannels > 0 ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels) : 1.0;
+  t.ring_simple_threads =
+      t.ring.bw_intra * t.ring.channels <= nccl::kPciBw ? nccl::kSimplePcieThreads : nccl::kMaxThreadsSimple;
   // Per-GPU bandwidths for the p2p estimate: the GPU's best NVLink/PCIe bandwidth, and its local
   // NIC path (PCIe-capped) times its share of the node's NICs.
   if (!comm.node_topology.empty() && comm.node_topology.front()) {

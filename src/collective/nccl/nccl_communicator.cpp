@@ -50,8 +50,10 @@ void check_chain(const std::vector<std::vector<int>>& intra, int c, int ppn, int
   bool ok = static_cast<int>(chain.size()) == ppn;
   for (int g : chain) {
     if (!ok) break;
-    if (g < 0 || g >= ppn || seen[idx(g)]) ok = false;
-    else seen[idx(g)] = 1;
+    if (g < 0 || g >= ppn || seen[idx(g)])
+      ok = false;
+    else
+      seen[idx(g)] = 1;
   }
   if (!ok)
     fail(std::string(what) + " graph of node " + std::to_string(node) + " channel " + std::to_string(c) +
@@ -215,9 +217,12 @@ int nvls_channel_count(const NcclCommunicator& comm, const CommOptions& options)
       }
       return m;
     });
-    if (comm.nnodes == 2 && nic_bw >= 48.0f) n = 32;
-    else if (nic_bw >= 96.0f) n = ppn <= 8 ? 24 : 32;
-    else if (nic_bw >= 48.0f) n = 24;
+    if (comm.nnodes == 2 && nic_bw >= 48.0f)
+      n = 32;
+    else if (nic_bw >= 96.0f)
+      n = ppn <= 8 ? 24 : 32;
+    else if (nic_bw >= 48.0f)
+      n = 24;
   }
   if (options.nvls_channels > 0) n = options.nvls_channels;
   return std::clamp(n, 1, kMaxChannels);
@@ -363,7 +368,8 @@ TreeChannel tree_channel(const NcclCommunicator& comm, const std::vector<NodeGra
 
 // CollNetDirect heads: the distinct first GPUs of each node's direct-graph channels; every node
 // contributes as many as the node with the fewest.
-void set_collnet_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& graphs, const std::vector<NodeLayout>& layout) {
+void set_collnet_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& graphs,
+                       const std::vector<NodeLayout>& layout) {
   std::vector<std::vector<int>> heads(idx(comm.nnodes));
   int nheads = kMaxChannels;
   for (int n = 0; n < comm.nnodes; ++n) {
@@ -372,7 +378,8 @@ void set_collnet_heads(NcclCommunicator& comm, const std::vector<NodeGraphs>& gr
       if (g.intra[idx(c)].empty()) continue;
       const int h = g.intra[idx(c)].front();
       if (h < 0 || h >= layout[idx(n)].ppn)
-        fail("collnet direct graph of node " + std::to_string(n) + " channel " + std::to_string(c) + " has an invalid head GPU");
+        fail("collnet direct graph of node " + std::to_string(n) + " channel " + std::to_string(c) +
+             " has an invalid head GPU");
       if (std::find(heads[idx(n)].begin(), heads[idx(n)].end(), h) == heads[idx(n)].end()) heads[idx(n)].push_back(h);
     }
     nheads = std::min(nheads, static_cast<int>(heads[idx(n)].size()));
@@ -400,7 +407,6 @@ void validate_inputs(const std::vector<std::shared_ptr<const NodeTopology>>& top
       fail("node " + std::to_string(n) + " has no ring or tree channels");
   }
 }
-
 
 // Ranks numbered node by node (NCCL's rank order inside a communicator built by node); the communicator's compute
 // capability is the lowest of its nodes' (comm->minCompCap).

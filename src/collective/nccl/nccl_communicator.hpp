@@ -13,19 +13,19 @@
 namespace trainsim {
 
 struct CommOptions {
-  int cross_nic = 2;                 // NCCL_CROSS_NIC
-  int min_channels = 0;              // NCCL_MIN_NCHANNELS (0 = unset)
-  int max_channels = 64;             // NCCL_MAX_NCHANNELS
-  int nvls_channels = 0;             // NCCL_NVLS_NCHANNELS (0 = NCCL's default for the SM)
-  int nchannels_per_net_peer = 0;    // NCCL_NCHANNELS_PER_NET_PEER (0 = auto)
-  int p2p_pxn_level = 2;             // NCCL_P2P_PXN_LEVEL
-  bool collnet = false;              // NCCL_COLLNET_ENABLE (a CollNet/SHARP plugin is present)
-  int p2p_schedule_group_size = 8;   // NCCL_P2P_SCHEDULE_GROUP_SIZE (ncclP2pSchedule; multi-node only)
+  int cross_nic = 2;                // NCCL_CROSS_NIC
+  int min_channels = 0;             // NCCL_MIN_NCHANNELS (0 = unset)
+  int max_channels = 64;            // NCCL_MAX_NCHANNELS
+  int nvls_channels = 0;            // NCCL_NVLS_NCHANNELS (0 = NCCL's default for the SM)
+  int nchannels_per_net_peer = 0;   // NCCL_NCHANNELS_PER_NET_PEER (0 = auto)
+  int p2p_pxn_level = 2;            // NCCL_P2P_PXN_LEVEL
+  bool collnet = false;             // NCCL_COLLNET_ENABLE (a CollNet/SHARP plugin is present)
+  int p2p_schedule_group_size = 8;  // NCCL_P2P_SCHEDULE_GROUP_SIZE (ncclP2pSchedule; multi-node only)
 };
 
 // One ring channel over the whole communicator.
 struct RingChannel {
-  std::vector<int> order;  // communicator ranks in ring order, starting at rank 0
+  std::vector<int> order;       // communicator ranks in ring order, starting at rank 0
   std::vector<int> next, prev;  // per rank
   // Per rank: the NIC (index into its node's nets) it sends to `next` through when next is on
   // another node, else -1; and the rank whose NIC it is when the path is PXN (proxy), else itself.
@@ -43,8 +43,8 @@ struct TreeChannel {
 struct NcclCommunicator {
   int nranks = 0;
   int nnodes = 0;
-  std::vector<int> node_of;    // per rank: node index (0..nnodes-1, in order of first appearance)
-  std::vector<int> local_of;   // per rank: local index on its node
+  std::vector<int> node_of;                  // per rank: node index (0..nnodes-1, in order of first appearance)
+  std::vector<int> local_of;                 // per rank: local index on its node
   std::vector<std::vector<int>> node_ranks;  // per node: ranks in local order
   int sm = 0;
   CpuVendor vendor = CpuVendor::Intel;
@@ -58,10 +58,10 @@ struct NcclCommunicator {
   SearchGraph ring_graph, tree_graph, nvls_graph;
   int max_tree_pattern = 0;  // as GraphPattern id
 
-  int nchannels = 0;       // comm->nChannels (ncclTopoPostset)
+  int nchannels = 0;          // comm->nChannels (ncclTopoPostset)
   int default_nchannels = 0;  // what nchannels would be without NCCL_MIN/MAX_NCHANNELS
-  int nvls_channels = 0;   // comm->nvlsChannels
-  int nvls_heads = 0;      // distinct NVLS heads per node
+  int nvls_channels = 0;      // comm->nvlsChannels
+  int nvls_heads = 0;         // distinct NVLS heads per node
   int p2p_nchannels = 0;
   int p2p_channels_per_peer = 0;
 
@@ -79,8 +79,8 @@ struct NcclCommunicator {
   // every node contributes as many of as the node with the fewest.
   bool collnet = false;
   SearchGraph collnet_chain_graph, collnet_direct_graph;
-  std::vector<int> collnet_head_local;               // direct heads (local ranks), in channel order
-  std::vector<std::vector<int>> collnet_head_rank;   // [head][node]
+  std::vector<int> collnet_head_local;              // direct heads (local ranks), in channel order
+  std::vector<std::vector<int>> collnet_head_rank;  // [head][node]
   std::array<std::vector<int>, 2> node_tree_up;
   std::array<std::vector<std::array<int, 2>>, 2> node_tree_down;
 

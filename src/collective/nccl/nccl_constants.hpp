@@ -31,7 +31,7 @@ inline constexpr double kBaseLat[kNumAlgorithms][kNumProtocols] = {
 inline constexpr double kHwLat[3][kNumAlgorithms][kNumProtocols] = {
     {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},  // NVLINK
     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},     // PCI
-    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},   // NET
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},    // NET
 };
 
 // llMaxBws [index1][index2], GB/s. index1 = compute-capability index on one node; on several nodes
@@ -61,10 +61,10 @@ inline constexpr double kTreeCorrectionFactor[kNumProtocols][kTreeCorrectionEntr
 };
 
 // Refinement factors of ncclTopoTuneModel's bandwidth step.
-inline constexpr double kRingLLFactor = 0.5;       // Ring/LL: half the bus bandwidth (LL is 50 % payload)
-inline constexpr double kRingLL128Factor = 0.92;   // Ring/LL128
-inline constexpr double kTreeFactor = 0.92;        // Tree AllReduce, any protocol
-inline constexpr double kTreeLLDivisor = 3.8;      // Tree/LL
+inline constexpr double kRingLLFactor = 0.5;      // Ring/LL: half the bus bandwidth (LL is 50 % payload)
+inline constexpr double kRingLL128Factor = 0.92;  // Ring/LL128
+inline constexpr double kTreeFactor = 0.92;       // Tree AllReduce, any protocol
+inline constexpr double kTreeLLDivisor = 3.8;     // Tree/LL
 inline constexpr double kTreeLL128SingleNode = 7.0 / 9.0;
 inline constexpr double kTreeLL128MultiNode = 120.0 / 128.0;
 inline constexpr double kTreePatternTreeFactor = 0.85;  // maxTreePattern == TREE (all NIC traffic on one GPU)
@@ -90,7 +90,7 @@ inline constexpr int kMaxCollNetLocalRanks = 8;
 inline constexpr double kCollNetDirectSm90Factor = 0.85;
 inline constexpr double kCollNetDirectPerPeerLatUs = 0.4;  // per extra local rank
 
-inline constexpr int kMaxChannels = 64;  // MAXCHANNELS
+inline constexpr int kMaxChannels = 64;   // MAXCHANNELS
 inline constexpr double kLocBw = 5000.0;  // LOC_BW (topo.h): a path inside one device or CPU, GB/s
 // NCCL_MAX_DEV_WORK_BATCH_COLLS = 1024 / sizeof(ncclDevWorkColl): aggregated non-ring ops per latency
 // (ncclTopoGetAlgoTime).

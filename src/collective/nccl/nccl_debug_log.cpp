@@ -38,7 +38,8 @@ void graph_lines(const NcclCommunicator& comm, const SearchGraph& g, std::vector
     std::string line = fmt::format("{:2d} :", c);
     const auto net = [&](const std::vector<int>& v) {
       const int n = c < static_cast<int>(v.size()) ? v[static_cast<std::size_t>(c)] : -1;
-      if (n >= 0) line += topo_id("NET", node.vertices[static_cast<std::size_t>(node.nets[static_cast<std::size_t>(n)])].id);
+      if (n >= 0)
+        line += topo_id("NET", node.vertices[static_cast<std::size_t>(node.nets[static_cast<std::size_t>(n)])].id);
     };
     if (nets) net(g.net_in);
     for (int local : g.intra[static_cast<std::size_t>(c)]) {
@@ -66,7 +67,8 @@ void init_lines(const NcclCommunicator& comm, std::vector<std::string>& out) {
                             comm.nnodes, comm.node_ranks.empty() ? 0 : comm.node_ranks.front().size()));
   const int n = static_cast<int>(comm.rings.size());
   for (int c = 0; c < n; ++c)
-    out.push_back(dump_line(fmt::format("Channel {:02d}/{:02d} :", c, n), comm.rings[static_cast<std::size_t>(c)].order));
+    out.push_back(
+        dump_line(fmt::format("Channel {:02d}/{:02d} :", c, n), comm.rings[static_cast<std::size_t>(c)].order));
   if (!comm.trees.empty()) {
     std::string line = "Trees";
     for (std::size_t c = 0; c < comm.trees.size(); ++c) {
@@ -75,10 +77,11 @@ void init_lines(const NcclCommunicator& comm, std::vector<std::string>& out) {
     }
     out.push_back(std::move(line));
   }
-  out.push_back(fmt::format("{} coll channels, {} collnet channels, {} nvls channels, {} p2p channels, {} p2p channels "
-                            "per peer",
-                            comm.nchannels, comm.collnet ? comm.nchannels : 0, comm.nvls_channels, comm.p2p_nchannels,
-                            comm.p2p_channels_per_peer));
+  out.push_back(
+      fmt::format("{} coll channels, {} collnet channels, {} nvls channels, {} p2p channels, {} p2p channels "
+                  "per peer",
+                  comm.nchannels, comm.collnet ? comm.nchannels : 0, comm.nvls_channels, comm.p2p_nchannels,
+                  comm.p2p_channels_per_peer));
 }
 
 // comm->maxThreads as NCCL's init sets them (src/init.cc, getNthreads): LL and LL128 for Ring and Tree, Simple
@@ -108,7 +111,8 @@ void tuning_lines(const NcclTuningModel& t, std::vector<std::string>& out) {
       for (NcclProtocol p : kProtocols) protocols += fmt::format(" {:>14} |", to_string(p));
       if (a >= kAlgorithms) continue;
       algorithms += fmt::format(" {:>14}   {:>14}   {:>14} |", "", to_string(static_cast<NcclAlgorithm>(a)), "");
-      for (NcclProtocol p : kProtocols) threads += fmt::format(" {:>14} |", max_threads(t, static_cast<NcclAlgorithm>(a), p));
+      for (NcclProtocol p : kProtocols)
+        threads += fmt::format(" {:>14} |", max_threads(t, static_cast<NcclAlgorithm>(a), p));
     }
     out.push_back(algorithms);
     out.push_back(protocols);
@@ -132,10 +136,11 @@ void tuning_lines(const NcclTuningModel& t, std::vector<std::string>& out) {
 // NETs and GPUs by NCCL_TOPO_ID (system 0: the device index), NVLS graphs with their first GPU only.
 void graph_xml(const NcclCommunicator& comm, const SearchGraph& g, int id, std::string& out) {
   const bool nets = comm.nnodes > 1 && !comm.node_topology.empty() && !comm.node_topology.front()->nets.empty();
-  out += fmt::format("  <graph id=\"{}\" pattern=\"{}\" crossnic=\"{}\" nchannels=\"{}\" speedintra=\"{:g}\" "
-                     "speedinter=\"{:g}\" latencyinter=\"{:g}\" typeintra=\"{}\" typeinter=\"{}\" samechannels=\"{}\"",
-                     id, static_cast<int>(g.pattern), g.cross_nic, g.nchannels, g.bw_intra, g.bw_inter, g.latency_inter,
-                     to_string(g.type_intra), to_string(g.type_inter), g.same_channels ? 1 : 0);
+  out += fmt::format(
+      "  <graph id=\"{}\" pattern=\"{}\" crossnic=\"{}\" nchannels=\"{}\" speedintra=\"{:g}\" "
+      "speedinter=\"{:g}\" latencyinter=\"{:g}\" typeintra=\"{}\" typeinter=\"{}\" samechannels=\"{}\"",
+      id, static_cast<int>(g.pattern), g.cross_nic, g.nchannels, g.bw_intra, g.bw_inter, g.latency_inter,
+      to_string(g.type_intra), to_string(g.type_inter), g.same_channels ? 1 : 0);
   if (g.nchannels <= 0) {
     out += "/>\n";
     return;
@@ -147,7 +152,8 @@ void graph_xml(const NcclCommunicator& comm, const SearchGraph& g, int id, std::
     const auto net = [&](const std::vector<int>& v) {
       const int n = c < static_cast<int>(v.size()) ? v[static_cast<std::size_t>(c)] : -1;
       if (nets && n >= 0)
-        out += fmt::format("      <net dev=\"{}\"/>\n", node.vertices[static_cast<std::size_t>(node.nets[static_cast<std::size_t>(n)])].id);
+        out += fmt::format("      <net dev=\"{}\"/>\n",
+                           node.vertices[static_cast<std::size_t>(node.nets[static_cast<std::size_t>(n)])].id);
     };
     net(g.net_in);
     for (int local : g.intra[static_cast<std::size_t>(c)]) {
@@ -185,7 +191,8 @@ std::optional<NcclDebugSubsystems> nccl_debug_subsystems(const std::map<std::str
   const std::string l = upper(trim(level->second));
   if (l.empty() || l == "VERSION" || l == "WARN" || l == "ABORT") return std::nullopt;  // no INFO lines
   if (l != "INFO" && l != "TRACE")
-    throw ScenarioError("", "nccl.NCCL_DEBUG", "unknown level '" + level->second + "'; NCCL knows VERSION, WARN, INFO, ABORT and TRACE");
+    throw ScenarioError("", "nccl.NCCL_DEBUG",
+                        "unknown level '" + level->second + "'; NCCL knows VERSION, WARN, INFO, ABORT and TRACE");
   NcclDebugSubsystems s;
   const auto list = env.find("NCCL_DEBUG_SUBSYS");
   std::string text = list == env.end() ? std::string("INIT,BOOTSTRAP,ENV") : upper(trim(list->second));
@@ -195,12 +202,14 @@ std::optional<NcclDebugSubsystems> nccl_debug_subsystems(const std::map<std::str
   std::string word;
   while (std::getline(words, word, ',')) {
     word = trim(word);
-    static const char* const kKnown[] = {"INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV", "ALLOC", "CALL",
-                                         "PROXY", "NVLS", "BOOTSTRAP", "REG", "PROFILE", "RAS", "ALL"};
+    static const char* const kKnown[] = {"INIT",      "COLL", "P2P",     "SHM",  "NET",   "GRAPH",
+                                         "TUNING",    "ENV",  "ALLOC",   "CALL", "PROXY", "NVLS",
+                                         "BOOTSTRAP", "REG",  "PROFILE", "RAS",  "ALL"};
     if (std::find(std::begin(kKnown), std::end(kKnown), word) == std::end(kKnown))
       throw ScenarioError("", "nccl.NCCL_DEBUG_SUBSYS",
-                          "unknown subsystem '" + word + "'; NCCL knows INIT, COLL, P2P, SHM, NET, GRAPH, TUNING, ENV, "
-                          "ALLOC, CALL, PROXY, NVLS, BOOTSTRAP, REG, PROFILE, RAS and ALL");
+                          "unknown subsystem '" + word +
+                              "'; NCCL knows INIT, COLL, P2P, SHM, NET, GRAPH, TUNING, ENV, "
+                              "ALLOC, CALL, PROXY, NVLS, BOOTSTRAP, REG, PROFILE, RAS and ALL");
     const bool all = word == "ALL";
     if (all || word == "INIT") s.init = true;
     if (all || word == "GRAPH") s.graph = true;

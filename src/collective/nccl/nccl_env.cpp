@@ -46,7 +46,8 @@ std::string trim(const std::string& s) {
 }
 
 const std::vector<std::string>& algorithm_names() {
-  static const std::vector<std::string> names{"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+  static const std::vector<std::string> names{"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                              "NVLSTree", "PAT"};
   return names;
 }
 const std::vector<std::string>& protocol_names() {
@@ -73,7 +74,8 @@ int index_of(const std::vector<std::string>& names, std::string_view word) {
 // listed elements; each entry replaces that function's whole list and marks the function "forced".
 void parse_list(const std::string& var, const std::string& value, const std::vector<std::string>& elements,
                 std::array<std::uint8_t, kNumNcclFunctions>& mask, std::array<bool, kNumNcclFunctions>& forced) {
-  const std::string valid = "valid values: " + join(elements) + " (comma-separated, optional leading '^' to exclude, "
+  const std::string valid = "valid values: " + join(elements) +
+                            " (comma-separated, optional leading '^' to exclude, "
                             "optional 'function:' prefix per ';'-separated entry, function one of " +
                             join(function_names()) + ")";
   const auto entries = split(value, ';');
@@ -135,8 +137,8 @@ int parse_int(const std::string& var, const std::string& value, int min_value, i
 int parse_multiple(const std::string& var, const std::string& value, int min_value, int max_value, int multiple) {
   const int out = parse_int(var, value, min_value, max_value);
   if (out % multiple != 0)
-    reject(var, "'" + value + "' is not a multiple of " + std::to_string(multiple) + " (valid: " +
-                    std::to_string(min_value) + ".." + std::to_string(max_value) + " in steps of " +
+    reject(var, "'" + value + "' is not a multiple of " + std::to_string(multiple) +
+                    " (valid: " + std::to_string(min_value) + ".." + std::to_string(max_value) + " in steps of " +
                     std::to_string(multiple) + ")");
   return out;
 }
@@ -177,25 +179,22 @@ const std::vector<std::string>& known_nccl_variables() {
       "NCCL_P2P_PXN_LEVEL", "NCCL_PXN_DISABLE", "NCCL_CROSS_NIC", "NCCL_COLLNET_ENABLE", "NCCL_NCHANNELS_PER_NET_PEER",
       "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NVLS_NCHANNELS", "NCCL_PAT_ENABLE", "NCCL_TOPO_FILE",
       // accepted, ignored
-      "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_LL_BUFFSIZE",
-      "NCCL_LL128_BUFFSIZE", "NCCL_THREAD_THRESHOLDS",
+      "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE", "NCCL_THREAD_THRESHOLDS",
       "NCCL_PXN_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_NET_GDR_C2C", "NCCL_P2P_LEVEL",
       "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_DISABLE_INTRA", "NCCL_NVLS_CHUNKSIZE",
-      "NCCL_NVLSTREE_MAX_CHUNKSIZE", "NCCL_COLLNET_NODE_THRESHOLD",
-      "NCCL_LL128_C2C", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_HCA", "NCCL_IB_TC",
-      "NCCL_IB_SL", "NCCL_IB_AR_THRESHOLD", "NCCL_IB_MERGE_NICS", "NCCL_IB_GID_INDEX", "NCCL_IB_TIMEOUT",
-      "NCCL_IB_RETRY_CNT", "NCCL_IB_DISABLE", "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ADAPTIVE_ROUTING",
-      "NCCL_NETDEVS_POLICY", "NCCL_MIN_P2P_NCHANNELS", "NCCL_MAX_P2P_NCHANNELS",
-      "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_LL_THRESHOLD",
+      "NCCL_NVLSTREE_MAX_CHUNKSIZE", "NCCL_COLLNET_NODE_THRESHOLD", "NCCL_LL128_C2C", "NCCL_IB_QPS_PER_CONNECTION",
+      "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_HCA", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_IB_AR_THRESHOLD",
+      "NCCL_IB_MERGE_NICS", "NCCL_IB_GID_INDEX", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT", "NCCL_IB_DISABLE",
+      "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_NETDEVS_POLICY", "NCCL_MIN_P2P_NCHANNELS",
+      "NCCL_MAX_P2P_NCHANNELS", "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_LL_THRESHOLD",
       "NCCL_P2P_SCHEDULE_GROUP_SIZE", "NCCL_P2P_MAX_PEERS", "NCCL_CHUNK_SIZE", "NCCL_ALLOC_P2P_NET_LL_BUFFERS",
-      "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_MNNVL_ENABLE",
-      "NCCL_ALLGATHERV_ENABLE", "NCCL_TUNER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_NET", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
-      "NCCL_DEBUG_FILE", "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_LAUNCH_MODE",
-      "NCCL_CUMEM_ENABLE", "NCCL_SYM_KERNEL", "NCCL_CTA_POLICY", "NCCL_IGNORE_CPU_AFFINITY", "NCCL_NVB_DISABLE",
-      "NCCL_RUNTIME_CONNECT", "NCCL_GRAPH_REGISTER", "NCCL_LOCAL_REGISTER", "NCCL_WORK_FIFO_DEPTH",
-      "NCCL_LL_THRESHOLD", "NCCL_TREE_THRESHOLD", "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT",
-      "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_PROXY_PROFILE", "NCCL_COMM_BLOCKING",
-      "NCCL_SET_THREAD_NAME", "NCCL_CHECK_POINTERS", "NCCL_GDRCOPY_ENABLE"};
+      "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_MNNVL_ENABLE", "NCCL_ALLGATHERV_ENABLE",
+      "NCCL_TUNER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_NET", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE",
+      "NCCL_SOCKET_IFNAME", "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_LAUNCH_MODE", "NCCL_CUMEM_ENABLE",
+      "NCCL_SYM_KERNEL", "NCCL_CTA_POLICY", "NCCL_IGNORE_CPU_AFFINITY", "NCCL_NVB_DISABLE", "NCCL_RUNTIME_CONNECT",
+      "NCCL_GRAPH_REGISTER", "NCCL_LOCAL_REGISTER", "NCCL_WORK_FIFO_DEPTH", "NCCL_LL_THRESHOLD", "NCCL_TREE_THRESHOLD",
+      "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT", "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_PROXY_PROFILE",
+      "NCCL_COMM_BLOCKING", "NCCL_SET_THREAD_NAME", "NCCL_CHECK_POINTERS", "NCCL_GDRCOPY_ENABLE"};
   return names;
 }
 
@@ -250,15 +249,18 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
   }
   // Channel limits: NCCL_MAX_NCHANNELS wins over the legacy NCCL_MAX_NRINGS (NCCL env documentation).
   if (auto v = get("NCCL_MAX_NRINGS")) out.max_nchannels = parse_int("NCCL_MAX_NRINGS", *v, 1, nccl::kMaxChannels);
-  if (auto v = get("NCCL_MAX_NCHANNELS")) out.max_nchannels = parse_int("NCCL_MAX_NCHANNELS", *v, 1, nccl::kMaxChannels);
+  if (auto v = get("NCCL_MAX_NCHANNELS"))
+    out.max_nchannels = parse_int("NCCL_MAX_NCHANNELS", *v, 1, nccl::kMaxChannels);
   if (auto v = get("NCCL_MIN_NRINGS")) out.min_nchannels = parse_int("NCCL_MIN_NRINGS", *v, 0, nccl::kMaxChannels);
-  if (auto v = get("NCCL_MIN_NCHANNELS")) out.min_nchannels = parse_int("NCCL_MIN_NCHANNELS", *v, 0, nccl::kMaxChannels);
+  if (auto v = get("NCCL_MIN_NCHANNELS"))
+    out.min_nchannels = parse_int("NCCL_MIN_NCHANNELS", *v, 0, nccl::kMaxChannels);
   if (auto v = get("NCCL_NVLS_ENABLE")) out.nvls_enable = parse_int("NCCL_NVLS_ENABLE", *v, 0, 2);
   if (auto v = get("NCCL_NET_OVERHEAD")) {
     // ns per network step (NCCL's defaults: 1000 Intel, 2000 AMD hosts). A second per step is no host, and a
     // collective's thousands of steps would run past the simulator's picosecond clock.
     const double ns = parse_nonnegative("NCCL_NET_OVERHEAD", *v);
-    if (ns > 1e9) reject("NCCL_NET_OVERHEAD", "'" + *v + "' ns is more than 1 s per network step (NCCL's default is 1000-2000)");
+    if (ns > 1e9)
+      reject("NCCL_NET_OVERHEAD", "'" + *v + "' ns is more than 1 s per network step (NCCL's default is 1000-2000)");
     out.net_overhead_us = ns / 1000.0;
   }
   // Thread counts: NCCL takes multiples of 32 in these ranges (enqueue.cc / init.cc) and falls back
@@ -275,7 +277,8 @@ NcclEnv NcclEnv::parse(const std::map<std::string, std::string>& env) {
   if (auto v = get("NCCL_COLLNET_ENABLE")) out.collnet_enable = parse_int("NCCL_COLLNET_ENABLE", *v, 0, 1) == 1;
   if (auto v = get("NCCL_NCHANNELS_PER_NET_PEER"))
     out.nchannels_per_net_peer = parse_int("NCCL_NCHANNELS_PER_NET_PEER", *v, 1, nccl::kMaxChannels);
-  if (auto v = get("NCCL_NVLS_NCHANNELS")) out.nvls_nchannels = parse_int("NCCL_NVLS_NCHANNELS", *v, 1, nccl::kMaxChannels);
+  if (auto v = get("NCCL_NVLS_NCHANNELS"))
+    out.nvls_nchannels = parse_int("NCCL_NVLS_NCHANNELS", *v, 1, nccl::kMaxChannels);
   if (auto v = get("NCCL_PAT_ENABLE")) out.pat_enable = parse_int("NCCL_PAT_ENABLE", *v, 0, 2);
   if (auto v = get("NCCL_TOPO_FILE")) out.topo_file = trim(*v);
   return out;

@@ -24,23 +24,23 @@ struct NcclEnv {
   std::array<std::uint8_t, kNumNcclFunctions> algo_mask{};   // bit = NcclAlgorithm index
   std::array<std::uint8_t, kNumNcclFunctions> proto_mask{};  // bit = NcclProtocol index
   std::array<bool, kNumNcclFunctions> forced{};
-  std::optional<int> max_nchannels;  // NCCL_MAX_NCHANNELS (legacy NCCL_MAX_NRINGS)
-  std::optional<int> min_nchannels;  // NCCL_MIN_NCHANNELS (legacy NCCL_MIN_NRINGS)
-  int nvls_enable = 2;               // NCCL_NVLS_ENABLE: 0 off, 1 on, 2 auto (= on where supported)
-  std::optional<double> net_overhead_us;  // NCCL_NET_OVERHEAD (ns in the variable, µs here)
-  std::optional<int> nthreads;       // NCCL_NTHREADS: Ring/Tree LL and Simple threads per CTA (64..512, ×32)
-  std::optional<int> ll128_nthreads; // NCCL_LL128_NTHREADS (160..640, ×32)
-  std::int64_t buffsize = 4 << 20;   // NCCL_BUFFSIZE: Simple FIFO bytes (step = buffsize / 8)
-  int p2p_pxn_level = 2;             // NCCL_P2P_PXN_LEVEL: 0 never, 1 when needed, 2 always
-  bool pxn_disable = false;          // NCCL_PXN_DISABLE
-  int cross_nic = 2;                 // NCCL_CROSS_NIC: 0, 1, 2
-  bool collnet_enable = false;       // NCCL_COLLNET_ENABLE (a CollNet/SHARP plugin is present)
-  std::optional<int> nchannels_per_net_peer;  // NCCL_NCHANNELS_PER_NET_PEER
+  std::optional<int> max_nchannels;            // NCCL_MAX_NCHANNELS (legacy NCCL_MAX_NRINGS)
+  std::optional<int> min_nchannels;            // NCCL_MIN_NCHANNELS (legacy NCCL_MIN_NRINGS)
+  int nvls_enable = 2;                         // NCCL_NVLS_ENABLE: 0 off, 1 on, 2 auto (= on where supported)
+  std::optional<double> net_overhead_us;       // NCCL_NET_OVERHEAD (ns in the variable, µs here)
+  std::optional<int> nthreads;                 // NCCL_NTHREADS: Ring/Tree LL and Simple threads per CTA (64..512, ×32)
+  std::optional<int> ll128_nthreads;           // NCCL_LL128_NTHREADS (160..640, ×32)
+  std::int64_t buffsize = 4 << 20;             // NCCL_BUFFSIZE: Simple FIFO bytes (step = buffsize / 8)
+  int p2p_pxn_level = 2;                       // NCCL_P2P_PXN_LEVEL: 0 never, 1 when needed, 2 always
+  bool pxn_disable = false;                    // NCCL_PXN_DISABLE
+  int cross_nic = 2;                           // NCCL_CROSS_NIC: 0, 1, 2
+  bool collnet_enable = false;                 // NCCL_COLLNET_ENABLE (a CollNet/SHARP plugin is present)
+  std::optional<int> nchannels_per_net_peer;   // NCCL_NCHANNELS_PER_NET_PEER
   std::int64_t p2p_net_chunksize = 128 << 10;  // NCCL_P2P_NET_CHUNKSIZE
-  std::optional<int> nvls_nchannels; // NCCL_NVLS_NCHANNELS
-  int pat_enable = 2;                // NCCL_PAT_ENABLE: 0 off, 1 on, 2 auto (one rank per node)
-  std::string topo_file;             // NCCL_TOPO_FILE: node topology XML (empty = generated)
-  std::string algo_string, proto_string;  // as given, for error messages
+  std::optional<int> nvls_nchannels;           // NCCL_NVLS_NCHANNELS
+  int pat_enable = 2;                          // NCCL_PAT_ENABLE: 0 off, 1 on, 2 auto (one rank per node)
+  std::string topo_file;                       // NCCL_TOPO_FILE: node topology XML (empty = generated)
+  std::string algo_string, proto_string;       // as given, for error messages
 
   NcclEnv();
   // Whether the user's NCCL_ALGO / NCCL_PROTO allow (algo, proto) for `f`.

@@ -23,7 +23,7 @@ namespace {
 
 using nccl::kMaxChannels;
 using nccl::kMaxNvlsArity;
-constexpr int kMaxDirectArity = 7;    // NCCL_MAX_DIRECT_ARITY
+constexpr int kMaxDirectArity = 7;  // NCCL_MAX_DIRECT_ARITY
 constexpr std::int64_t kGlobalTimeout = 1LL << 19;
 constexpr int kTimeout = 1 << 14;
 constexpr int kTimeoutTree = 1 << 14;
@@ -43,12 +43,14 @@ constexpr int kPathDis = 11, kPathSys = 9, kPathPxn = 7, kPathPix = 4, kPathLoc 
 // Speed ladders, GB/s per channel (search.cc).
 const std::vector<float>& ladder(int sm, bool inter) {
   static const std::vector<float> intra_old{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
-  static const std::vector<float> inter_old{48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4f, 1.2f, 0.24f, 0.12f};
+  static const std::vector<float> inter_old{48, 30, 28, 24, 20, 18,   15,   12,    10,   9,
+                                            7,  6,  5,  4,  3,  2.4f, 1.2f, 0.24f, 0.12f};
   static const std::vector<float> intra_90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
-  static const std::vector<float> inter_90{48, 45, 42, 40, 30, 24, 22, 20, 17.5f, 15, 12, 6, 3, 2.4f, 1.2f, 0.24f, 0.12f};
+  static const std::vector<float> inter_90{48, 45, 42, 40, 30,   24,   22,    20,   17.5f,
+                                           15, 12, 6,  3,  2.4f, 1.2f, 0.24f, 0.12f};
   static const std::vector<float> intra_100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
-  static const std::vector<float> inter_100{96, 86, 80, 48, 45.1f, 42, 40, 30, 24, 22, 20, 17.5f, 15, 12, 6, 3, 2.4f,
-                                            1.2f, 0.24f, 0.12f};
+  static const std::vector<float> inter_100{96, 86,    80, 48, 45.1f, 42, 40,   30,   24,    22,
+                                            20, 17.5f, 15, 12, 6,     3,  2.4f, 1.2f, 0.24f, 0.12f};
   if (inter) return sm >= 100 ? inter_100 : sm >= 90 ? inter_90 : inter_old;
   return sm >= 100 ? intra_100 : sm >= 90 ? intra_90 : intra_old;
 }
@@ -92,7 +94,8 @@ class Searcher {
     for (int v : gpu_vertex_) gpu_rank_.push_back(vx(v).rank);
     nnets_ = static_cast<int>(node.nets.size());
     std::vector<int> index_of_rank(node.gpus.size(), -1);
-    for (int s = 0; s < ngpus_; ++s) index_of_rank[static_cast<std::size_t>(gpu_rank_[static_cast<std::size_t>(s)])] = s;
+    for (int s = 0; s < ngpus_; ++s)
+      index_of_rank[static_cast<std::size_t>(gpu_rank_[static_cast<std::size_t>(s)])] = s;
 
     int total = 0;
     for (const TopoVertex& v : node.vertices) {
@@ -198,7 +201,8 @@ class Searcher {
     cp.rev_type = pt(path(to, from).type);
     cp.nccl_hops = nccl_hops(from, to, p);
     cp.int_bw = static_cast<int>(static_cast<float>(p.bw));
-    cp.intra = (is_gpu(from) || vx(from).kind == TopoKind::NvSwitch) && (is_gpu(to) || vx(to).kind == TopoKind::NvSwitch);
+    cp.intra =
+        (is_gpu(from) || vx(from).kind == TopoKind::NvSwitch) && (is_gpu(to) || vx(to).kind == TopoKind::NvSwitch);
     for (const auto& [v, l] : p.links) {
       const TopoLink& link = vx(v).links[static_cast<std::size_t>(l)];
       const TopoVertex& rem = vx(link.to);
@@ -276,7 +280,8 @@ class Searcher {
   void next_gpus(const Graph& g, int s, int sort_net, std::vector<int>& out) {
     const std::uint64_t flag = 1ULL << g.nChannels;
     const auto usable = [&](int x) {
-      return x != s && !compiled_[static_cast<std::size_t>(s) * endpoints_ + static_cast<std::size_t>(x)].hops.empty() &&
+      return x != s &&
+             !compiled_[static_cast<std::size_t>(s) * endpoints_ + static_cast<std::size_t>(x)].hops.empty() &&
              !(used_[static_cast<std::size_t>(x)] & flag);
     };
     out.clear();
@@ -419,8 +424,10 @@ class Searcher {
         ok = follow(g, d1, nvs, d1 == head ? 2.0f : 1.0f);
         ++d1;
       } while (ok && d1 < ngpus_);
-      if (!ok) --d1;
-      else rec_gpu(g, save, -1, ngpus_, -1, -1, kFreeOrder, time);
+      if (!ok)
+        --d1;
+      else
+        rec_gpu(g, save, -1, ngpus_, -1, -1, kFreeOrder, time);
       while (d1) {
         --d1;
         follow(g, d1, nvs, d1 == head ? -2.0f : -1.0f);
@@ -436,13 +443,9 @@ class Searcher {
     const float mul = 1.0f / static_cast<float>(ngpus_ - 1);
     int fwd = 0, bwd = 0;
     bool ok = true;
-    do {
-      ok = follow(g, head, fwd, mul);
-    } while (ok && ++fwd < ngpus_);
+    do { ok = follow(g, head, fwd, mul); } while (ok && ++fwd < ngpus_);
     if (ok) {
-      do {
-        ok = follow(g, bwd, head, mul);
-      } while (ok && ++bwd < ngpus_);
+      do { ok = follow(g, bwd, head, mul); } while (ok && ++bwd < ngpus_);
       if (ok) {
         int step = 1;
         for (int x = 0; x < ngpus_; ++x) {
@@ -639,7 +642,8 @@ class Searcher {
     for (int s = 0; s < ngpus_; ++s) domain[static_cast<std::size_t>(s)] = s;
     for (int s = 0; s < ngpus_; ++s)
       for (int p = s + 1; p < ngpus_; ++p)
-        if (path(gv(s), gv(p)).type == PathType::Nvl) domain[static_cast<std::size_t>(p)] = domain[static_cast<std::size_t>(s)];
+        if (path(gv(s), gv(p)).type == PathType::Nvl)
+          domain[static_cast<std::size_t>(p)] = domain[static_cast<std::size_t>(s)];
     std::vector<int> size(static_cast<std::size_t>(ngpus_), 0);
     for (int d : domain) ++size[static_cast<std::size_t>(d)];
     return std::count_if(size.begin(), size.end(), [](int n) { return n > 1; }) == 2;
@@ -652,7 +656,8 @@ class Searcher {
     const int dup = std::min(g.nChannels * 2, g.maxChannels);
     for (int c = g.nChannels; c < dup; ++c) {
       for (int i = 0; i < ngpus_; ++i) {
-        g.intra[static_cast<std::size_t>(c * ngpus_ + i)] = g.intra[static_cast<std::size_t>((c - g.nChannels) * ngpus_ + i)];
+        g.intra[static_cast<std::size_t>(c * ngpus_ + i)] =
+            g.intra[static_cast<std::size_t>((c - g.nChannels) * ngpus_ + i)];
       }
       g.inter[static_cast<std::size_t>(c * 2)] = g.inter[static_cast<std::size_t>((c - g.nChannels) * 2)];
       g.inter[static_cast<std::size_t>(c * 2 + 1)] = g.inter[static_cast<std::size_t>((c - g.nChannels) * 2 + 1)];
@@ -668,9 +673,9 @@ class Searcher {
   // The ends of the relaxation ladder for one pattern: how far the path types may be relaxed, whether
   // NCCL_CROSS_NIC applies and whether channels are first tried as copies of the previous one.
   struct SearchBounds {
-    int cc_min = 90;     // the node's compute capability (90 when unknown)
-    int cross_nic = 0;   // NCCL_CROSS_NIC where it applies (several NICs, a ring or split/balanced tree), else 0
-    int try_same = 1;    // 1: try sameChannels first (all patterns but NVLS)
+    int cc_min = 90;    // the node's compute capability (90 when unknown)
+    int cross_nic = 0;  // NCCL_CROSS_NIC where it applies (several NICs, a ring or split/balanced tree), else 0
+    int try_same = 1;   // 1: try sameChannels first (all patterns but NVLS)
     int min_type_intra = kPathLoc, max_type_intra = kPathSys;
     int min_type_inter = kPathPix, max_type_inter = kPathSys;
   };
@@ -770,8 +775,7 @@ class Searcher {
         return;
       }
       // time == -1: the try reached maxChannels. Satisfied also when the channels cover the node's bandwidth.
-      const bool satisfied =
-          time == -1 || static_cast<float>(run.best.nChannels) * run.best.bwInter >= sys_total_bw_;
+      const bool satisfied = time == -1 || static_cast<float>(run.best.nChannels) * run.best.bwInter >= sys_total_bw_;
       if (!satisfied && run.pass == 1 && relax_one_constraint(run, time)) continue;
       if (run.pass == 1) {
         time = -1;
@@ -791,8 +795,10 @@ class Searcher {
     if (relax_same_channels(run.trial)) return true;
     run.trial.sameChannels = run.bounds.try_same;
     // The try's unused steps go back to the global budget.
-    if (time != -1) run.global_timeout += time;
-    else run.global_timeout = kGlobalTimeout;
+    if (time != -1)
+      run.global_timeout += time;
+    else
+      run.global_timeout = kGlobalTimeout;
     if (run.global_timeout < 0 && run.best.nChannels) return false;
     if (relax_tree_shape(run)) return true;
     if (relax_intra_path_type(run)) return true;

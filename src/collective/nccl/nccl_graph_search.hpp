@@ -10,7 +10,14 @@
 namespace trainsim {
 
 // NCCL's pattern ids (graph.h).
-enum class GraphPattern : std::uint8_t { BalancedTree = 1, SplitTree = 2, Tree = 3, Ring = 4, Nvls = 5, CollNetDirect = 6 };
+enum class GraphPattern : std::uint8_t {
+  BalancedTree = 1,
+  SplitTree = 2,
+  Tree = 3,
+  Ring = 4,
+  Nvls = 5,
+  CollNetDirect = 6
+};
 const char* to_string(GraphPattern p);
 
 struct SearchOptions {
@@ -27,8 +34,8 @@ struct SearchGraph {
   double bw_intra = 0, bw_inter = 0;  // GB/s per channel
   PathType type_intra = PathType::Loc, type_inter = PathType::Loc;
   bool same_channels = false;
-  int cross_nic = 0;            // crossNic the solution was found with (0 or 2/1)
-  double latency_inter = 0;     // µs, the NICs' latency attribute
+  int cross_nic = 0;         // crossNic the solution was found with (0 or 2/1)
+  double latency_inter = 0;  // µs, the NICs' latency attribute
   // Per channel: local ranks in order (intra[c][0] receives from the network, the last one sends),
   // and the entry / exit NET (index into NodeTopology::nets; -1 without network).
   std::vector<std::vector<int>> intra;

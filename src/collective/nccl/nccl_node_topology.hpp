@@ -37,14 +37,14 @@ struct TopoVertex {
   std::int64_t id = 0;  // PCI bus id as a number (GPU/PCI/NIC), NUMA id (CPU), net dev (NET)
   std::vector<TopoLink> links;
   // GPU
-  int dev = -1;    // CUDA/NVML device index on the node (drives NIC choice, ncclTopoGetLocalNet)
-  int rank = -1;   // local rank (index into NodeTopology::gpus)
-  int sm = 0;      // compute capability ×10
+  int dev = -1;   // CUDA/NVML device index on the node (drives NIC choice, ncclTopoGetLocalNet)
+  int rank = -1;  // local rank (index into NodeTopology::gpus)
+  int sm = 0;     // compute capability ×10
   bool gdr = false;
   // NET (one port of a NIC)
-  double net_bw = 0;        // speed / 8000, GB/s
-  double latency_us = 0;    // NIC "latency" attribute
-  std::uint64_t guid = 0;   // ASIC id; ports of one NIC share it
+  double net_bw = 0;       // speed / 8000, GB/s
+  double latency_us = 0;   // NIC "latency" attribute
+  std::uint64_t guid = 0;  // ASIC id; ports of one NIC share it
   int port = 0;
   int rail = -1, plane = -1;  // optional hints from the XML
   // CPU
@@ -66,10 +66,10 @@ struct TopoPath {
 
 // Rules of ncclTopoComputePaths that users can change through the nccl block.
 struct PathOptions {
-  PathType p2p_level = PathType::Pxb;      // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1 -> Loc)
-  PathType gdr_level = PathType::P2c;      // NCCL_NET_GDR_LEVEL
-  bool pxn_disable = false;                // NCCL_PXN_DISABLE
-  bool pxn_c2c = true;                     // NCCL_PXN_C2C
+  PathType p2p_level = PathType::Pxb;  // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1 -> Loc)
+  PathType gdr_level = PathType::P2c;  // NCCL_NET_GDR_LEVEL
+  bool pxn_disable = false;            // NCCL_PXN_DISABLE
+  bool pxn_c2c = true;                 // NCCL_PXN_C2C
 };
 
 struct NodeTopology {
@@ -77,8 +77,8 @@ struct NodeTopology {
   std::vector<int> gpus;  // vertex index per local rank, in rank order
   std::vector<int> nets;  // vertex index per NET device, in `dev` order
   std::vector<int> cpus;
-  int nvswitch = -1;      // the single NVS vertex, -1 if none
-  int sm = 0;             // minimum GPU SM on the node
+  int nvswitch = -1;  // the single NVS vertex, -1 if none
+  int sm = 0;         // minimum GPU SM on the node
   CpuArch arch = CpuArch::X86;
   CpuVendor vendor = CpuVendor::Intel;
 
@@ -99,7 +99,8 @@ struct NodeTopology {
     int start = 0;
     int per_gpu = 1;
     int at(int channel) const {
-      return nets.empty() ? -1 : nets[static_cast<std::size_t>((start + channel % per_gpu) % static_cast<int>(nets.size()))];
+      return nets.empty() ? -1
+                          : nets[static_cast<std::size_t>((start + channel % per_gpu) % static_cast<int>(nets.size()))];
     }
     // The distinct NICs in channel order (channels 0 .. per_gpu - 1, at most `max_channels`): after them the
     // channels use the same NICs again. Empty without NICs.
@@ -123,7 +124,8 @@ struct NodeTopology {
 
 // Parses an NCCL_TOPO_FILE XML document (xml.cc ncclTopoGetXmlFromFile). Throws ScenarioError naming `key` (e.g.
 // "nccl.NCCL_TOPO_FILE") with the file name and what is wrong; never crashes on malformed input.
-NodeTopology parse_nccl_topology_xml(const std::string& xml_text, const std::string& source_name, const std::string& key);
+NodeTopology parse_nccl_topology_xml(const std::string& xml_text, const std::string& source_name,
+                                     const std::string& key);
 NodeTopology load_nccl_topology_file(const std::string& path, const std::string& key);
 
 // The node a scenario's cluster block describes, in the shape NCCL would detect on such a machine

@@ -76,8 +76,8 @@ void bfs_to(NodeTopology& node, int base) {
         t = std::max(path.type, t);
         const double bw = std::min(path.bw, link.bw);
         TopoPath& rp = cur[static_cast<std::size_t>(rem)];
-        const bool better = t < rp.type || (t == rp.type && rp.bw < bw) ||
-                            (t == rp.type && rp.bw == bw && rp.hops() > path.hops() + 1);
+        const bool better =
+            t < rp.type || (t == rp.type && rp.bw < bw) || (t == rp.type && rp.bw == bw && rp.hops() > path.hops() + 1);
         if (!better) continue;
         // The reverse link: from `rem` back to `v`, same type.
         const auto& rlinks = vx(node, rem).links;
@@ -156,8 +156,8 @@ std::vector<int> local_gpus_of_net_vertex(const NodeTopology& node, int net_vert
 
 int local_cpu(const NodeTopology& node, int gpu_vertex) {
   const auto& cpus = node.cpus;
-  const std::vector<int> best =
-      best_targets(node, gpu_vertex, [&](std::size_t i) { return cpus[i]; }, cpus.size());
+  const std::vector<int> best = best_targets(
+      node, gpu_vertex, [&](std::size_t i) { return cpus[i]; }, cpus.size());
   if (best.empty()) return -1;
   int c = cpus[static_cast<std::size_t>(best[0])];
   for (std::size_t i = 1; i < best.size(); ++i) {
@@ -222,14 +222,24 @@ const char* to_string(TopoKind k) {
 }
 
 double nccl_nvlink_bw_per_link(int sm) {
-  return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : sm == 86 ? 12.0 : sm >= 80 ? 20.0 : sm >= 70 ? 20.0 : sm >= 60 ? 18.0
-                                                                                                           : 20.0;
+  return sm >= 100  ? 40.1
+         : sm >= 90 ? 20.6
+         : sm == 86 ? 12.0
+         : sm >= 80 ? 20.0
+         : sm >= 70 ? 20.0
+         : sm >= 60 ? 18.0
+                    : 20.0;
 }
 
 double nccl_pcie_bw(double gts, int width) {
   // Per-lane value in units of 100 Mb/s (kvDictPciGen); unknown speeds count as Gen3.
-  const double lane = gts == 2.5 ? 15 : gts == 5 ? 30 : gts == 8 ? 60 : gts == 16 ? 120 : gts == 32 ? 240
-                      : gts == 64 ? 480 : 60;
+  const double lane = gts == 2.5  ? 15
+                      : gts == 5  ? 30
+                      : gts == 8  ? 60
+                      : gts == 16 ? 120
+                      : gts == 32 ? 240
+                      : gts == 64 ? 480
+                                  : 60;
   return (width <= 0 ? 16 : width) * lane / 80.0;
 }
 
@@ -314,7 +324,8 @@ void compute_paths(NodeTopology& node, const PathOptions& options) {
 
 std::vector<int> NodeTopology::local_nets(int gpu) const {
   const int g = gpus.at(static_cast<std::size_t>(gpu));
-  return best_targets(*this, g, [&](std::size_t i) { return nets[i]; }, nets.size());
+  return best_targets(
+      *this, g, [&](std::size_t i) { return nets[i]; }, nets.size());
 }
 
 NodeTopology::ChannelNets NodeTopology::channel_nets(int gpu) const {
@@ -324,11 +335,14 @@ NodeTopology::ChannelNets NodeTopology::channel_nets(int gpu) const {
   if (mine.empty()) return out;
   // How many GPUs share the first local NIC (the count does not depend on the GPU order).
   const int first = nets[static_cast<std::size_t>(mine[0])];
-  const std::size_t local_gpu_count = std::max<std::size_t>(
-      1, best_targets(*this, first, [&](std::size_t i) { return gpus[i]; }, gpus.size()).size());
+  const std::size_t local_gpu_count =
+      std::max<std::size_t>(1, best_targets(
+                                   *this, first, [&](std::size_t i) { return gpus[i]; }, gpus.size())
+                                   .size());
   const int count = static_cast<int>(mine.size());
   const int nets_per_gpu = (count + static_cast<int>(local_gpu_count) - 1) / static_cast<int>(local_gpu_count);
-  int net = vertices[static_cast<std::size_t>(gpus[static_cast<std::size_t>(gpu)])].dev % static_cast<int>(local_gpu_count);
+  int net =
+      vertices[static_cast<std::size_t>(gpus[static_cast<std::size_t>(gpu)])].dev % static_cast<int>(local_gpu_count);
   if (net < 0) net = 0;
   if ((count & (count - 1)) == 0) {
     // Bit-mirror the start so GPUs sharing a power-of-two set of NICs spread over them.
@@ -405,7 +419,8 @@ NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& 
   for (TopoVertex& x : out.vertices) {
     std::vector<TopoLink> links;
     for (const TopoLink& l : x.links)
-      if (remap[static_cast<std::size_t>(l.to)] >= 0) links.push_back({remap[static_cast<std::size_t>(l.to)], l.type, l.bw});
+      if (remap[static_cast<std::size_t>(l.to)] >= 0)
+        links.push_back({remap[static_cast<std::size_t>(l.to)], l.type, l.bw});
     x.links = std::move(links);
   }
   for (std::size_t i = 0; i < local_ranks.size(); ++i) {

@@ -6,8 +6,9 @@
 // `nvidia-smi topo -m` prints on a DGX A100 (GPU0/GPU1 to mlx5_0/mlx5_1: PXB, to the others: SYS).
 // That PXB matters: NCCL's ring search then closes each channel on one NIC at PXB (crossNic 0) and
 // pre-Hopper LL128 is enabled only up to PXB (tuning.cc), whereas one private switch per GPU makes
-// the search close rings through another GPU's NIC (PXN), which disables LL128 on A100. It is written as an NCCL_TOPO_FILE document and read back with
-// the XML reader, so generated and user-supplied topologies go through one code path.
+// the search close rings through another GPU's NIC (PXN), which disables LL128 on A100. It is written as an
+// NCCL_TOPO_FILE document and read back with the XML reader, so generated and user-supplied topologies go through one
+// code path.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -39,16 +40,18 @@ struct Layout {
   bool amd = false;
   std::string link_speed;  // PCIe generation of GPUs, NICs and switches
   int nics = 0;
-  int nvlinks = 0;      // NVLinks per GPU
+  int nvlinks = 0;  // NVLinks per GPU
   bool nvswitch = false;
-  int domain = 1;       // GPUs per NVLink island (mesh / small NVSwitch domains)
+  int domain = 1;  // GPUs per NVLink island (mesh / small NVSwitch domains)
 };
 
 Layout layout_of(const ClusterSpec& c) {
   Layout l;
   l.ngpus = c.gpus_per_node;
-  if (l.ngpus <= 0) throw ScenarioError("", "cluster.gpus_per_node", "must be positive to build the NCCL node topology");
-  if (l.ngpus > 512) throw ScenarioError("", "cluster.gpus_per_node", "more than 512 GPUs in one node is not supported");
+  if (l.ngpus <= 0)
+    throw ScenarioError("", "cluster.gpus_per_node", "must be positive to build the NCCL node topology");
+  if (l.ngpus > 512)
+    throw ScenarioError("", "cluster.gpus_per_node", "more than 512 GPUs in one node is not supported");
   l.sm = c.gpu.sm_version > 0 ? c.gpu.sm_version : 90;  // AMD / custom parts: Hopper-class
   l.amd = is_amd(c.gpu.vendor);
   // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (NCCL's topo.cc: width x speed).
@@ -127,7 +130,8 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
         const int peers = last - first - 1;
         const int count = peers > 0 ? std::max(1, static_cast<int>(std::lround(double(l.nvlinks) / peers))) : 0;
         for (int p = first; p < last && count > 0; ++p) {
-          if (p != g) x << "     <nvlink target=\"" << gpu_bus(p) << "\" count=\"" << count << "\" tclass=\"0x030200\"/>\n";
+          if (p != g)
+            x << "     <nvlink target=\"" << gpu_bus(p) << "\" count=\"" << count << "\" tclass=\"0x030200\"/>\n";
         }
       }
       x << "    </gpu>\n   </pci>\n";
@@ -136,13 +140,15 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
       for (std::size_t k = 0; k < mine.size(); ++k) {
         const int j = mine[k];
         char guid[32];
-        std::snprintf(guid, sizeof guid, "0x%016llx", 0xa87cb10003e10000ULL + static_cast<unsigned long long>(j) * 0x100);
+        std::snprintf(guid, sizeof guid, "0x%016llx",
+                      0xa87cb10003e10000ULL + static_cast<unsigned long long>(j) * 0x100);
         if (pairs) {
           x << "  <pci busid=\"" << nic_port_bus(g, static_cast<int>(k)) << "\" class=\"0x060400\" link_speed=\""
             << l.link_speed << "\" link_width=\"16\">\n";
         }
-        x << "   <pci busid=\"" << nic_bus(g, static_cast<int>(k)) << "\" class=\"0x020000\" vendor=\"0x15b3\" device=\"0x1021\" link_speed=\""
-          << l.link_speed << "\" link_width=\"16\">\n";
+        x << "   <pci busid=\"" << nic_bus(g, static_cast<int>(k))
+          << "\" class=\"0x020000\" vendor=\"0x15b3\" device=\"0x1021\" link_speed=\"" << l.link_speed
+          << "\" link_width=\"16\">\n";
         x << "    <nic><net name=\"mlx5_" << j << "\" dev=\"" << j << "\" speed=\"" << mbps
           << "\" port=\"1\" latency=\"0\" guid=\"" << guid << "\" maxconn=\"131072\" gdr=\"1\"/></nic>\n";
         x << "   </pci>\n";

@@ -97,10 +97,14 @@ class XmlReader {
     for (char ch : s) {
       if (ch == ':' || ch == '.') continue;
       int d;
-      if (ch >= '0' && ch <= '9') d = ch - '0';
-      else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-      else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-      else fail("bad PCI busid '" + s + "' (expected hex digits like 0000:18:00.0)");
+      if (ch >= '0' && ch <= '9')
+        d = ch - '0';
+      else if (ch >= 'a' && ch <= 'f')
+        d = ch - 'a' + 10;
+      else if (ch >= 'A' && ch <= 'F')
+        d = ch - 'A' + 10;
+      else
+        fail("bad PCI busid '" + s + "' (expected hex digits like 0000:18:00.0)");
       if (++digits > 15) fail("bad PCI busid '" + s + "' (too many digits)");
       v = v * 16 + static_cast<std::uint64_t>(d);
     }
@@ -139,10 +143,14 @@ class XmlReader {
     topo_.cpus.push_back(c);
     TopoVertex& cpu = topo_.vertices[static_cast<std::size_t>(c)];
     const std::string arch = required(xcpu, "arch");
-    if (arch == "x86_64") cpu.arch = CpuArch::X86;
-    else if (arch == "arm64") cpu.arch = CpuArch::Arm;
-    else if (arch == "ppc64") cpu.arch = CpuArch::Power;
-    else fail("<cpu numaid=\"" + std::to_string(numa) + "\">: unknown arch '" + arch + "' (x86_64, arm64 or ppc64)");
+    if (arch == "x86_64")
+      cpu.arch = CpuArch::X86;
+    else if (arch == "arm64")
+      cpu.arch = CpuArch::Arm;
+    else if (arch == "ppc64")
+      cpu.arch = CpuArch::Power;
+    else
+      fail("<cpu numaid=\"" + std::to_string(numa) + "\">: unknown arch '" + arch + "' (x86_64, arm64 or ppc64)");
     cpu.vendor = CpuVendor::Other;
     cpu.inter_socket_bw = kLocBw;
     if (cpu.arch == CpuArch::Power) cpu.inter_socket_bw = 32.0;  // P9_BW
@@ -154,10 +162,10 @@ class XmlReader {
         cpu.vendor = CpuVendor::Intel;
         const int family = required_int(xcpu, "familyid");
         const int model = required_int(xcpu, "modelid");
-        cpu.inter_socket_bw = (family == 6 && model >= 0xCF)   ? 40.0   // ERP
-                              : (family == 6 && model >= 0x8F) ? 22.0   // SRP
-                              : (family == 6 && model >= 0x55) ? 10.0   // SKL
-                                                               : 6.0;   // BDW
+        cpu.inter_socket_bw = (family == 6 && model >= 0xCF)   ? 40.0  // ERP
+                              : (family == 6 && model >= 0x8F) ? 22.0  // SRP
+                              : (family == 6 && model >= 0x55) ? 10.0  // SKL
+                                                               : 6.0;  // BDW
       } else if (vendor.rfind("AuthenticAMD", 0) == 0) {
         cpu.vendor = CpuVendor::Amd;
         cpu.inter_socket_bw = 16.0;
@@ -193,8 +201,8 @@ class XmlReader {
   static double pcie_lane_value(const std::string& speed) {
     // kvDictPciGen (×100 Mb/s per lane), prefix match, default 60.
     static const std::pair<const char*, double> table[] = {
-        {"2.5 GT/s", 15},       {"5 GT/s", 30},          {"8 GT/s", 60},           {"16 GT/s", 120},
-        {"32 GT/s", 240},       {"2.5 GT/s PCIe", 15},   {"5.0 GT/s PCIe", 30},    {"8.0 GT/s PCIe", 60},
+        {"2.5 GT/s", 15},        {"5 GT/s", 30},          {"8 GT/s", 60},         {"16 GT/s", 120},
+        {"32 GT/s", 240},        {"2.5 GT/s PCIe", 15},   {"5.0 GT/s PCIe", 30},  {"8.0 GT/s PCIe", 60},
         {"16.0 GT/s PCIe", 120}, {"32.0 GT/s PCIe", 240}, {"64.0 GT/s PCIe", 480}};
     for (const auto& [key, value] : table)
       if (speed.rfind(key, 0) == 0) return value;
@@ -210,16 +218,17 @@ class XmlReader {
 
     int ngpu = 0;
     for (const pugi::xml_node xgpu : xpci.children("gpu")) {
-      if (++ngpu > 1) fail("several <gpu> under busid " + std::string(xpci.attribute("busid").value()) +
-                           " (several ranks per GPU) are not supported");
+      if (++ngpu > 1)
+        fail("several <gpu> under busid " + std::string(xpci.attribute("busid").value()) +
+             " (several ranks per GPU) are not supported");
       add_gpu(xgpu, parent, bus, bw);
     }
 
     const pugi::xml_node xnic = xpci.child("nic");
     int created = -1;
     if (xnic) {
-      const std::int64_t id = static_cast<std::int64_t>((static_cast<std::uint64_t>(numa) << 56) +
-                                                        static_cast<std::uint64_t>(bus));
+      const std::int64_t id =
+          static_cast<std::int64_t>((static_cast<std::uint64_t>(numa) << 56) + static_cast<std::uint64_t>(bus));
       int nic = find_nic(id);
       if (nic < 0) {
         nic = created = new_vertex(TopoKind::Nic, id, std::string("NIC ") + xpci.attribute("busid").value());
@@ -266,7 +275,7 @@ class XmlReader {
 
   void add_nic(const pugi::xml_node& xnic, int nic) {
     for (const pugi::xml_node xnet : xnic.children("net")) {
-      if (!xnet.attribute("dev")) continue;  // not reported by the plugin: not in the graph
+      if (!xnet.attribute("dev")) continue;             // not reported by the plugin: not in the graph
       if (optional_int(xnet, "net", 1) == 0) continue;  // GIN/RMA-only device
       const int dev = required_int(xnet, "dev");
       if (dev < 0) fail("<net dev=\"" + std::to_string(dev) + "\">: dev must be >= 0");
@@ -418,11 +427,11 @@ class XmlReader {
 
   std::string source_, key_;
   NodeTopology topo_;
-  std::map<int, int> ranks_seen_;             // XML rank -> vertex
-  std::map<std::int64_t, int> gpu_by_bus_;    // busid -> GPU vertex
-  std::map<std::int64_t, int> pci_by_bus_;    // busid -> PCI vertex
-  std::map<std::int64_t, int> nic_ids_;       // NIC id -> vertex
-  std::map<int, int> net_devs_;               // net dev -> vertex
+  std::map<int, int> ranks_seen_;           // XML rank -> vertex
+  std::map<std::int64_t, int> gpu_by_bus_;  // busid -> GPU vertex
+  std::map<std::int64_t, int> pci_by_bus_;  // busid -> PCI vertex
+  std::map<std::int64_t, int> nic_ids_;     // NIC id -> vertex
+  std::map<int, int> net_devs_;             // net dev -> vertex
 };
 
 }  // namespace

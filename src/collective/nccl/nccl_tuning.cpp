@@ -55,7 +55,8 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const bool collnet = a == kAlgoCollNetDirect || a == kAlgoCollNetChain;
   if (collnet && (!t.collnet_supported || p != kProtoSimple || f != NcclFunction::AllReduce)) return;
   if (a == kAlgoCollNetDirect && !t.collnet_direct_supported) return;
-  if (a == kAlgoNvls && (!t.nvls_supported || (multi && (!t.collnet_supported || f != NcclFunction::AllReduce)))) return;
+  if (a == kAlgoNvls && (!t.nvls_supported || (multi && (!t.collnet_supported || f != NcclFunction::AllReduce))))
+    return;
   if (a == kAlgoNvlsTree && (!t.nvls_supported || !multi || f != NcclFunction::AllReduce)) return;
   if (a == kAlgoPat && !t.pat_supported) return;
 
@@ -63,11 +64,11 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const int index2 = nnodes <= 2 ? nnodes - 1 : 2;
   const int cc = t.cc_index;
   const double ll_max_bw = kLLMaxBw[multi ? 0 : cc][index2];  // multi-node row 0: Intel CPUs assumed
-  const NcclGraph& g = (a == kAlgoRing)                          ? t.ring
-                       : (a == kAlgoNvls || a == kAlgoNvlsTree)      ? t.nvls
-                       : a == kAlgoCollNetChain                      ? t.collnet_chain
-                       : a == kAlgoCollNetDirect                     ? t.collnet_direct
-                                                                     : t.tree;
+  const NcclGraph& g = (a == kAlgoRing)                         ? t.ring
+                       : (a == kAlgoNvls || a == kAlgoNvlsTree) ? t.nvls
+                       : a == kAlgoCollNetChain                 ? t.collnet_chain
+                       : a == kAlgoCollNetDirect                ? t.collnet_direct
+                                                                : t.tree;
   if (g.channels <= 0) return;
   // LL128 "auto" is decided per algorithm on its own graph (tuning.cc:ncclTopoTuneModel, graphs[a]).
   if (p == kProtoLL128 && !g.ll128) return;
@@ -85,11 +86,14 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   double bus_bw = g.channels * bw;
   const double nch = g.channels;
   if (a == kAlgoRing && p == kProtoLL) bus_bw = std::min(ll_max_bw, kRingLLFactor * bus_bw);
-  if (a == kAlgoRing && p == kProtoLL128) bus_bw = std::min(kRingLL128Factor * bus_bw, nch * kPerChMaxRingLL128Bw[cc][index2]);
-  if (a == kAlgoTree && f == NcclFunction::AllReduce) bus_bw = std::min(kTreeFactor * bus_bw, nch * kPerChMaxTreeBw[cc][index2]);
+  if (a == kAlgoRing && p == kProtoLL128)
+    bus_bw = std::min(kRingLL128Factor * bus_bw, nch * kPerChMaxRingLL128Bw[cc][index2]);
+  if (a == kAlgoTree && f == NcclFunction::AllReduce)
+    bus_bw = std::min(kTreeFactor * bus_bw, nch * kPerChMaxTreeBw[cc][index2]);
   if (a == kAlgoTree && p == kProtoLL) bus_bw = std::min(bus_bw / kTreeLLDivisor, ll_max_bw);
   if (a == kAlgoTree && p == kProtoLL128)
-    bus_bw = std::min(bus_bw * (nnodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode), nch * kPerChMaxTreeLL128Bw[cc][index2]);
+    bus_bw = std::min(bus_bw * (nnodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode),
+                      nch * kPerChMaxTreeLL128Bw[cc][index2]);
   if (a == kAlgoTree && t.tree_pattern_tree) bus_bw *= kTreePatternTreeFactor;
   if (a == kAlgoPat) bus_bw *= kPatFactor;
   if (a == kAlgoCollNetDirect) {  // AllReduce (AG/RS are off, see above)
@@ -103,8 +107,10 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
 
   // Bus bandwidth -> algorithm bandwidth.
   double ratio = 0.5;  // Tree (and CollNet)
-  if (is_ag_rs(f) && a != kAlgoRing) ratio = 1.0;  // no conversion for non-ring AG/RS (NVLS, PAT)
-  else if (a == kAlgoRing || a == kAlgoNvls || a == kAlgoNvlsTree) ratio = static_cast<double>(n) / nsteps;
+  if (is_ag_rs(f) && a != kAlgoRing)
+    ratio = 1.0;  // no conversion for non-ring AG/RS (NVLS, PAT)
+  else if (a == kAlgoRing || a == kAlgoNvls || a == kAlgoNvlsTree)
+    ratio = static_cast<double>(n) / nsteps;
   e.algbw_GBps = bus_bw * ratio;
 
   // --- latency ---
@@ -117,8 +123,9 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   double lat = kBaseLat[a][p];
   if (a == kAlgoRing) {
     if (bcast_reduce) {
-      lat += g.same_channels ? kHwLat[hw][kAlgoRing][p]
-                             : nsteps * (p == kProtoSimple ? kHwLat[hw][kAlgoTree][kProtoSimple] : kHwLat[hw][kAlgoRing][p]);
+      lat += g.same_channels
+                 ? kHwLat[hw][kAlgoRing][p]
+                 : nsteps * (p == kProtoSimple ? kHwLat[hw][kAlgoTree][kProtoSimple] : kHwLat[hw][kAlgoRing][p]);
     } else {
       if (multi) intra_lat = std::max(intra_lat, t.net_overhead_us * (p == kProtoSimple ? 3.0 : 1.0));
       const int inter_steps = !multi ? 0 : f == NcclFunction::AllReduce ? 2 * (nnodes - 1) : nnodes - 1;
@@ -159,7 +166,7 @@ NcclCostEntry NcclTuningModel::entry(NcclFunction f, NcclAlgorithm a, NcclProtoc
 }
 
 double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes,
-                                  int num_pipe_ops) const {
+                                 int num_pipe_ops) const {
   double bw = e.algbw_GBps;
   double lat = e.latency_us;
   if (f == NcclFunction::AllReduce && nbytes >= 64) {
@@ -186,17 +193,22 @@ std::optional<double> NcclTuningModel::time_us(NcclFunction f, NcclAlgorithm a, 
 
 int NcclTuningModel::channels_for(NcclAlgorithm a, NcclProtocol p, double nbytes) const {
   const int ai = static_cast<int>(a), pi = static_cast<int>(p);
-  if (ai == kAlgoNvls) return topo_.nnodes > 1 ? std::min(topo_.nvls_channels, topo_.comm_channels) : topo_.nvls_channels;
+  if (ai == kAlgoNvls)
+    return topo_.nnodes > 1 ? std::min(topo_.nvls_channels, topo_.comm_channels) : topo_.nvls_channels;
   if (ai == kAlgoNvlsTree) return topo_.nvls_channels;
   if (ai == kAlgoCollNetDirect) return collnet_direct_channels(nbytes);
   // comm->maxThreads (init.cc): NCCL_NTHREADS replaces the LL and Simple defaults, NCCL_LL128_NTHREADS
   // the LL128 one; fewer threads per channel mean more channels stay busy for a given size.
   const bool chain = ai == kAlgoCollNetChain;
-  const int nt = chain              ? kMaxThreadsCollNet
-                 : pi == kProtoLL      ? env_.nthreads.value_or(kMaxThreadsLL)
-                 : pi == kProtoLL128 ? env_.ll128_nthreads.value_or(kMaxThreadsLL128)
-                                     : env_.nthreads.value_or(ai == kAlgoRing ? topo_.ring_simple_threads : kMaxThreadsSimple);
-  double thr = chain ? kThresholdCollNetSimple : pi == kProtoLL ? kThresholdLL : pi == kProtoLL128 ? kThresholdLL128 : kThresholdSimple;
+  const int nt = chain            ? kMaxThreadsCollNet
+                 : pi == kProtoLL ? env_.nthreads.value_or(kMaxThreadsLL)
+                 : pi == kProtoLL128
+                     ? env_.ll128_nthreads.value_or(kMaxThreadsLL128)
+                     : env_.nthreads.value_or(ai == kAlgoRing ? topo_.ring_simple_threads : kMaxThreadsSimple);
+  double thr = chain               ? kThresholdCollNetSimple
+               : pi == kProtoLL    ? kThresholdLL
+               : pi == kProtoLL128 ? kThresholdLL128
+                                   : kThresholdSimple;
   if (ai == kAlgoRing && pi == kProtoLL) thr *= topo_.nranks;
   int nc = topo_.comm_channels;
   while (nc >= 2 && nbytes < static_cast<double>(nc) * nt * thr) --nc;
@@ -245,8 +257,9 @@ NcclChoice NcclTuningModel::choose(NcclFunction f, double nbytes, int num_pipe_o
   if (!std::isfinite(best_time)) {
     const bool proto_set = !env_.proto_string.empty();
     throw ScenarioError("", proto_set ? "nccl.NCCL_PROTO" : "nccl.NCCL_ALGO",
-                        std::string("no algorithm/protocol available for ") + to_string(f) + " on this group (NCCL_ALGO='" +
-                            env_.algo_string + "', NCCL_PROTO='" + env_.proto_string + "')");
+                        std::string("no algorithm/protocol available for ") + to_string(f) +
+                            " on this group (NCCL_ALGO='" + env_.algo_string + "', NCCL_PROTO='" + env_.proto_string +
+                            "')");
   }
   best.time_us = best_time;
   best.channels = channels_for(best.algorithm, best.protocol, nbytes);

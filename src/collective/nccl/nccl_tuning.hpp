@@ -51,8 +51,8 @@ class NcclTuningModel {
   static constexpr int kF = kNumNcclFunctions, kA = 7, kP = 3;
   NcclTopology topo_;
   NcclEnv env_;
-  std::array<std::array<std::array<NcclCostEntry, kP>, kA>, kF> hw_{};    // hardware table
-  std::array<std::array<std::array<bool, kP>, kA>, kF> enabled_{};       // after user lists
+  std::array<std::array<std::array<NcclCostEntry, kP>, kA>, kF> hw_{};  // hardware table
+  std::array<std::array<std::array<bool, kP>, kA>, kF> enabled_{};      // after user lists
 
   void fill(NcclFunction f, int a, int p);
   double time_for(NcclFunction f, int a, int p, const NcclCostEntry& e, double nbytes, int num_pipe_ops = 1) const;

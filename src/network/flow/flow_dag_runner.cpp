@@ -41,9 +41,9 @@ void validate(const FlowNetwork& network, const TransferDag& dag, std::span<cons
     TRAINSIM_CHECK(t.path_begin != t.path_end, fmt::format("flow DAG: transfer {}: empty path", i));
     for (std::uint32_t p = t.path_begin; p < t.path_end; ++p) {
       const LinkId l = dag.path_links[p];
-      TRAINSIM_CHECK(l >= 0 && l < links,
-                     fmt::format("flow DAG: transfer {}: unknown link id {} (the network has links 0..{})", i, l,
-                                 links - 1));
+      TRAINSIM_CHECK(
+          l >= 0 && l < links,
+          fmt::format("flow DAG: transfer {}: unknown link id {} (the network has links 0..{})", i, l, links - 1));
     }
     TRAINSIM_CHECK(t.bytes >= 0, fmt::format("flow DAG: transfer {}: bytes {} is negative", i, t.bytes));
     TRAINSIM_CHECK(t.latency >= 0, fmt::format("flow DAG: transfer {}: latency {} ps is negative", i, t.latency));
@@ -73,7 +73,8 @@ void validate(const FlowNetwork& network, const TransferDag& dag, std::span<cons
 
 }  // namespace
 
-DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag, std::span<const CapacityChange> capacity_changes) {
+DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag,
+                         std::span<const CapacityChange> capacity_changes) {
   validate(network, dag, capacity_changes);
   const std::size_t n = dag.transfers.size();
   const SimTime t0 = network.now();
@@ -94,15 +95,15 @@ DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag, std::span
     std::vector<std::uint32_t> fill(dependents_begin.begin(), dependents_begin.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {
       const DagTransfer& t = dag.transfers[i];
-      for (std::uint32_t d = t.dep_begin; d < t.dep_end; ++d) dependents[fill[dag.dep_index[d]]++] = static_cast<std::uint32_t>(i);
+      for (std::uint32_t d = t.dep_begin; d < t.dep_end; ++d)
+        dependents[fill[dag.dep_index[d]]++] = static_cast<std::uint32_t>(i);
     }
   }
 
   std::vector<std::size_t> change_order(capacity_changes.size());
   std::iota(change_order.begin(), change_order.end(), std::size_t{0});
-  std::stable_sort(change_order.begin(), change_order.end(), [&](std::size_t a, std::size_t b) {
-    return capacity_changes[a].time < capacity_changes[b].time;
-  });
+  std::stable_sort(change_order.begin(), change_order.end(),
+                   [&](std::size_t a, std::size_t b) { return capacity_changes[a].time < capacity_changes[b].time; });
 
   // Transfers waiting out their latency, by the time they begin to transmit (ties by index).
   IndexedMinHeap<SimTime> starting;
@@ -132,7 +133,8 @@ DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag, std::span
       std::size_t in_flight = 0;
       std::uint32_t first = 0;
       for (FlowId f : stalled) {
-        const std::uint32_t i = static_cast<std::size_t>(f) < transfer_of.size() ? transfer_of[static_cast<std::size_t>(f)] : kBackground;
+        const std::uint32_t i =
+            static_cast<std::size_t>(f) < transfer_of.size() ? transfer_of[static_cast<std::size_t>(f)] : kBackground;
         if (i == kBackground) continue;
         if (in_flight++ == 0) first = i;
       }
@@ -143,7 +145,8 @@ DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag, std::span
     }
     network.advance(t, finished);
     for (FlowId f : finished) {
-      if (static_cast<std::size_t>(f) >= transfer_of.size() || transfer_of[static_cast<std::size_t>(f)] == kBackground) continue;
+      if (static_cast<std::size_t>(f) >= transfer_of.size() || transfer_of[static_cast<std::size_t>(f)] == kBackground)
+        continue;
       const std::uint32_t i = transfer_of[static_cast<std::size_t>(f)];
       transfer_of[static_cast<std::size_t>(f)] = kBackground;  // the slot may carry another flow next
       out.finish[i] = t;
@@ -162,10 +165,11 @@ DagSchedule run_flow_dag(FlowNetwork& network, const TransferDag& dag, std::span
       starting.pop();
       const DagTransfer& tr = dag.transfers[i];
       out.start[i] = t;
-      const FlowId f = network.start(
-          t, std::span<const LinkId>(dag.path_links.data() + tr.path_begin, tr.path_end - tr.path_begin), tr.bytes,
-          tr.rate_cap_Bps);
-      if (static_cast<std::size_t>(f) >= transfer_of.size()) transfer_of.resize(static_cast<std::size_t>(f) + 1, kBackground);
+      const FlowId f =
+          network.start(t, std::span<const LinkId>(dag.path_links.data() + tr.path_begin, tr.path_end - tr.path_begin),
+                        tr.bytes, tr.rate_cap_Bps);
+      if (static_cast<std::size_t>(f) >= transfer_of.size())
+        transfer_of.resize(static_cast<std::size_t>(f) + 1, kBackground);
       transfer_of[static_cast<std::size_t>(f)] = static_cast<std::uint32_t>(i);
     }
   }

@@ -42,9 +42,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> 
       now_(start) {
   link_checks::check_arrays(capacity_, latency_, "flow network");
   usage_.reserve(capacity_.size());
-  for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    usage_.emplace_back(capacity_[l], start);
-  }
+  for (std::size_t l = 0; l < capacity_.size(); ++l) { usage_.emplace_back(capacity_[l], start); }
 }
 
 void FlowNetwork::check_link(LinkId link, const char* what) const {
@@ -52,8 +50,9 @@ void FlowNetwork::check_link(LinkId link, const char* what) const {
 }
 
 const FlowNetwork::FlowState& FlowNetwork::checked_flow(FlowId flow, const char* what) const {
-  TRAINSIM_CHECK(flow >= 0 && static_cast<std::size_t>(flow) < flows_.size() && flows_[static_cast<std::size_t>(flow)].active,
-                 fmt::format("flow network: {}: flow {} is not active", what, flow));
+  TRAINSIM_CHECK(
+      flow >= 0 && static_cast<std::size_t>(flow) < flows_.size() && flows_[static_cast<std::size_t>(flow)].active,
+      fmt::format("flow network: {}: flow {} is not active", what, flow));
   return flows_[static_cast<std::size_t>(flow)];
 }
 
@@ -102,8 +101,8 @@ FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_
 void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) {
   check_link(link, "set_capacity");
   TRAINSIM_CHECK(std::isfinite(capacity_Bps) && capacity_Bps >= 0,
-                 fmt::format("flow network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0",
-                             link, capacity_Bps));
+                 fmt::format("flow network: set_capacity: link {} capacity {} B/s; expected a finite number >= 0", link,
+                             capacity_Bps));
   TRAINSIM_CHECK(now >= now_,
                  fmt::format("flow network: set_capacity at {} ps is before the current time {} ps", now, now_));
   move_to(now, "set_capacity");
@@ -273,7 +272,8 @@ std::vector<LinkStats> FlowNetwork::link_statistics() const {
     const FlowState& s = flows_[f];
     if (!s.active) continue;
     const double sent = static_cast<double>(s.bytes) - remaining_at_now(static_cast<FlowId>(f));
-    for (const PathHop& hop : graph_.path(static_cast<FlowId>(f))) in_flight[static_cast<std::size_t>(hop.link)] += sent;
+    for (const PathHop& hop : graph_.path(static_cast<FlowId>(f)))
+      in_flight[static_cast<std::size_t>(hop.link)] += sent;
   }
   std::vector<LinkStats> stats;
   stats.reserve(capacity_.size());

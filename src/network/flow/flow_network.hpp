@@ -68,7 +68,7 @@ class FlowNetwork final : public TransferNetwork {
 
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
-  double rate(FlowId flow);                  // bytes/s now (0 while stalled)
+  double rate(FlowId flow);                   // bytes/s now (0 while stalled)
   double remaining_bytes(FlowId flow) const;  // at now()
   SimTime start_time(FlowId flow) const;
   // The active flows that cannot move because a link on their path is down, by id.
@@ -121,7 +121,7 @@ class FlowNetwork final : public TransferNetwork {
   // By flow slot.
   std::vector<FlowState> flows_;
   std::vector<double> rate_, rate_cap_;  // bytes/s; apart from FlowState: the solver reads them
-  std::vector<double> solved_rate_;  // by position in component_flows_
+  std::vector<double> solved_rate_;      // by position in component_flows_
   std::vector<FlowId> free_slots_;
   IndexedMinHeap<SimTime> completions_;  // flows with a finite completion time
   std::size_t active_ = 0;
@@ -136,7 +136,7 @@ class FlowNetwork final : public TransferNetwork {
   double solve_floor_ = kUnlimitedRate;
   std::vector<LinkId> component_links_;
   std::vector<FlowId> component_flows_;
-  std::vector<FlowId> unreported_;  // finished while start()/set_capacity() moved time
+  std::vector<FlowId> unreported_;        // finished while start()/set_capacity() moved time
   std::vector<std::uint32_t> path_seen_;  // by link: stamp for the no-link-twice check
   struct HopLoad {
     double spare, fastest_other;

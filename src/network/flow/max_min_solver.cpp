@@ -34,9 +34,9 @@ void MaxMinSolver::freeze(const SharingGraph& graph, FlowId flow, std::size_t lo
   }
 }
 
-void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capacity,
-                         std::span<const double> rate_cap, std::span<const double> current_rate,
-                         std::span<const LinkId> links, std::span<const FlowId> flows, std::vector<double>& rates) {
+void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capacity, std::span<const double> rate_cap,
+                         std::span<const double> current_rate, std::span<const LinkId> links,
+                         std::span<const FlowId> flows, std::vector<double>& rates) {
   if (link_local_.size() < graph.num_links()) link_local_.resize(graph.num_links());
   if (flow_local_.size() < rate_cap.size()) {
     flow_local_.resize(rate_cap.size());

@@ -41,8 +41,8 @@ class MaxMinSolver {
   std::vector<std::int32_t> flow_local_;  // by flow slot: its index in `flows` during a solve
   std::vector<std::uint32_t> member_;     // by flow slot: == epoch_ while it is in `flows`
   std::uint32_t epoch_ = 0;
-  std::vector<double> spare_;             // by local link: capacity not yet given to frozen flows
-  std::vector<std::int32_t> rising_;      // by local link: flows on it still rising
+  std::vector<double> spare_;         // by local link: capacity not yet given to frozen flows
+  std::vector<std::int32_t> rising_;  // by local link: flows on it still rising
   // (share, local link j) or (cap, ~local flow i), smallest first; a link's share may be stale.
   std::vector<std::pair<double, std::int32_t>> heap_;
   std::size_t rising_flows_ = 0;

@@ -18,14 +18,14 @@
 namespace trainsim {
 
 struct DcqcnState {
-  double rc = 0;  // current rate, bytes/s
-  double rt = 0;  // target rate
+  double rc = 0;         // current rate, bytes/s
+  double rt = 0;         // target rate
   double line_rate = 0;  // the cap Rc and Rt never exceed
   double alpha = 1;      // at alpha_since
   SimTime alpha_since = 0;
   int timer_steps = 0, byte_steps = 0;
   std::int64_t bytes_since_step = 0;  // bytes sent since the last byte-counter step
-  bool recovering = false;  // cut and not yet back at the line rate: the increase timer runs
+  bool recovering = false;            // cut and not yet back at the line rate: the increase timer runs
 
   void reset(double line_rate_Bps, double initial_alpha, SimTime now) {
     *this = DcqcnState{};

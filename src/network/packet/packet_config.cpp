@@ -18,7 +18,8 @@ bool positive_rate(double r) { return std::isfinite(r) && r > 0; }
 void PacketConfig::validate() const {
   require(mtu_payload_bytes > 0 && mtu_payload_bytes <= 1'000'000, "mtu_payload_bytes",
           fmt::format("1..1000000 bytes, got {}", mtu_payload_bytes));
-  require(header_bytes >= 0 && header_bytes <= 10'000, "header_bytes", fmt::format("0..10000 bytes, got {}", header_bytes));
+  require(header_bytes >= 0 && header_bytes <= 10'000, "header_bytes",
+          fmt::format("0..10000 bytes, got {}", header_bytes));
   require(port_buffer_bytes >= mtu_payload_bytes + header_bytes, "port_buffer_bytes",
           fmt::format("at least one packet ({} bytes), got {}", mtu_payload_bytes + header_bytes, port_buffer_bytes));
   require(ecn.kmin_bytes >= 0 && ecn.kmax_bytes > ecn.kmin_bytes, "ecn.kmin_bytes/kmax_bytes",

@@ -16,18 +16,18 @@ namespace trainsim {
 // rpg_hai_rate, rpg_min_rate, dce_tcp_g, min_time_between_cnps) with their own firmware defaults.
 struct DcqcnConfig {
   bool enabled = true;
-  double g = 1.0 / 256;                                 // alpha gain (paper)
-  SimTime alpha_period = 55'000'000;                    // K: alpha decays once per 55 us without CNP (paper)
-  SimTime increase_period = 55'000'000;                 // T: rate increase timer, 55 us (paper)
-  std::int64_t increase_bytes = 10'000'000;             // B: byte counter, 10 MB (paper)
-  int fast_recovery_steps = 5;                          // F (paper)
-  double additive_increase_Bps = 40e6 / 8;              // R_AI = 40 Mb/s (paper)
+  double g = 1.0 / 256;                      // alpha gain (paper)
+  SimTime alpha_period = 55'000'000;         // K: alpha decays once per 55 us without CNP (paper)
+  SimTime increase_period = 55'000'000;      // T: rate increase timer, 55 us (paper)
+  std::int64_t increase_bytes = 10'000'000;  // B: byte counter, 10 MB (paper)
+  int fast_recovery_steps = 5;               // F (paper)
+  double additive_increase_Bps = 40e6 / 8;   // R_AI = 40 Mb/s (paper)
   // R_HAI: the paper leaves it to configuration; 10 x R_AI is our assumption (ns-3 RDMA models
   // commonly use a hyper step an order of magnitude above the additive one).
   double hyper_increase_Bps = 400e6 / 8;
-  double min_rate_Bps = 100e6 / 8;                      // floor of a cut, 100 Mb/s (assumption)
-  SimTime cnp_interval = 50'000'000;                    // N: at most one CNP per flow per 50 us (paper)
-  double initial_alpha = 1.0;                           // paper: alpha starts at 1
+  double min_rate_Bps = 100e6 / 8;    // floor of a cut, 100 Mb/s (assumption)
+  SimTime cnp_interval = 50'000'000;  // N: at most one CNP per flow per 50 us (paper)
+  double initial_alpha = 1.0;         // paper: alpha starts at 1
 };
 
 // RED-style ECN marking at switch egress queues (by the queue's bytes when a packet joins it).
@@ -45,9 +45,9 @@ struct EcnConfig {
 // (bytes queued at a node that came in over one upstream link); real switches derive them from a
 // shared buffer dynamically. XOFF above Kmax/number of ingresses usually, so that ECN acts first.
 struct PfcConfig {
-  bool enabled = true;                     // false: lossy RoCE (drops, go-back-N)
-  std::int64_t xoff_bytes = 256 * 1024;    // PAUSE upstream above this (assumption, order of a port's share)
-  std::int64_t xon_bytes = 240 * 1024;     // RESUME at or below this: ~4 packets of hysteresis
+  bool enabled = true;                   // false: lossy RoCE (drops, go-back-N)
+  std::int64_t xoff_bytes = 256 * 1024;  // PAUSE upstream above this (assumption, order of a port's share)
+  std::int64_t xon_bytes = 240 * 1024;   // RESUME at or below this: ~4 packets of hysteresis
 };
 
 // Lossy mode only: go-back-N recovery as RoCE NICs without selective repeat do it.

@@ -295,7 +295,8 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
     for (std::size_t i = 0; i < flows_.size(); ++i) {
       const Flow& f = flows_[i];
       if (!f.watchdog_parked || !is_active(static_cast<FlowId>(i))) continue;
-      if (std::none_of(f.path.begin(), f.path.end(), [&](LinkId k) { return capacity_[static_cast<std::size_t>(k)] <= 0; })) {
+      if (std::none_of(f.path.begin(), f.path.end(),
+                       [&](LinkId k) { return capacity_[static_cast<std::size_t>(k)] <= 0; })) {
         arm_watchdog(static_cast<FlowId>(i));
       }
     }
@@ -398,14 +399,9 @@ void PacketNetwork::process(const PacketEvent& e) {
     case PacketEventKind::kTxDone:
       if (e.b == ports_[static_cast<std::size_t>(e.a)].tx_gen) on_tx_done(e.a);
       return;
-    case PacketEventKind::kArrive:
-      on_arrive(e.a, e.b, e.hop, e.ecn);
-      return;
-    case PacketEventKind::kPause:
-      on_pause(e.a, e.b != 0);
-      return;
-    default:
-      break;
+    case PacketEventKind::kArrive: on_arrive(e.a, e.b, e.hop, e.ecn); return;
+    case PacketEventKind::kPause: on_pause(e.a, e.b != 0); return;
+    default: break;
   }
   // Flow events: stale once the flow finished or its slot carries another flow.
   Flow& f = flows_[static_cast<std::size_t>(e.a)];
@@ -418,9 +414,7 @@ void PacketNetwork::process(const PacketEvent& e) {
         try_transmit(f.path.front());
       }
       return;
-    case PacketEventKind::kCnp:
-      on_cnp(e.a);
-      return;
+    case PacketEventKind::kCnp: on_cnp(e.a); return;
     case PacketEventKind::kRateTimer:
       if (e.b == f.timer_gen) on_rate_timer(e.a);
       return;
@@ -432,8 +426,7 @@ void PacketNetwork::process(const PacketEvent& e) {
     case PacketEventKind::kTimeout:
       if (e.b == f.watchdog_gen) on_watchdog(e.a);
       return;
-    default:
-      TRAINSIM_UNREACHABLE(fmt::format("packet network: unknown event kind {}", static_cast<int>(e.kind)));
+    default: TRAINSIM_UNREACHABLE(fmt::format("packet network: unknown event kind {}", static_cast<int>(e.kind)));
   }
 }
 
@@ -612,7 +605,8 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     // Go-back-N receiver: ask once per hole for everything from the first missing packet on.
     f.nacked_for = f.expected;
     ++counters_.nacks;
-    events_.push(now_ + f.reverse_latency, PacketEventKind::kNack, id, f.expected, static_cast<std::uint32_t>(f.serial));
+    events_.push(now_ + f.reverse_latency, PacketEventKind::kNack, id, f.expected,
+                 static_cast<std::uint32_t>(f.serial));
   }
   packet_gone(id, seq);
 }
@@ -663,7 +657,8 @@ void PacketNetwork::on_rate_timer(FlowId id) {
   const double after = pacing_rate(f);
   if (f.qp == QpState::kWaiting && after > before && f.next_allowed > now_) {
     // The wait left shrinks with the faster rate: the credit still owed is paid at the new rate.
-    const double left_bytes = static_cast<double>(f.next_allowed - now_) * before / static_cast<double>(kPicosPerSecond);
+    const double left_bytes =
+        static_cast<double>(f.next_allowed - now_) * before / static_cast<double>(kPicosPerSecond);
     f.next_allowed = now_ + transmit_ps(left_bytes, after);
     events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
   }

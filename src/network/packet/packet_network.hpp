@@ -199,7 +199,7 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<SimTime> latency_;
   std::vector<LinkUsage> usage_;
   std::vector<Port> ports_;
-  std::vector<char> host_link_;  // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
+  std::vector<char> host_link_;                          // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
   std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
   std::int64_t sample_step_ = 0;
   SimTime sample_gap_ = 0;

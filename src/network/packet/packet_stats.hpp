@@ -9,7 +9,7 @@
 namespace trainsim {
 
 struct PacketLinkStats {
-  std::int64_t packets_sent = 0;    // packets serialized onto the link (retransmissions included)
+  std::int64_t packets_sent = 0;     // packets serialized onto the link (retransmissions included)
   std::int64_t wire_bytes_sent = 0;  // with headers
   SimTime transmit_time = 0;         // time spent serializing
   std::int64_t max_queue_bytes = 0;  // peak of the egress FIFO (forwarded packets, wire bytes)
@@ -31,15 +31,15 @@ struct PacketCounters {
   std::int64_t cnps = 0;               // CNPs sent by receivers
   std::int64_t rate_cuts = 0;          // CNPs that reached a live sender
   std::int64_t drops = 0;
-  std::int64_t nacks = 0;               // go-back-N requests sent by receivers
-  std::int64_t timeouts = 0;            // sender watchdogs that went back
+  std::int64_t nacks = 0;     // go-back-N requests sent by receivers
+  std::int64_t timeouts = 0;  // sender watchdogs that went back
   std::int64_t retransmitted_packets = 0;
   std::int64_t pause_events = 0;
 };
 
 struct FlowRecord {
-  FlowId id = -1;              // the slot it had (may since carry another flow)
-  std::uint64_t serial = 0;    // order of start() calls, from 0: unique over the run
+  FlowId id = -1;            // the slot it had (may since carry another flow)
+  std::uint64_t serial = 0;  // order of start() calls, from 0: unique over the run
   std::int64_t bytes = 0;
   SimTime start = 0, finish = 0;
   std::int64_t cnps = 0;                   // CNPs that reached its sender

@@ -9,11 +9,11 @@ namespace trainsim {
 BucketedDataParallel::BucketedDataParallel(const RankContext& rank, DataParallelSettings settings)
     : rank_(rank),
       settings_(settings),
-      buffers_(rank_param_items(rank),
-               {"dp", rank.communicators.data, Stream::DpComm,
-                static_cast<double>(rank.plan.data()) * rank.plan.context()},
-               {"edp", rank.communicators.expert_data, Stream::ExpertDpComm, static_cast<double>(rank.plan.expert_data())},
-               first_chunk_bucket_elements()) {
+      buffers_(
+          rank_param_items(rank),
+          {"dp", rank.communicators.data, Stream::DpComm, static_cast<double>(rank.plan.data()) * rank.plan.context()},
+          {"edp", rank.communicators.expert_data, Stream::ExpertDpComm, static_cast<double>(rank.plan.expert_data())},
+          first_chunk_bucket_elements()) {
   const std::size_t buffers = buffers_.buffers().size();
   param_gather_inflight_.assign(buffers, std::nullopt);
   chunk_param_gathers_.assign(buffers, {});
@@ -50,7 +50,8 @@ void BucketedDataParallel::zero_grad() {
   const auto& buffers = buffers_.buffers();
   // One memset per DDP buffer (zero_grad_buffer).
   for (const GradBuffer& buf : buffers)
-    rank_.builder.compute({Phase::Optimizer, -1, -1}, &buf == &buffers.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
+    rank_.builder.compute({Phase::Optimizer, -1, -1},
+                          &buf == &buffers.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
                           memory_kernel(KernelKind::Memset, buf.local_params * settings_.grad_bytes, 0, precision));
   // With overlap_param_gather the distributed optimizer launches the all-gather of the first
   // bucket accessed in forward here, before forward compute starts; the forward pre-hooks chain
@@ -60,10 +61,9 @@ void BucketedDataParallel::zero_grad() {
     for (std::size_t b = 0; b < buffers.size(); ++b) {
       const GradBuffer& buf = buffers[b];
       if (!buf.buckets_by_chunk.empty() && !buf.buckets_by_chunk[0].empty())
-        param_gather_inflight_[b] =
-            rank_.builder.collective({Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"),
-                                     CollKind::AllGather, buf.reduction.group,
-                                     param_gather_bytes(buf.buckets_by_chunk[0].back().params));
+        param_gather_inflight_[b] = rank_.builder.collective(
+            {Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"), CollKind::AllGather,
+            buf.reduction.group, param_gather_bytes(buf.buckets_by_chunk[0].back().params));
     }
 }
 
@@ -87,8 +87,8 @@ void BucketedDataParallel::forward(int micro_batch, int chunk) {
       int& next = next_bucket[bi];
       auto dispatch = [&](int b) {
         const OpContext ctx{Phase::GradSync, -1, mb};
-        inflight = rank_.builder.collective(ctx, buf.reduction.stream, buf.op_name("param_allgather"), CollKind::AllGather,
-                                            buf.reduction.group,
+        inflight = rank_.builder.collective(ctx, buf.reduction.stream, buf.op_name("param_allgather"),
+                                            CollKind::AllGather, buf.reduction.group,
                                             param_gather_bytes(buckets[static_cast<std::size_t>(b)].params));
       };
       while (next >= 0 && buckets[static_cast<std::size_t>(next)].last_item >= item_index) {
@@ -209,8 +209,9 @@ void BucketedDataParallel::start_chunk_param_sync(int chunk) {
     auto& handles = chunk_param_gathers_[bi][static_cast<std::size_t>(chunk)];
     handles.assign(buckets.size(), std::nullopt);
     for (std::size_t b = 0; b < buckets.size(); ++b)
-      handles[b] = rank_.builder.collective({Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"),
-                                            CollKind::AllGather, buf.reduction.group, param_gather_bytes(buckets[b].params));
+      handles[b] =
+          rank_.builder.collective({Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"),
+                                   CollKind::AllGather, buf.reduction.group, param_gather_bytes(buckets[b].params));
   }
 }
 
@@ -225,10 +226,9 @@ void BucketedDataParallel::reduce_bucket(const GradBuffer& buffer, double params
                                       rank_.scenario.training.precision));
   const auto bytes = static_cast<std::int64_t>(params * grad_bytes);
   const bool rs = settings_.distributed_optimizer;
-  pending_reductions_.push_back(rank_.builder.collective(ctx, buffer.reduction.stream,
-                                                         buffer.op_name(rs ? "grad_reduce_scatter" : "grad_all_reduce"),
-                                                         rs ? CollKind::ReduceScatter : CollKind::AllReduce,
-                                                         buffer.reduction.group, bytes));
+  pending_reductions_.push_back(rank_.builder.collective(
+      ctx, buffer.reduction.stream, buffer.op_name(rs ? "grad_reduce_scatter" : "grad_all_reduce"),
+      rs ? CollKind::ReduceScatter : CollKind::AllReduce, buffer.reduction.group, bytes));
 }
 
 void BucketedDataParallel::wait_for_reductions() {
@@ -248,12 +248,14 @@ void BucketedDataParallel::optimizer_step() {
   const Precision p = rank_.scenario.training.precision;
   const bool shard = settings_.sharded_optimizer;
   const double shard_params = buffers_.optimizer_params(shard);
-  rank_.builder.compute(ctx, "optimizer.grad_norm",
-                        memory_kernel(KernelKind::OptimizerStep, shard_params * kGradNormBytesPerElement, shard_params * 2, p));
+  rank_.builder.compute(
+      ctx, "optimizer.grad_norm",
+      memory_kernel(KernelKind::OptimizerStep, shard_params * kGradNormBytesPerElement, shard_params * 2, p));
   rank_.builder.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
                                 shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
-  rank_.builder.compute(ctx, "optimizer.adam",
-                        memory_kernel(KernelKind::OptimizerStep, shard_params * kAdamBytesPerElement, shard_params * 12, p));
+  rank_.builder.compute(
+      ctx, "optimizer.adam",
+      memory_kernel(KernelKind::OptimizerStep, shard_params * kAdamBytesPerElement, shard_params * 12, p));
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {
     for (const GradBuffer& buf : buffers_.buffers())
       for (int c = 0; c < rank_.chunks; ++c)

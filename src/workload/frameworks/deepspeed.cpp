@@ -54,7 +54,8 @@ class DeepSpeed final : public TrainingFramework {
 
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     if (rank.scenario.parallelism.zero_stage >= 1) return std::make_unique<DeepSpeedZeroRank>(rank);
-    return std::make_unique<BucketedDataParallel>(rank, DataParallelSettings{grad_reduce_bytes(rank.scenario), false, false});
+    return std::make_unique<BucketedDataParallel>(rank,
+                                                  DataParallelSettings{grad_reduce_bytes(rank.scenario), false, false});
   }
 };
 

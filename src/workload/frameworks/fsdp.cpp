@@ -30,8 +30,8 @@ class FullShardRank final : public BucketedDataParallel {
     builder.wait(root_ag);
     std::optional<std::uint32_t> next;
     if (!ls.empty())
-      next = builder.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather, dp,
-                                layer_gather_bytes(rank_.dims.layer_params));
+      next = builder.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather,
+                                dp, layer_gather_bytes(rank_.dims.layer_params));
     if (rank_.has_embedding(chunk)) rank_.emitter.embedding_forward(mb);
     for (std::size_t i = 0; i < ls.size(); ++i) {
       builder.wait(*next);
@@ -54,7 +54,8 @@ class FullShardRank final : public BucketedDataParallel {
     const bool full = s.training.recompute == RecomputeGranularity::Full;
     const bool selective = rank_.selective_attention();
     const int recompute_n =
-        full ? recomputed_layers_on_stage(s, rank_.pipeline_stage, rank_.layout.layers_on_stage(rank_.pipeline_stage)) : 0;
+        full ? recomputed_layers_on_stage(s, rank_.pipeline_stage, rank_.layout.layers_on_stage(rank_.pipeline_stage))
+             : 0;
     if (rank_.has_lm_head(chunk)) emitter.lm_head_backward(mb);
     const auto gather = [&](int layer) {
       return builder.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather,
@@ -70,8 +71,8 @@ class FullShardRank final : public BucketedDataParallel {
       if (full && i < recompute_n) emitter.forward(layer, mb, Phase::Recompute);
       emitter.backward(layer, mb, selective);
       cast_grad_for_reduce({Phase::Backward, layer, mb}, layer_params);
-      pending_reductions_.push_back(builder.collective({Phase::GradSync, layer, mb}, Stream::DpComm, "fsdp.reduce_scatter",
-                                                       CollKind::ReduceScatter, dp, grad));
+      pending_reductions_.push_back(builder.collective({Phase::GradSync, layer, mb}, Stream::DpComm,
+                                                       "fsdp.reduce_scatter", CollKind::ReduceScatter, dp, grad));
     }
     if (rank_.has_embedding(chunk)) emitter.embedding_backward(mb);
     if (mb == rank_.micro_batches - 1) {
@@ -104,8 +105,9 @@ class FullShardRank final : public BucketedDataParallel {
     const Precision precision = rank_.scenario.training.precision;
     const double from = activation_bytes(precision);
     if (from >= settings_.grad_bytes) return;
-    rank_.builder.compute(ctx, "fsdp.grad_cast",
-                          memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision));
+    rank_.builder.compute(
+        ctx, "fsdp.grad_cast",
+        memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision));
   }
 };
 
