@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
+.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs test-tsan format format-check tidy clean
 
 all: build
 
@@ -31,6 +31,17 @@ test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_CXX_FLAGS)" -DTRAINSIM_SANITIZE=ON -DTRAINSIM_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+# The threaded code under ThreadSanitizer, in its own build directory: the explore tests (sweep and tune spread
+# points over threads that share the NCCL search, communicator and kernel caches) and `validate`, which spreads
+# cases over threads. Only these targets are built, to keep CI's time.
+TSAN_CXX_FLAGS ?= -O1 -g1
+TSAN_VALIDATE_CASES ?= $(wildcard ../shared/validation/cases/coll-*.yaml ../shared/validation/cases/mcore-*.yaml)
+test-tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF
+	cmake --build build-tsan -j $(JOBS) --target explore_tests trainsim
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./explore_tests --gtest_brief=1
+	$(if $(TSAN_VALIDATE_CASES),TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim validate --threads 4 $(TSAN_VALIDATE_CASES) > /dev/null && echo "test-tsan: validate over $(words $(TSAN_VALIDATE_CASES)) cases on 4 threads: no race",@echo "test-tsan: ../shared/validation not beside the repo: validate not run under TSan")
 
 bench: build
 	bench/run-bench $(BUILD)
