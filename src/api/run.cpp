@@ -21,6 +21,7 @@
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
+#include "workload/workload_file.hpp"
 #include "workload/recompute.hpp"
 
 namespace trainsim {
@@ -333,6 +334,12 @@ struct PreparedJob {
 PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
   PreparedJob job;
+  if (!options.workload_file.empty()) {  // the file's workload: no model to estimate memory or work from
+    job.wo.per_rank = options.per_rank || s.simulation.per_rank;
+    job.wl = read_workload_file(options.workload_file, s, job.wo);
+    job.compute = make_compute_model(s);
+    return job;
+  }
   job.memory = memory_usage(s);
   if (!job.memory.fits && !options.allow_oom) {
     const auto& m = job.memory;
@@ -588,6 +595,27 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank) {
+  const auto f = workload_file_format_named(format);
+  if (!f)
+    throw Error(
+        fmt::format("unknown workload format '{}' (known: {})", format, fmt::join(workload_file_format_names(), ", ")));
+  RunOptions options;
+  options.per_rank = per_rank;
+  options.allow_oom = true;  // the file describes the job whether or not it fits
+  const PreparedJob job = prepare_job(s, options);
+  WorkloadOpDurations durations;
+  if (*f == WorkloadFileFormat::Aicb) {
+    const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
+    const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, false, {1, 1}, options);
+    for (const RankTimeline& tl : run.sim.timelines) {
+      auto& d = durations.emplace_back(tl.start.size());
+      for (std::size_t i = 0; i < d.size(); ++i) d[i] = tl.end[i] - tl.start[i];
+    }
+  }
+  write_workload_file(*f, s, job.wl, path, &durations);
 }
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {
