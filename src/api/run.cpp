@@ -589,7 +589,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const std::size_t ci = critical_rank_index(job.wl, run.sim);
   describe_job(s, r);
   add_inferred_values_and_warnings(s, r);
-  add_throughput(s, to_seconds(run.sim.makespan), r);
+  if (s.has_training_job)
+    add_throughput(s, to_seconds(run.sim.makespan), r);
+  else  // a workload file on a scenario without a model: no tokens or FLOPs to count
+    r.iteration_time_s = to_seconds(run.sim.makespan);
   add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
   add_simulation_statistics(s, job, run, ci, r);
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);

@@ -61,10 +61,12 @@ Command add_run_command(CLI::App& app) {
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
   cmd->add_option("--workload", args->workload,
                   "run this SimAI/AICB workload file (trainsim export --format aicb writes one) on the scenario's "
-                  "cluster instead of the workload of its model (docs/workload-files.md)");
+                  "cluster instead of the workload of its model; the scenario's model block may then be left out "
+                  "(docs/workload-files.md)");
   return {
       cmd, [args, trace_ranks]() {
-        const Scenario s = load_scenario(args->scenario, args->overrides);
+        const Scenario s = load_scenario(args->scenario, args->overrides,
+                                         args->workload.empty() ? ScenarioNeeds::Job : ScenarioNeeds::JobIfModel);
         if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
           throw ScenarioError(s.file, "--links-csv",
                               "per-link statistics need simulation.network_model: flow or packet");

@@ -79,6 +79,20 @@ TEST(AicbExample, RunsOnTheScenariosCluster) {
   EXPECT_LT(t, compute_s * 2);  // the TP and DP collectives of a 1.3B model on one NVLink node are far from that
 }
 
+// Without a model block the scenario is only the cluster the file runs on.
+TEST(AicbExample, RunsOnAScenarioWithoutAModel) {
+  const Scenario s =
+      parse_scenario("cluster: {gpu: H100-SXM, num_gpus: 8, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}\n",
+                     "cluster.yaml", {}, ScenarioNeeds::JobIfModel);
+  EXPECT_FALSE(s.has_training_job);
+  RunOptions o;
+  o.workload_file = example("aicb-gpt-1.3b-tp2-8gpu.txt");
+  const RunResult r = run_scenario(s, o).result;
+  const Scenario with_model = load_scenario(example("tiny-8-h100.yaml"));
+  EXPECT_DOUBLE_EQ(r.iteration_time_s, iteration(with_model, o.workload_file));
+  EXPECT_EQ(r.tokens_per_s, 0);
+}
+
 std::string import_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
   const Scenario s = load_scenario(example("tiny-8-h100.yaml"), overrides);
   const std::string path = testing::TempDir() + "/bad.txt";
@@ -93,8 +107,12 @@ std::string import_error(const std::string& text, const std::vector<std::string>
 }
 
 const char* kLine = "x -1 1000 ALLREDUCE 4096 1000 NONE 0 1000 NONE 0 100\n";
+const std::vector<std::string> kTwoMicroBatches = {"training.global_batch_size=16"};  // tiny-8: ga 2
 
 TEST(AicbImport, FileMustFitTheCluster) {
+  EXPECT_EQ(import_error(std::string("HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ga: 4 all_gpus: 8\n1\n") + kLine),
+            "bad.txt:1: model_parallel_NPU_group: 4 but the scenario's parallelism.tensor is 2 (leave the model block "
+            "out to run the file's job on the scenario's cluster alone)");
   EXPECT_EQ(import_error(std::string("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 1 all_gpus: 16\n1\n") + kLine),
             "bad.txt:1: all_gpus: 16 but the scenario's cluster has 8 GPUs (cluster.num_gpus)");
   EXPECT_EQ(import_error(std::string("HYBRID_TRANSFORMER model_parallel_NPU_group: 3 ga: 1 all_gpus: 8\n1\n") + kLine),
@@ -103,25 +121,30 @@ TEST(AicbImport, FileMustFitTheCluster) {
 
 TEST(AicbImport, TablesAndMicroBatchesMustAddUp) {
   const std::string pp2 = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 pp: 2 ga: 2 all_gpus: 8 pp_comm: 1024\n";
-  EXPECT_EQ(import_error(pp2 + "2\n" + kLine + kLine + "2\n" + kLine + kLine + "2\n" + kLine + kLine),
+  EXPECT_EQ(import_error(pp2 + "2\n" + kLine + kLine + "2\n" + kLine + kLine + "2\n" + kLine + kLine, kTwoMicroBatches),
             "bad.txt:8: 3 tables for pp: 2 (one table for every stage, or one per stage)");
   EXPECT_NE(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 2 all_gpus: 8\n3\n"
                          "a -1 1 NONE 0 1 NONE 0 1 NONE 0 100\nb -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"
-                         "c -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n")
+                         "c -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
+                         kTwoMicroBatches)
                 .find("bad.txt:2: cannot find ga: 2 repetitions"),
             std::string::npos);
   EXPECT_EQ(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 2 all_gpus: 8\n2\n"
-                         "a@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\na@mb2 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"),
+                         "a@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\na@mb2 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
+                         kTwoMicroBatches),
             "bad.txt:4: micro-batch 2 of 'a@mb2' is not below ga: 2");
   EXPECT_EQ(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 2 all_gpus: 8\n3\n"
                          "a@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\na@mb1 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"
-                         "b@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"),
+                         "b@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
+                         kTwoMicroBatches),
             "bad.txt:5: the lines of micro-batch 0 chunk 0 are not together (they started before)");
   EXPECT_EQ(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 2 all_gpus: 8\n1\n"
-                         "a@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"),
+                         "a@mb0 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
+                         kTwoMicroBatches),
             "bad.txt:2: no lines for micro-batch 1 (ga: 2)");
   EXPECT_EQ(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 1 all_gpus: 8\n2\n"
-                         "a -1 1 NONE 0 1 NONE 0 1 NONE 0 100\nb 1 1 NONE 0 1 NONE 0 1 NONE 0 100\n"),
+                         "a -1 1 NONE 0 1 NONE 0 1 NONE 0 100\nb 1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
+                         kTwoMicroBatches),
             "bad.txt:4: depen 1 does not name an earlier line of this table (lines count from 0)");
 }
 

@@ -193,7 +193,10 @@ class StageExporter {
     for (std::uint32_t d = 0; d < op.num_deps; ++d) {
       const std::uint32_t c = prog_.deps[op.first_dep + d];
       if (is_p2p(prog_.ops[c]) || first_waiter_[c] != kernel) continue;
-      if (next_kernel_[c] == kernel) continue;
+      // The import runs a forward collective blocking - the next kernel waits for it - unless it is a data-parallel
+      // one, which runs on until a line's depen names it.
+      const bool data_parallel = is_gradient_reduction(group_of(c));
+      if (next_kernel_[c] == kernel && !data_parallel) continue;
       if (!out || c > *out) out = c;
     }
     return out;

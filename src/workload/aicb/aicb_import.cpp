@@ -215,7 +215,8 @@ class ImportedRank {
   }
 
   // Forward part: wait for the collectives of the line `depen` names, the compute, then the collective - blocking,
-  // unless a later line's depen names this one (then it runs beside what follows until that line).
+  // unless a later line's depen names this one or it is a data-parallel one (Megatron's parameter all-gathers and
+  // gradient reductions run beside the layers): then it runs beside what follows until a line waits for it.
   void forward_line(std::size_t i, int mb, Phase phase) {
     const AicbLine& l = lines_[i];
     if (l.depen >= 0) {
@@ -228,7 +229,7 @@ class ImportedRank {
     }
     if (l.fwd.time_ns > 0) kernel(i, ".fwd", l.fwd.time_ns, mb, phase);
     if (const auto id = collective(i, ".fwd_comm", l.fwd.comm, mb, phase)) {
-      if (plan_.waited_for[i])
+      if (plan_.waited_for[i] || l.fwd.comm.group == AicbGroup::DP || l.fwd.comm.group == AicbGroup::DpEp)
         issued_[i].push_back(*id);
       else
         rb_.wait(*id);
@@ -364,6 +365,28 @@ Workload import_aicb(const AicbFile& f, const Scenario& s, const WorkloadOptions
                 .count_line,
             fmt::format("{} tables for pp: {} (one table for every stage, or one per stage)", tables, h.pp));
   const int dp = world / (h.tp * h.pp);
+  // With a model the scenario also describes the job (its report, the flow level's group copies): the same sizes.
+  if (s.has_training_job) {
+    const auto& p = s.parallelism;
+    const int ep = s.model.moe.enabled() ? p.expert : 1;
+    auto same = [&](const char* header_key, int file, const char* key, int scenario) {
+      if (file != scenario)
+        fail_at(f.path, 1,
+                fmt::format("{} {} but the scenario's {} is {} (leave the model block out to run the file's job "
+                            "on the scenario's cluster alone)",
+                            header_key, file, key, scenario));
+    };
+    same("model_parallel_NPU_group:", h.tp, "parallelism.tensor", p.tensor);
+    same("pp:", h.pp, "parallelism.pipeline", p.pipeline);
+    same("ep:", h.ep, "parallelism.expert", ep);
+    same("ga:", h.ga, "micro-batch count (training.global_batch_size / (micro_batch_size x data))",
+         s.micro_batches_per_iteration());
+    if (p.context > 1) fail_at(f.path, 1, "the scenario has parallelism.context > 1, which an AICB file cannot state");
+  } else if (s.simulation.network_model != NetworkModel::Analytical) {
+    fail_at(f.path, 1,
+            "a workload file runs at flow or packet level only on a scenario with the same job (a model block "
+            "whose parallel sizes match the header)");
+  }
   std::optional<ParallelPlan> plan;
   try {
     plan.emplace(h.tp, 1, dp, h.pp, h.ep, 0);
