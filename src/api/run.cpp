@@ -80,6 +80,7 @@ void validate_run_options(const Scenario& s) {
 // it, so the stage runs at its speed. Empty when there is no gpu_slow fault.
 std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl) {
   std::vector<double> slow;
+  if (s.faults.empty()) return slow;
   const ParallelPlan plan = parallel_plan_of(s);
   for (const FaultSpec& f : s.faults) {
     if (f.kind != FaultKind::GpuSlow) continue;
@@ -335,6 +336,10 @@ PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
   PreparedJob job;
   if (!options.workload_file.empty()) {  // the file's workload: no model to estimate memory or work from
+    if (!s.has_training_job && !s.faults.empty())
+      throw ScenarioError(s.file, "faults",
+                          "faults place ranks by the scenario's parallel layout: a workload file runs with faults only "
+                          "on a scenario with a model block");
     job.wo.per_rank = options.per_rank || s.simulation.per_rank;
     job.wl = read_workload_file(options.workload_file, s, job.wo);
     job.compute = make_compute_model(s);
@@ -451,7 +456,7 @@ void describe_job(const Scenario& s, RunResult& r) {
   r.pipeline = p.pipeline;
   r.data = p.data;
   r.context = p.context;
-  r.micro_batches = s.micro_batches_per_iteration();
+  r.micro_batches = s.has_training_job ? s.micro_batches_per_iteration() : 0;  // none without a model block
   r.expert = p.expert;
   r.expert_tensor = p.expert_tensor;
   r.virtual_pipeline = p.virtual_pipeline;
