@@ -144,7 +144,7 @@ TEST(AicbImport, TablesAndMicroBatchesMustAddUp) {
             "bad.txt:2: no lines for micro-batch 1 (ga: 2)");
   EXPECT_EQ(import_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 1 all_gpus: 8\n2\n"
                          "a -1 1 NONE 0 1 NONE 0 1 NONE 0 100\nb 1 1 NONE 0 1 NONE 0 1 NONE 0 100\n",
-                         kTwoMicroBatches),
+                         {"training.global_batch_size=8"}),  // tiny-8: ga 1
             "bad.txt:4: depen 1 does not name an earlier line of this table (lines count from 0)");
 }
 
