@@ -38,6 +38,9 @@ struct RunOptions {
   // seconds (compute_lower_bound_s), the iteration cannot be shorter, and run_scenario throws SlowerThanLimitError
   // instead of simulating. Infinite (the default) = always simulate.
   double give_up_above_s = std::numeric_limits<double>::infinity();
+  // A workload file to run instead of the workload generated from the scenario's model (an AICB/SimAI layer table;
+  // docs/workload-files.md): it runs on the scenario's cluster. Empty = generate the workload as usual.
+  std::string workload_file;
 };
 
 // run_scenario stopped before simulating: its compute alone takes bound_s, more than RunOptions::give_up_above_s.
@@ -71,6 +74,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 // candidates that cannot beat the ones it has. Throws what run_scenario throws before it simulates (ScenarioError;
 // OutOfMemoryError unless allow_oom).
 double compute_lower_bound_s(const Scenario& s, bool allow_oom = false);
+
+// Writes the scenario's workload in another simulator's format ("aicb": a SimAI/AICB layer table, its compute times
+// those of trainsim's simulation of the iteration; docs/workload-files.md). `per_rank`: a trace per rank where the
+// format has one. Throws Error for an unknown format, a job the format cannot describe, or a file it cannot write.
+void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank = false);
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
 struct CollectivePointResult {

@@ -21,6 +21,7 @@
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
+#include "workload/workload_file.hpp"
 #include "workload/recompute.hpp"
 
 namespace trainsim {
@@ -79,6 +80,7 @@ void validate_run_options(const Scenario& s) {
 // it, so the stage runs at its speed. Empty when there is no gpu_slow fault.
 std::vector<double> compute_slowdown(const Scenario& s, const Workload& wl) {
   std::vector<double> slow;
+  if (s.faults.empty()) return slow;
   const ParallelPlan plan = parallel_plan_of(s);
   for (const FaultSpec& f : s.faults) {
     if (f.kind != FaultKind::GpuSlow) continue;
@@ -333,6 +335,16 @@ struct PreparedJob {
 PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
   PreparedJob job;
+  if (!options.workload_file.empty()) {  // the file's workload: no model to estimate memory or work from
+    if (!s.has_training_job && !s.faults.empty())
+      throw ScenarioError(s.file, "faults",
+                          "faults place ranks by the scenario's parallel layout: a workload file runs with faults only "
+                          "on a scenario with a model block");
+    job.wo.per_rank = options.per_rank || s.simulation.per_rank;
+    job.wl = read_workload_file(options.workload_file, s, job.wo);
+    job.compute = make_compute_model(s);
+    return job;
+  }
   job.memory = memory_usage(s);
   if (!job.memory.fits && !options.allow_oom) {
     const auto& m = job.memory;
@@ -444,7 +456,7 @@ void describe_job(const Scenario& s, RunResult& r) {
   r.pipeline = p.pipeline;
   r.data = p.data;
   r.context = p.context;
-  r.micro_batches = s.micro_batches_per_iteration();
+  r.micro_batches = s.has_training_job ? s.micro_batches_per_iteration() : 0;  // none without a model block
   r.expert = p.expert;
   r.expert_tensor = p.expert_tensor;
   r.virtual_pipeline = p.virtual_pipeline;
@@ -582,12 +594,36 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const std::size_t ci = critical_rank_index(job.wl, run.sim);
   describe_job(s, r);
   add_inferred_values_and_warnings(s, r);
-  add_throughput(s, to_seconds(run.sim.makespan), r);
+  if (s.has_training_job)
+    add_throughput(s, to_seconds(run.sim.makespan), r);
+  else  // a workload file on a scenario without a model: no tokens or FLOPs to count
+    r.iteration_time_s = to_seconds(run.sim.makespan);
   add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
   add_simulation_statistics(s, job, run, ci, r);
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank) {
+  const auto f = workload_file_format_named(format);
+  if (!f)
+    throw Error(
+        fmt::format("unknown workload format '{}' (known: {})", format, fmt::join(workload_file_format_names(), ", ")));
+  RunOptions options;
+  options.per_rank = per_rank;
+  options.allow_oom = true;  // the file describes the job whether or not it fits
+  const PreparedJob job = prepare_job(s, options);
+  WorkloadOpDurations durations;
+  if (*f == WorkloadFileFormat::Aicb) {
+    const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
+    const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, false, {1, 1}, options);
+    for (const RankTimeline& tl : run.sim.timelines) {
+      auto& d = durations.emplace_back(tl.start.size());
+      for (std::size_t i = 0; i < d.size(); ++i) d[i] = tl.end[i] - tl.start[i];
+    }
+  }
+  write_workload_file(*f, s, job.wl, path, &durations);
 }
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {

@@ -31,6 +31,7 @@ struct RunArgs {
   bool per_rank = false;
   bool no_timing = false;
   bool progress = false;
+  std::string workload;
 };
 }  // namespace
 
@@ -58,9 +59,14 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
   cmd->add_flag("--progress", args->progress,
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
+  cmd->add_option("--workload", args->workload,
+                  "run this SimAI/AICB workload file (trainsim export --format aicb writes one) on the scenario's "
+                  "cluster instead of the workload of its model; the scenario's model block may then be left out "
+                  "(docs/workload-files.md)");
   return {
       cmd, [args, trace_ranks]() {
-        const Scenario s = load_scenario(args->scenario, args->overrides);
+        const Scenario s = load_scenario(args->scenario, args->overrides,
+                                         args->workload.empty() ? ScenarioNeeds::Job : ScenarioNeeds::JobIfModel);
         if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
           throw ScenarioError(s.file, "--links-csv",
                               "per-link statistics need simulation.network_model: flow or packet");
@@ -75,6 +81,7 @@ Command add_run_command(CLI::App& app) {
         o.per_rank = args->per_rank;
         o.want_trace = !trace.empty();
         o.trace_ranks = args->trace_ranks;
+        o.workload_file = args->workload;
         // Progress goes to stderr only, so stdout is the same with or without it.
         const bool terminal = isatty(STDERR_FILENO) != 0;
         RunProgressPrinter progress(std::cerr, args->progress || terminal, terminal);

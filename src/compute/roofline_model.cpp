@@ -54,6 +54,7 @@ class RooflineModel final : public ComputeModel {
         pace_(slowest_gpu_factor(job_gpus)) {}
 
   KernelTiming time(const KernelDesc& k) const override {
+    if (k.kind == KernelKind::FixedDuration) return fixed_duration_timing(k);
     const RooflineBreakdown b = priced(k, CommLoad{});
     KernelTiming t;
     t.time = from_seconds(b.total_s());
@@ -67,7 +68,7 @@ class RooflineModel final : public ComputeModel {
   }
 
   double interference_slowdown(const KernelDesc& k, const CommLoad& load) const override {
-    if (load.idle()) return 1.0;
+    if (load.idle() || k.kind == KernelKind::FixedDuration) return 1.0;
     const double alone = priced(k, CommLoad{}).total_s();
     if (!(alone > 0)) return 1.0;
     return std::max(1.0, priced(k, load).total_s() / alone);

@@ -82,6 +82,7 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
   Scenario s;
   s.file = file;
   s.name = std::filesystem::path(file).stem().string();
+  if (needs == ScenarioNeeds::JobIfModel) needs = top.has("model") ? ScenarioNeeds::Job : ScenarioNeeds::ClusterOnly;
   const bool job_blocks = top.has("model") || top.has("training") || top.has("parallelism");
   if (needs == ScenarioNeeds::Job && !job_blocks && !top.has("collective"))
     throw ScenarioError(file, "model",

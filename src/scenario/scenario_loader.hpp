@@ -19,6 +19,9 @@ enum class ScenarioNeeds {
   // batch that does not divide cannot stop a command that never uses it. A `--set` of a job key
   // is an error: it would change nothing.
   ClusterOnly,
+  // run --workload FILE: the workload comes from the file. With a model block the scenario is read as for Job (the
+  // report's throughput figures use it); without one, as for ClusterOnly, the file's header giving the parallel sizes.
+  JobIfModel,
 };
 
 // `overrides` are "key.path=value" strings from `--set`; values are parsed as YAML scalars/flow.

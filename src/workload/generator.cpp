@@ -121,8 +121,8 @@ class RankGenerator {
     const OpContext pctx{Phase::Other, -1, st.micro_batch};
     RankBuilder& rb = rank_builder_;
     switch (st.action) {
-      case PipelineAction::Forward: framework_rank_->forward(st.micro_batch, st.chunk); break;
-      case PipelineAction::Backward: framework_rank_->backward(st.micro_batch, st.chunk); break;
+      case PipelineAction::Forward: step(false, st.micro_batch, st.chunk); break;
+      case PipelineAction::Backward: step(true, st.micro_batch, st.chunk); break;
       // Non-interleaved p2p: one batch_isend_irecv per helper, then cuda.synchronize (p2p_communication.py):
       // a blocking rendezvous with the neighbour.
       case PipelineAction::RecvForward:
@@ -152,14 +152,25 @@ class RankGenerator {
     }
   }
 
+  // One forward or backward step, recorded with the ops it issued (RankProgram::steps).
+  void step(bool backward, int micro_batch, int chunk) {
+    const auto first = static_cast<std::uint32_t>(rank_builder_.op_count());
+    if (backward)
+      framework_rank_->backward(micro_batch, chunk);
+    else
+      framework_rank_->forward(micro_batch, chunk);
+    rank_builder_.record_step(
+        {backward, micro_batch, chunk, first, static_cast<std::uint32_t>(rank_builder_.op_count())});
+  }
+
   // ---- interleaved 1F1B (schedules.py, with_interleaving): the events interleaved_program records, as ops ----
   void run_interleaved() {
     std::vector<std::uint32_t> handle_ops;  // handle id -> the p2p op it names
     for (const auto& e :
          interleaved_program(pipeline_stages_, pipeline_stage_, context_.micro_batches, context_.chunks)) {
       switch (e.kind) {
-        case InterleavedEvent::Kind::Forward: framework_rank_->forward(e.micro_batch, e.chunk); break;
-        case InterleavedEvent::Kind::Backward: framework_rank_->backward(e.micro_batch, e.chunk); break;
+        case InterleavedEvent::Kind::Forward: step(false, e.micro_batch, e.chunk); break;
+        case InterleavedEvent::Kind::Backward: step(true, e.micro_batch, e.chunk); break;
         case InterleavedEvent::Kind::Post:
           TRAINSIM_CHECK(e.handle == static_cast<int>(handle_ops.size()), "interleaved schedule: handles out of order");
           handle_ops.push_back(post_p2p(e));

@@ -47,6 +47,7 @@ class RankBuilder {
     return id;
   }
   int rank() const { return prog_.rank; }
+  void record_step(const ProgramStep& s) { prog_.steps.push_back(s); }
   std::size_t op_count() const { return prog_.ops.size(); }  // ops issued so far
 
  private:

@@ -69,6 +69,16 @@ struct Op {
   std::uint32_t coll_seq = 0;     // collectives: the n-th op of this rank on this group
 };
 
+// One forward or backward step of the pipeline schedule: the ops [first_op, end_op) of the rank's program that the
+// step issued (its layers and the framework's work around them; not the pipeline transfers). Workload-file exports
+// cut a rank's program into micro-batch pieces with these.
+struct ProgramStep {
+  bool backward = false;
+  int micro_batch = 0;
+  int chunk = 0;
+  std::uint32_t first_op = 0, end_op = 0;
+};
+
 // The ops one simulated rank issues, in issue order.
 struct RankProgram {
   int rank = 0;  // global rank
@@ -76,6 +86,7 @@ struct RankProgram {
   std::vector<std::uint32_t> deps;  // op indices (into ops) this rank's ops wait for
   // How many real ranks this timeline stands for (1 in --per-rank mode).
   std::int64_t represents = 1;
+  std::vector<ProgramStep> steps;  // the schedule's forward and backward steps, in issue order
 };
 
 struct Workload {
