@@ -38,6 +38,9 @@ struct RunOptions {
   // seconds (compute_lower_bound_s), the iteration cannot be shorter, and run_scenario throws SlowerThanLimitError
   // instead of simulating. Infinite (the default) = always simulate.
   double give_up_above_s = std::numeric_limits<double>::infinity();
+  // A workload file to simulate instead of the workload generated from the scenario's model (`trainsim run
+  // --workload`): a Chakra trace directory (docs/chakra.md). Empty = generate it as usual.
+  std::string workload_file;
 };
 
 // run_scenario stopped before simulating: its compute alone takes bound_s, more than RunOptions::give_up_above_s.
@@ -71,6 +74,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 // candidates that cannot beat the ones it has. Throws what run_scenario throws before it simulates (ScenarioError;
 // OutOfMemoryError unless allow_oom).
 double compute_lower_bound_s(const Scenario& s, bool allow_oom = false);
+
+// `trainsim export`: writes the scenario's workload as another simulator's workload file. "chakra": a directory
+// with one execution trace per simulated rank (every rank with per_rank) whose compute nodes carry the durations
+// this scenario's simulation gave them (docs/chakra.md). Throws Error for an unknown format (naming the known
+// ones) and what run_scenario throws.
+void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank = false);
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
 struct CollectivePointResult {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <cmath>
 
@@ -22,6 +23,7 @@
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
 #include "workload/recompute.hpp"
+#include "workload/workload_file.hpp"
 
 namespace trainsim {
 
@@ -330,11 +332,19 @@ struct PreparedJob {
   std::unique_ptr<ComputeModel> compute;
 };
 
+void check_trace_ranks_imported(const Workload& wl, const RunOptions& options) {
+  if (!options.want_trace) return;
+  for (int wanted : options.trace_ranks)
+    if (std::none_of(wl.ranks.begin(), wl.ranks.end(), [&](const RankProgram& p) { return p.rank == wanted; }))
+      throw Error(fmt::format("--trace-ranks: rank {} has no trace in {}", wanted, options.workload_file));
+}
+
 PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
   PreparedJob job;
   job.memory = memory_usage(s);
-  if (!job.memory.fits && !options.allow_oom) {
+  // An imported workload's memory is not the model's: the memory model's refusal is for generated workloads.
+  if (!job.memory.fits && !options.allow_oom && options.workload_file.empty()) {
     const auto& m = job.memory;
     throw OutOfMemoryError(fmt::format(
         "{}: does not fit: pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB (weights {:.1f}, grads {:.1f}, "
@@ -342,6 +352,14 @@ PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
         s.file, m.worst_stage, m.peak, m.capacity, m.weights, m.grads, m.optimizer, m.activations, m.other));
   }
   WorkloadOptions& wo = job.wo;
+  if (!options.workload_file.empty()) {
+    // An imported workload: its ranks are the traces it holds; with every rank traced no group stands for others.
+    job.wl = read_workload_file(options.workload_file, s);
+    wo.per_rank = static_cast<int>(job.wl.ranks.size()) == s.cluster.num_gpus;
+    check_trace_ranks_imported(job.wl, options);
+    job.compute = make_compute_model(s);
+    return job;
+  }
   wo.per_rank = options.per_rank || s.simulation.per_rank;
   // Every rank's program is held in memory; beyond this the per-rank check would exhaust it
   // (about 40 bytes per op, tens of thousands of ops per rank).
@@ -549,6 +567,30 @@ void add_trace_spans(const Workload& wl, const SimulationOutput& sim, const RunO
   }
 }
 
+// The workload with every compute op on a fixed-duration kernel of the time it ran in `sim` (alone or beside
+// collectives: what a profiler would have measured), so that a file records what trainsim computed.
+Workload priced_workload(const Workload& wl, const SimulationOutput& sim) {
+  Workload out = wl;
+  out.kernels.clear();
+  std::map<std::pair<std::uint32_t, SimTime>, std::uint32_t> ids;
+  for (std::size_t r = 0; r < out.ranks.size(); ++r) {
+    for (std::size_t i = 0; i < out.ranks[r].ops.size(); ++i) {
+      Op& op = out.ranks[r].ops[i];
+      if (op.type != Op::Type::Compute) continue;
+      const SimTime dur = sim.timelines[r].end[i] - sim.timelines[r].start[i];
+      const auto [it, fresh] = ids.emplace(std::pair{op.desc, dur}, static_cast<std::uint32_t>(out.kernels.size()));
+      if (fresh) {
+        KernelDesc k = wl.kernels[op.desc];
+        k.kind = KernelKind::FixedDuration;
+        k.seconds = to_seconds(dur);
+        out.kernels.push_back(k);
+      }
+      op.desc = it->second;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
@@ -588,6 +630,19 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank) {
+  const auto f = workload_file_format_named(format);
+  if (!f)
+    throw Error(
+        fmt::format("--format {}: unknown; known formats: {}", format, fmt::join(workload_file_format_names(), ", ")));
+  RunOptions options;
+  options.per_rank = per_rank;
+  const PreparedJob job = prepare_job(s, options);
+  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
+  const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, true, {1, 1}, options);
+  write_workload_file(*f, s, priced_workload(job.wl, run.sim), path);
 }
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {

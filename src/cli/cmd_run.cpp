@@ -31,6 +31,7 @@ struct RunArgs {
   bool per_rank = false;
   bool no_timing = false;
   bool progress = false;
+  std::string workload;
 };
 }  // namespace
 
@@ -56,6 +57,9 @@ Command add_run_command(CLI::App& app) {
       "list the critical rank's longest ops and collectives, their share and whether measured, scaled or modelled");
   cmd->add_flag("--per-rank", args->per_rank, "simulate every rank instead of one per symmetric class");
   cmd->add_flag("--no-timing", args->no_timing, "report simulation.wall_s as 0 (byte-identical output across runs)");
+  cmd->add_option("--workload", args->workload,
+                  "simulate this workload instead of the scenario model's: a directory of Chakra execution traces "
+                  "(<prefix>.<rank>.et, optional comm_group.json; docs/chakra.md), on the scenario's cluster");
   cmd->add_flag("--progress", args->progress,
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
   return {
@@ -73,6 +77,7 @@ Command add_run_command(CLI::App& app) {
         o.allow_oom = args->allow_oom;
         o.explain = args->explain;
         o.per_rank = args->per_rank;
+        o.workload_file = args->workload;
         o.want_trace = !trace.empty();
         o.trace_ranks = args->trace_ranks;
         // Progress goes to stderr only, so stdout is the same with or without it.

@@ -54,6 +54,7 @@ class RooflineModel final : public ComputeModel {
         pace_(slowest_gpu_factor(job_gpus)) {}
 
   KernelTiming time(const KernelDesc& k) const override {
+    if (k.kind == KernelKind::FixedDuration) return fixed_duration_timing(k);
     const RooflineBreakdown b = priced(k, CommLoad{});
     KernelTiming t;
     t.time = from_seconds(b.total_s());
@@ -67,7 +68,7 @@ class RooflineModel final : public ComputeModel {
   }
 
   double interference_slowdown(const KernelDesc& k, const CommLoad& load) const override {
-    if (load.idle()) return 1.0;
+    if (load.idle() || k.kind == KernelKind::FixedDuration) return 1.0;
     const double alone = priced(k, CommLoad{}).total_s();
     if (!(alone > 0)) return 1.0;
     return std::max(1.0, priced(k, load).total_s() / alone);
@@ -116,6 +117,17 @@ class RooflineModel final : public ComputeModel {
 };
 
 }  // namespace
+
+KernelTiming fixed_duration_timing(const KernelDesc& k) {
+  if (!std::isfinite(k.seconds) || k.seconds < 0)
+    throw Error(fmt::format("fixed_duration kernel: seconds ({}) must be finite and non-negative", k.seconds));
+  KernelTiming t;
+  t.time = from_seconds(k.seconds);
+  t.achieved_tflops = t.time > 0 ? k.flops / to_seconds(t.time) / 1e12 : 0.0;
+  t.compute_bound = false;
+  t.source = "given";
+  return t;
+}
 
 double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
   const auto share = [](double held, double benchmarked) {

@@ -21,6 +21,7 @@ enum class KernelKind : std::uint8_t {
   OptimizerStep,   // Adam/LAMB/SGD over a parameter shard; memory-bound
   Memset,          // zeroing grad buffers; memory-bound
   TorchLayerNorm,  // PyTorch's own layer_norm kernels (F.layer_norm, its backward): an eager model's; memory-bound
+  FixedDuration,   // a kernel whose time is given (`seconds`), not derived from a shape: imported workload files
 };
 
 struct KernelDesc {
@@ -32,6 +33,9 @@ struct KernelDesc {
   bool causal = false;
   double flops = 0;  // total floating-point operations of the kernel
   double bytes = 0;  // HBM bytes read + written (lower bound, ideal caching)
+  // FixedDuration: the kernel's time, as the imported file gives it (every compute model prices it as exactly
+  // this, and collectives beside it do not stretch it: a measured duration already holds what ran beside it).
+  double seconds = 0;
 
   bool operator==(const KernelDesc&) const = default;
 };

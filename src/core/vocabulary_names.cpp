@@ -44,6 +44,7 @@ const char* to_string(KernelKind k) {
     case KernelKind::OptimizerStep: return "optimizer_step";
     case KernelKind::Memset: return "memset";
     case KernelKind::TorchLayerNorm: return "torch_layernorm";
+    case KernelKind::FixedDuration: return "fixed_duration";
   }
   return "?";
 }
