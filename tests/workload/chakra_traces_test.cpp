@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/time.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/chakra/chakra_attrs.hpp"
 #include "workload/chakra/chakra_stream.hpp"

@@ -84,13 +84,13 @@ enum class Role { Compute, Collective, Send, Recv, ExchangeHalf, PassThrough };
 
 // The state shared by every rank's reader: the tables of the Workload being built.
 struct Tables {
+  Tables(int world_size, GroupTable g) : groups(std::move(g)) { wl.world_size = world_size; }
   Workload wl;
   GroupTable groups;
   std::map<std::tuple<std::int64_t, double, double, Precision>, std::uint32_t> kernel_ids;
   std::map<std::tuple<CollKind, std::uint32_t, std::int64_t, std::int8_t, std::int16_t>, std::uint32_t> coll_ids;
   std::unordered_map<std::string, std::uint16_t> name_ids;
   std::map<std::string, Stream> pg_streams;  // traces without trainsim_stream: a stream per process group
-  std::string current_file;
 
   std::uint16_t name(const std::string& n, const std::string& where) {
     if (const auto it = name_ids.find(n); it != name_ids.end()) return it->second;
@@ -471,8 +471,7 @@ class RankReader {
 Workload read_traces(const std::string& dir, int world_size) {
   const auto files = trace_files(dir, world_size);
   const std::string groups_path = (fs::path(dir) / kCommGroupFile).string();
-  Tables t{Workload{}, GroupTable(read_comm_group_file(groups_path, world_size), world_size, groups_path)};
-  t.wl.world_size = world_size;
+  Tables t(world_size, GroupTable(read_comm_group_file(groups_path, world_size), world_size, groups_path));
   for (const TraceFile& f : files) {
     TraceFileReader in(read_file_bytes(f.path), f.path);
     const auto& meta = in.metadata();

@@ -11,6 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/time.hpp"
 #include "workload/chakra/chakra_attrs.hpp"
 #include "workload/chakra/chakra_stream.hpp"
 #include "workload/chakra/chakra_traces.hpp"
