@@ -38,8 +38,9 @@ struct RunOptions {
   // seconds (compute_lower_bound_s), the iteration cannot be shorter, and run_scenario throws SlowerThanLimitError
   // instead of simulating. Infinite (the default) = always simulate.
   double give_up_above_s = std::numeric_limits<double>::infinity();
-  // A workload file to run instead of the workload generated from the scenario's model (an AICB/SimAI layer table;
-  // docs/workload-files.md): it runs on the scenario's cluster. Empty = generate the workload as usual.
+  // A workload file to run instead of the workload generated from the scenario's model (`trainsim run --workload`):
+  // an AICB/SimAI layer table (docs/workload-files.md) or a Chakra trace directory (docs/chakra.md); it runs on the
+  // scenario's cluster. Empty = generate the workload as usual.
   std::string workload_file;
 };
 
@@ -75,9 +76,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 // OutOfMemoryError unless allow_oom).
 double compute_lower_bound_s(const Scenario& s, bool allow_oom = false);
 
-// Writes the scenario's workload in another simulator's format ("aicb": a SimAI/AICB layer table, its compute times
-// those of trainsim's simulation of the iteration; docs/workload-files.md). `per_rank`: a trace per rank where the
-// format has one. Throws Error for an unknown format, a job the format cannot describe, or a file it cannot write.
+// `trainsim export`: writes the scenario's workload as another simulator's workload file, its compute times those
+// of trainsim's simulation of the iteration. "aicb": a SimAI/AICB layer table (docs/workload-files.md); "chakra": a
+// directory with one execution trace per simulated rank, every rank with per_rank (docs/chakra.md). Throws Error for
+// an unknown format (naming the known ones), a job the format cannot describe, a file it cannot write, and what
+// run_scenario throws.
 void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank = false);
 
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.

@@ -21,8 +21,8 @@
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
-#include "workload/workload_file.hpp"
 #include "workload/recompute.hpp"
+#include "workload/workload_file.hpp"
 
 namespace trainsim {
 
@@ -332,6 +332,13 @@ struct PreparedJob {
   std::unique_ptr<ComputeModel> compute;
 };
 
+void check_trace_ranks_imported(const Workload& wl, const RunOptions& options) {
+  if (!options.want_trace) return;
+  for (int wanted : options.trace_ranks)
+    if (std::none_of(wl.ranks.begin(), wl.ranks.end(), [&](const RankProgram& p) { return p.rank == wanted; }))
+      throw Error(fmt::format("--trace-ranks: rank {} has no trace in {}", wanted, options.workload_file));
+}
+
 PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   validate_run_options(s);
   PreparedJob job;
@@ -342,6 +349,9 @@ PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
                           "on a scenario with a model block");
     job.wo.per_rank = options.per_rank || s.simulation.per_rank;
     job.wl = read_workload_file(options.workload_file, s, job.wo);
+    // With every rank traced (a Chakra directory of the whole job), no timeline stands for others.
+    if (static_cast<int>(job.wl.ranks.size()) == s.cluster.num_gpus) job.wo.per_rank = true;
+    check_trace_ranks_imported(job.wl, options);
     job.compute = make_compute_model(s);
     return job;
   }
@@ -609,21 +619,21 @@ void export_workload(const Scenario& s, const std::string& format, const std::st
   const auto f = workload_file_format_named(format);
   if (!f)
     throw Error(
-        fmt::format("unknown workload format '{}' (known: {})", format, fmt::join(workload_file_format_names(), ", ")));
+        fmt::format("--format {}: unknown; known formats: {}", format, fmt::join(workload_file_format_names(), ", ")));
   RunOptions options;
   options.per_rank = per_rank;
   options.allow_oom = true;  // the file describes the job whether or not it fits
   const PreparedJob job = prepare_job(s, options);
+  // Both formats state compute times: those of a fault-free simulation of the iteration (the scenario's faults apply
+  // again when the file runs).
+  const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
+  const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, false, {1, 1}, options);
   WorkloadOpDurations durations;
-  if (*f == WorkloadFileFormat::Aicb) {
-    const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-    const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, false, {1, 1}, options);
-    for (const RankTimeline& tl : run.sim.timelines) {
-      auto& d = durations.emplace_back(tl.start.size());
-      for (std::size_t i = 0; i < d.size(); ++i) d[i] = tl.end[i] - tl.start[i];
-    }
+  for (const RankTimeline& tl : run.sim.timelines) {
+    auto& d = durations.emplace_back(tl.start.size());
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = tl.end[i] - tl.start[i];
   }
-  write_workload_file(*f, s, job.wl, path, &durations);
+  write_workload_file(*f, s, job.wl, path, durations);
 }
 
 std::vector<CollectivePointResult> run_collective_benchmark(const Scenario& s) {

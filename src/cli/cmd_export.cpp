@@ -1,6 +1,6 @@
-// `trainsim export SCENARIO --format aicb -o FILE [--set k=v]... [--per-rank]`: the scenario's workload in another
-// simulator's format (docs/workload-files.md), so the same job runs in both; `trainsim run SCENARIO --workload FILE`
-// reads it back.
+// `trainsim export SCENARIO --format aicb|chakra -o PATH [--set k=v]... [--per-rank]`: the scenario's workload in
+// another simulator's format (docs/workload-files.md, docs/chakra.md), each compute op with the time this scenario's
+// simulation gave it, so the same job runs in both; `trainsim run SCENARIO --workload PATH` reads it back.
 #include <iostream>
 #include <memory>
 
@@ -29,18 +29,23 @@ Command add_export_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand(
       "export",
-      "write the scenario's workload for another simulator: aicb = a SimAI/AICB layer table whose compute "
-      "times are those of trainsim's simulation");
+      "write the scenario's workload for another simulator (aicb: a SimAI/AICB layer table; chakra: one "
+      "execution trace per rank), its compute times those of trainsim's simulation");
   cmd->add_option("scenario", a->scenario, "scenario YAML file")->required();
   cmd->add_option("--format", a->format,
                   fmt::format("workload format: {}", fmt::join(workload_file_format_names(), ", ")))
       ->required();
-  cmd->add_option("-o,--output", a->output, "file to write (aicb: one file; chakra: a directory)")->required();
+  cmd->add_option("-o,--output", a->output,
+                  "where to write (aicb: one file; chakra: a directory, created if missing, of DIR/trainsim.<rank>.et "
+                  "and DIR/comm_group.json for ASTRA-sim)")
+      ->required();
   cmd->add_option("--set", a->overrides, "override a key: --set parallelism.tensor=4 (repeatable)");
-  cmd->add_flag("--per-rank", a->per_rank, "simulate every rank (a trace per rank where the format has one)");
+  cmd->add_flag("--per-rank", a->per_rank,
+                "simulate every rank; chakra: write every rank's trace (ASTRA-sim needs them all) instead of one per "
+                "symmetric class");
   return {cmd, [a]() {
-            if (!workload_file_format_named(a->format))
-              throw Error(fmt::format("--format: unknown workload format '{}' (known: {})", a->format,
+            if (!workload_file_format_named(a->format))  // before loading the scenario
+              throw Error(fmt::format("--format {}: unknown; known formats: {}", a->format,
                                       fmt::join(workload_file_format_names(), ", ")));
             const Scenario s = load_scenario(a->scenario, a->overrides);
             export_workload(s, a->format, a->output, a->per_rank);

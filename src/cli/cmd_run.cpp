@@ -60,9 +60,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--progress", args->progress,
                 "show progress (simulated time, events, ETA) on stderr even when it is not a terminal");
   cmd->add_option("--workload", args->workload,
-                  "run this SimAI/AICB workload file (trainsim export --format aicb writes one) on the scenario's "
-                  "cluster instead of the workload of its model; the scenario's model block may then be left out "
-                  "(docs/workload-files.md)");
+                  "run this workload on the scenario's cluster instead of the workload of its model: a SimAI/AICB "
+                  "layer table (docs/workload-files.md) or a directory of Chakra execution traces (docs/chakra.md), "
+                  "as `trainsim export` writes them; the scenario's model block may then be left out");
   return {
       cmd, [args, trace_ranks]() {
         const Scenario s = load_scenario(args->scenario, args->overrides,

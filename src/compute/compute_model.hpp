@@ -14,7 +14,7 @@ struct KernelTiming {
   SimTime time = 0;
   double achieved_tflops = 0;       // flops / time
   bool compute_bound = true;        // roofline side that decided the time
-  const char* source = "roofline";  // "roofline" | "measured" | "scaled"
+  const char* source = "roofline";  // "roofline" | "measured" | "scaled" | "given" (FixedDuration)
   // Roofline tensor kernels: the fraction of the dense peak the shape reaches (plateau x shape factors)
   // and the clock factor applied on top (sustained / calibration clock, times the pace of the job's
   // slowest GPU). 0 and 1 elsewhere.
@@ -31,6 +31,10 @@ struct CommLoad {
   double hbm_GBps = 0;
   bool idle() const { return ctas <= 0 && !(hbm_GBps > 0); }
 };
+
+// KernelKind::FixedDuration: exactly the time the kernel carries, whatever the model (plumbing for imported
+// workload files, whose durations were measured or priced elsewhere).
+KernelTiming fixed_duration_timing(const KernelDesc& k);
 
 class ComputeModel {
  public:

@@ -71,7 +71,7 @@ MeasuredComputeModel::MeasuredComputeModel(OpDatabase db, GpuSpec target, std::o
 }
 
 KernelTiming MeasuredComputeModel::time(const KernelDesc& k) const {
-  if (k.kind == KernelKind::FixedDuration) return fixed_duration_timing(k);
+  if (k.kind == KernelKind::FixedDuration) return fixed_duration_timing(k);  // given, not looked up
   if (const auto hit = db_.time_s(target_.name, k)) {
     measured_.fetch_add(1, std::memory_order_relaxed);
     // Which side binds, for reports: the target's own roofline (tensor kinds when it lacks the dtype).

@@ -118,6 +118,17 @@ class RooflineModel final : public ComputeModel {
 
 }  // namespace
 
+KernelTiming fixed_duration_timing(const KernelDesc& k) {
+  if (!std::isfinite(k.seconds) || k.seconds < 0)
+    throw Error(fmt::format("fixed_duration kernel: seconds ({}) must be finite and non-negative", k.seconds));
+  KernelTiming t;
+  t.time = from_seconds(k.seconds);
+  t.achieved_tflops = t.time > 0 ? k.flops / to_seconds(t.time) / 1e12 : 0.0;
+  t.compute_bound = false;
+  t.source = "given";
+  return t;
+}
+
 double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
   const auto share = [](double held, double benchmarked) {
     return std::min(1.0, std::pow(held / benchmarked, rl::kClockThroughputElasticity));

@@ -19,13 +19,14 @@ enum class WorkloadFileFormat { Aicb, Chakra };
 std::optional<WorkloadFileFormat> workload_file_format_named(std::string_view name);
 std::vector<std::string> workload_file_format_names();
 
-// Per simulated rank (Workload::ranks order), per op: how long the op ran in trainsim's simulation. The AICB format
-// states compute times, so its export needs them; null where a format states shapes only.
+// Per simulated rank (Workload::ranks order), per op: how long the op ran in trainsim's simulation. Both formats
+// state compute times, not shapes, so their export needs them.
 using WorkloadOpDurations = std::vector<std::vector<SimTime>>;
 
-// Writes trainsim's own workload for the scenario (AICB: one file; Chakra: a directory, one trace per rank).
+// Writes trainsim's own workload for the scenario (AICB: one file; Chakra: a directory, one trace per rank), each
+// compute op with the time it ran in `durations` (alone or beside collectives: what a profiler would have measured).
 void write_workload_file(WorkloadFileFormat f, const Scenario& s, const Workload& wl, const std::string& path,
-                         const WorkloadOpDurations* durations = nullptr);
+                         const WorkloadOpDurations& durations);
 
 // Reads an AICB file or a Chakra trace directory (detected: a directory = Chakra) into the Workload IR the
 // engine runs on the scenario's cluster. Throws Error with "FILE:LINE: what" (AICB) or "FILE: node N: what" (Chakra).
