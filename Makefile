@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
+.PHONY: all deps build demo test python test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
 
 all: build
 
@@ -21,6 +21,12 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Python module (docs/python.md): builds it into $(BUILD)/python/trainsim and links ./trainsim to it
+# (gitignored), so that `python3 -c "import trainsim"` works from the repository root.
+python: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target trainsim_python
+	ln -sfn $(BUILD)/python/trainsim trainsim
 
 # Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
 # Debug (asserts on) at -Og: the simulation-heavy tests run about 5x faster than at -O0, and files

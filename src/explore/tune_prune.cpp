@@ -33,7 +33,7 @@ const char* to_string(Verdict v) {
 namespace {
 
 // Rules 1-3 for one candidate. Never throws.
-Screening screen_one(const std::string& path, const std::vector<std::string>& base_overrides, const TuneCandidate& c,
+Screening screen_one(const ScenarioSource& path, const std::vector<std::string>& base_overrides, const TuneCandidate& c,
                      const SpaceBasis& basis, bool allow_tp_beyond_scale_up) {
   Screening s;
   if (c.tensor > basis.scale_up_domain && !allow_tp_beyond_scale_up) {
@@ -80,8 +80,7 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
 
 }  // namespace
 
-std::vector<Screening> screen_candidates(const std::string& scenario_path,
-                                         const std::vector<std::string>& base_overrides,
+std::vector<Screening> screen_candidates(const ScenarioSource& scenario, const std::vector<std::string>& base_overrides,
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads) {
   std::vector<Screening> out(candidates.size());
@@ -89,7 +88,7 @@ std::vector<Screening> screen_candidates(const std::string& scenario_path,
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
-      out[i] = screen_one(scenario_path, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
+      out[i] = screen_one(scenario, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
   };
   const int n = std::min<int>(resolve_threads(threads), static_cast<int>(candidates.size()));
   if (n <= 1) {
