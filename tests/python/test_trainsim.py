@@ -107,14 +107,13 @@ def test_memory_equals_the_cli_json():
 
 
 def test_memory_that_does_not_fit_raises_with_the_table_unless_allowed():
-    big = {"training.micro_batch_size": 32, "cluster.gpu": "A100-40GB"}
+    big = {"model.preset": "gpt3-22b"}
     with pytest.raises(trainsim.OutOfMemoryError, match="does not fit") as caught:
         trainsim.memory(TINY, set=big)
     assert caught.value.result["fits"] is False
     table = trainsim.memory(TINY, set=big, allow_oom=True)
     assert table == caught.value.result
-    assert table == cli_json("memory", TINY, "--json", "--allow-oom", "--set", "training.micro_batch_size=32",
-                             "--set", "cluster.gpu=A100-40GB")
+    assert table == cli_json("memory", TINY, "--json", "--allow-oom", "--set", "model.preset=gpt3-22b")
 
 
 def test_nccl_test_rows_equal_the_cli_json():
@@ -165,7 +164,7 @@ def test_sweep_equals_the_cli_csv():
 def test_sweep_reports_failed_points_as_rows():
     rows = trainsim.sweep(TINY, vary={"parallelism.tensor": [2, 3]})
     assert [r["status"] for r in rows] == ["ok", "invalid"]
-    assert "parallelism.tensor" in rows[1]["reason"]
+    assert "tensor 3" in rows[1]["reason"]
     assert rows[1]["iteration_time_s"] is None
 
 
@@ -242,9 +241,10 @@ def test_missing_file_is_a_scenario_error_naming_it():
 
 def test_out_of_memory_run():
     with pytest.raises(trainsim.OutOfMemoryError) as caught:
-        trainsim.run(TINY, set={"training.micro_batch_size": 32, "cluster.gpu": "A100-40GB"})
+        trainsim.run(TINY, set={"model.preset": "gpt3-22b"})
     assert isinstance(caught.value, trainsim.Error) and not isinstance(caught.value, ValueError)
-    r = trainsim.run(TINY, set={"training.micro_batch_size": 32, "cluster.gpu": "A100-40GB"}, allow_oom=True)
+    assert "does not fit" in str(caught.value)
+    r = trainsim.run(TINY, set={"model.preset": "gpt3-22b"}, allow_oom=True)
     assert r["memory"]["fits"] is False
 
 
