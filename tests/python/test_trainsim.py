@@ -142,11 +142,13 @@ def test_sweep_equals_the_cli_csv():
     rows = trainsim.sweep(TINY, vary=["parallelism.tensor=1,2,4"], zip={"cluster.nic_gbps": [100, 400],
                                                                         "cluster.nics_per_node": [4, 8]},
                           set={"training.micro_batch_size": 1})
-    text = cli("sweep", TINY, "--vary", "parallelism.tensor=1,2,4", "--zip", "cluster.nic_gbps=100,400", "--zip",
-               "cluster.nics_per_node=4,8", "--set", "training.micro_batch_size=1", "--csv", "-")
+    # --zip before --vary: the zipped axis first, as zip_position=0
+    text = cli("sweep", TINY, "--zip", "cluster.nic_gbps=100,400", "--zip", "cluster.nics_per_node=4,8", "--vary",
+               "parallelism.tensor=1,2,4", "--set", "training.micro_batch_size=1", "--csv", "-")
     table = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(table) == 6
-    assert [r["cluster.nic_gbps"] for r in rows[:2]] == [100, 400]  # the zipped axis first (zip_position 0)
+    assert [r["cluster.nic_gbps"] for r in rows] == [100, 100, 100, 400, 400, 400]  # the first axis varies slowest
+    assert [r["parallelism.tensor"] for r in rows] == [1, 2, 4] * 2
     for ours, theirs in zip(rows, table):
         assert list(ours) == list(theirs)
         for column, cell in theirs.items():
@@ -325,8 +327,9 @@ def test_simulations_run_in_parallel_threads():
 
 def test_ctrl_c_stops_a_long_run():
     scenario = os.path.join(ROOT, "examples", "gpt3-13b-128-a100.yaml")
+    longer = {"training.global_batch_size": 2048}  # about 3 s on a CI-class core, most of it in the engine
     started = time.monotonic()
-    trainsim.run(scenario, per_rank=True)
+    trainsim.run(scenario, set=longer, per_rank=True)
     whole = time.monotonic() - started
     if whole < 1.0:
         pytest.skip(f"the run takes {whole:.2f} s here: too short to interrupt reliably")
@@ -334,7 +337,7 @@ def test_ctrl_c_stops_a_long_run():
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        trainsim.run(scenario, per_rank=True)
+        trainsim.run(scenario, set=longer, per_rank=True)
     stopped = time.monotonic() - started
     timer.join()
     assert stopped < whole * 0.75, f"interrupted after {stopped:.2f} s of a {whole:.2f} s run"
