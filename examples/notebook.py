@@ -60,6 +60,7 @@ def main():
         ax.plot(x, [r["iteration_time_s"] for r in ok], marker="o", label="iteration")
         ax.plot(x, [r["breakdown.exposed_comm"] for r in ok], marker="s", label="exposed communication")
         ax.set_xscale("log", base=2)
+        ax.set_xticks(x, [str(v) for v in x])
         ax.set_xlabel("NIC speed (Gb/s)")
         ax.set_ylabel("seconds")
         ax.set_title(os.path.basename(args.scenario))

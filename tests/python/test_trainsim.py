@@ -170,6 +170,16 @@ def test_sweep_reports_failed_points_as_rows():
     assert rows[1]["iteration_time_s"] is None
 
 
+def test_sweep_rows_make_a_data_frame():
+    pd = pytest.importorskip("pandas")  # not needed by trainsim: only checked where it is installed
+    frame = pd.DataFrame(trainsim.sweep(TINY, vary={"cluster.nic_gbps": [100, 400], "parallelism.tensor": [2, 4]}))
+    assert frame.shape[0] == 4
+    assert pd.api.types.is_integer_dtype(frame["cluster.nic_gbps"])
+    assert pd.api.types.is_float_dtype(frame["iteration_time_s"])
+    table = frame.pivot(index="cluster.nic_gbps", columns="parallelism.tensor", values="iteration_time_s")
+    assert table.shape == (2, 2)
+
+
 def test_sweep_value_forms():
     a = trainsim.sweep(TINY, vary={"cluster.nic_gbps": "100:300:100"})
     b = trainsim.sweep(TINY, vary=[("cluster.nic_gbps", (100, 200, 300))])
