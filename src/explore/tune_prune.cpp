@@ -33,8 +33,8 @@ const char* to_string(Verdict v) {
 namespace {
 
 // Rules 1-3 for one candidate. Never throws.
-Screening screen_one(const ScenarioSource& path, const std::vector<std::string>& base_overrides, const TuneCandidate& c,
-                     const SpaceBasis& basis, bool allow_tp_beyond_scale_up) {
+Screening screen_one(const ScenarioSource& scenario_source, const std::vector<std::string>& base_overrides,
+                     const TuneCandidate& c, const SpaceBasis& basis, bool allow_tp_beyond_scale_up) {
   Screening s;
   if (c.tensor > basis.scale_up_domain && !allow_tp_beyond_scale_up) {
     s.verdict = Verdict::TpBeyondScaleUp;
@@ -46,7 +46,7 @@ Screening screen_one(const ScenarioSource& path, const std::vector<std::string>&
     std::vector<std::string> overrides = base_overrides;
     const std::vector<std::string> own = c.overrides(basis.reset_stage_keys);
     overrides.insert(overrides.end(), own.begin(), own.end());
-    const Scenario scenario = load_scenario(path, overrides);
+    const Scenario scenario = load_scenario(scenario_source, overrides);
     s.capacity_gib = scenario.cluster.gpu.memory_gib;
     const std::vector<StageMemory> stages = estimate_memory(scenario);
     const StageMemory* worst = nullptr;

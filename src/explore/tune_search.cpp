@@ -43,12 +43,13 @@ double time_at_objective(const Objective& o, double objective, double tokens, in
 
 }  // namespace
 
-Scenario load_tune_base(const ScenarioSource& path, const std::vector<std::string>& overrides, bool& reset_stage_keys) {
+Scenario load_tune_base(const ScenarioSource& source, const std::vector<std::string>& overrides,
+                        bool& reset_stage_keys) {
   std::vector<std::string> as_written = overrides;
   as_written.emplace_back("parallelism.data=null");
   std::optional<ScenarioError> first;
   try {
-    Scenario s = load_scenario(path, as_written);
+    Scenario s = load_scenario(source, as_written);
     reset_stage_keys = space_basis(s).reset_stage_keys;
     return s;
   } catch (const ScenarioError& e) { first = e; }
@@ -60,7 +61,7 @@ Scenario load_tune_base(const ScenarioSource& path, const std::vector<std::strin
         "training.recompute_num_layers=null", "training.micro_batch_size=1"})
     neutral.emplace_back(o);
   try {
-    Scenario s = load_scenario(path, neutral);
+    Scenario s = load_scenario(source, neutral);
     reset_stage_keys = true;
     return s;
   } catch (const ScenarioError&) {
