@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
 
-.PHONY: all deps build demo test test-asan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs test-tsan format format-check tidy clean
+.PHONY: all deps build demo test python test-asan test-tsan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
 
 all: build
 
@@ -22,6 +22,12 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The Python module (docs/python.md): builds it into $(BUILD)/python/trainsim and links ./trainsim to it
+# (gitignored), so that `python3 -c "import trainsim"` works from the repository root.
+python: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target trainsim_python
+	ln -sfn $(BUILD)/python/trainsim trainsim
+
 # Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
 # Debug (asserts on) at -Og: the simulation-heavy tests run about 5x faster than at -O0, and files
 # compile no slower (-O1 doubles their compile time under ASan); -g1 keeps function names and
@@ -38,7 +44,7 @@ test-asan: deps
 TSAN_CXX_FLAGS ?= -O1 -g1
 TSAN_VALIDATE_CASES ?= $(wildcard ../shared/validation/cases/coll-*.yaml ../shared/validation/cases/mcore-*.yaml)
 test-tsan: deps
-	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF
 	cmake --build build-tsan -j $(JOBS) --target explore_tests trainsim
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./explore_tests --gtest_brief=1
 	$(if $(TSAN_VALIDATE_CASES),TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim validate --threads 4 $(TSAN_VALIDATE_CASES) > /dev/null && echo "test-tsan: validate over $(words $(TSAN_VALIDATE_CASES)) cases on 4 threads: no race",@echo "test-tsan: ../shared/validation not beside the repo: validate not run under TSan")

@@ -6,11 +6,11 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "trainsim/memory.hpp"
 #include "workload/memory_model.hpp"
 
 namespace trainsim::cli {
@@ -43,13 +43,6 @@ std::string sharding_summary(const ParallelSpec& p) {
   return "";
 }
 
-const StageMemory& worst_of(const std::vector<StageMemory>& stages) {
-  const StageMemory* worst = &stages.front();
-  for (const auto& st : stages)
-    if (st.total_gib() > worst->total_gib()) worst = &st;
-  return *worst;
-}
-
 void write_text(std::ostream& out, const Scenario& s, const std::vector<StageMemory>& stages) {
   const ParallelSpec& p = s.parallelism;
   const double cap = s.cluster.gpu.memory_gib;
@@ -71,38 +64,11 @@ void write_text(std::ostream& out, const Scenario& s, const std::vector<StageMem
         st.stage, st.layers, st.recomputed_layers, st.in_flight_micro_batches, st.activations_per_micro_batch_gib,
         st.weights_gib, st.grads_gib, st.optimizer_gib, st.activations_gib, st.other_gib, st.total_gib(),
         st.total_gib() <= cap ? "yes" : "NO");
-  const StageMemory& w = worst_of(stages);
+  const StageMemory& w = worst_stage(s, stages);
   const double free = cap - w.total_gib();
   out << fmt::format(
       "\n  GiB per GPU. Worst: stage {}, {:.2f} of {:.2f} GiB: {}\n", w.stage, w.total_gib(), cap,
       free >= 0 ? fmt::format("fits, {:.2f} GiB free", free) : fmt::format("does NOT fit, {:.2f} GiB over", -free));
-}
-
-void write_json(std::ostream& out, const Scenario& s, const std::vector<StageMemory>& stages) {
-  const double cap = s.cluster.gpu.memory_gib;
-  nlohmann::ordered_json j;
-  j["scenario"] = s.name;
-  j["gpu"] = s.cluster.gpu.name;
-  j["capacity_gib"] = cap;
-  j["stages"] = nlohmann::ordered_json::array();
-  for (const auto& st : stages)
-    j["stages"].push_back({{"stage", st.stage},
-                           {"layers", st.layers},
-                           {"recomputed_layers", st.recomputed_layers},
-                           {"in_flight_micro_batches", st.in_flight_micro_batches},
-                           {"activations_per_micro_batch", st.activations_per_micro_batch_gib},
-                           {"weights", st.weights_gib},
-                           {"grads", st.grads_gib},
-                           {"optimizer", st.optimizer_gib},
-                           {"activations", st.activations_gib},
-                           {"other", st.other_gib},
-                           {"total", st.total_gib()},
-                           {"fits", st.total_gib() <= cap}});
-  const StageMemory& w = worst_of(stages);
-  j["worst_stage"] = w.stage;
-  j["peak"] = w.total_gib();
-  j["fits"] = w.total_gib() <= cap;
-  out << j.dump(2) << "\n";
 }
 
 }  // namespace
@@ -117,17 +83,14 @@ Command add_memory_command(CLI::App& app) {
   return {cmd, [a]() {
             const Scenario s = load_scenario(a->scenario, a->overrides);
             const std::vector<StageMemory> stages = estimate_memory(s);
-            if (stages.empty()) throw Error(s.file + ": the memory model returned no pipeline stage");
+            worst_stage(s, stages);  // an error, before any output, when the model gave no stage
             if (a->json)
-              write_json(std::cout, s, stages);
+              std::cout << memory_json(s, stages).dump(2) << "\n";
             else
               write_text(std::cout, s, stages);
             std::cout.flush();  // the table before the error line
-            const StageMemory& w = worst_of(stages);
-            if (w.total_gib() > s.cluster.gpu.memory_gib && !a->allow_oom) {
-              std::cerr << fmt::format(
-                  "error: {}: does not fit: pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB\n", s.file,
-                  w.stage, w.total_gib(), s.cluster.gpu.memory_gib);
+            if (!memory_fits(s, stages) && !a->allow_oom) {
+              std::cerr << "error: " << memory_does_not_fit_message(s, stages) << "\n";
               return 1;
             }
             return 0;

@@ -15,6 +15,7 @@
 #include "cli/thread_count.hpp"
 #include "cli/tune_output.hpp"
 #include "core/error.hpp"
+#include "explore/tune_json.hpp"
 #include "explore/tune_search.hpp"
 
 namespace trainsim::cli {
@@ -92,7 +93,7 @@ Command add_tune_command(CLI::App& app) {
                   "override a key for every candidate; on a searched key it pins that key (repeatable)");
   return {cmd, [a]() {
             explore::TuneRequest req;
-            req.scenario_path = a->scenario;
+            req.scenario = a->scenario;
             req.overrides = a->overrides;
             req.objective = read_objective(*a);
             const auto top =
@@ -108,11 +109,11 @@ Command add_tune_command(CLI::App& app) {
             progress.finish();
 
             if (a->json)
-              std::cout << tune_json(outcome, req.objective, top).dump(2) << "\n";
+              std::cout << explore::tune_json(outcome, req.objective, top).dump(2) << "\n";
             else
               write_tune_text(std::cout, outcome, req.objective, top);
             std::cout.flush();  // the counts before the error line
-            if (outcome.ranked.empty()) throw Error(tune_nothing_ranked_message(outcome));
+            if (outcome.ranked.empty()) throw Error(explore::tune_nothing_ranked_message(outcome));
             return 0;
           }};
 }

@@ -19,7 +19,7 @@ int resolve_threads(int requested) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, const std::vector<Overrides>& points,
+std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const std::vector<Overrides>& points,
                                           const std::vector<std::size_t>& indices, int threads,
                                           const PointOptions& options, const ProgressFn& progress,
                                           const OutcomeFn& on_outcome) {
@@ -39,7 +39,7 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
     for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
       const double limit = options.give_up_above_s.empty() ? std::numeric_limits<double>::infinity()
                                                            : options.give_up_above_s[indices[j]];
-      out[j] = evaluate_point(scenario_path, points[indices[j]], options, limit);
+      out[j] = evaluate_point(scenario, points[indices[j]], options, limit);
       if (progress || on_outcome) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         if (on_outcome) on_outcome(indices[j], out[j]);
@@ -60,11 +60,11 @@ std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, cons
   return out;
 }
 
-std::vector<PointOutcome> evaluate_all(const std::string& scenario_path, const std::vector<Overrides>& points,
+std::vector<PointOutcome> evaluate_all(const ScenarioSource& scenario, const std::vector<Overrides>& points,
                                        int threads, const PointOptions& options, const ProgressFn& progress) {
   std::vector<std::size_t> all(points.size());
   std::iota(all.begin(), all.end(), std::size_t{0});
-  return evaluate_points(scenario_path, points, all, threads, options, progress);
+  return evaluate_points(scenario, points, all, threads, options, progress);
 }
 
 }  // namespace trainsim::explore

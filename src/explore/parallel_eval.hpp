@@ -26,13 +26,13 @@ int resolve_threads(int requested);
 
 // Evaluates points[i] for every i in `indices` with `threads` workers (an MPI rank passes its share
 // of the indices); out[j] is the outcome of points[indices[j]].
-std::vector<PointOutcome> evaluate_points(const std::string& scenario_path, const std::vector<Overrides>& points,
+std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const std::vector<Overrides>& points,
                                           const std::vector<std::size_t>& indices, int threads,
                                           const PointOptions& options = {}, const ProgressFn& progress = {},
                                           const OutcomeFn& on_outcome = {});
 
 // Convenience: every point, in order.
-std::vector<PointOutcome> evaluate_all(const std::string& scenario_path, const std::vector<Overrides>& points,
+std::vector<PointOutcome> evaluate_all(const ScenarioSource& scenario, const std::vector<Overrides>& points,
                                        int threads, const PointOptions& options = {}, const ProgressFn& progress = {});
 
 }  // namespace trainsim::explore

@@ -20,11 +20,11 @@ const char* to_string(PointStatus s) {
   return "failed";
 }
 
-PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
+PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<std::string>& overrides,
                             const PointOptions& options, double give_up_above_s) {
   PointOutcome out;
   try {
-    const Scenario s = load_scenario(scenario_path, overrides);
+    const Scenario s = load_scenario(scenario, overrides);
     RunOptions ro;
     ro.allow_oom = options.allow_oom;
     ro.give_up_above_s = give_up_above_s;

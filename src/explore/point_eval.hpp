@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenario/scenario_loader.hpp"
+
 namespace trainsim::explore {
 
 enum class PointStatus {
@@ -32,10 +34,10 @@ struct PointOptions {
   std::vector<double> give_up_above_s;
 };
 
-// Loads `scenario_path` with `overrides` ("key.path=value", as `--set`) applied and simulates one
+// Loads `scenario` (a file or YAML text) with `overrides` ("key.path=value", as `--set`) applied and simulates one
 // iteration. Never throws: every failure becomes a status and a reason. Deterministic: the
 // simulation's wall time is zeroed so the same point gives the same bytes on every run.
-PointOutcome evaluate_point(const std::string& scenario_path, const std::vector<std::string>& overrides,
+PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<std::string>& overrides,
                             const PointOptions& options = {},
                             double give_up_above_s = std::numeric_limits<double>::infinity());
 

@@ -104,6 +104,36 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
   return t;
 }
 
+namespace {
+
+// A key's value as YAML reads it: an integer, a float, else the text ("H100-SXM", "[4, 0]").
+nlohmann::ordered_json typed_value(const SweepValue& v) {
+  if (!v.number) return v.text;
+  std::int64_t integer = 0;
+  const char* end = v.text.data() + v.text.size();
+  const auto [ptr, ec] = std::from_chars(v.text.data(), end, integer);
+  if (ec == std::errc() && ptr == end) return integer;
+  return *v.number;
+}
+
+}  // namespace
+
+nlohmann::ordered_json sweep_rows_json(const Sweep& sweep, const SweepTable& table) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
+    std::size_t c = 0;
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
+      for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k, ++c)
+        row[table.columns[c]] = typed_value(sweep.value(r, a, k));
+    // A result field named like a key (the result repeats parallelism.tensor) keeps the key's cell: the same value.
+    for (; c < table.columns.size(); ++c)
+      if (!row.contains(table.columns[c])) row[table.columns[c]] = table.rows[r][c];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::string csv_cell(const nlohmann::ordered_json& cell) {
   if (cell.is_null()) return "";
   if (cell.is_string()) return report_format::csv_field(cell.get_ref<const std::string&>());

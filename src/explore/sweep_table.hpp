@@ -48,6 +48,12 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
 SweepTable empty_sweep_table(const Sweep& sweep);
 bool add_sweep_row(SweepTable& table, const Sweep& sweep, std::size_t point, const PointOutcome& outcome);
 
+// The table as one JSON object per point, in point order: column name -> cell (an empty cell is null), so every
+// object has every column (a result field named like a key is that key's column). A key's cell is the value as
+// YAML reads it (a number stays a number: 400, not "400"), as a data frame wants it. `trainsim.sweep` in Python
+// returns this.
+nlohmann::ordered_json sweep_rows_json(const Sweep& sweep, const SweepTable& table);
+
 // The cell as CSV text: strings RFC 4180-quoted when needed, numbers as nlohmann prints them
 // (shortest text that reads back to the same double), booleans true/false, null empty.
 std::string csv_cell(const nlohmann::ordered_json& cell);

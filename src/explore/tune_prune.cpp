@@ -33,8 +33,8 @@ const char* to_string(Verdict v) {
 namespace {
 
 // Rules 1-3 for one candidate. Never throws.
-Screening screen_one(const std::string& path, const std::vector<std::string>& base_overrides, const TuneCandidate& c,
-                     const SpaceBasis& basis, bool allow_tp_beyond_scale_up) {
+Screening screen_one(const ScenarioSource& scenario_source, const std::vector<std::string>& base_overrides,
+                     const TuneCandidate& c, const SpaceBasis& basis, bool allow_tp_beyond_scale_up) {
   Screening s;
   if (c.tensor > basis.scale_up_domain && !allow_tp_beyond_scale_up) {
     s.verdict = Verdict::TpBeyondScaleUp;
@@ -46,7 +46,7 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
     std::vector<std::string> overrides = base_overrides;
     const std::vector<std::string> own = c.overrides(basis.reset_stage_keys);
     overrides.insert(overrides.end(), own.begin(), own.end());
-    const Scenario scenario = load_scenario(path, overrides);
+    const Scenario scenario = load_scenario(scenario_source, overrides);
     s.capacity_gib = scenario.cluster.gpu.memory_gib;
     const std::vector<StageMemory> stages = estimate_memory(scenario);
     const StageMemory* worst = nullptr;
@@ -80,8 +80,7 @@ Screening screen_one(const std::string& path, const std::vector<std::string>& ba
 
 }  // namespace
 
-std::vector<Screening> screen_candidates(const std::string& scenario_path,
-                                         const std::vector<std::string>& base_overrides,
+std::vector<Screening> screen_candidates(const ScenarioSource& scenario, const std::vector<std::string>& base_overrides,
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads) {
   std::vector<Screening> out(candidates.size());
@@ -89,7 +88,7 @@ std::vector<Screening> screen_candidates(const std::string& scenario_path,
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
-      out[i] = screen_one(scenario_path, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
+      out[i] = screen_one(scenario, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
   };
   const int n = std::min<int>(resolve_threads(threads), static_cast<int>(candidates.size()));
   if (n <= 1) {

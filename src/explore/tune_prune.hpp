@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "explore/tune_space.hpp"
+#include "scenario/scenario_loader.hpp"
 
 namespace trainsim::explore {
 
@@ -32,8 +33,7 @@ struct Screening {
 
 // Rules 1-3 for every candidate, `threads` at a time (0 = all cores); `base_overrides` (the user's
 // --set) come before each candidate's own. Result i belongs to candidates[i].
-std::vector<Screening> screen_candidates(const std::string& scenario_path,
-                                         const std::vector<std::string>& base_overrides,
+std::vector<Screening> screen_candidates(const ScenarioSource& scenario, const std::vector<std::string>& base_overrides,
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads);
 

@@ -43,12 +43,13 @@ double time_at_objective(const Objective& o, double objective, double tokens, in
 
 }  // namespace
 
-Scenario load_tune_base(const std::string& path, const std::vector<std::string>& overrides, bool& reset_stage_keys) {
+Scenario load_tune_base(const ScenarioSource& source, const std::vector<std::string>& overrides,
+                        bool& reset_stage_keys) {
   std::vector<std::string> as_written = overrides;
   as_written.emplace_back("parallelism.data=null");
   std::optional<ScenarioError> first;
   try {
-    Scenario s = load_scenario(path, as_written);
+    Scenario s = load_scenario(source, as_written);
     reset_stage_keys = space_basis(s).reset_stage_keys;
     return s;
   } catch (const ScenarioError& e) { first = e; }
@@ -60,7 +61,7 @@ Scenario load_tune_base(const std::string& path, const std::vector<std::string>&
         "training.recompute_num_layers=null", "training.micro_batch_size=1"})
     neutral.emplace_back(o);
   try {
-    Scenario s = load_scenario(path, neutral);
+    Scenario s = load_scenario(source, neutral);
     reset_stage_keys = true;
     return s;
   } catch (const ScenarioError&) {
@@ -75,7 +76,7 @@ TuneOutcome run_tune(const TuneRequest& request) {
   out.base_overrides = absorb_pinned_overrides(space, request.overrides);
 
   bool reset_stage_keys = false;
-  const Scenario base = load_tune_base(request.scenario_path, out.base_overrides, reset_stage_keys);
+  const Scenario base = load_tune_base(request.scenario, out.base_overrides, reset_stage_keys);
   if (!base.has_training_job)
     throw Error(base.file +
                 ": tune needs a training job (model, training, parallelism); this is a collective benchmark");
@@ -91,7 +92,7 @@ TuneOutcome run_tune(const TuneRequest& request) {
   out.varies_num_gpus = gpu_counts.size() > 1;
   if (gpu_counts.size() == 1) out.basis.num_gpus = *gpu_counts.begin();  // pinned by --set or --space
 
-  std::vector<Screening> screens = screen_candidates(request.scenario_path, out.base_overrides, candidates, out.basis,
+  std::vector<Screening> screens = screen_candidates(request.scenario, out.base_overrides, candidates, out.basis,
                                                      space.allow_tp_beyond_scale_up, request.threads);
   mark_dominated(candidates, screens);
 
@@ -142,7 +143,7 @@ TuneOutcome run_tune(const TuneRequest& request) {
       if (request.progress)
         progress = [&request, before, total](std::size_t done, std::size_t) { request.progress(before + done, total); };
       const std::vector<PointOutcome> outcomes =
-          evaluate_points(request.scenario_path, points, wave, request.threads, options, progress);
+          evaluate_points(request.scenario, points, wave, request.threads, options, progress);
       for (std::size_t j = 0; j < wave.size(); ++j) {
         const std::size_t i = wave[j];
         const PointOutcome& o = outcomes[j];

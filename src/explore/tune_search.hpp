@@ -15,7 +15,7 @@
 namespace trainsim::explore {
 
 struct TuneRequest {
-  std::string scenario_path;
+  ScenarioSource scenario;             // the base scenario: a file, or YAML text (the Python module's dicts)
   std::vector<std::string> overrides;  // the user's --set; those on searched keys pin them
   SpaceSpec space;
   Objective objective;
@@ -66,6 +66,7 @@ TuneOutcome run_tune(const TuneRequest& request);
 // settings make it invalid (a --set cluster.num_gpus that its data no longer fits, say), it is loaded
 // again with them neutralised; then `reset_stage_keys` is set in the basis. Throws the first error
 // when both fail.
-Scenario load_tune_base(const std::string& path, const std::vector<std::string>& overrides, bool& reset_stage_keys);
+Scenario load_tune_base(const ScenarioSource& source, const std::vector<std::string>& overrides,
+                        bool& reset_stage_keys);
 
 }  // namespace trainsim::explore

@@ -133,7 +133,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_la
   }
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides, ScenarioNeeds needs) {
+Scenario load_scenario(const ScenarioSource& source, const std::vector<std::string>& overrides, ScenarioNeeds needs) {
+  if (source.text) return parse_scenario(*source.text, source.label, overrides, needs);
+  const std::string& path = source.label;
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
     throw ScenarioError(path, "", "cannot read scenario file (no such file, or not readable)");

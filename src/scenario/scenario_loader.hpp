@@ -2,7 +2,9 @@
 // Reading a scenario: YAML text -> `--set` overrides -> presets -> defaults -> validation.
 // Every problem is a ScenarioError naming the file, the key path and what was expected; a bad value
 // that an override gave names that override ("--set parallelism.tensor=abc") instead of the file.
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenario/scenario.hpp"
@@ -24,8 +26,24 @@ enum class ScenarioNeeds {
   JobIfModel,
 };
 
+// Where a scenario's YAML comes from: a file (the usual case, so a path converts implicitly), or text held in
+// memory, such as a Python dict turned into YAML, with a label that stands for the file in error messages and
+// the scenario's name, and against whose folder relative paths in it resolve (none: the working directory).
+struct ScenarioSource {
+  ScenarioSource() = default;
+  ScenarioSource(std::string path) : label(std::move(path)) {}
+  ScenarioSource(const char* path) : label(path) {}
+  static ScenarioSource from_text(std::string yaml_text, std::string text_label) {
+    ScenarioSource s(std::move(text_label));
+    s.text = std::move(yaml_text);
+    return s;
+  }
+  std::string label;                // the file's path, or the in-memory text's label
+  std::optional<std::string> text;  // set: the YAML itself, and `label` is not read from disk
+};
+
 // `overrides` are "key.path=value" strings from `--set`; values are parsed as YAML scalars/flow.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+Scenario load_scenario(const ScenarioSource& source, const std::vector<std::string>& overrides = {},
                        ScenarioNeeds needs = ScenarioNeeds::Job);
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_label,
                         const std::vector<std::string>& overrides = {}, ScenarioNeeds needs = ScenarioNeeds::Job);

@@ -20,7 +20,7 @@ namespace {
 
 TuneRequest request(const std::string& path, int threads = 2) {
   TuneRequest r;
-  r.scenario_path = path;
+  r.scenario = path;
   r.threads = threads;
   return r;
 }
