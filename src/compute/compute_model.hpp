@@ -47,15 +47,6 @@ class ComputeModel {
   virtual double interference_slowdown(const KernelDesc& /*k*/, const CommLoad& /*load*/) const { return 1.0; }
 };
 
-// A FixedDuration kernel (an imported workload file's stated time): exactly its `seconds`, whatever the GPU.
-inline KernelTiming fixed_duration_timing(const KernelDesc& k) {
-  KernelTiming t;
-  t.time = from_seconds(k.seconds);
-  t.compute_bound = false;
-  t.source = "given";
-  return t;
-}
-
 // time = max(flops / (peak * gemm_or_attention_efficiency(shape)), bytes / (hbm * memory_efficiency))
 //        + launch overhead. Constants and their sources: src/compute/roofline_constants.hpp and
 // docs/compute-model.md.

@@ -1,10 +1,13 @@
 #include "scenario/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <system_error>
+#include <utility>
 
 #include "core/strings.hpp"
 
@@ -95,13 +98,36 @@ double parse_number(const YAML::Node& node, const std::string& path, const std::
   return value;
 }
 
+namespace {
+
+// The plain scalars yaml-cpp reads as booleans (true/false and YAML 1.1's y/n, yes/no, on/off), each all lower
+// case, all upper case or capitalised. Read here rather than with YAML::convert<bool>, whose table of names is a
+// function-local static inside the (uninstrumented) library: scenarios are read on several threads at once
+// (validate, sweep, tune) and ThreadSanitizer cannot see that static's initialisation as synchronised.
+std::optional<bool> yaml_boolean(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const bool rest_lower =
+      std::all_of(text.begin() + 1, text.end(), [](char c) { return !std::isupper(static_cast<unsigned char>(c)); });
+  const bool rest_upper =
+      std::all_of(text.begin() + 1, text.end(), [](char c) { return !std::islower(static_cast<unsigned char>(c)); });
+  const bool first_upper = std::isupper(static_cast<unsigned char>(text[0])) != 0;
+  if (!(rest_lower || (first_upper && rest_upper))) return std::nullopt;  // "tRUE", "TrUe"
+  const std::string word = lower(text);
+  for (const auto& [yes, no] : {std::pair{"y", "n"}, {"yes", "no"}, {"true", "false"}, {"on", "off"}}) {
+    if (word == yes) return true;
+    if (word == no) return false;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool parse_bool(const YAML::Node& node, const std::string& path, const std::string& file) {
-  // Plain scalars that yaml-cpp reads as booleans (true/false and YAML 1.1's yes/no/on/off);
-  // a quoted "true" is a string.
-  bool value = false;
-  if (!node.IsScalar() || is_quoted(node) || !YAML::convert<bool>::decode(node, value))
-    wrong(node, path, file, "true or false");
-  return value;
+  // A quoted "true" is a string.
+  std::optional<bool> value;
+  if (node.IsScalar() && !is_quoted(node)) value = yaml_boolean(node.Scalar());
+  if (!value) wrong(node, path, file, "true or false");
+  return *value;
 }
 
 std::string parse_string(const YAML::Node& node, const std::string& path, const std::string& file) {

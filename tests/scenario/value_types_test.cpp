@@ -1,6 +1,10 @@
 // Wrong types and out-of-range values name the key and what was expected.
 #include "scenario_test_support.hpp"
 
+#include <yaml-cpp/yaml.h>
+
+#include "scenario/yaml_reader.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -53,6 +57,25 @@ TEST(ValueTypes, Booleans) {
                         "training.flash_attention", "expected true or false, got the string 'true'");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.flash_attention", "maybe"), "training.flash_attention",
                         "expected true or false, got 'maybe'");
+}
+
+// The scenario reader spells booleans itself (yaml-cpp's converter is not safe to run on several threads): it
+// accepts exactly the plain scalars yaml-cpp reads as booleans, with the same value.
+TEST(ValueTypes, BooleansAreTheOnesYamlCppReads) {
+  for (const char* word :
+       {"y",    "Y",    "n",     "N",    "yes",   "Yes",   "YES",   "yEs",   "no",   "No",     "NO",    "nO",  "true",
+        "True", "TRUE", "tRUE",  "TrUe", "false", "False", "FALSE", "on",    "On",   "ON",     "oN",    "off", "Off",
+        "OFF",  "oFF",  "maybe", "1",    "0",     "t",     "f",     "truee", "yess", "'true'", "\"no\""}) {
+    const YAML::Node node = YAML::Load(word);
+    bool expected = false;
+    const bool yaml_reads = node.Tag() != "!" && YAML::convert<bool>::decode(node, expected);
+    bool ours = false, accepted = true;
+    try {
+      ours = scenario_detail::parse_bool(node, "k", "f.yaml");
+    } catch (const ScenarioError&) { accepted = false; }
+    EXPECT_EQ(accepted, yaml_reads) << word;
+    if (accepted && yaml_reads) { EXPECT_EQ(ours, expected) << word; }
+  }
 }
 
 TEST(ValueTypes, NonFiniteNumber) {
