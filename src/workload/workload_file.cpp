@@ -1,7 +1,6 @@
 #include "workload/workload_file.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <utility>
 
@@ -9,6 +8,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 #include "workload/aicb/aicb_export.hpp"
 #include "workload/aicb/aicb_import.hpp"
 #include "workload/chakra/chakra_traces.hpp"
@@ -43,12 +43,7 @@ Workload priced_workload(const Workload& wl, const WorkloadOpDurations& duration
 }
 
 void write_aicb(const Scenario& s, const Workload& wl, const std::string& path, const WorkloadOpDurations& durations) {
-  const std::string text = format_aicb(export_aicb(s, wl, durations));
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot create the workload file");
-  out << text;
-  out.flush();
-  if (!out) throw Error(path + ": cannot write the workload file (disk full?)");
+  write_text_file(path, format_aicb(export_aicb(s, wl, durations)));
 }
 
 }  // namespace

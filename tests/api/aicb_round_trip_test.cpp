@@ -2,6 +2,7 @@
 // scenario's cluster; files that do not fit the cluster are refused with FILE:LINE.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -93,7 +94,10 @@ TEST(AicbExample, RunsOnAScenarioWithoutAModel) {
 
 std::string import_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
   const Scenario s = load_scenario(example("tiny-8-h100.yaml"), overrides);
-  const std::string path = testing::TempDir() + "/bad.txt";
+  // A folder per test: ctest runs tests in parallel processes, which must not share the file.
+  const std::string dir = testing::TempDir() + "/aicb_" + testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/bad.txt";
   std::ofstream(path) << text;
   try {
     iteration(s, path);

@@ -11,6 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 #include "core/time.hpp"
 #include "workload/chakra/chakra_attrs.hpp"
 #include "workload/chakra/chakra_stream.hpp"
@@ -172,16 +173,13 @@ class RankWriter {
 };
 
 void write_comm_groups(const Workload& wl, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error(fmt::format("{}: cannot open for writing", path));
-  out << "{\n";
+  std::string text = "{\n";
   for (std::size_t g = 0; g < wl.groups.size(); ++g) {
-    out << fmt::format("  \"{}\": [{}]{}\n", pg_name_of(static_cast<std::uint32_t>(g)),
-                       fmt::join(wl.groups[g].ranks, ", "), g + 1 < wl.groups.size() ? "," : "");
+    text += fmt::format("  \"{}\": [{}]{}\n", pg_name_of(static_cast<std::uint32_t>(g)),
+                        fmt::join(wl.groups[g].ranks, ", "), g + 1 < wl.groups.size() ? "," : "");
   }
-  out << "}\n";
-  out.close();
-  if (!out) throw Error(fmt::format("{}: write failed (disk full?)", path));
+  text += "}\n";
+  write_text_file(path, text);
 }
 
 }  // namespace
