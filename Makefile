@@ -2,6 +2,9 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO ?= examples/gpt3-175b-1024-h100.yaml
+# UNITY=ON: unity builds (CMake's TRAINSIM_UNITY), faster from clean, slower after a one-file change; .ci/run sets it.
+# It applies when a build directory is configured (build/: its first build; build-asan, build-tsan: every time).
+UNITY ?= OFF
 
 .PHONY: all deps build demo test python test-asan test-tsan bench golden golden-check accuracy accuracy-check accuracy-docs-check keys-docs format format-check tidy clean
 
@@ -11,7 +14,7 @@ deps:
 	@scripts/install-deps
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_UNITY=$(UNITY)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -34,7 +37,7 @@ python: deps $(BUILD)/CMakeCache.txt
 # file:line in the sanitizers' stack traces and compiles faster than full -g.
 ASAN_CXX_FLAGS ?= -Og -g1
 test-asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_CXX_FLAGS)" -DTRAINSIM_SANITIZE=ON -DTRAINSIM_BUILD_BENCH=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_CXX_FLAGS)" -DTRAINSIM_SANITIZE=ON -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_UNITY=$(UNITY)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
@@ -44,7 +47,7 @@ test-asan: deps
 TSAN_CXX_FLAGS ?= -O1 -g1
 TSAN_VALIDATE_CASES ?= $(wildcard ../shared/validation/cases/coll-*.yaml ../shared/validation/cases/mcore-*.yaml)
 test-tsan: deps
-	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_UNITY=$(UNITY)
 	cmake --build build-tsan -j $(JOBS) --target explore_tests trainsim
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./explore_tests --gtest_brief=1
 	$(if $(TSAN_VALIDATE_CASES),TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim validate --threads 4 $(TSAN_VALIDATE_CASES) > /dev/null && echo "test-tsan: validate over $(words $(TSAN_VALIDATE_CASES)) cases on 4 threads: no race",@echo "test-tsan: ../shared/validation not beside the repo: validate not run under TSan")
@@ -98,4 +101,4 @@ tidy: $(BUILD)/CMakeCache.txt
 	clang-tidy -p $(BUILD) --quiet $(TIDY_FILES)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-tsan

@@ -38,7 +38,7 @@ bool is_gemm_like(KernelKind kind) { return kind == KernelKind::Gemm || kind == 
 // stray 1 does not hide a row from lookups.
 bool group_causal(KernelKind kind, bool causal) { return is_flash_attention(kind) && causal; }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_view(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};
   const auto last = s.find_last_not_of(" \t\r");
@@ -50,7 +50,8 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const auto comma = line.find(',', start);
-    out.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    out.push_back(
+        trim_view(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -255,7 +256,7 @@ OpDatabase OpDatabase::parse(std::string_view text, const std::string& path) {
     const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
-    const std::string_view line = trim(raw);
+    const std::string_view line = trim_view(raw);
     if (line.empty() || line.front() == '#') continue;
 
     const RowParser p(path, line_no);

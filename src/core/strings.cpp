@@ -103,6 +103,19 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best_score.distance <= limit ? best : std::string{};
 }
 
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
+std::string trim(std::string_view text) {
+  std::size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  return std::string(text.substr(b, e - b));
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {

@@ -14,6 +14,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // "llama3_70b" suggests llama3-70b.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+// `text` in lower case (ASCII).
+std::string to_lower(std::string_view text);
+
+// `text` without leading and trailing whitespace (space, tab, CR, LF, FF, VT).
+std::string trim(std::string_view text);
+
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 

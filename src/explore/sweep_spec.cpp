@@ -28,13 +28,6 @@ struct Arg {
   throw Error(std::string(arg.flag) + " '" + arg.text + "': " + message);
 }
 
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t");
-  return s.substr(first, last - first + 1);
-}
-
 // Splits on commas that are not inside [..], {..} or quotes, so `recompute_num_layers=[4,0],[2,2]`
 // is two values.
 std::vector<std::string> split_items(const std::string& list, const Arg& arg) {

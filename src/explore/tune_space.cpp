@@ -6,16 +6,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace trainsim::explore {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> parts;

@@ -64,6 +64,8 @@ std::string human_duration(double seconds) {
   return three(seconds, "s");
 }
 
+std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
+
 std::string percent(double fraction) { return fmt::format("{:.1f} %", fraction * 100.0); }
 
 std::string share_of(double part, double whole) {

@@ -17,6 +17,9 @@ std::string human_bytes(double bytes);
 // Seconds in the unit that keeps 3 significant digits: "812 ns", "15.2 us", "3.40 ms", "1.25 s".
 std::string human_duration(double seconds);
 
+// The text itself, or "-" when it is empty (a name the scenario did not give).
+std::string or_dash(const std::string& text);
+
 // A 0..1 fraction as "45.5 %" (one decimal).
 std::string percent(double fraction);
 

@@ -27,6 +27,7 @@ using Buffer = fmt::memory_buffer;
 using report_format::group_digits;
 using report_format::human_bytes;
 using report_format::human_duration;
+using report_format::or_dash;
 using report_format::percent;
 using report_format::share_of;
 
@@ -100,8 +101,6 @@ struct Page {
     putf(b, "</{}>", tag);
   }
 };
-
-std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 // Tables escape in JSON for <script> blocks: '<', '>' and '&' only occur inside strings, where \u escapes mean
 // the same characters, so the block parses to the same value and can never close the script element.

@@ -16,6 +16,7 @@ namespace {
 using report_format::group_digits;
 using report_format::human_bytes;
 using report_format::human_duration;
+using report_format::or_dash;
 using report_format::percent;
 using report_format::share_of;
 
@@ -26,8 +27,6 @@ void line(Buffer& buf, fmt::format_string<Args...> format, Args&&... args) {
   fmt::format_to(std::back_inserter(buf), format, std::forward<Args>(args)...);
   buf.push_back('\n');
 }
-
-std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 void write_header(Buffer& buf, const RunResult& r) {
   line(buf, "trainsim run: {}", or_dash(r.scenario));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.hpp"
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
@@ -10,17 +11,12 @@ namespace trainsim::scenario_detail {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The scale-up fabric is the GPU vendor's: NVLink (through NVSwitch, or a mesh) on NVIDIA parts, Infinity
 // Fabric (xGMI links, fully connected within a platform) on AMD ones; PCIe on either. The default follows the
 // vendor, so an MI300X node is not described as an NVSwitch system (with NVSwitch paths in the NCCL/RCCL
 // topology); a kind of the other vendor is refused. A gpu_spec without a vendor keeps every choice.
 ScaleUpKind scale_up_kind(const Section& scale_up, const GpuSpec& gpu) {
-  const std::string vendor = lower(gpu.vendor);
+  const std::string vendor = to_lower(gpu.vendor);
   const bool amd = vendor == "amd", nvidia = vendor == "nvidia";
   const auto kind = scale_up.choice<ScaleUpKind>("kind", {{"nvswitch", ScaleUpKind::NVSwitch},
                                                           {"nvlink-mesh", ScaleUpKind::NVLinkMesh},

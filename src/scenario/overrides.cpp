@@ -1,6 +1,7 @@
 #include "scenario/overrides.hpp"
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "scenario/key_schema.hpp"
 #include "scenario/yaml_reader.hpp"
 
@@ -9,13 +10,6 @@ namespace trainsim::scenario_detail {
 namespace {
 
 constexpr const char* kLabel = "--set";
-
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t");
-  return s.substr(first, last - first + 1);
-}
 
 std::vector<std::string> split_path(const std::string& key, const std::string& whole) {
   std::vector<std::string> parts;

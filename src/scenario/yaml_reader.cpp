@@ -19,11 +19,6 @@ namespace {
 // string in YAML, so it is not accepted where a number is expected.
 bool is_quoted(const YAML::Node& node) { return node.Tag() == "!"; }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 [[noreturn]] void wrong(const YAML::Node& node, const std::string& path, const std::string& file,
                         const std::string& expected) {
   std::string got = describe_node(node);
@@ -112,7 +107,7 @@ std::optional<bool> yaml_boolean(const std::string& text) {
       std::all_of(text.begin() + 1, text.end(), [](char c) { return !std::islower(static_cast<unsigned char>(c)); });
   const bool first_upper = std::isupper(static_cast<unsigned char>(text[0])) != 0;
   if (!(rest_lower || (first_upper && rest_upper))) return std::nullopt;  // "tRUE", "TrUe"
-  const std::string word = lower(text);
+  const std::string word = to_lower(text);
   for (const auto& [yes, no] : {std::pair{"y", "n"}, {"yes", "no"}, {"true", "false"}, {"on", "off"}}) {
     if (word == yes) return true;
     if (word == no) return false;
@@ -139,9 +134,9 @@ int parse_choice(const YAML::Node& node, const std::string& path, const std::str
                  const std::vector<std::string>& names) {
   const std::string expected = "one of " + join(names, " | ");
   if (!node.IsScalar()) wrong(node, path, file, expected);
-  const std::string value = lower(node.Scalar());
+  const std::string value = to_lower(node.Scalar());
   for (std::size_t i = 0; i < names.size(); ++i)
-    if (lower(names[i]) == value) return static_cast<int>(i);
+    if (to_lower(names[i]) == value) return static_cast<int>(i);
   std::string message = "expected " + expected + ", got " + describe_node(node);
   if (const std::string guess = closest_match(node.Scalar(), names); !guess.empty())
     message += "; did you mean " + guess + "?";

@@ -6,19 +6,14 @@
 
 #include "core/error.hpp"
 #include "explore/tune_rank.hpp"
+#include "support/error_of.hpp"
 
 using namespace trainsim;
 using namespace trainsim::explore;
 using ::testing::HasSubstr;
+using trainsim::test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) { return e.what(); }
-  return "(no error)";
-}
 
 TuneCandidate with_tensor(int t, int gpus = 8) {
   TuneCandidate c;

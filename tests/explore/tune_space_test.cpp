@@ -9,10 +9,12 @@
 
 #include "core/error.hpp"
 #include "explore/tune_space.hpp"
+#include "support/error_of.hpp"
 
 using namespace trainsim;
 using namespace trainsim::explore;
 using ::testing::HasSubstr;
+using trainsim::test::error_of;
 
 namespace {
 
@@ -29,13 +31,6 @@ SpaceBasis small_basis() {
   b.scale_up_domain = 8;
   b.framework = Framework::Megatron;
   return b;
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) { return e.what(); }
-  return "(no error)";
 }
 
 std::set<int> values_of(const std::vector<TuneCandidate>& cands, TuneDim d) {

@@ -14,7 +14,7 @@ using testing::kGB;
 using testing::kGBps;
 using testing::kMs;
 
-constexpr SimTime kUs = 1'000'000;  // picoseconds
+using testing::kUs;
 
 std::uint32_t add(TransferDag& dag, std::vector<LinkId> path, std::int64_t bytes, SimTime latency,
                   std::vector<std::uint32_t> deps = {}) {

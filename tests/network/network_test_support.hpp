@@ -10,6 +10,7 @@ namespace trainsim::testing {
 inline constexpr double kGBps = 1e9;  // bytes/s
 inline constexpr std::int64_t kGB = 1'000'000'000;
 inline constexpr SimTime kMs = 1'000'000'000;  // picoseconds
+inline constexpr SimTime kUs = 1'000'000;      // picoseconds
 
 inline FlowId start_flow(FlowNetwork& net, SimTime now, std::vector<LinkId> path, std::int64_t bytes,
                          double rate_cap = kUnlimitedRate) {

@@ -17,14 +17,17 @@
 #include "network/packet/dcqcn.hpp"
 #include "network/packet/ecn_marking.hpp"
 #include "network/packet/packet_network.hpp"
+#include "network_test_support.hpp"
+#include "support/error_of.hpp"
 
 namespace trainsim {
 namespace {
 
+using test::error_of;
 using ::testing::HasSubstr;
+using testing::kGBps;
+using testing::kUs;
 
-constexpr double kGBps = 1e9;
-constexpr SimTime kUs = 1'000'000;          // picoseconds
 constexpr SimTime kFullPacketPs = 415'800;  // 4158 B at 10 GB/s
 
 FlowId start_flow(PacketNetwork& net, SimTime now, std::vector<LinkId> path, std::int64_t bytes,
@@ -519,43 +522,31 @@ TEST(EcnMarking, ProbabilityAndDeterministicDraws) {
   EXPECT_NEAR(marked, 10'000, 400);  // 0.1 of 100,000; binomial sd ~95
 }
 
-template <class F>
-std::string internal_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InternalError& e) { return e.what(); }
-  return "(no error)";
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) { return e.what(); }
-  return "(no error)";
-}
-
 // Bad calls are rejected like FlowNetwork's (InternalError: only trainsim's code calls it) and
 // leave the network unchanged; bad configuration is the user's input, a trainsim::Error.
 TEST(PacketNetworkErrors, BadFlowsAreRejectedWithoutSideEffects) {
   PacketNetwork net({10 * kGBps, 10 * kGBps}, {0, 0});
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {0}, -1); }), HasSubstr("flow bytes -1 is negative"));
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {}, 1000); }), HasSubstr("empty path"));
-  EXPECT_THAT(internal_error_of([&] {
+  EXPECT_THAT(error_of<InternalError>([&] { start_flow(net, 0, {0}, -1); }), HasSubstr("flow bytes -1 is negative"));
+  EXPECT_THAT(error_of<InternalError>([&] { start_flow(net, 0, {}, 1000); }), HasSubstr("empty path"));
+  EXPECT_THAT(error_of<InternalError>([&] {
                 start_flow(net, 0, {0, 2}, 1000);
               }),
               HasSubstr("start: unknown link id 2 (the network has links 0..1)"));
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {1, 0, 1}, 1000); }), HasSubstr("path crosses link 1 twice"));
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 0, {0}, 1000, 0); }), HasSubstr("rate cap 0 B/s"));
-  EXPECT_THAT(internal_error_of([&] { net.set_capacity(3, 1, 0); }), HasSubstr("set_capacity: unknown link id 3"));
-  EXPECT_THAT(internal_error_of([&] { net.rate(0); }), HasSubstr("rate: flow 0 is not active"));
+  EXPECT_THAT(error_of<InternalError>([&] {
+                start_flow(net, 0, {1, 0, 1}, 1000);
+              }),
+              HasSubstr("path crosses link 1 twice"));
+  EXPECT_THAT(error_of<InternalError>([&] { start_flow(net, 0, {0}, 1000, 0); }), HasSubstr("rate cap 0 B/s"));
+  EXPECT_THAT(error_of<InternalError>([&] { net.set_capacity(3, 1, 0); }),
+              HasSubstr("set_capacity: unknown link id 3"));
+  EXPECT_THAT(error_of<InternalError>([&] { net.rate(0); }), HasSubstr("rate: flow 0 is not active"));
   EXPECT_EQ(net.active_flows(), 0u);
   EXPECT_EQ(net.next_completion(), kNever);
   std::vector<FlowId> finished;
   net.advance(1000, finished);
-  EXPECT_THAT(internal_error_of([&] { net.advance(999, finished); }), HasSubstr("advance to 999 ps is before"));
-  EXPECT_THAT(internal_error_of([&] { start_flow(net, 5, {0}, 1000); }), HasSubstr("start at 5 ps is before"));
-  EXPECT_THAT(internal_error_of([] {
+  EXPECT_THAT(error_of<InternalError>([&] { net.advance(999, finished); }), HasSubstr("advance to 999 ps is before"));
+  EXPECT_THAT(error_of<InternalError>([&] { start_flow(net, 5, {0}, 1000); }), HasSubstr("start at 5 ps is before"));
+  EXPECT_THAT(error_of<InternalError>([] {
                 PacketNetwork({1, 2}, {0});
               }),
               HasSubstr("2 link capacities but 1 link latencies"));

@@ -10,7 +10,7 @@ namespace {
 using test::edit;
 using test::kValidScenario;
 
-Scenario with_preset(const char* preset, const char* pipeline = "2") {
+Scenario parsed_preset(const char* preset, const char* pipeline = "2") {
   std::string yaml = edit(kValidScenario, "model", "{}");
   yaml = edit(yaml, "model.preset", preset);
   yaml = edit(yaml, "parallelism.pipeline", pipeline);
@@ -18,7 +18,7 @@ Scenario with_preset(const char* preset, const char* pipeline = "2") {
 }
 
 TEST(MoePresets, Mixtral8x7B) {
-  const Scenario s = with_preset("mixtral-8x7b");
+  const Scenario s = parsed_preset("mixtral-8x7b");
   const ModelSpec& m = s.model;
   EXPECT_EQ(m.family, "mixtral");
   EXPECT_EQ(m.num_layers, 32);
@@ -35,7 +35,7 @@ TEST(MoePresets, Mixtral8x7B) {
 }
 
 TEST(MoePresets, Mixtral8x22B) {
-  const Scenario s = with_preset("mixtral-8x22b");
+  const Scenario s = parsed_preset("mixtral-8x22b");
   EXPECT_EQ(s.model.num_layers, 56);
   EXPECT_EQ(s.model.hidden_size, 6144);
   EXPECT_EQ(s.model.moe.expert_ffn_hidden_size, 16384);
@@ -43,7 +43,7 @@ TEST(MoePresets, Mixtral8x22B) {
 }
 
 TEST(MoePresets, DeepSeekV3) {
-  const Scenario s = with_preset("deepseek-v3", "1");  // 61 layers: no even 2-stage split
+  const Scenario s = parsed_preset("deepseek-v3", "1");  // 61 layers: no even 2-stage split
   const ModelSpec& m = s.model;
   EXPECT_EQ(m.family, "deepseek");
   EXPECT_EQ(m.num_layers, 61);

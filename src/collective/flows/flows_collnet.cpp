@@ -20,7 +20,6 @@ namespace trainsim::flows {
 namespace {
 
 FlowEndpoint fabric(int tree) { return FlowEndpoint{FlowEndpoint::Kind::InNetwork, tree}; }
-FlowEndpoint gpu(int rank) { return FlowEndpoint{FlowEndpoint::Kind::Gpu, rank}; }
 
 Flow to_fabric(int rank, int tree, int nic, std::int64_t bytes, int channel, int step) {
   Flow f;

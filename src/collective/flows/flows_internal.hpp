@@ -13,6 +13,9 @@ namespace trainsim::flows {
 
 inline constexpr std::uint32_t kNoFlow = std::numeric_limits<std::uint32_t>::max();
 
+// The GPU of `rank` as a flow's end.
+inline FlowEndpoint gpu(int rank) { return FlowEndpoint{FlowEndpoint::Kind::Gpu, rank}; }
+
 // Appends flows; dependencies declared with depend_on() before add() belong to the added flow.
 class DagBuilder {
  public:

@@ -14,7 +14,6 @@
 namespace trainsim::flows {
 namespace {
 
-FlowEndpoint gpu(int rank) { return FlowEndpoint{FlowEndpoint::Kind::Gpu, rank}; }
 FlowEndpoint nvswitch(int node) { return FlowEndpoint{FlowEndpoint::Kind::NvSwitch, node}; }
 
 Flow sharp_flow(FlowEndpoint src, FlowEndpoint dst, std::int64_t bytes, int channel, int step) {

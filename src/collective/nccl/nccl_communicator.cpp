@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/index.hpp"
 
 namespace trainsim {
 namespace {
@@ -31,8 +32,6 @@ int pow2_up(int v) {
   while (p < v) p <<= 1;
   return p;
 }
-
-std::size_t idx(int v) { return static_cast<std::size_t>(v); }
 
 // The final channel list is built by NCCL by copying channel structs: first the tree duplication,
 // then cyclic copies (copyChannels). We track for every channel which duplicated channel it copies.

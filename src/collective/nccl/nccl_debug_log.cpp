@@ -8,6 +8,7 @@
 
 #include "collective/nccl/nccl_constants.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace trainsim {
 
@@ -16,11 +17,6 @@ namespace {
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
 // NCCL_TOPO_ID(systemId, localId) as ncclTopoPrintGraph prints it ("%lx-%lx"): one host per NCCL topology
@@ -102,14 +98,14 @@ int max_threads(const NcclTuningModel& t, NcclAlgorithm a, NcclProtocol p) {
 }
 
 void tuning_lines(const NcclTuningModel& t, std::vector<std::string>& out) {
-  constexpr int kAlgorithms = 7;  // Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT
+  constexpr int kTunedAlgorithms = 7;  // Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT
   constexpr NcclProtocol kProtocols[] = {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::Simple};
-  for (int block = 0; block < (kAlgorithms + 2) / 3; ++block) {
+  for (int block = 0; block < (kTunedAlgorithms + 2) / 3; ++block) {
     std::string algorithms = "  Algorithm   |", protocols = "  Protocol    |", threads = " Max NThreads |";
     for (int ba = 0; ba < 3; ++ba) {
       const int a = block * 3 + ba;
       for (NcclProtocol p : kProtocols) protocols += fmt::format(" {:>14} |", to_string(p));
-      if (a >= kAlgorithms) continue;
+      if (a >= kTunedAlgorithms) continue;
       algorithms += fmt::format(" {:>14}   {:>14}   {:>14} |", "", to_string(static_cast<NcclAlgorithm>(a)), "");
       for (NcclProtocol p : kProtocols)
         threads += fmt::format(" {:>14} |", max_threads(t, static_cast<NcclAlgorithm>(a), p));
@@ -121,7 +117,7 @@ void tuning_lines(const NcclTuningModel& t, std::vector<std::string>& out) {
       std::string line = fmt::format("{:>13} |", to_string(static_cast<NcclFunction>(f)));
       for (int ba = 0; ba < 3; ++ba) {
         const int a = block * 3 + ba;
-        if (a >= kAlgorithms) continue;
+        if (a >= kTunedAlgorithms) continue;
         for (NcclProtocol p : kProtocols) {
           const NcclCostEntry e = t.entry(static_cast<NcclFunction>(f), static_cast<NcclAlgorithm>(a), p);
           line += fmt::format("{:8.1f}/{:6.1f} |", e.latency_us, e.algbw_GBps);

@@ -38,13 +38,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
 const std::vector<std::string>& algorithm_names() {
   static const std::vector<std::string> names{"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
                                               "NVLSTree", "PAT"};

@@ -9,11 +9,10 @@
 
 #include "collective/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
+#include "core/index.hpp"
 
 namespace trainsim {
 namespace {
-
-std::size_t idx(int v) { return static_cast<std::size_t>(v); }
 
 // Fills one rank's schedule: send peers (send == true) or receive peers.
 std::vector<int> p2p_schedule(const NcclCommunicator& comm, int rank, bool send) {

@@ -8,29 +8,9 @@
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "network/link_checks.hpp"
+#include "network/transmit_time.hpp"
 
 namespace trainsim {
-
-namespace {
-
-// Quotients this close (relative) to a whole picosecond are float noise around an exact answer
-// (e.g. 1 GB at 5 GB/s): take the whole picosecond instead of rounding up past it. Far above the
-// ~1e-16 error of one double operation, far below anything a flow could send in the difference.
-constexpr double kWholePicosecondTolerance = 1e-14;
-
-// Picoseconds a flow needs to send `remaining` bytes at `rate`: the first whole picosecond at
-// which it has sent them all; kNever when it cannot move or would outlast SimTime.
-SimTime transmit_time(double remaining, double rate) {
-  if (!(remaining > 0)) return 0;
-  if (!(rate > 0)) return kNever;
-  const double ps = remaining * static_cast<double>(kPicosPerSecond) / rate;
-  if (!(ps < 9.0e18)) return kNever;
-  const double whole = std::nearbyint(ps);
-  if (std::abs(ps - whole) <= ps * kWholePicosecondTolerance) return static_cast<SimTime>(whole);
-  return static_cast<SimTime>(std::ceil(ps));
-}
-
-}  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start)
     : capacity_(std::move(capacity_Bps)),

@@ -10,26 +10,11 @@
 #include "core/error.hpp"
 #include "network/link_checks.hpp"
 #include "network/packet/ecn_marking.hpp"
+#include "network/transmit_time.hpp"
 
 namespace trainsim {
 
 namespace {
-
-// Quotients this close (relative) to a whole picosecond are float noise around an exact answer:
-// take the whole picosecond instead of rounding up past it (as FlowNetwork does).
-constexpr double kWholePicosecondTolerance = 1e-14;
-
-// Picoseconds to serialize `bytes` at `rate`, rounded up; kNever when the rate is 0.
-SimTime transmit_ps(double bytes, double rate) {
-  if (!(bytes > 0)) return 0;
-  if (!(rate > 0)) return kNever;
-  if (std::isinf(rate)) return 0;
-  const double ps = bytes * static_cast<double>(kPicosPerSecond) / rate;
-  if (!(ps < 9.0e18)) return kNever;
-  const double whole = std::nearbyint(ps);
-  if (std::abs(ps - whole) <= ps * kWholePicosecondTolerance) return static_cast<SimTime>(whole);
-  return static_cast<SimTime>(std::ceil(ps));
-}
 
 SimTime saturating_add(SimTime a, SimTime b) { return (a == kNever || b == kNever || a > kNever - b) ? kNever : a + b; }
 
@@ -282,7 +267,7 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
     p.tx_update = now_;
     ++p.tx_gen;
     if (capacity_Bps > 0) {
-      p.tx_end = now_ + transmit_ps(p.tx_remaining, capacity_Bps);
+      p.tx_end = now_ + transmit_time(p.tx_remaining, capacity_Bps);
       events_.push(p.tx_end, PacketEventKind::kTxDone, link, p.tx_gen);
     } else {
       p.tx_end = kNever;
@@ -334,7 +319,7 @@ SimTime PacketNetwork::completion_bound(const Flow& f) const {
   }
   for (std::int32_t k = hop + 1; k < n && t != kNever; ++k) {
     const auto l = static_cast<std::size_t>(f.path[static_cast<std::size_t>(k)]);
-    t = saturating_add(t, saturating_add(transmit_ps(last_wire, capacity_[l]), latency_[l]));
+    t = saturating_add(t, saturating_add(transmit_time(last_wire, capacity_[l]), latency_[l]));
   }
   return t;
 }
@@ -434,12 +419,12 @@ void PacketNetwork::process(const PacketEvent& e) {
 
 void PacketNetwork::refresh_port_timing(LinkId link) {
   const auto l = static_cast<std::size_t>(link);
-  ports_[l].full_packet_ps = transmit_ps(config_.mtu_payload_bytes + config_.header_bytes, capacity_[l]);
+  ports_[l].full_packet_ps = transmit_time(config_.mtu_payload_bytes + config_.header_bytes, capacity_[l]);
 }
 
 SimTime PacketNetwork::serialization(const Port& port, LinkId link, std::int32_t wire) const {
   if (wire == config_.mtu_payload_bytes + config_.header_bytes) return port.full_packet_ps;
-  return transmit_ps(wire, capacity_[static_cast<std::size_t>(link)]);
+  return transmit_time(wire, capacity_[static_cast<std::size_t>(link)]);
 }
 
 // Starts the next packet on an idle, unpaused, up port: forwarded packets and the flows that start
@@ -485,7 +470,7 @@ QueuedPacket PacketNetwork::take_from_qp(FlowId id, LinkId link, SimTime port_fr
     ++f.last_copies;
   }
   if (config_.dcqcn.enabled) dcqcn_on_sent(f.cc, config_.dcqcn, wire);
-  f.next_allowed = now_ + transmit_ps(wire, pacing_rate(f));
+  f.next_allowed = now_ + transmit_time(wire, pacing_rate(f));
   if (f.next_seq >= f.packets) {
     f.qp = QpState::kIdle;
   } else if (f.next_allowed <= port_free_at) {
@@ -659,7 +644,7 @@ void PacketNetwork::on_rate_timer(FlowId id) {
     // The wait left shrinks with the faster rate: the credit still owed is paid at the new rate.
     const double left_bytes =
         static_cast<double>(f.next_allowed - now_) * before / static_cast<double>(kPicosPerSecond);
-    f.next_allowed = now_ + transmit_ps(left_bytes, after);
+    f.next_allowed = now_ + transmit_time(left_bytes, after);
     events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
   }
 }
