@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -204,21 +205,38 @@ py::object nccl_test(const std::string& label, const std::optional<std::string>&
   return to_python(j);
 }
 
+// sweep's and tune's argument errors come from the explore layer, which speaks of the CLI's flags (--vary, --zip,
+// --space, --set); here they are keyword arguments, and the message says so. The errors about the scenario itself
+// (ScenarioError and the simulation's) name keys, not flags, and pass unchanged.
+template <class Work>
+auto with_keyword_names(Work&& work) {
+  try {
+    return work();
+  } catch (const ScenarioError&) { throw; } catch (const OutOfMemoryError&) {
+    throw;
+  } catch (const DeadlockError&) { throw; } catch (const Error& e) {
+    static const std::regex flag(R"(--(vary|zip|space|set)\b)");
+    throw Error(std::regex_replace(std::string(e.what()), flag, "$1"));
+  }
+}
+
 py::object sweep(const std::string& label, const std::optional<std::string>& text,
                  const std::vector<std::string>& overrides, const std::vector<std::string>& vary,
                  const std::vector<std::string>& zip, std::size_t zip_position, int threads, bool allow_oom) {
   const nlohmann::ordered_json j = without_gil([&] {
-    using namespace explore;
-    if (!text && !std::ifstream(label))  // else every point would say so
-      throw ScenarioError(label, "", "cannot read scenario file (no such file, or not readable)");
-    const Sweep grid = make_sweep(vary, zip, zip_position);
-    check_no_set_conflict(grid, overrides);
-    scenario_detail::apply_overrides(YAML::Node(), overrides);  // --set syntax and keys, before any point
-    PointOptions options;
-    options.allow_oom = allow_oom;
-    const std::vector<PointOutcome> outcomes =
-        evaluate_all(source_of(label, text), grid.overrides(overrides), resolve_threads(threads), options);
-    return sweep_rows_json(grid, make_sweep_table(grid, outcomes));
+    return with_keyword_names([&] {
+      using namespace explore;
+      if (!text && !std::ifstream(label))  // else every point would say so
+        throw ScenarioError(label, "", "cannot read scenario file (no such file, or not readable)");
+      const Sweep grid = make_sweep(vary, zip, zip_position);
+      check_no_set_conflict(grid, overrides);
+      scenario_detail::apply_overrides(YAML::Node(), overrides);  // --set syntax and keys, before any point
+      PointOptions options;
+      options.allow_oom = allow_oom;
+      const std::vector<PointOutcome> outcomes =
+          evaluate_all(source_of(label, text), grid.overrides(overrides), resolve_threads(threads), options);
+      return sweep_rows_json(grid, make_sweep_table(grid, outcomes));
+    });
   });
   return to_python(j);
 }
@@ -228,32 +246,34 @@ py::object tune(const std::string& label, const std::optional<std::string>& text
                 const std::string& objective, std::optional<double> gpu_hour_price,
                 const std::optional<std::string>& tokens, int threads, bool allow_tp_beyond_scale_up) {
   const nlohmann::ordered_json j = without_gil([&] {
-    explore::TuneRequest req;
-    req.scenario = source_of(label, text);
-    req.overrides = overrides;
-    req.objective.kind = explore::parse_objective_kind(objective);
-    if (gpu_hour_price) {
-      if (req.objective.kind != explore::ObjectiveKind::Cost)
-        throw Error("gpu_hour_price: only used with objective='cost' (the objective is " + objective + ")");
-      req.objective.gpu_hour_price_usd = *gpu_hour_price;
-    }
-    if (tokens) {
-      if (req.objective.kind != explore::ObjectiveKind::TimeToTrain)
-        throw Error("tokens: only used with objective='time_to_train' (the objective is " + objective + ")");
-      const std::optional<double> count = explore::parse_token_count(*tokens);
-      if (!count)
-        throw Error("tokens: expected a positive token count such as 1e12, '15T' or '300B', got '" + *tokens + "'");
-      req.objective.tokens = *count;
-    }
-    explore::check_objective(req.objective);
-    if (top < 1) throw Error("top: expected a positive number of configurations, got 0");
-    req.top = top + 1;  // the listed ones and the next, which the last is explained against (as the CLI)
-    req.threads = threads;
-    for (const std::string& s : space) explore::add_space_values(req.space, s, "space");
-    req.space.allow_tp_beyond_scale_up = allow_tp_beyond_scale_up;
-    const explore::TuneOutcome outcome = explore::run_tune(req);
-    if (outcome.ranked.empty()) throw Error(explore::tune_nothing_ranked_message(outcome));
-    return explore::tune_json(outcome, req.objective, top);
+    return with_keyword_names([&] {
+      explore::TuneRequest req;
+      req.scenario = source_of(label, text);
+      req.overrides = overrides;
+      req.objective.kind = explore::parse_objective_kind(objective);
+      if (gpu_hour_price) {
+        if (req.objective.kind != explore::ObjectiveKind::Cost)
+          throw Error("gpu_hour_price: only used with objective='cost' (the objective is " + objective + ")");
+        req.objective.gpu_hour_price_usd = *gpu_hour_price;
+      }
+      if (tokens) {
+        if (req.objective.kind != explore::ObjectiveKind::TimeToTrain)
+          throw Error("tokens: only used with objective='time_to_train' (the objective is " + objective + ")");
+        const std::optional<double> count = explore::parse_token_count(*tokens);
+        if (!count)
+          throw Error("tokens: expected a positive token count such as 1e12, '15T' or '300B', got '" + *tokens + "'");
+        req.objective.tokens = *count;
+      }
+      explore::check_objective(req.objective);
+      if (top < 1) throw Error("top: expected a positive number of configurations, got 0");
+      req.top = top + 1;  // the listed ones and the next, which the last is explained against (as the CLI)
+      req.threads = threads;
+      for (const std::string& s : space) explore::add_space_values(req.space, s, "space");
+      req.space.allow_tp_beyond_scale_up = allow_tp_beyond_scale_up;
+      const explore::TuneOutcome outcome = explore::run_tune(req);
+      if (outcome.ranked.empty()) throw Error(explore::tune_nothing_ranked_message(outcome));
+      return explore::tune_json(outcome, req.objective, top);
+    });
   });
   return to_python(j);
 }

@@ -273,6 +273,22 @@ def test_argument_errors_of_the_commands_name_the_argument():
         trainsim.tune(TINY, gpu_hour_price=2.5)  # without objective="cost"
 
 
+@pytest.mark.parametrize("call, says", [
+    (lambda: trainsim.sweep(TINY, vary={"cluster.nic_gbps": [100, 100]}), "vary 'cluster.nic_gbps=100,100'"),
+    (lambda: trainsim.sweep(TINY, vary={"cluster.nic_gbps": [100]}, zip=["parallelism.tensor=1,2", "cluster.nics_per_node=8"]),
+     "zip"),
+    (lambda: trainsim.sweep(TINY, vary={"cluster.nic_gbps": [100, 200]}, set={"cluster.nic_gbps": 400}), "set '"),
+    (lambda: trainsim.tune(TINY, space=["parallelism.tensor=1,2", "parallelism.tensor=4"]), "space or set"),
+])
+def test_sweep_and_tune_errors_name_the_keyword_arguments_not_the_cli_flags(call, says):
+    with pytest.raises(trainsim.Error) as caught:
+        call()
+    message = str(caught.value)
+    assert says in message
+    for flag in ("--vary", "--zip", "--set", "--space"):
+        assert flag not in message, message
+
+
 def test_internal_error_is_not_an_input_error():
     assert issubclass(trainsim.InternalError, RuntimeError)
     assert not issubclass(trainsim.InternalError, trainsim.Error)
