@@ -83,6 +83,11 @@ double compute_lower_bound_s(const Scenario& s, bool allow_oom = false);
 // run_scenario throws.
 void export_workload(const Scenario& s, const std::string& format, const std::string& path, bool per_rank = false);
 
+// `trainsim export --format simai-topo`: the scenario's fabric (its cluster block, as built, without faults) as a
+// SimAI topology file, which cluster.network.simai_topology reads back (docs/topologies.md). Throws ScenarioError
+// naming the key when the format cannot describe the fabric, Error when the file cannot be written.
+void export_simai_topology(const Scenario& s, const std::string& path);
+
 // Collective benchmark scenarios (a `collective:` block): NCCL-model bus bandwidth at each point.
 struct CollectivePointResult {
   std::int64_t size = 0;

@@ -472,6 +472,26 @@ void describe_job(const Scenario& s, RunResult& r) {
   r.virtual_pipeline = p.virtual_pipeline;
 }
 
+// A workload file's job on a scenario without a model block: the parallel sizes are what the file states (an AICB
+// header) or unknown (a Chakra trace); nothing counts tokens or FLOPs, and the training block, precision included,
+// is not read.
+void describe_file_job(const Workload& wl, RunResult& r) {
+  r.model_name.clear();
+  r.precision.clear();
+  r.throughput_known = false;
+  const auto& stated = wl.stated_parallelism;
+  r.parallelism_known = stated.has_value();
+  if (!stated) return;
+  r.tensor = stated->tensor;
+  r.pipeline = stated->pipeline;
+  r.data = stated->data;
+  r.context = 1;  // an AICB file cannot state context parallelism: its job has none
+  r.expert = stated->expert;
+  r.expert_tensor = stated->tensor;  // the import's expert layout: expert TP as TP (ParallelPlan's 0)
+  r.virtual_pipeline = stated->virtual_pipeline;
+  r.micro_batches = stated->micro_batches;
+}
+
 // The values the scenario inferred and its warnings, plus the run's own: a graph dump a run does not write, and a
 // fabric the analytical model prices although it cannot be built.
 void add_inferred_values_and_warnings(const Scenario& s, RunResult& r) {
@@ -604,10 +624,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const std::size_t ci = critical_rank_index(job.wl, run.sim);
   describe_job(s, r);
   add_inferred_values_and_warnings(s, r);
-  if (s.has_training_job)
+  if (s.has_training_job) {
     add_throughput(s, to_seconds(run.sim.makespan), r);
-  else  // a workload file on a scenario without a model: no tokens or FLOPs to count
+  } else {  // a workload file on a scenario without a model: no tokens or FLOPs to count
+    describe_file_job(job.wl, r);
     r.iteration_time_s = to_seconds(run.sim.makespan);
+  }
   add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
   add_simulation_statistics(s, job, run, ci, r);
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);

@@ -32,6 +32,7 @@ double GBps(double Bps) { return Bps / 1e9; }
 nlohmann::ordered_json summary_json(const NetworkSummary& s, const AppliedFaults& faults) {
   nlohmann::ordered_json j;
   j["topology"] = s.topology;
+  if (!s.source_file.empty()) j["simai_topology"] = s.source_file;
   j["tiers"] = s.tiers;
   j["switch_radix"] = s.switch_radix;
   j["gpus"] = s.gpus;
@@ -79,6 +80,7 @@ void write_json(std::ostream& out, const NetworkGraph& g, const nlohmann::ordere
       row["pod"] = node.pod;
       row["plane"] = node.plane;
     }
+    if (const auto id = g.source_id(n)) row["simai_id"] = *id;  // the node's id in the SimAI topology file
     out << row.dump() << (n + 1 < g.node_count() ? ",\n" : "\n");
   }
   out << "],\n\"links\": [\n";

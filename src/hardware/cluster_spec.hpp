@@ -9,7 +9,8 @@
 namespace trainsim {
 
 enum class ScaleUpKind { NVSwitch, NVLinkMesh, PCIe, InfinityFabric };
-enum class NetworkTopology { RailOptimized, FatTree, HPN, Dragonfly, Ideal };
+// SimaiFile: the fabric of a SimAI topology file (cluster.network.simai_topology), not a generator's.
+enum class NetworkTopology { RailOptimized, FatTree, HPN, Dragonfly, Ideal, SimaiFile };
 
 struct ScaleUpSpec {
   ScaleUpKind kind = ScaleUpKind::NVSwitch;
@@ -24,6 +25,8 @@ struct ScaleUpSpec {
 
 struct NetworkSpec {
   NetworkTopology topology = NetworkTopology::RailOptimized;
+  // With topology SimaiFile: the file (resolved next to the scenario) whose nodes and links are the fabric.
+  std::string simai_topology;
   int tiers = 2;
   std::vector<double> oversubscription{1.0};  // per tier from the leaves up; one value = at the leaves
   std::optional<int> pod_size;

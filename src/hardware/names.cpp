@@ -20,6 +20,7 @@ const char* to_string(NetworkTopology t) {
     case NetworkTopology::HPN: return "hpn";
     case NetworkTopology::Dragonfly: return "dragonfly";
     case NetworkTopology::Ideal: return "ideal";
+    case NetworkTopology::SimaiFile: return "simai-topology";
   }
   return "?";
 }

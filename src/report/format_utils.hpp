@@ -17,6 +17,9 @@ std::string human_bytes(double bytes);
 // Seconds in the unit that keeps 3 significant digits: "812 ns", "15.2 us", "3.40 ms", "1.25 s".
 std::string human_duration(double seconds);
 
+// An em dash: what the report prints for a number nothing in the input determines (no model: no FLOPs).
+inline constexpr const char* kUnknown = "\u2014";
+
 // The text itself, or "-" when it is empty (a name the scenario did not give).
 std::string or_dash(const std::string& text);
 

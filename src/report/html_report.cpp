@@ -27,6 +27,7 @@ using Buffer = fmt::memory_buffer;
 using report_format::group_digits;
 using report_format::human_bytes;
 using report_format::human_duration;
+using report_format::kUnknown;
 using report_format::or_dash;
 using report_format::percent;
 using report_format::share_of;
@@ -248,12 +249,19 @@ void write_header(Page& p) {
   putf(b, " &middot; {} GPUs", r.num_gpus);
   if (r.seq_length > 0 || r.global_batch_size > 0)
     putf(b, " &middot; sequence length {} &middot; global batch size {}", r.seq_length, r.global_batch_size);
-  putf(b, "</p>\n<p class=\"meta\">parallelism TP {} &middot; PP {} &middot; DP {} &middot; CP {}", r.tensor,
-       r.pipeline, r.data, r.context);
-  if (r.virtual_pipeline > 1) putf(b, " &middot; VP {}", r.virtual_pipeline);
-  if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
-    putf(b, " &middot; EP {} &middot; ETP {}", r.expert, r.expert_tensor);
-  putf(b, " &middot; micro-batches {}</p>\n", r.micro_batches);
+  if (r.parallelism_known) {
+    putf(b, "</p>\n<p class=\"meta\">parallelism TP {} &middot; PP {} &middot; DP {} &middot; CP {}", r.tensor,
+         r.pipeline, r.data, r.context);
+    if (r.virtual_pipeline > 1) putf(b, " &middot; VP {}", r.virtual_pipeline);
+    if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
+      putf(b, " &middot; EP {} &middot; ETP {}", r.expert, r.expert_tensor);
+    putf(b, " &middot; micro-batches {}</p>\n", r.micro_batches);
+  } else {  // a workload file that does not state them, on a scenario without a model block
+    putf(b,
+         "</p>\n<p class=\"meta\">parallelism TP {0} &middot; PP {0} &middot; DP {0} &middot; CP {0} &middot; "
+         "micro-batches {0}</p>\n",
+         kUnknown);
+  }
   if (!r.inferred.empty() || !r.warnings.empty()) {
     put(b, "<ul class=\"meta\">\n");
     for (const InferredSetting& v : r.inferred) {
@@ -290,20 +298,27 @@ void write_headline(Page& p) {
   card_begin(b, "iteration time");
   p.num("div", "iteration_time_s", fmt::format("{:.4f} s", r.iteration_time_s), kResultBlock, "value num");
   put(b, "</div>\n");
+  // Without a model block nothing counts tokens or FLOPs: the cards say so (their JSON values are null).
+  const bool known = r.throughput_known;
+  auto shown = [&](std::string text) { return known ? text : std::string(kUnknown); };
   card_begin(b, "throughput");
-  p.num("div", "tokens_per_s", group_digits(r.tokens_per_s) + " tokens/s", kResultBlock, "value num");
+  p.num("div", "tokens_per_s", shown(group_digits(r.tokens_per_s) + " tokens/s"), kResultBlock, "value num");
   put(b, "<div class=\"sub\">");
-  p.num("span", "tokens_per_s_per_gpu", fmt::format("{:.1f}", r.tokens_per_s_per_gpu));
-  put(b, " per GPU</div></div>\n");
+  if (known) {
+    p.num("span", "tokens_per_s_per_gpu", fmt::format("{:.1f}", r.tokens_per_s_per_gpu));
+    put(b, " per GPU</div></div>\n");
+  } else {
+    put(b, "no model block: tokens and FLOPs unknown</div></div>\n");
+  }
   card_begin(b, "TFLOPS/GPU");
-  p.num("div", "tflops_per_gpu", fmt::format("{:.1f}", r.tflops_per_gpu), kResultBlock, "value num");
-  if (r.peak_tflops > 0) putf(b, "<div class=\"sub\">peak {:.1f}</div>", r.peak_tflops);
+  p.num("div", "tflops_per_gpu", shown(fmt::format("{:.1f}", r.tflops_per_gpu)), kResultBlock, "value num");
+  if (known && r.peak_tflops > 0) putf(b, "<div class=\"sub\">peak {:.1f}</div>", r.peak_tflops);
   put(b, "</div>\n");
   card_begin(b, "MFU");
-  p.num("div", "mfu", percent(r.mfu), kResultBlock, "value num");
+  p.num("div", "mfu", shown(percent(r.mfu)), kResultBlock, "value num");
   put(b, "</div>\n");
   card_begin(b, "HFU");
-  p.num("div", "hfu", percent(r.hfu), kResultBlock, "value num");
+  p.num("div", "hfu", shown(percent(r.hfu)), kResultBlock, "value num");
   put(b, "</div>\n");
   card_begin(b, "memory");
   if (r.memory) {

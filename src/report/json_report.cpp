@@ -81,11 +81,15 @@ nlohmann::ordered_json to_json(const RunResult& r) {
   nlohmann::ordered_json j;
   j["scenario"] = r.scenario;
   j["iteration_time_s"] = r.iteration_time_s;
-  j["tokens_per_s"] = r.tokens_per_s;
-  j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
-  j["tflops_per_gpu"] = r.tflops_per_gpu;
-  j["mfu"] = r.mfu;
-  j["hfu"] = r.hfu;
+  // Unknown without a model block (a workload file's job): null, never a 0 a reader could take for a measurement.
+  auto known = [&](double v) {
+    return r.throughput_known ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+  };
+  j["tokens_per_s"] = known(r.tokens_per_s);
+  j["tokens_per_s_per_gpu"] = known(r.tokens_per_s_per_gpu);
+  j["tflops_per_gpu"] = known(r.tflops_per_gpu);
+  j["mfu"] = known(r.mfu);
+  j["hfu"] = known(r.hfu);
   j["breakdown"] = breakdown_json(r.breakdown);
   j["memory"] = r.memory ? memory_json(*r.memory) : nlohmann::ordered_json(nullptr);
   j["comm"] = comm_json(r.comm);

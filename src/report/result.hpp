@@ -169,6 +169,11 @@ struct RunResult {
   std::vector<ScenarioWarningNote> warnings;
   double model_flops_per_iteration = 0, hardware_flops_per_iteration = 0;
   double peak_tflops = 0;
+  // A workload file run on a scenario without a model block: no tokens or FLOPs to count, so tokens/s, TFLOPS, MFU
+  // and HFU are unknown (reports print "—", JSON null), and the parallel sizes are the file's when it states them
+  // (an AICB header), unknown otherwise (a Chakra trace).
+  bool throughput_known = true;
+  bool parallelism_known = true;
 };
 
 // One span of a trace: a process per rank, a thread per stream.

@@ -16,6 +16,7 @@ namespace {
 using report_format::group_digits;
 using report_format::human_bytes;
 using report_format::human_duration;
+using report_format::kUnknown;
 using report_format::or_dash;
 using report_format::percent;
 using report_format::share_of;
@@ -35,11 +36,15 @@ void write_header(Buffer& buf, const RunResult& r) {
   line(buf, "  model {}   gpu {}   {} GPUs", or_dash(r.model_name), gpu, r.num_gpus);
   if (r.seq_length > 0 || r.global_batch_size > 0)
     line(buf, "  sequence length {}   global batch size {}", r.seq_length, r.global_batch_size);
-  std::string parallel = fmt::format("TP {}  PP {}  DP {}  CP {}", r.tensor, r.pipeline, r.data, r.context);
-  if (r.virtual_pipeline > 1) parallel += fmt::format("  VP {}", r.virtual_pipeline);
-  if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
-    parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
-  line(buf, "  parallelism {}   micro-batches {}", parallel, r.micro_batches);
+  if (r.parallelism_known) {
+    std::string parallel = fmt::format("TP {}  PP {}  DP {}  CP {}", r.tensor, r.pipeline, r.data, r.context);
+    if (r.virtual_pipeline > 1) parallel += fmt::format("  VP {}", r.virtual_pipeline);
+    if (r.expert > 1 || (r.expert_tensor != 0 && r.expert_tensor != r.tensor))
+      parallel += fmt::format("  EP {}  ETP {}", r.expert, r.expert_tensor);
+    line(buf, "  parallelism {}   micro-batches {}", parallel, r.micro_batches);
+  } else {  // a workload file that does not state them (a Chakra trace) on a scenario without a model block
+    line(buf, "  parallelism TP {0}  PP {0}  DP {0}  CP {0}   micro-batches {0}", kUnknown);
+  }
   // Settings the scenario left out and validation had to choose: said here, never silently.
   for (const InferredSetting& v : r.inferred) line(buf, "  chosen: {} = {}  ({})", v.key, v.value, v.why);
   for (const ScenarioWarningNote& w : r.warnings) line(buf, "  warning: {}: {}", w.key, w.message);
@@ -48,6 +53,12 @@ void write_header(Buffer& buf, const RunResult& r) {
 
 void write_headline(Buffer& buf, const RunResult& r) {
   line(buf, "  {:<20}{:.4f} s", "iteration time", r.iteration_time_s);
+  if (!r.throughput_known) {  // no model block: nothing to count tokens or FLOPs with
+    line(buf, "  {:<20}{} tokens/s  (no model block: tokens and FLOPs unknown)", "throughput", kUnknown);
+    for (const char* name : {"TFLOPS/GPU", "MFU", "HFU"}) line(buf, "  {:<20}{}", name, kUnknown);
+    buf.push_back('\n');
+    return;
+  }
   line(buf, "  {:<20}{} tokens/s  ({:.1f} per GPU)", "throughput", group_digits(r.tokens_per_s),
        r.tokens_per_s_per_gpu);
   if (r.peak_tflops > 0) {

@@ -1,11 +1,14 @@
 // The `cluster:` block: GPUs, nodes, the scale-up fabric, NICs and the scale-out network.
 #include <cctype>
+#include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/strings.hpp"
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
+#include "topology/simai_fabric.hpp"
 
 namespace trainsim::scenario_detail {
 
@@ -34,11 +37,13 @@ ScaleUpKind scale_up_kind(const Section& scale_up, const GpuSpec& gpu) {
   return *kind;
 }
 
-ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_per_node) {
+// `file_GBps`: the NVLink bandwidth a SimAI topology file gives each GPU, the default instead of the GPU's.
+ScaleUpSpec read_scale_up(const Section& scale_up, const GpuSpec& gpu, int gpus_per_node,
+                          std::optional<double> file_GBps) {
   ScaleUpSpec s;
   s.kind = scale_up_kind(scale_up, gpu);
   // Defaults: the GPU's own scale-up bandwidth, and a domain of one node.
-  s.bandwidth_GBps = gpu.scale_up_GBps;
+  s.bandwidth_GBps = file_GBps.value_or(gpu.scale_up_GBps);
   scale_up.read("bandwidth_GBps", s.bandwidth_GBps, Bound::Positive);
   if (scale_up.has("bandwidth_GBps"))
     require_at_least(scale_up, "bandwidth_GBps", s.bandwidth_GBps, kMinLinkGBps, "GB/s",
@@ -127,8 +132,34 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   return r;
 }
 
-NetworkSpec read_network(const Section& network) {
+// cluster.network.simai_topology: a SimAI topology file, resolved next to the scenario (as compute.database is), read
+// and given meaning here so that a bad line or a fabric trainsim cannot build fails when the scenario loads. The keys
+// that shape a generated fabric would be ignored beside it, so they are refused.
+std::optional<SimaiFabric> read_simai_file(const Section& network) {
+  std::optional<std::string> path;
+  network.read("simai_topology", path);
+  if (!path) return std::nullopt;
+  if (path->empty()) network.fail("simai_topology", "expected the path of a SimAI topology file, got an empty string");
+  for (const char* key :
+       {"topology", "tiers", "oversubscription", "pod_size", "switch_radix", "link_latency_ns", "dual_tor"})
+    if (network.has(key))
+      network.fail(key, std::string(key) +
+                            " shapes a generated fabric; with cluster.network.simai_topology the file's switches, "
+                            "links, rates and delays are the fabric: leave it out");
+  std::filesystem::path file(*path);
+  if (file.is_relative() && !network.file().empty() && network.file() != "<string>")
+    file = (std::filesystem::path(network.file()).parent_path() / file).lexically_normal();
+  try {
+    return read_simai_fabric(file.string());
+  } catch (const Error& e) { network.fail("simai_topology", e.what()); }
+}
+
+NetworkSpec read_network(const Section& network, const std::optional<SimaiFabric>& file) {
   NetworkSpec n;
+  if (file) {
+    n.topology = NetworkTopology::SimaiFile;
+    n.simai_topology = file->file.path;
+  }
   if (auto t = network.choice<NetworkTopology>("topology", {{"rail-optimized", NetworkTopology::RailOptimized},
                                                             {"fat-tree", NetworkTopology::FatTree},
                                                             {"hpn", NetworkTopology::HPN},
@@ -192,20 +223,34 @@ ClusterSpec read_cluster(const Section& cluster) {
   ClusterSpec c;
   c.gpu = read_gpu(cluster);
   c.num_gpus = cluster.require_int("num_gpus", Bound::Positive);
+  // A SimAI topology file states the servers, NICs and rates: they are the defaults, and what the scenario gives
+  // must agree with them (checked at the end, naming the key and the file's line).
+  const std::optional<SimaiFabric> file = read_simai_file(cluster.child("network"));
+  if (file) c.gpus_per_node = file->file.gpus_per_server;
   cluster.read("gpus_per_node", c.gpus_per_node, Bound::Positive);
   if (c.num_gpus % c.gpus_per_node != 0)
     cluster.fail("num_gpus", "num_gpus " + std::to_string(c.num_gpus) + " is not a multiple of gpus_per_node " +
                                  std::to_string(c.gpus_per_node) + " (set cluster.gpus_per_node for smaller machines)");
-  c.scale_up = read_scale_up(cluster.child("scale_up"), c.gpu, c.gpus_per_node);
+  c.scale_up = read_scale_up(cluster.child("scale_up"), c.gpu, c.gpus_per_node,
+                             file ? std::optional<double>(static_cast<double>(file->nvlink_bps) / 8e9) : std::nullopt);
   resolve_job_placement(cluster.child("scale_up"), c);
+  if (file) {
+    c.nics_per_node = file->file.gpus_per_server;
+    if (file->nic_bps > 0) c.nic_gbps = static_cast<double>(file->nic_bps) / 1e9;
+  }
   cluster.read("nics_per_node", c.nics_per_node, Bound::Positive);
   cluster.read("nic_gbps", c.nic_gbps, Bound::Positive);
   require_at_least(cluster, "nic_gbps", c.nic_gbps, kMinNicGbps, "Gb/s",
                    "1 Gb/s Ethernet is the slowest server port; GPU clusters use 100-800 Gb/s");
-  c.network = read_network(cluster.child("network"));
+  c.network = read_network(cluster.child("network"), file);
   if (c.network.pod_size && c.network.pod_size.value() % c.gpus_per_node != 0)
     cluster.fail("network.pod_size", "pod_size " + std::to_string(*c.network.pod_size) +
                                          " GPUs is not a whole number of nodes of " + std::to_string(c.gpus_per_node));
+  if (file) {
+    try {
+      check_cluster_matches(*file, c);
+    } catch (const ScenarioError& e) { throw ScenarioError(cluster.file(), e.key(), e.detail()); }
+  }
   return c;
 }
 

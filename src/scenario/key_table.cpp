@@ -108,6 +108,7 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.nics_per_node", "int", "8", "NICs", ">= 1", "scale-out NICs per node"},
   {"cluster.nic_gbps", "number", "400", "Gb/s", ">= 1", "per NIC, per direction"},
   {"cluster.network.topology", "choice", "rail-optimized", "", "rail-optimized | fat-tree | hpn | dragonfly | ideal", "scale-out network (docs/topologies.md)"},
+  {"cluster.network.simai_topology", "path", "null", "", "a SimAI topology file, relative to this file", "the fabric from a SimAI topology file (gen_Topo_Template.py's) instead of a generated one; topology, tiers, oversubscription, pod_size, switch_radix, link_latency_ns, dual_tor are then refused (docs/topologies.md)"},
   {"cluster.network.tiers", "int", "2", "tiers", ">= 1", "switch tiers of a Clos"},
   {"cluster.network.oversubscription", "number or list", "1.0", "down:up", "> 0, <= 100", "a number at the leaves, or one per tier from the leaves up"},
   {"cluster.network.pod_size", "int", "null", "GPUs", "whole nodes", "GPUs below the top tier; null = derived from the radix"},

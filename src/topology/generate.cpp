@@ -21,6 +21,7 @@ NetworkGraph build_network(const ClusterSpec& cluster) {
     case NetworkTopology::HPN: return generate_hpn(cluster);
     case NetworkTopology::Dragonfly: return generate_dragonfly(cluster);
     case NetworkTopology::Ideal: return generate_ideal(cluster);
+    case NetworkTopology::SimaiFile: return generate_simai_file(cluster);
   }
   throw Error("unknown network topology");
 }

@@ -12,6 +12,7 @@ NetworkGraph generate_fat_tree(const ClusterSpec& c);        // generate_fat_tre
 NetworkGraph generate_hpn(const ClusterSpec& c);             // generate_hpn.cpp
 NetworkGraph generate_dragonfly(const ClusterSpec& c);       // generate_dragonfly.cpp
 NetworkGraph generate_ideal(const ClusterSpec& c);           // generate_ideal.cpp
+NetworkGraph generate_simai_file(const ClusterSpec& c);      // generate_simai_file.cpp
 
 // A ScenarioError for key cluster.<key> ("network.switch_radix", "nics_per_node").
 [[noreturn]] void cluster_error(const std::string& key, const std::string& message);

@@ -94,10 +94,14 @@ void NetworkGraphBuilder::set_switch_place(NodeId n, int pod, int plane) {
 }
 
 LinkId NetworkGraphBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, double capacity_Bps) {
+  return add_cable(a, b, kind, capacity_Bps, cluster_.network.link_latency_ns);
+}
+
+LinkId NetworkGraphBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, double capacity_Bps, double cable_latency_ns) {
   const NetworkSpec& net = cluster_.network;
   // Scale-up and PCIe hops are priced by the collective model (docs/topologies.md), not here.
   const bool wire = kind != LinkKind::ScaleUp && kind != LinkKind::Pcie;
-  const double base = wire ? net.link_latency_ns : 0.0;
+  const double base = wire ? cable_latency_ns : 0.0;
   auto latency_into = [&](NodeId to) {
     return base +
            (wire && graph_.nodes_[static_cast<std::size_t>(to)].kind == NodeKind::Switch ? net.switch_latency_ns : 0.0);
@@ -108,11 +112,18 @@ LinkId NetworkGraphBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, double 
   return id;
 }
 
+void NetworkGraphBuilder::set_source_id(NodeId n, int id) {
+  if (graph_.source_ids_.empty()) graph_.source_ids_.assign(graph_.nodes_.size(), -1);
+  graph_.source_ids_.resize(graph_.nodes_.size(), -1);
+  graph_.source_ids_[static_cast<std::size_t>(n)] = id;
+}
+
 void NetworkGraphBuilder::add_derived(std::string name, double value) {
   graph_.derived_.push_back(DerivedParameter{std::move(name), value});
 }
 
 NetworkGraph NetworkGraphBuilder::finish() && {
+  if (!graph_.source_ids_.empty()) graph_.source_ids_.resize(graph_.nodes_.size(), -1);
   build_csr(graph_.links_, graph_.node_count(), true, graph_.out_offsets_, graph_.out_list_);
   build_csr(graph_.links_, graph_.node_count(), false, graph_.in_offsets_, graph_.in_list_);
   return std::move(graph_);

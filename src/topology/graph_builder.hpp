@@ -22,6 +22,10 @@ class NetworkGraphBuilder {
   // One cable: from->to gets the even id, to->from the odd one. Latency: link latency, plus the
   // switch latency on a direction that enters a switch.
   LinkId add_cable(NodeId a, NodeId b, LinkKind kind, double capacity_Bps);
+  // The same with the cable's own latency instead of cluster.network.link_latency_ns (a SimAI file's delay).
+  LinkId add_cable(NodeId a, NodeId b, LinkKind kind, double capacity_Bps, double cable_latency_ns);
+  // The node's id in the file the fabric was read from (trainsim topo --json shows it).
+  void set_source_id(NodeId n, int id);
   void add_derived(std::string name, double value);
 
   NodeId nic(int node, int k) const { return graph_.nic(node, k); }

@@ -55,6 +55,12 @@ std::optional<LinkId> NetworkGraph::link_between(NodeId from, NodeId to) const {
   return std::nullopt;
 }
 
+std::optional<int> NetworkGraph::source_id(NodeId n) const {
+  if (static_cast<std::size_t>(n) >= source_ids_.size() || source_ids_[static_cast<std::size_t>(n)] < 0)
+    return std::nullopt;
+  return source_ids_[static_cast<std::size_t>(n)];
+}
+
 int NetworkGraph::role_count(SwitchRole r) const { return role_count_[static_cast<std::size_t>(r)]; }
 
 namespace {

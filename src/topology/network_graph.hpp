@@ -97,6 +97,9 @@ class NetworkGraph {
   int role_count(SwitchRole r) const;
   const std::vector<DerivedParameter>& derived() const { return derived_; }
   double nic_Bps() const { return nic_Bps_; }
+  // The node's id in the file the fabric was read from (cluster.network.simai_topology); nullopt for a generated
+  // fabric and for nodes the file has no id for (trainsim's NICs: the file's GPUs are their own NICs).
+  std::optional<int> source_id(NodeId n) const;
 
   // --- lookups (throw trainsim::Error for out-of-range arguments) ---
   NodeId gpu(int rank) const;
@@ -138,6 +141,7 @@ class NetworkGraph {
   std::vector<Link> links_;
   std::vector<std::int32_t> out_offsets_, out_list_, in_offsets_, in_list_;
   std::vector<LinkId> gpu_scale_up_;
+  std::vector<std::int32_t> source_ids_;  // empty unless read from a file; -1 = none
   std::string topology_;
   std::vector<DerivedParameter> derived_;
   int gpus_ = 0, machines_ = 0, gpus_per_node_ = 1, nics_per_node_ = 1, domains_ = 0, domain_size_ = 1;

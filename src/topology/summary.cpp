@@ -11,7 +11,29 @@ namespace trainsim {
 namespace {
 
 bool is_tree(NetworkTopology t) {
-  return t == NetworkTopology::RailOptimized || t == NetworkTopology::FatTree || t == NetworkTopology::HPN;
+  return t == NetworkTopology::RailOptimized || t == NetworkTopology::FatTree || t == NetworkTopology::HPN ||
+         t == NetworkTopology::SimaiFile;
+}
+
+// A fabric read from a file has no generator parameters: its tiers, radix (the most cables on one switch) and the
+// down:up capacity ratio of each tier's switches are read off the graph.
+void describe_file_fabric(const NetworkGraph& g, NetworkSummary& s) {
+  std::vector<int> cables(static_cast<std::size_t>(g.switch_count()), 0);
+  double down[2] = {0, 0}, up[2] = {0, 0};
+  for (LinkId l = 0; l < g.link_count(); l += 2) {
+    const Link& link = g.link(l);
+    for (NodeId n : {link.from, link.to})
+      if (g.is_switch(n)) ++cables[static_cast<std::size_t>(n - g.first_switch())];
+    if (link.kind == LinkKind::Access) down[0] += link.nominal_capacity_Bps;
+    if (link.kind == LinkKind::LeafSpine) up[0] += link.nominal_capacity_Bps, down[1] += link.nominal_capacity_Bps;
+    if (link.kind == LinkKind::SpineCore) up[1] += link.nominal_capacity_Bps;
+  }
+  s.switch_radix = cables.empty() ? 0 : *std::max_element(cables.begin(), cables.end());
+  s.tiers = 0;
+  for (SwitchRole role : {SwitchRole::Leaf, SwitchRole::Spine, SwitchRole::Core})
+    s.tiers += g.role_count(role) > 0 ? 1 : 0;
+  for (int t = 0; t < 2; ++t)
+    if (up[t] > 0) s.oversubscription.push_back(down[t] / up[t]);
 }
 
 // Capacity leaving the first half of the groups (dragonfly) or routers (one group) for the second.
@@ -107,15 +129,22 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
       s.bisection_cut = cut;
     }
   };
+  const bool from_file = network.topology == NetworkTopology::SimaiFile;
   if (is_tree(network.topology)) {
     if (g.role_count(SwitchRole::Spine) > 0)
       consider(upward[static_cast<std::size_t>(LinkKind::LeafSpine)] / 2, "leaf-spine");
     int pods = 0;
     for (int i = 0; i < g.role_count(SwitchRole::Spine); ++i)
       pods = std::max(pods, g.node(g.switch_node(SwitchRole::Spine, i)).pod + 1);
-    if (g.role_count(SwitchRole::Core) > 0 && pods > 1)
+    // A file's fabric has no pods: the cores' cut counts whenever it has cores.
+    if (g.role_count(SwitchRole::Core) > 0 && (pods > 1 || from_file))
       consider(upward[static_cast<std::size_t>(LinkKind::SpineCore)] / 2, "spine-core");
-    if (network.tiers >= 2) s.oversubscription = topology_detail::effective_taper(network);
+    if (from_file) {
+      describe_file_fabric(g, s);
+      s.source_file = network.simai_topology;
+    } else if (network.tiers >= 2) {
+      s.oversubscription = topology_detail::effective_taper(network);
+    }
   } else if (network.topology == NetworkTopology::Dragonfly && g.role_count(SwitchRole::Router) > 1) {
     std::string cut;
     const double Bps = dragonfly_cut(g, cut);
@@ -133,6 +162,7 @@ NetworkSummary summarize(const NetworkGraph& g, const NetworkSpec& network) {
 
 void write_summary(std::ostream& out, const NetworkSummary& s) {
   out << "network          " << s.topology;
+  if (!s.source_file.empty()) out << " (" << s.source_file << ")";
   if (s.topology != "ideal" && s.topology != "dragonfly") out << ", " << s.tiers << (s.tiers == 1 ? " tier" : " tiers");
   if (s.topology != "ideal") out << ", switch radix " << s.switch_radix;
   out << "\n";

@@ -26,6 +26,7 @@ struct LinkClassSummary {
 
 struct NetworkSummary {
   std::string topology;
+  std::string source_file;  // the SimAI topology file the fabric was read from; empty when generated
   int tiers = 0, switch_radix = 0;
   int gpus = 0, nodes = 0, gpus_per_node = 0, nics = 0, nics_per_node = 0, domains = 0, domain_size = 0;
   int hardware_domain_size = 0;  // GPUs the fabric connects, when the job uses fewer of each (0 = all of them)

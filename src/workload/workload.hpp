@@ -3,6 +3,7 @@
 // CUDA-like streams, with explicit cross-stream dependencies. Ops on one stream run in issue
 // order; a collective starts when every simulated member of its group has reached it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,14 @@ struct RankProgram {
   std::vector<ProgramStep> steps;  // the schedule's forward and backward steps, in issue order
 };
 
+// The parallel sizes a workload file states about its job (an AICB header), for the report of a run whose scenario
+// has no model block to state them.
+struct StatedParallelism {
+  int tensor = 1, pipeline = 1, data = 1, expert = 1;
+  int micro_batches = 1;     // per iteration (AICB's ga)
+  int virtual_pipeline = 1;  // model chunks per stage (trainsim's vpp_chunks)
+};
+
 struct Workload {
   std::vector<RankProgram> ranks;           // simulated ranks
   std::vector<KernelDesc> kernels;          // distinct kernels, deduplicated
@@ -96,6 +105,7 @@ struct Workload {
   std::vector<CommGroup> groups;
   std::vector<std::string> names;
   int world_size = 0;
+  std::optional<StatedParallelism> stated_parallelism;  // read from a file that says; generated workloads leave it
 
   std::size_t op_count() const;
 };

@@ -2,8 +2,11 @@
 // faults applied and checked, and errors that name the key.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -122,4 +125,37 @@ TEST(TopoCli, ExampleScenarios) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("16384 GPUs on 2048 nodes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("spine->core 7:1"), std::string::npos) << r.out;
+}
+
+// A SimAI topology file as the fabric: the summary names the file, each node carries its id in it, and `export
+// --format simai-topo` writes a file that reads back to the same fabric.
+TEST(TopoCli, SimaiTopologyFileAndItsExport) {
+  const auto j = topo_json(example("simai-topo-16-h100.yaml"));
+  EXPECT_EQ(j["summary"]["topology"], "simai-topology");
+  EXPECT_NE(j["summary"]["simai_topology"].get<std::string>().find("simai-rail-16gpu-h100.topo"), std::string::npos);
+  std::map<std::string, int> ids;
+  for (const auto& n : j["nodes"])
+    if (n.contains("simai_id")) ids[n["name"]] = n["simai_id"];
+  EXPECT_EQ(ids["gpu15"], 15);
+  EXPECT_EQ(ids["nvswitch1"], 17);
+  EXPECT_EQ(ids["leaf0"], 18);
+  EXPECT_EQ(ids["spine1"], 27);
+  EXPECT_EQ(ids.count("node0.nic0"), 0u);  // the file's GPUs are their own NICs
+
+  const std::string out = (std::filesystem::temp_directory_path() / "trainsim_cli_exported.topo").string();
+  const Result e = run("export " + example("simai-topo-16-h100.yaml") + " --format simai-topo -o " + out);
+  ASSERT_EQ(e.status, 0) << e.out;
+  std::ifstream in(out);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "28 8 2 10 48 H100");
+  const std::string scenario =
+      temp_file("topo_reexported.yaml", "cluster: {gpu: H100-SXM, num_gpus: 16, network: {simai_topology: " + out +
+                                            "}}\ncollective: {op: all_reduce}\n");
+  const auto again = topo_json(scenario);
+  ASSERT_EQ(again["links"].size(), j["links"].size());
+  for (std::size_t i = 0; i < j["links"].size(); ++i) EXPECT_EQ(again["links"][i], j["links"][i]) << i;
+  const Result bad = run("export " + example("simai-topo-16-h100.yaml") + " --format simai-topo --per-rank -o " + out);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--per-rank"), std::string::npos) << bad.out;
 }

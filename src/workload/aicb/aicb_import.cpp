@@ -410,6 +410,7 @@ Workload import_aicb(const AicbFile& f, const Scenario& s, const WorkloadOptions
     r.generate();
   }
   Workload wl = wb.finish();
+  wl.stated_parallelism = StatedParallelism{h.tp, h.pp, dp, h.ep, h.ga, h.chunks};
   const std::int64_t per_timeline = o.per_rank ? 1 : static_cast<std::int64_t>(h.tp) * dp;
   for (auto& r : wl.ranks) r.represents = per_timeline;
   return wl;
