@@ -28,7 +28,6 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
       ports_(capacity_.size()),
       host_link_(capacity_.size(), 0),
       path_seen_(capacity_.size(), 0),
-      start_(start),
       now_(start) {
   config_.validate();
   link_checks::check_arrays(capacity_, latency_, "packet network");

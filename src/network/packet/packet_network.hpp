@@ -217,7 +217,7 @@ class PacketNetwork final : public TransferNetwork {
   bool bound_valid_ = false;
   std::int64_t skip_bound_ = 0, skip_period_ = 0;  // next_completion: calls left that answer the next event
   PacketCounters counters_;
-  SimTime start_, now_;
+  SimTime now_;
 };
 
 }  // namespace trainsim
