@@ -1,21 +1,25 @@
 // `trainsim sweep SCENARIO --vary key=v1,v2,... --zip key=v1,v2,...`: simulate every point of a grid
-// of overrides, on every core and, under mpirun, on every rank; print a table (or CSV) and optionally
-// plot it.
+// of overrides, on every core and, under mpirun, on every rank; print a table (or CSV, or JSON) and optionally
+// plot it or write it as an HTML page (rank 0 writes every output).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/progress.hpp"
 #include "cli/thread_count.hpp"
 #include "core/error.hpp"
 #include "explore/mpi_split.hpp"
 #include "explore/parallel_eval.hpp"
 #include "explore/sweep_csv_stream.hpp"
+#include "explore/sweep_html.hpp"
+#include "explore/sweep_json.hpp"
 #include "explore/sweep_plot.hpp"
 #include "explore/sweep_spec.hpp"
 #include "explore/sweep_table.hpp"
@@ -37,18 +41,13 @@ struct SweepArgs {
   std::vector<std::string> overrides;
   std::string csv;
   std::string plot;
+  std::string html;
+  bool json = false;
   std::string y = "iteration_time_s";
   int threads = 0;
   bool allow_oom = false;
   bool y_without_plot = false;
 };
-
-std::string check_output_dir(const std::string& path, const char* flag) {
-  const fs::path dir = fs::path(path).parent_path();
-  if (!dir.empty() && !fs::is_directory(dir))
-    return std::string(flag) + " '" + path + "': the directory " + dir.string() + " does not exist";
-  return "";
-}
 
 // Checks of files and programs, made on rank 0 only (another node may see a different file system)
 // and shared with every rank so that all stop together. "" when everything is in place.
@@ -56,6 +55,8 @@ std::string preflight(const SweepArgs& a) {
   if (!std::ifstream(a.scenario)) return "cannot read the scenario file " + a.scenario;
   if (!a.csv.empty() && a.csv != "-")
     if (auto problem = check_output_dir(a.csv, "--csv"); !problem.empty()) return problem;
+  if (!a.html.empty())
+    if (auto problem = check_output_dir(a.html, "--html"); !problem.empty()) return problem;
   if (!a.plot.empty()) {
     if (auto problem = check_output_dir(a.plot, "--plot"); !problem.empty()) return problem;
     try {
@@ -96,6 +97,10 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
   PlotData plot;
   if (!a.plot.empty() && simulated > 0) plot = make_plot_data(sweep, table, a.y);
 
+  // The --json object: printed, and embedded in the page.
+  nlohmann::ordered_json json;
+  if (a.json || !a.html.empty()) json = sweep_json(sweep, outcomes, fs::path(a.scenario).stem().string(), a.overrides);
+
   if (a.csv == "-") {
     write_sweep_csv(std::cout, table);
   } else {
@@ -105,8 +110,13 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
       write_sweep_csv(f, table);
       if (!f.flush()) throw Error("--csv: error while writing " + a.csv);
     }
-    write_sweep_text(std::cout, sweep, table);
   }
+  if (!a.html.empty())
+    write_output_file("--html", a.html, [&](std::ostream& f) { f << render_sweep_html(sweep, json, a.scenario); });
+  if (a.json)
+    std::cout << json.dump(2) << "\n";
+  else if (a.csv != "-")
+    write_sweep_text(std::cout, sweep, table);
   std::cout << std::flush;
 
   if (simulated == 0) {
@@ -121,6 +131,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
 int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   // Checks that give the same answer on every rank: each rank throws the same error by itself.
   if (a.y_without_plot) throw Error("--y chooses what --plot draws; give --plot out.svg too");
+  if (a.json && a.csv == "-") throw Error("--json and --csv - both write to standard output; give --csv a file");
   const Sweep sweep = make_sweep(a.vary, a.zip, a.zip_position);
   check_no_set_conflict(sweep, a.overrides);
   scenario_detail::apply_overrides(YAML::Node(), a.overrides);  // --set syntax and keys
@@ -162,6 +173,12 @@ Command add_sweep_command(CLI::App& app) {
                               "number of values each; the axis sits where the first --zip is among the --vary)");
   cmd->add_option("--set", args->overrides, "override a key at every point: --set parallelism.tensor=4 (repeatable)");
   cmd->add_option("--csv", args->csv, "write one CSV row per point to PATH ('-': to stdout instead of the table)");
+  cmd->add_flag("--json", args->json,
+                "print one JSON object instead of the table: the keys and values swept, counts, every point's "
+                "status and `trainsim run --json` result");
+  cmd->add_option("--html", args->html,
+                  "write a self-contained HTML page: what was swept, iteration time and throughput charts, a "
+                  "sortable table of every point");
   auto* plot = cmd->add_option("--plot", args->plot, "draw the sweep with gnuplot into out.svg or out.png");
   auto* y = cmd->add_option("--y", args->y, "the CSV column to plot (default iteration_time_s)");
   cmd->add_option("--threads", args->threads,

@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/progress.hpp"
 #include "cli/thread_count.hpp"
 #include "cli/tune_output.hpp"
 #include "core/error.hpp"
+#include "explore/tune_html.hpp"
 #include "explore/tune_json.hpp"
 #include "explore/tune_search.hpp"
 
@@ -31,6 +33,7 @@ struct TuneArgs {
   std::string tokens;
   std::string threads = "0";
   bool json = false;
+  std::string html;
   bool allow_tp_beyond_scale_up = false;
   std::vector<std::string> space;
   std::vector<std::string> overrides;
@@ -85,6 +88,9 @@ Command add_tune_command(CLI::App& app) {
   cmd->add_option("--tokens", a->tokens, "tokens to train on, e.g. 1e12 or 15T (needed by --objective time_to_train)");
   cmd->add_option("--threads", a->threads, "simulations at a time (default 0 = all cores)");
   cmd->add_flag("--json", a->json, "print one JSON object: counts, ranked configurations, explanations");
+  cmd->add_option("--html", a->html,
+                  "write a self-contained HTML page: the best configuration and its --set overrides, a chart and a "
+                  "sortable table of the listed ones, the pruning counts");
   cmd->add_flag("--allow-tp-beyond-scale-up", a->allow_tp_beyond_scale_up,
                 "also consider tensor parallelism wider than the scale-up domain");
   cmd->add_option("--space", a->space,
@@ -102,12 +108,21 @@ Command add_tune_command(CLI::App& app) {
             req.threads = parse_thread_count("--threads", a->threads);
             for (const std::string& s : a->space) explore::add_space_values(req.space, s, "--space");
             req.space.allow_tp_beyond_scale_up = a->allow_tp_beyond_scale_up;
+            // A missing directory is found before the search, not after it.
+            if (!a->html.empty())
+              if (const std::string problem = check_output_dir(a->html, "--html"); !problem.empty())
+                throw Error(problem);
 
             Progress progress("configurations");
             req.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
             const explore::TuneOutcome outcome = explore::run_tune(req);
             progress.finish();
 
+            // Written even when nothing ranked: the page shows the counts and why.
+            if (!a->html.empty())
+              write_output_file("--html", a->html, [&](std::ostream& f) {
+                f << explore::render_tune_html(outcome, req.objective, top, a->scenario);
+              });
             if (a->json)
               std::cout << explore::tune_json(outcome, req.objective, top).dump(2) << "\n";
             else

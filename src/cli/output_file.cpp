@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -27,6 +28,13 @@ void write_output_file(const std::string& what, const std::string& path,
   if (!f) throw Error(what + ": error while writing " + path + reason());
   f.close();
   if (f.fail()) throw Error(what + ": error while closing " + path + reason());
+}
+
+std::string check_output_dir(const std::string& path, const char* flag) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir))
+    return std::string(flag) + " '" + path + "': the directory " + dir.string() + " does not exist";
+  return "";
 }
 
 void check_stdout() {

@@ -14,6 +14,10 @@ namespace trainsim::cli {
 void write_output_file(const std::string& what, const std::string& path,
                        const std::function<void(std::ostream&)>& write);
 
+// Before a long computation: "" when the directory `path` would be written in exists, else the problem, naming
+// `flag` ("--csv 'out/x.csv': the directory out does not exist"). The write itself still checks everything.
+std::string check_output_dir(const std::string& path, const char* flag);
+
 // Flushes standard output; throws Error when anything written to it was lost.
 void check_stdout();
 

@@ -104,10 +104,7 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
   return t;
 }
 
-namespace {
-
-// A key's value as YAML reads it: an integer, a float, else the text ("H100-SXM", "[4, 0]").
-nlohmann::ordered_json typed_value(const SweepValue& v) {
+nlohmann::ordered_json sweep_value_json(const SweepValue& v) {
   if (!v.number) return v.text;
   std::int64_t integer = 0;
   const char* end = v.text.data() + v.text.size();
@@ -116,8 +113,6 @@ nlohmann::ordered_json typed_value(const SweepValue& v) {
   return *v.number;
 }
 
-}  // namespace
-
 nlohmann::ordered_json sweep_rows_json(const Sweep& sweep, const SweepTable& table) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
@@ -125,7 +120,7 @@ nlohmann::ordered_json sweep_rows_json(const Sweep& sweep, const SweepTable& tab
     std::size_t c = 0;
     for (std::size_t a = 0; a < sweep.axes.size(); ++a)
       for (std::size_t k = 0; k < sweep.axes[a].keys.size(); ++k, ++c)
-        row[table.columns[c]] = typed_value(sweep.value(r, a, k));
+        row[table.columns[c]] = sweep_value_json(sweep.value(r, a, k));
     // A result field named like a key (the result repeats parallelism.tensor) keeps the key's cell: the same value.
     for (; c < table.columns.size(); ++c)
       if (!row.contains(table.columns[c])) row[table.columns[c]] = table.rows[r][c];

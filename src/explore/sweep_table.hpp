@@ -48,6 +48,9 @@ SweepTable make_sweep_table(const Sweep& sweep, const std::vector<PointOutcome>&
 SweepTable empty_sweep_table(const Sweep& sweep);
 bool add_sweep_row(SweepTable& table, const Sweep& sweep, std::size_t point, const PointOutcome& outcome);
 
+// A key's value as YAML reads it: an integer, a float, else the text ("H100-SXM", "[4, 0]").
+nlohmann::ordered_json sweep_value_json(const SweepValue& v);
+
 // The table as one JSON object per point, in point order: column name -> cell (an empty cell is null), so every
 // object has every column (a result field named like a key is that key's column). A key's cell is the value as
 // YAML reads it (a number stays a number: 400, not "400"), as a data frame wants it. `trainsim.sweep` in Python

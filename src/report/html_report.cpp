@@ -1,5 +1,5 @@
-// RunResult -> one self-contained HTML page (`trainsim run --html`). Everything inline: CSS in <style>, charts as
-// SVG drawn here, a small script that checks each number against the embedded JSON and makes tables sortable. The
+// RunResult -> one self-contained HTML page (`trainsim run --html`). Everything inline: charts as SVG drawn here; the
+// CSS and the script that checks each number against the embedded JSON and sorts tables are html_page.cpp's. The
 // page fetches nothing, so it opens offline and can be mailed as one file.
 #include "report/html_report.hpp"
 
@@ -23,7 +23,11 @@ namespace trainsim {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using Buffer = fmt::memory_buffer;
+using html::Buffer;
+using html::kResultBlock;
+using html::put;
+using html::put_text;
+using html::putf;
 using report_format::group_digits;
 using report_format::human_bytes;
 using report_format::human_duration;
@@ -32,95 +36,19 @@ using report_format::or_dash;
 using report_format::percent;
 using report_format::share_of;
 
-constexpr const char* kResultBlock = "trainsim-result";
 constexpr const char* kExtraBlock = "trainsim-extra";
 constexpr std::size_t kMaxLinks = 48;     // rows of the links heat map
 constexpr std::size_t kMaxSpans = 20000;  // rectangles of the timeline (the longest, when there are more)
 
-void put(Buffer& b, std::string_view s) { b.append(s.data(), s.data() + s.size()); }
-
-template <typename... Args>
-void putf(Buffer& b, fmt::format_string<Args...> format, Args&&... args) {
-  fmt::format_to(std::back_inserter(b), format, std::forward<Args>(args)...);
-}
-
-void put_text(Buffer& b, std::string_view s) { put(b, html_escape(s)); }
-
-// "comm[2].time_s" -> the value at that path; nullptr when there is none.
-const Json* resolve(const Json& root, std::string_view path) {
-  const Json* v = &root;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-      continue;
-    }
-    if (path[i] == '[') {
-      const std::size_t end = path.find(']', i);
-      if (end == std::string_view::npos || !v->is_array()) return nullptr;
-      std::size_t index = 0;
-      for (std::size_t k = i + 1; k < end; ++k) index = index * 10 + static_cast<std::size_t>(path[k] - '0');
-      if (index >= v->size()) return nullptr;
-      v = &(*v)[index];
-      i = end + 1;
-      continue;
-    }
-    const std::size_t end = std::min(path.find_first_of(".[", i), path.size());
-    const std::string key(path.substr(i, end - i));
-    if (!v->is_object() || !v->contains(key)) return nullptr;
-    v = &(*v)[key];
-    i = end;
+// The page's data: the result's JSON (the main block) and the extra block, for the data-value of every number.
+struct Page : html::Page {
+  Page(const RunResult& result_in, const HtmlReportExtras& extras, Json extra)
+      : html::Page(to_json(result_in)), r(result_in), x(extras) {
+    add_block(kExtraBlock, std::move(extra));
   }
-  return v;
-}
-
-// The page's data: the result's JSON and the extra block, for the data-value of every number.
-struct Page {
-  Page(const RunResult& result_in, const HtmlReportExtras& extras, Json extra_in)
-      : r(result_in), x(extras), result(to_json(result_in)), extra(std::move(extra_in)) {}
   const RunResult& r;
   const HtmlReportExtras& x;
-  Json result;
-  Json extra;
-  Buffer b;
-
-  // ` data-json-path="PATH" data-value="VALUE"` (and the block when not the result): the attributes of an
-  // element that shows the number at PATH.
-  std::string data(std::string_view path, const char* block = kResultBlock) const {
-    const bool in_result = std::string_view(block) == kResultBlock;
-    const Json* v = resolve(in_result ? result : extra, path);
-    TRAINSIM_CHECK(v != nullptr && !v->is_structured(), fmt::format("html report: no value at {} in {}", path, block));
-    return fmt::format(R"( data-json-path="{}"{} data-value="{}")", html_escape(path),
-                       in_result ? "" : fmt::format(R"( data-json-block="{}")", block), html_escape(v->dump()));
-  }
-
-  // <TAG class="num" data-...>TEXT</TAG>
-  void num(std::string_view tag, std::string_view path, std::string_view text, const char* block = kResultBlock,
-           std::string_view cls = "num") {
-    putf(b, R"(<{} class="{}"{}>)", tag, cls, data(path, block));
-    put_text(b, text);
-    putf(b, "</{}>", tag);
-  }
 };
-
-// Tables escape in JSON for <script> blocks: '<', '>' and '&' only occur inside strings, where \u escapes mean
-// the same characters, so the block parses to the same value and can never close the script element.
-std::string script_json(const Json& j) {
-  const std::string text = j.dump(2);
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '<')
-      out += "\\u003c";
-    else if (c == '>')
-      out += "\\u003e";
-    else if (c == '&')
-      out += "\\u0026";
-    else
-      out += c;
-  }
-  return out;
-}
 
 // Utilisation 0..1 -> a background from pale yellow (idle) to deep red (saturated).
 std::string heat_color(double u) {
@@ -150,87 +78,6 @@ std::string category_color(std::string_view c) {
   const auto it = kColors.find(c);
   return std::string(it != kColors.end() ? it->second : "#8c8c8c");
 }
-
-constexpr std::string_view kStyle = R"CSS(
-:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330; background: #f6f7f9; }
-body { max-width: 1240px; margin: 0 auto; padding: 16px 24px 48px; }
-h1 { font-size: 1.5em; margin: 8px 0 4px; } h2 { font-size: 1.15em; margin: 28px 0 8px; border-bottom: 1px solid #d5d9e0; padding-bottom: 4px; }
-.meta { color: #4a5263; margin: 2px 0; } .note { color: #4a5263; font-size: 0.92em; } code { background: #e8ebf0; padding: 1px 4px; border-radius: 3px; }
-.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 12px 0; }
-.card { background: #fff; border: 1px solid #d5d9e0; border-radius: 6px; padding: 8px 14px; min-width: 130px; }
-.card .label { font-size: 0.8em; color: #5b6475; text-transform: uppercase; letter-spacing: 0.04em; }
-.card .value { font-size: 1.35em; font-weight: 600; } .card .sub { font-size: 0.85em; color: #5b6475; }
-.bad { color: #b3261e; font-weight: 600; } .ok { color: #1e7b34; }
-table { border-collapse: collapse; background: #fff; font-size: 0.9em; margin: 6px 0; }
-th, td { border: 1px solid #d5d9e0; padding: 3px 8px; text-align: right; white-space: nowrap; }
-th { background: #eef0f4; } td.l, th.l { text-align: left; } tr.sub td.l { padding-left: 24px; }
-table.sortable th { cursor: pointer; } table.sortable th[data-sort=asc]::after { content: " \25B2"; } table.sortable th[data-sort=desc]::after { content: " \25BC"; }
-.swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
-svg { background: #fff; border: 1px solid #d5d9e0; border-radius: 4px; display: block; margin: 6px 0; }
-svg text { font-size: 11px; fill: #1d2330; } svg text.seg-label { fill: #fff; font-size: 12px; pointer-events: none; }
-.heat-legend { display: inline-block; width: 160px; height: 10px; vertical-align: middle; border: 1px solid #d5d9e0;
-  background: linear-gradient(to right, hsl(55,95%,92%), hsl(27,95%,67%), hsl(0,95%,42%)); }
-details { margin-top: 24px; } pre { background: #fff; border: 1px solid #d5d9e0; padding: 8px; overflow: auto; max-height: 480px; font-size: 0.85em; }
-)CSS";
-
-// Reads the embedded JSON, marks each number data-check="ok" when it equals the value at its path (a page edited
-// by hand or a bug in the renderer shows here), fills the raw-JSON view and makes tables sortable by a click on
-// a header. The page is complete without it.
-constexpr std::string_view kScript = R"JS(
-(function () {
-  "use strict";
-  function block(id) { var el = document.getElementById(id); return el ? JSON.parse(el.textContent) : null; }
-  var blocks = { "trainsim-result": block("trainsim-result"), "trainsim-extra": block("trainsim-extra") };
-  function resolve(root, path) {
-    var parts = path.match(/[^.\[\]]+/g) || [];
-    var v = root;
-    for (var i = 0; i < parts.length; i++) {
-      if (v === null || v === undefined) return undefined;
-      v = Array.isArray(v) ? v[Number(parts[i])] : v[parts[i]];
-    }
-    return v;
-  }
-  var nodes = document.querySelectorAll("[data-json-path]");
-  var bad = 0;
-  Array.prototype.forEach.call(nodes, function (el) {
-    var root = blocks[el.getAttribute("data-json-block") || "trainsim-result"];
-    var want = resolve(root, el.getAttribute("data-json-path"));
-    var ok = want !== undefined && JSON.stringify(want) === JSON.stringify(JSON.parse(el.getAttribute("data-value")));
-    el.setAttribute("data-check", ok ? "ok" : "mismatch");
-    if (!ok) bad++;
-  });
-  var check = document.getElementById("json-check");
-  check.textContent = bad === 0 ? nodes.length + " numbers on this page checked against the embedded JSON: all match"
-                                 : bad + " of " + nodes.length + " numbers on this page differ from the embedded JSON";
-  check.className = bad === 0 ? "ok" : "bad";
-  document.getElementById("raw-json").textContent = JSON.stringify(blocks["trainsim-result"], null, 2);
-  function key(cell) {
-    var n = cell.hasAttribute("data-value") ? cell : cell.querySelector("[data-value]");
-    if (n) { var v = JSON.parse(n.getAttribute("data-value")); if (typeof v === "number") return v; }
-    return cell.textContent;
-  }
-  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
-    var heads = table.tHead ? table.tHead.rows[0].cells : [];
-    Array.prototype.forEach.call(heads, function (th, col) {
-      th.title = "sort";
-      th.addEventListener("click", function () {
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        var asc = th.getAttribute("data-sort") !== "asc";
-        rows.sort(function (a, b) {
-          var x = key(a.cells[col]), y = key(b.cells[col]);
-          var c = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-          return asc ? c : -c;
-        });
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("data-sort"); });
-        th.setAttribute("data-sort", asc ? "asc" : "desc");
-        rows.forEach(function (row) { body.appendChild(row); });
-      });
-    });
-  });
-  document.body.setAttribute("data-js", "ready");
-})();
-)JS";
 
 void write_header(Page& p) {
   const RunResult& r = p.r;
@@ -820,33 +667,9 @@ Json extra_json(const HtmlReportExtras& x, const std::vector<std::size_t>& link_
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string render_html_report(const RunResult& r, const HtmlReportExtras& extras) {
   Page p(r, extras, extra_json(extras, shown_links(extras.links)));
-  Buffer& b = p.b;
-  put(b,
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" "
-      "content=\"trainsim\">\n<title>trainsim: ");
-  put_text(b, or_dash(r.scenario));
-  put(b, "</title>\n<style>");
-  put(b, kStyle);
-  put(b, "</style>\n</head>\n<body>\n");
+  p.begin("trainsim: " + or_dash(r.scenario));
   write_header(p);
   write_headline(p);
   write_breakdown(p);
@@ -856,18 +679,7 @@ std::string render_html_report(const RunResult& r, const HtmlReportExtras& extra
   write_congestion(p);
   write_timeline(p);
   write_footer(p);
-  put(b,
-      "<details id=\"json\">\n<summary>The result as JSON (the same as <code>trainsim run --json</code>)</summary>\n"
-      "<p id=\"json-check\" class=\"note\">The numbers are checked against the JSON when scripts run.</p>\n"
-      "<pre id=\"raw-json\"></pre>\n</details>\n");
-  putf(b, "<script type=\"application/json\" id=\"{}\">\n", kResultBlock);
-  put(b, script_json(p.result));
-  putf(b, "\n</script>\n<script type=\"application/json\" id=\"{}\">\n", kExtraBlock);
-  put(b, script_json(p.extra));
-  put(b, "\n</script>\n<script>");
-  put(b, kScript);
-  put(b, "</script>\n</body>\n</html>\n");
-  return fmt::to_string(b);
+  return p.finish("The result as JSON (the same as <code>trainsim run --json</code>)");
 }
 
 void write_html_report(std::ostream& out, const RunResult& r, const HtmlReportExtras& extras) {

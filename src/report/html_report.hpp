@@ -4,12 +4,14 @@
 // links as a heat map (flow/packet runs) and the critical rank's timeline (with a trace). Every number that
 // is in the `--json` result carries its JSON path and full-precision value (data-json-path, data-value), and
 // the result itself is embedded as <script type="application/json" id="trainsim-result">, byte for byte
-// to_json(result) (with <, > and & as \u escapes). Deterministic: same input, same bytes.
+// to_json(result) (with <, > and & as \u escapes). The shell, the blocks and the checks are html_page.hpp's, shared
+// with the sweep and tune pages. Deterministic: same input, same bytes.
 #include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "report/html_page.hpp"
 #include "report/result.hpp"
 
 namespace trainsim {
@@ -36,8 +38,5 @@ struct HtmlReportExtras {
 // The page as one string.
 std::string render_html_report(const RunResult& r, const HtmlReportExtras& extras = {});
 void write_html_report(std::ostream& out, const RunResult& r, const HtmlReportExtras& extras = {});
-
-// Text for HTML element content and attribute values: & < > " ' escaped.
-std::string html_escape(std::string_view text);
 
 }  // namespace trainsim

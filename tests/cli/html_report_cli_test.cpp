@@ -5,17 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "html_browser.hpp"
 
 namespace {
 
@@ -26,20 +23,7 @@ using ::testing::Not;
 
 const std::string kTiny = example("tiny-8-h100.yaml");
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A fresh directory of this test's.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("trainsim_html_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+std::string read(const fs::path& path) { return read_file(path); }
 
 std::string result_block(const std::string& html) {
   const std::string open = "<script type=\"application/json\" id=\"trainsim-result\">";
@@ -47,14 +31,6 @@ std::string result_block(const std::string& html) {
   if (start == std::string::npos) return "";
   const auto from = start + open.size();
   return html.substr(from, html.find("</script>", from) - from);
-}
-
-// Chromium: $TRAINSIM_CHROMIUM, else chromium on the PATH (Debian's package, scripts/install-deps); "" if none.
-std::string chromium() {
-  if (const char* env = std::getenv("TRAINSIM_CHROMIUM"); env && *env) return env;
-  const Result r = run_shell("command -v chromium");
-  if (r.status != 0 || r.out.empty()) return "";
-  return r.out.substr(0, r.out.find('\n'));
 }
 
 TEST(HtmlReportCli, EmbedsTheJsonResultAndLeavesJsonOutputAlone) {
@@ -91,9 +67,7 @@ TEST(HtmlReportCli, AnUnwritablePathIsAnErrorNamingHtml) {
 // test-output/html-report/report.png.
 TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   const std::string browser = chromium();
-  if (browser.empty())
-    GTEST_SKIP() << "chromium not found (install Debian's chromium package, as scripts/install-deps does, or set "
-                    "TRAINSIM_CHROMIUM): the HTML report is not checked in a browser";
+  if (browser.empty()) GTEST_SKIP() << kNoChromium;
   const fs::path dir = fresh_dir("browser");
   // A scenario whose name (its file's stem) is markup: it must show as text.
   const fs::path scenario = dir / "tiny<i>&amp.yaml";
@@ -110,28 +84,14 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   fs::create_directories(out_dir);
   const fs::path png = out_dir / "report.png";
   fs::remove(png);
-  const fs::path dom_path = dir / "dom.html", log_path = dir / "chromium.log";
-  const auto start = std::chrono::steady_clock::now();
-  const Result b =
-      run_shell("{ timeout 60 " + browser +
-                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-                " --disable-component-update --disable-sync --user-data-dir=" +
-                (dir / "profile").string() +
-                " --enable-logging=stderr --v=0 --window-size=1280,2000 --screenshot=" + png.string() +
-                " --dump-dom file://" + page.string() + " > " + dom_path.string() + " 2> " + log_path.string() + "; }");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  RecordProperty("chromium_seconds", fmt::format("{:.1f}", seconds));
-  ASSERT_EQ(b.status, 0) << b.out << read(log_path);
-  const std::string dom = read(dom_path);
-  const std::string log = read(log_path);
+  const Rendered b = render_in_chromium(browser, page, dir, png);
+  RecordProperty("chromium_seconds", fmt::format("{:.1f}", b.seconds));
+  ASSERT_EQ(b.status, 0) << b.log;
+  const std::string& dom = b.dom;
+  const std::string& log = b.log;
 
   // No console message of the page: no uncaught exception, no console.error (the page logs nothing).
-  std::istringstream lines(log);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find("report.html") == std::string::npos) continue;
-    EXPECT_THAT(line, Not(HasSubstr("CONSOLE"))) << line;
-    EXPECT_THAT(line, Not(HasSubstr("Uncaught"))) << line;
-  }
+  EXPECT_EQ(console_messages(log, "report.html"), "");
   // The page's script ran: every number matched the embedded JSON, and the raw view was filled from it.
   EXPECT_THAT(dom, HasSubstr("<body data-js=\"ready\">"));
   EXPECT_THAT(dom, ::testing::ContainsRegex("<p id=\"json-check\" class=\"ok\">[0-9]+ numbers on this page checked "
@@ -155,7 +115,7 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
     EXPECT_THAT(dom, HasSubstr(std::string("id=\"") + id + "\"")) << id;
   ASSERT_TRUE(fs::exists(png)) << log;
   EXPECT_GT(fs::file_size(png), 10000u);
-  EXPECT_LT(seconds, 30) << "chromium took " << seconds << " s";
+  EXPECT_LT(b.seconds, 30) << "chromium took " << b.seconds << " s";
 }
 
 }  // namespace

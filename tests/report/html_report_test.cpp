@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "html_page_checks.hpp"
 #include "report/html_report.hpp"
 #include "report/reports.hpp"
 #include "sample_result.hpp"
@@ -20,28 +21,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The text of <script type="application/json" id="ID">...</script>.
-std::string json_block(const std::string& html, const std::string& id) {
-  const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
-  const auto start = html.find(open);
-  if (start == std::string::npos) return "";
-  const auto from = start + open.size();
-  return html.substr(from, html.find("</script>", from) - from);
-}
-
-// The element with id="ID" up to its closing tag.
-std::string element(const std::string& html, const std::string& tag, const std::string& id) {
-  const auto start = html.find("<" + tag + " id=\"" + id + "\"");
-  if (start == std::string::npos) return "";
-  const std::string close = "</" + tag + ">";
-  return html.substr(start, html.find(close, start) + close.size() - start);
-}
-
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
+using html_checks::count;
+using html_checks::element;
+using html_checks::json_block;
 
 RunResult hostile_result() {
   RunResult r = test::sample_result();

@@ -1,0 +1,81 @@
+#pragma once
+// Headless Chromium for the HTML page tests (run, sweep and tune pages): the DOM after the page's script ran, the
+// browser's log and a screenshot, from one launch. Tests skip when there is no chromium.
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_support.hpp"
+
+namespace trainsim_cli_test {
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh directory of a test's.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("trainsim_html_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Chromium: $TRAINSIM_CHROMIUM, else chromium on the PATH (Debian's package, scripts/install-deps); "" if none.
+inline std::string chromium() {
+  if (const char* env = std::getenv("TRAINSIM_CHROMIUM"); env && *env) return env;
+  const Result r = run_shell("command -v chromium");
+  if (r.status != 0 || r.out.empty()) return "";
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+inline constexpr const char* kNoChromium =
+    "chromium not found (install Debian's chromium package, as scripts/install-deps does, or set TRAINSIM_CHROMIUM): "
+    "the HTML page is not checked in a browser";
+
+struct Rendered {
+  int status = -1;
+  std::string dom;     // the DOM after the page's scripts ran
+  std::string log;     // the browser's stderr
+  double seconds = 0;  // the launch, load, render and dump
+};
+
+// Opens `page` (file://) in headless Chromium with a profile in `dir`, dumps the DOM and writes a screenshot to
+// `png`.
+inline Rendered render_in_chromium(const std::string& browser, const std::filesystem::path& page,
+                                   const std::filesystem::path& dir, const std::filesystem::path& png) {
+  const std::filesystem::path dom_path = dir / "dom.html", log_path = dir / "chromium.log";
+  const auto start = std::chrono::steady_clock::now();
+  const Result b =
+      run_shell("{ timeout 60 " + browser +
+                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+                " --disable-component-update --disable-sync --user-data-dir=" +
+                (dir / "profile").string() +
+                " --enable-logging=stderr --v=0 --window-size=1280,2000 --screenshot=" + png.string() +
+                " --dump-dom file://" + page.string() + " > " + dom_path.string() + " 2> " + log_path.string() + "; }");
+  Rendered r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.status = b.status;
+  r.dom = read_file(dom_path);
+  r.log = b.out + read_file(log_path);
+  return r;
+}
+
+// The log's lines about `page_name` that are console messages or uncaught exceptions ("" when none).
+inline std::string console_messages(const std::string& log, const std::string& page_name) {
+  std::istringstream lines(log);
+  std::string found;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(page_name) != std::string::npos &&
+        (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos))
+      found += line + "\n";
+  return found;
+}
+
+}  // namespace trainsim_cli_test
