@@ -13,6 +13,8 @@ std::string compose(const std::string& file, const std::string& key, const std::
 }
 }  // namespace
 
+void FileLine::fail(const std::string& what) const { throw Error(path + ":" + std::to_string(line) + ": " + what); }
+
 ScenarioError::ScenarioError(std::string file, std::string key, std::string message)
     : Error(compose(file, key, message)), file_(std::move(file)), key_(std::move(key)), detail_(std::move(message)) {}
 

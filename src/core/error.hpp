@@ -19,6 +19,13 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A line of a user's file (a workload table, a topology file), for the errors that say "FILE:LINE: what".
+struct FileLine {
+  const std::string& path;
+  int line;
+  [[noreturn]] void fail(const std::string& what) const;
+};
+
 // Invalid input: names the file and the key path (e.g. "parallelism.tensor").
 class ScenarioError : public Error {
  public:

@@ -18,12 +18,6 @@ namespace {
 
 enum class Kind { Gpu, NVSwitch, Switch };
 
-struct Where {
-  const std::string& path;
-  int line;
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}:{}: {}", path, line, what)); }
-};
-
 std::string gbps(std::int64_t bps) { return fmt::format("{:g} Gb/s", static_cast<double>(bps) / 1e9); }
 
 // Per GPU, what its links add up to.
@@ -43,7 +37,7 @@ int find_root(std::vector<int>& parent, int x) {
 
 // Every GPU's NVSwitches are its server's, and all GPUs have the same NVLink bandwidth.
 void check_nvlinks(const SimaiFabric& f, const std::vector<GpuLinks>& per_gpu) {
-  const Where header{f.file.path, 1};
+  const FileLine header{f.file.path, 1};
   for (int g = 0; g < f.gpus; ++g) {
     const GpuLinks& l = per_gpu[static_cast<std::size_t>(g)];
     const int s = g / f.file.gpus_per_server, first = f.gpus + s * f.nvswitches_per_server;
@@ -53,7 +47,7 @@ void check_nvlinks(const SimaiFabric& f, const std::vector<GpuLinks>& per_gpu) {
                       "generators link every GPU to each of them",
                       g, l.nvlinks, f.nvswitches_per_server, s, first, first + f.nvswitches_per_server - 1));
     if (l.nvlink_bps != per_gpu[0].nvlink_bps)
-      Where{f.file.path, l.nvlink_line}.fail(
+      FileLine{f.file.path, l.nvlink_line}.fail(
           fmt::format("gpu {}'s NVLink links add up to {}, gpu 0's to {} (line {}): trainsim gives every GPU one "
                       "scale-up bandwidth",
                       g, gbps(l.nvlink_bps), gbps(per_gpu[0].nvlink_bps), per_gpu[0].nvlink_line));
@@ -62,7 +56,7 @@ void check_nvlinks(const SimaiFabric& f, const std::vector<GpuLinks>& per_gpu) {
 
 // All GPUs have NIC ports at the same total rate, or (one server) none has any.
 void check_nics(const SimaiFabric& f, const std::vector<GpuLinks>& per_gpu) {
-  const Where header{f.file.path, 1};
+  const FileLine header{f.file.path, 1};
   const auto with = std::find_if(per_gpu.begin(), per_gpu.end(), [](const GpuLinks& l) { return l.ports > 0; });
   if (with == per_gpu.end()) {
     if (f.servers > 1)
@@ -78,7 +72,7 @@ void check_nics(const SimaiFabric& f, const std::vector<GpuLinks>& per_gpu) {
                       "the other servers",
                       g, first, with->nic_line));
     if (l.nic_bps != with->nic_bps)
-      Where{f.file.path, l.nic_line}.fail(
+      FileLine{f.file.path, l.nic_line}.fail(
           fmt::format("gpu {}'s links to switches add up to {}, gpu {}'s to {} (line {}): trainsim gives every NIC "
                       "one rate",
                       g, gbps(l.nic_bps), first, gbps(with->nic_bps), with->nic_line));
@@ -91,7 +85,7 @@ void assign_tiers(SimaiFabric& f, const std::vector<std::vector<std::pair<int, i
                   const std::vector<char>& touches_gpu) {
   const SimaiTopology& t = f.file;
   const int switches = static_cast<int>(adjacency.size()), base = f.first_switch_id();
-  const Where ids{t.path, 2};
+  const FileLine ids{t.path, 2};
   f.switch_tier.assign(static_cast<std::size_t>(switches), -1);
   std::vector<int> queue;
   for (int s = 0; s < switches; ++s)
@@ -118,7 +112,7 @@ void assign_tiers(SimaiFabric& f, const std::vector<std::vector<std::pair<int, i
                       base + s, tier));
     for (const auto& [peer, link] : adjacency[static_cast<std::size_t>(s)])
       if (f.switch_tier[static_cast<std::size_t>(peer)] == tier)
-        Where{t.path, t.links[static_cast<std::size_t>(link)].file_line}.fail(
+        FileLine{t.path, t.links[static_cast<std::size_t>(link)].file_line}.fail(
             fmt::format("links switches {} and {} of the same tier ({} hops from the GPUs): trainsim reads tree "
                         "fabrics, where a switch link joins adjacent tiers",
                         base + s, base + peer, tier));
@@ -152,7 +146,7 @@ void check_reachable(const SimaiFabric& f, const std::vector<std::vector<std::pa
                             std::back_inserter(common));
       if (!common.empty()) continue;
       const int x = std::min(a->second, b->second), y = std::max(a->second, b->second);
-      Where{f.file.path, per_gpu[static_cast<std::size_t>(y)].nic_line}.fail(fmt::format(
+      FileLine{f.file.path, per_gpu[static_cast<std::size_t>(y)].nic_line}.fail(fmt::format(
           "gpu {} cannot reach gpu {}: no switch of gpu {} (switch {}) is connected to one of gpu {} (switch {})", y, x,
           y, base + gpu_switches[static_cast<std::size_t>(y)].front(), x,
           base + gpu_switches[static_cast<std::size_t>(x)].front()));
@@ -178,7 +172,7 @@ SimaiFabric interpret_simai_topology(SimaiTopology file) {
   SimaiFabric f;
   f.file = std::move(file);
   const SimaiTopology& t = f.file;
-  const Where header{t.path, 1};
+  const FileLine header{t.path, 1};
   const int gpus = t.gpu_count(), per_server = t.gpus_per_server;
   const int nvswitches = static_cast<int>(t.nvswitch_ids.size());
   if (gpus % per_server != 0)
@@ -200,7 +194,7 @@ SimaiFabric interpret_simai_topology(SimaiTopology file) {
   std::vector<std::vector<int>> gpu_switches(static_cast<std::size_t>(gpus));  // the switches each GPU's ports reach
   for (std::size_t i = 0; i < t.links.size(); ++i) {
     const SimaiLink& l = t.links[i];
-    const Where w{t.path, l.file_line};
+    const FileLine w{t.path, l.file_line};
     if (l.error_rate != 0)
       w.fail(fmt::format("error rate {}: trainsim models no random packet loss (ns-3's RateErrorModel); give 0",
                          l.error_rate));

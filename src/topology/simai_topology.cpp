@@ -24,12 +24,6 @@ constexpr int kMaxNodes = 1'000'000;
 constexpr std::int64_t kMaxRateBps = 1'000'000'000'000'000;  // 1 Pb/s: beyond any cable or trunk
 constexpr std::int64_t kMaxDelayPs = 1'000'000'000'000;      // 1 s
 
-struct Where {
-  const std::string& path;
-  int line;
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}:{}: {}", path, line, what)); }
-};
-
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -58,7 +52,7 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 }
 
 // A non-negative decimal integer up to `max` ("016" is fine, "+1", "1.0" and "-3" are not).
-int count(const Where& w, std::string_view field, const char* what, int max) {
+int count(const FileLine& w, std::string_view field, const char* what, int max) {
   long long v = -1;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
   if (field.empty() || field[0] == '-' || ec != std::errc() || end != field.data() + field.size())
@@ -120,7 +114,7 @@ std::string unit_names(std::span<const Unit> units) {
   return out;
 }
 
-std::int64_t rate_bps(const Where& w, std::string_view field) {
+std::int64_t rate_bps(const FileLine& w, std::string_view field) {
   const std::size_t n = field.find_first_not_of("0123456789.");
   const std::string_view digits = field.substr(0, n), unit = n == std::string_view::npos ? "" : field.substr(n);
   double scale = unit.empty() ? 1 : 0;
@@ -136,7 +130,7 @@ std::int64_t rate_bps(const Where& w, std::string_view field) {
   return static_cast<std::int64_t>(bps);
 }
 
-std::int64_t delay_ps(const Where& w, std::string_view field) {
+std::int64_t delay_ps(const FileLine& w, std::string_view field) {
   const std::size_t n = field.find_first_not_of("+-0123456789.eE");
   const std::string_view digits = field.substr(0, n), unit = n == std::string_view::npos ? "" : field.substr(n);
   double scale = unit.empty() ? 1e12 : 0;
@@ -152,13 +146,14 @@ std::int64_t delay_ps(const Where& w, std::string_view field) {
   return static_cast<std::int64_t>(ps);
 }
 
-double error_rate(const Where& w, std::string_view field) {
+double error_rate(const FileLine& w, std::string_view field) {
   const auto v = number(field);
   if (!v || *v < 0 || *v > 1) w.fail(fmt::format("error rate '{}' is not a number in [0, 1]", field));
   return *v;
 }
 
-void parse_header(const Where& w, std::string_view line, SimaiTopology& t, int& nvswitches, int& switches, int& links) {
+void parse_header(const FileLine& w, std::string_view line, SimaiTopology& t, int& nvswitches, int& switches,
+                  int& links) {
   const auto f = split_fields(line);
   if (f.size() != 6)
     w.fail(
@@ -177,7 +172,7 @@ void parse_header(const Where& w, std::string_view line, SimaiTopology& t, int& 
                        t.node_count, nvswitches, switches));
 }
 
-void parse_switch_ids(const Where& w, std::string_view line, int nvswitches, int switches, SimaiTopology& t) {
+void parse_switch_ids(const FileLine& w, std::string_view line, int nvswitches, int switches, SimaiTopology& t) {
   const auto f = split_fields(line);
   if (static_cast<int>(f.size()) != nvswitches + switches)
     w.fail(fmt::format("{} switch ids; the header (line 1) counts {} NVSwitches and {} switches", f.size(), nvswitches,
@@ -206,7 +201,7 @@ void parse_switch_ids(const Where& w, std::string_view line, int nvswitches, int
   }
 }
 
-SimaiLink parse_link(const Where& w, std::string_view line, int nodes) {
+SimaiLink parse_link(const FileLine& w, std::string_view line, int nodes) {
   const auto f = split_fields(line);
   if (f.size() != 5)
     w.fail(
@@ -236,20 +231,20 @@ SimaiTopology parse_simai_topology(std::string_view text, const std::string& pat
   SimaiTopology t;
   t.path = path;
   if (lines.empty() || blank(lines[0]))
-    Where{path, 1}.fail(
+    FileLine{path, 1}.fail(
         "empty: a SimAI topology starts with its header line (nodes, GPUs per server, NVSwitches, "
         "switches, links, GPU type)");
   int nvswitches = 0, switches = 0, links = 0;
-  parse_header(Where{path, 1}, lines[0], t, nvswitches, switches, links);
-  if (lines.size() < 2) Where{path, 2}.fail("the file ends before the line of switch ids");
-  parse_switch_ids(Where{path, 2}, lines[1], nvswitches, switches, t);
+  parse_header(FileLine{path, 1}, lines[0], t, nvswitches, switches, links);
+  if (lines.size() < 2) FileLine{path, 2}.fail("the file ends before the line of switch ids");
+  parse_switch_ids(FileLine{path, 2}, lines[1], nvswitches, switches, t);
 
   // One cable per unordered pair: a second line for the same pair is a mistake, not a second cable (trainsim
   // writes parallel cables as one link of their summed rate, and SimAI's routing keys neighbours by node).
   std::unordered_map<std::uint64_t, int> cable_line;
   for (std::size_t i = 2; i < lines.size(); ++i) {
     if (blank(lines[i])) continue;
-    const Where w{path, static_cast<int>(i + 1)};
+    const FileLine w{path, static_cast<int>(i + 1)};
     if (static_cast<int>(t.links.size()) == links)
       w.fail(fmt::format("the header (line 1) counts {} links; this is one more", links));
     SimaiLink l = parse_link(w, lines[i], t.node_count);
@@ -264,7 +259,7 @@ SimaiTopology parse_simai_topology(std::string_view text, const std::string& pat
     t.links.push_back(l);
   }
   if (static_cast<int>(t.links.size()) < links)
-    Where{path, static_cast<int>(lines.size())}.fail(
+    FileLine{path, static_cast<int>(lines.size())}.fail(
         fmt::format("the header (line 1) counts {} links but the file ends after {}", links, t.links.size()));
   return t;
 }

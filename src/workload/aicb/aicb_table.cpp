@@ -36,13 +36,7 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
   return v;
 }
 
-struct Where {
-  const std::string& path;
-  int line;
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}:{}: {}", path, line, what)); }
-};
-
-std::int64_t non_negative(const Where& w, std::string_view field, std::string_view what) {
+std::int64_t non_negative(const FileLine& w, std::string_view field, std::string_view what) {
   const auto v = parse_int(field);
   if (!v || *v < 0) w.fail(fmt::format("{} '{}' is not a non-negative integer", what, field));
   return *v;
@@ -71,7 +65,7 @@ std::string known_names() {
          "or with _EP, _DP_EP (AICB's) or _TP, _DP, _CP, _ETP, _ETP_EP, _WORLD, _MP, _EMB (trainsim's)";
 }
 
-AicbComm parse_comm(const Where& w, std::string_view name, std::string_view size, AicbGroup field_default,
+AicbComm parse_comm(const FileLine& w, std::string_view name, std::string_view size, AicbGroup field_default,
                     std::string_view field) {
   AicbComm c;
   const std::int64_t bytes = non_negative(w, size, fmt::format("{} size", field));
@@ -99,7 +93,7 @@ AicbComm parse_comm(const Where& w, std::string_view name, std::string_view size
   return c;
 }
 
-AicbHeader parse_header(const Where& w, std::string_view line) {
+AicbHeader parse_header(const FileLine& w, std::string_view line) {
   const auto tok = split_fields(line);
   if (tok.empty()) w.fail("empty header line (expected HYBRID_TRANSFORMER_FWD_IN_BCKWD and the parallel sizes)");
   AicbHeader h;
@@ -171,7 +165,7 @@ AicbHeader parse_header(const Where& w, std::string_view line) {
   return h;
 }
 
-AicbLine parse_line(const Where& w, std::string_view text) {
+AicbLine parse_line(const FileLine& w, std::string_view text) {
   const auto f = split_fields(text);
   if (static_cast<int>(f.size()) != kFieldsPerLine)
     w.fail(
@@ -212,11 +206,11 @@ AicbFile parse_aicb(std::string_view text, const std::string& path) {
   if (lines.empty()) throw Error(path + ":1: empty file (expected a header line, a line count and the layer lines)");
   AicbFile f;
   f.path = path;
-  f.header = parse_header(Where{path, 1}, lines[0]);
+  f.header = parse_header(FileLine{path, 1}, lines[0]);
   std::size_t i = 1;
-  if (i >= lines.size()) Where{path, 1}.fail("the header is not followed by a line count");
+  if (i >= lines.size()) FileLine{path, 1}.fail("the header is not followed by a line count");
   while (i < lines.size()) {
-    const Where w{path, static_cast<int>(i + 1)};
+    const FileLine w{path, static_cast<int>(i + 1)};
     const auto tok = split_fields(lines[i]);
     if (tok.empty()) w.fail("empty line (expected a line count)");
     if (tok.size() != 1) {
@@ -232,9 +226,9 @@ AicbFile parse_aicb(std::string_view text, const std::string& path) {
     ++i;
     for (std::int64_t k = 0; k < *n; ++k, ++i) {
       if (i >= lines.size())
-        Where{path, static_cast<int>(i)}.fail(fmt::format(
+        FileLine{path, static_cast<int>(i)}.fail(fmt::format(
             "the table of line {} announces {} layer lines but the file ends after {}", t.count_line, *n, k));
-      const Where lw{path, static_cast<int>(i + 1)};
+      const FileLine lw{path, static_cast<int>(i + 1)};
       if (split_fields(lines[i]).empty()) lw.fail("empty line inside a table");
       t.lines.push_back(parse_line(lw, lines[i]));
     }
