@@ -45,7 +45,7 @@ std::string_view trim_view(std::string_view s) {
   return s.substr(first, last - first + 1);
 }
 
-std::vector<std::string_view> split_fields(std::string_view line) {
+std::vector<std::string_view> split_csv_fields(std::string_view line) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
   while (true) {
@@ -260,7 +260,7 @@ OpDatabase OpDatabase::parse(std::string_view text, const std::string& path) {
     if (line.empty() || line.front() == '#') continue;
 
     const RowParser p(path, line_no);
-    const auto fields = split_fields(line);
+    const auto fields = split_csv_fields(line);
     if (!header_seen) {
       std::string joined;
       for (std::size_t i = 0; i < fields.size(); ++i) joined += (i ? "," : "") + std::string(fields[i]);

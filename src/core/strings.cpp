@@ -103,6 +103,19 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best_score.distance <= limit ? best : std::string{};
 }
 
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
 std::string to_lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = lower(c);

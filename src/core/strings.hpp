@@ -14,6 +14,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // "llama3_70b" suggests llama3-70b.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+// The fields of a line separated by spaces and tabs (runs of them count as one), as views into `line`.
+std::vector<std::string_view> split_fields(std::string_view line);
+
 // `text` in lower case (ASCII).
 std::string to_lower(std::string_view text);
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace trainsim {
 
@@ -23,19 +24,6 @@ namespace {
 constexpr int kMaxNodes = 1'000'000;
 constexpr std::int64_t kMaxRateBps = 1'000'000'000'000'000;  // 1 Pb/s: beyond any cable or trunk
 constexpr std::int64_t kMaxDelayPs = 1'000'000'000'000;      // 1 s
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;

@@ -8,25 +8,13 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace trainsim {
 
 namespace {
 
 constexpr int kFieldsPerLine = 12;  // name, depen, 3 x (time, comm, size), update time (Workload.cc)
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
 
 std::optional<std::int64_t> parse_int(std::string_view s) {
   std::int64_t v = 0;
