@@ -148,16 +148,7 @@ void write_header(html::Page& page, const Sweep& sweep, const std::string& scena
   put_text(b, scenario_path);
   putf(b, "</code> &middot; {} key{} on {} ax{}</p>\n", sweep.key_count(), sweep.key_count() == 1 ? "" : "s",
        sweep.axes.size(), sweep.axes.size() == 1 ? "is" : "es");
-  const Json& sets = j["base_overrides"];
-  if (!sets.empty()) {
-    put(b, "<p class=\"meta\">at every point:");
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-      put(b, " <code>--set ");
-      page.num("span", fmt::format("base_overrides[{}]", i), sets[i].get<std::string>(), html::kResultBlock, "set");
-      put(b, "</code>");
-    }
-    put(b, "</p>\n");
-  }
+  page.base_overrides_line("at every point");
   put(b, "</header>\n<section id=\"swept\">\n<h2>What was swept</h2>\n<div class=\"cards\">\n");
   const auto card = [&](const char* label, const char* key, const char* cls) {
     putf(b, "<div class=\"card\"><div class=\"label\">{}</div>", label);

@@ -48,7 +48,6 @@ double number(const Json& j, const char* a, const char* b = nullptr) {
 
 void write_header(TunePage& p) {
   const TuneOutcome& o = p.outcome;
-  const Json& j = p.block();
   html::Buffer& b = p.b;
   put(b, "<header>\n<h1>trainsim tune: ");
   put_text(b, o.scenario);
@@ -73,16 +72,7 @@ void write_header(TunePage& p) {
     put(b, " tokens");
   }
   put(b, "</p>\n");
-  const Json& sets = j["base_overrides"];
-  if (!sets.empty()) {
-    put(b, "<p class=\"meta\">for every candidate:");
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-      put(b, " <code>--set ");
-      p.num("span", fmt::format("base_overrides[{}]", i), sets[i].get<std::string>(), html::kResultBlock, "set");
-      put(b, "</code>");
-    }
-    put(b, "</p>\n");
-  }
+  p.base_overrides_line("for every candidate");
   put(b, "</header>\n");
 }
 

@@ -214,6 +214,18 @@ void Page::num(std::string_view tag, std::string_view path, std::string_view tex
   putf(b, "</{}>", tag);
 }
 
+void Page::base_overrides_line(std::string_view caption) {
+  const Json* sets = resolve_path(block(), "base_overrides");
+  if (sets == nullptr || sets->empty()) return;
+  putf(b, "<p class=\"meta\">{}:", caption);
+  for (std::size_t i = 0; i < sets->size(); ++i) {
+    put(b, " <code>--set ");
+    num("span", fmt::format("base_overrides[{}]", i), (*sets)[i].get<std::string>(), kResultBlock, "set");
+    put(b, "</code>");
+  }
+  put(b, "</p>\n");
+}
+
 void Page::begin(std::string_view title) {
   put(b,
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

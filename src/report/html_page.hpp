@@ -66,6 +66,10 @@ class Page {
   void num(std::string_view tag, std::string_view path, std::string_view text, std::string_view block = kResultBlock,
            std::string_view cls = "num");
 
+  // The `--set` overrides every point or candidate ran with (the result's "base_overrides"), as a meta line after
+  // `caption` (HTML), each checked against the result; nothing when there are none.
+  void base_overrides_line(std::string_view caption);
+
   // <!DOCTYPE html> to <body>, the title escaped.
   void begin(std::string_view title);
   // The raw-JSON view (`json_summary` is its <summary>, HTML), every block, the script and </html>: the page.
