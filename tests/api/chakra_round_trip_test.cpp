@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim {
@@ -16,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
 double round_trip_error(const Scenario& s, bool per_rank) {
   const fs::path dir = fs::temp_directory_path() / ("trainsim-chakra-api-" + std::to_string(::getpid()));
