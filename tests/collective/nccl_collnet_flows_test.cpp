@@ -6,15 +6,18 @@
 #include <map>
 #include <tuple>
 
-#include "collective/nccl/nccl_comm_builder.hpp"
 #include "collective/flows/nccl_flows.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
 #include "core/error.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using test::GiB;
+using test::KiB;
+using test::MiB;
 using A = NcclAlgorithm;
 
 std::shared_ptr<const NcclCommunicator> comm_2x8(bool collnet) {
@@ -55,7 +58,7 @@ FabricTraffic fabric_traffic(const NcclCommunicator& c, const FlowDag& dag) {
 }
 
 using EdgeKey = std::tuple<int, int, int, int, int>;
-std::map<EdgeKey, std::int64_t> totals_by_edge(const FlowDag& dag) {
+std::map<EdgeKey, std::int64_t> bytes_by_edge(const FlowDag& dag) {
   std::map<EdgeKey, std::int64_t> m;
   for (const Flow& f : dag.flows)
     m[{static_cast<int>(f.src.kind), f.src.index, static_cast<int>(f.dst.kind), f.dst.index,
@@ -129,7 +132,7 @@ TEST(NcclCollNetFlows, PerStepMatchesPerChannel) {
     const FlowDag step = gen(*c, 6 * MiB + 4 * KiB, a, 4, FlowGranularity::PerStep);
     expect_valid(step);
     EXPECT_GT(step.flows.size(), agg.flows.size());
-    EXPECT_EQ(totals_by_edge(agg), totals_by_edge(step));
+    EXPECT_EQ(bytes_by_edge(agg), bytes_by_edge(step));
   }
 }
 
