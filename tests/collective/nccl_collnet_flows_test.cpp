@@ -26,8 +26,8 @@ std::shared_ptr<const NcclCommunicator> comm_2x8(bool collnet) {
   return builder.communicator(GroupPlacement::of(testing::first_ranks(16), cluster));
 }
 
-FlowDag gen(const NcclCommunicator& c, std::int64_t bytes, A a, int channels,
-            FlowGranularity g = FlowGranularity::PerChannel) {
+FlowDag all_reduce_flows(const NcclCommunicator& c, std::int64_t bytes, A a, int channels,
+                         FlowGranularity g = FlowGranularity::PerChannel) {
   FlowOptions o;
   o.granularity = g;
   return generate_collective_flows(c, CollKind::AllReduce, bytes, CallPlan{a, NcclProtocol::Simple, channels}, o);
@@ -76,7 +76,7 @@ TEST(NcclCollNetFlows, DirectScattersToEveryHeadAndReducesInTheFabric) {
   ASSERT_TRUE(c->collnet);
   ASSERT_EQ(c->collnet_head_local.size(), 8u);
   const std::int64_t S = GiB;
-  const FlowDag dag = gen(*c, S, A::CollNetDirect, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::CollNetDirect, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) {
@@ -95,7 +95,7 @@ TEST(NcclCollNetFlows, DirectScattersToEveryHeadAndReducesInTheFabric) {
 TEST(NcclCollNetFlows, ChainClimbsTheChainAndLeavesFromItsHead) {
   const auto c = comm_2x8(true);
   const std::int64_t S = 256 * MiB;
-  const FlowDag dag = gen(*c, S, A::CollNetChain, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::CollNetChain, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) {
@@ -117,7 +117,7 @@ TEST(NcclCollNetFlows, ChainClimbsTheChainAndLeavesFromItsHead) {
 TEST(NcclCollNetFlows, MultiNodeNvlsGoesThroughTheFabric) {
   const auto c = comm_2x8(true);
   const std::int64_t S = 64 * MiB;
-  const FlowDag dag = gen(*c, S, A::NVLS, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::NVLS, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) EXPECT_EQ(t.up.at(node), S);
@@ -128,8 +128,8 @@ TEST(NcclCollNetFlows, PerStepMatchesPerChannel) {
   const auto c = comm_2x8(true);
   for (A a : {A::CollNetDirect, A::CollNetChain, A::NVLS}) {
     SCOPED_TRACE(to_string(a));
-    const FlowDag agg = gen(*c, 6 * MiB + 4 * KiB, a, 4);
-    const FlowDag step = gen(*c, 6 * MiB + 4 * KiB, a, 4, FlowGranularity::PerStep);
+    const FlowDag agg = all_reduce_flows(*c, 6 * MiB + 4 * KiB, a, 4);
+    const FlowDag step = all_reduce_flows(*c, 6 * MiB + 4 * KiB, a, 4, FlowGranularity::PerStep);
     expect_valid(step);
     EXPECT_GT(step.flows.size(), agg.flows.size());
     EXPECT_EQ(bytes_by_edge(agg), bytes_by_edge(step));
@@ -139,7 +139,7 @@ TEST(NcclCollNetFlows, PerStepMatchesPerChannel) {
 // PerStep: the fabric's result for a chunk leaves only after every node's contribution arrived.
 TEST(NcclCollNetFlows, FabricWaitsForEveryNode) {
   const auto c = comm_2x8(true);
-  const FlowDag dag = gen(*c, 512 * KiB, A::CollNetDirect, 1, FlowGranularity::PerStep);
+  const FlowDag dag = all_reduce_flows(*c, 512 * KiB, A::CollNetDirect, 1, FlowGranularity::PerStep);
   int checked = 0;
   for (const Flow& f : dag.flows) {
     if (f.src.kind != FlowEndpoint::Kind::InNetwork) continue;
@@ -158,9 +158,9 @@ TEST(NcclCollNetFlows, FabricWaitsForEveryNode) {
 TEST(NcclCollNetFlows, WithoutCollNetTheAlgorithmsAreErrors) {
   const auto c = comm_2x8(false);
   EXPECT_FALSE(c->collnet);
-  EXPECT_THROW(gen(*c, MiB, A::CollNetDirect, 4), Error);
-  EXPECT_THROW(gen(*c, MiB, A::CollNetChain, 4), Error);
-  EXPECT_THROW(gen(*c, MiB, A::NVLS, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::CollNetDirect, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::CollNetChain, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::NVLS, 4), Error);
 }
 
 }  // namespace

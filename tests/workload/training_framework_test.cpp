@@ -44,7 +44,7 @@ cluster:
                         "frameworks.yaml");
 }
 
-std::set<std::string> op_names(const Scenario& s) {
+std::set<std::string> first_rank_op_names(const Scenario& s) {
   const Workload wl = generate_workload(s, {});
   std::set<std::string> names;
   for (const Op& op : wl.ranks[0].ops) names.insert(wl.names[op.name]);
@@ -88,25 +88,25 @@ TEST(TrainingFramework, OnlyMegatronRunsTheInterleavedSchedule) {
 }
 
 TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
-  const auto megatron = op_names(framework_scenario("megatron", 1));
+  const auto megatron = first_rank_op_names(framework_scenario("megatron", 1));
   EXPECT_TRUE(megatron.count("world.rerun_check"));
   EXPECT_TRUE(megatron.count("zero_grad_buffer"));
   EXPECT_TRUE(megatron.count("dp.grad_reduce_scatter"));  // the distributed optimizer
-  EXPECT_TRUE(op_names(framework_scenario("megatron", 0)).count("dp.grad_all_reduce"));
+  EXPECT_TRUE(first_rank_op_names(framework_scenario("megatron", 0)).count("dp.grad_all_reduce"));
 
-  const auto full_shard = op_names(framework_scenario("fsdp", 3));
+  const auto full_shard = first_rank_op_names(framework_scenario("fsdp", 3));
   EXPECT_TRUE(full_shard.count("fsdp.allgather.fwd"));
   EXPECT_TRUE(full_shard.count("fsdp.reduce_scatter"));
   EXPECT_FALSE(full_shard.count("world.rerun_check"));
-  const auto shard_grad_op = op_names(framework_scenario("fsdp", 2));
+  const auto shard_grad_op = first_rank_op_names(framework_scenario("fsdp", 2));
   EXPECT_TRUE(shard_grad_op.count("dp.grad_all_reduce"));
   EXPECT_FALSE(shard_grad_op.count("fsdp.allgather.fwd"));
 
-  const auto zero = op_names(framework_scenario("deepspeed", 2));
+  const auto zero = first_rank_op_names(framework_scenario("deepspeed", 2));
   EXPECT_FALSE(zero.count("zero_grad_buffer"));  // ZeRO sets the gradients to None
   EXPECT_FALSE(zero.count("world.rerun_check"));
   EXPECT_FALSE(zero.count("dp.grad_all_reduce"));
-  EXPECT_TRUE(op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
+  EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
 }
 
 }  // namespace
