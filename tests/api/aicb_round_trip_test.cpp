@@ -8,13 +8,14 @@
 
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 #include "workload/aicb/aicb_table.hpp"
 
 namespace trainsim {
 namespace {
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
 double iteration(const Scenario& s, const std::string& workload = "") {
   RunOptions o;

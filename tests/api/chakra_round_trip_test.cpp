@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim {
@@ -16,9 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
-double round_trip_error(const Scenario& s, bool per_rank) {
+double chakra_round_trip_error(const Scenario& s, bool per_rank) {
   const fs::path dir = fs::temp_directory_path() / ("trainsim-chakra-api-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   RunOptions plain;
@@ -36,7 +37,7 @@ class ChakraRoundTrip : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ChakraRoundTrip, SameIterationTime) {
   const Scenario s = load_scenario(example(GetParam()));
-  EXPECT_LT(round_trip_error(s, false), 1e-9);
+  EXPECT_LT(chakra_round_trip_error(s, false), 1e-9);
 }
 
 // The examples that simulate in seconds on a CI machine: TP+SP with DP, pipeline with DP, MoE with EP; the others
@@ -46,13 +47,13 @@ INSTANTIATE_TEST_SUITE_P(Examples, ChakraRoundTrip,
 
 TEST(ChakraRoundTripPerRank, EveryRankTraced) {
   const Scenario s = load_scenario(example("tiny-8-h100.yaml"));
-  EXPECT_LT(round_trip_error(s, true), 1e-9);
+  EXPECT_LT(chakra_round_trip_error(s, true), 1e-9);
 }
 
 // The flow-level network runs the imported collectives on the fabric like the generated ones.
 TEST(ChakraRoundTripFlow, FlowLevelNetwork) {
   const Scenario s = load_scenario(example("tiny-8-h100.yaml"), {"simulation.network_model=flow"});
-  EXPECT_LT(round_trip_error(s, false), 1e-9);
+  EXPECT_LT(chakra_round_trip_error(s, false), 1e-9);
 }
 
 TEST(ChakraExport, UnknownFormatNamesTheKnownOnes) {

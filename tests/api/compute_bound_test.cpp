@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim {
 namespace {
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
 TEST(ComputeBound, IsBelowTheSimulatedIterationAndNotFarBelowOnAComputeBoundJob) {
   for (const char* name : {"tiny-8-h100.yaml", "gpt3-175b-1024-h100.yaml", "mixtral-8x7b-64-h100.yaml"}) {

@@ -10,7 +10,7 @@ using namespace trainsim;
 
 namespace {
 
-const char* kJob = R"(
+const char* kZero3Job = R"(
 model:
   family: gpt
   num_layers: 4
@@ -29,13 +29,13 @@ cluster:
 )";
 
 TEST(DeepSpeedZero3Run, SlowNetworkExposesDataParallelTime) {
-  const RunOutput slow = run_scenario(parse_scenario(kJob, "zero3.yaml"));
+  const RunOutput slow = run_scenario(parse_scenario(kZero3Job, "zero3.yaml"));
   const Breakdown& b = slow.result.breakdown;
   EXPECT_GT(b.exposed_dp, 0.0);
   EXPECT_GT(b.exposed_dp, 0.1 * slow.result.iteration_time_s);  // ~80 M params x 2 B x 3 per micro-batch at 1.25 GB/s
   // The parts still add up to the iteration.
   EXPECT_NEAR(b.compute + b.exposed_comm + b.bubble + b.optimizer + b.other, slow.result.iteration_time_s, 1e-9);
-  const RunOutput fast = run_scenario(parse_scenario(kJob, "zero3.yaml", {"cluster.nic_gbps=400"}));
+  const RunOutput fast = run_scenario(parse_scenario(kZero3Job, "zero3.yaml", {"cluster.nic_gbps=400"}));
   EXPECT_LT(fast.result.breakdown.exposed_dp, b.exposed_dp / 5);
   EXPECT_LT(fast.result.iteration_time_s, slow.result.iteration_time_s);
 }

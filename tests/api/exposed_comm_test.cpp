@@ -12,28 +12,13 @@
 
 #include "api/run_statistics.hpp"
 #include "collective/flows/flow_dag.hpp"
+#include "fixed_time_models.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 
 using namespace trainsim;
 
 namespace {
-
-class FixedCompute : public ComputeModel {
- public:
-  KernelTiming time(const KernelDesc&) const override { return KernelTiming{from_microseconds(100)}; }
-  std::string describe() const override { return "fixed"; }
-};
-
-class FixedCollectives : public CollectiveModel {
- public:
-  CollectiveEstimate estimate(CollKind, std::int64_t, const GroupPlacement&) const override {
-    CollectiveEstimate e;
-    e.time = from_microseconds(10);
-    return e;
-  }
-  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
-};
 
 const char* kScenario = R"(
 model:
@@ -65,8 +50,8 @@ TEST(ExposedComm, TensorParallelOnlyMatchesHandCount) {
   ASSERT_EQ(s.micro_batches_per_iteration(), 3);
   const Workload wl = generate_workload(s);
   ASSERT_EQ(wl.ranks.size(), 1u);
-  FixedCompute compute;
-  FixedCollectives coll;
+  const test::HundredMicrosecondKernels compute;
+  const test::FixedCollectiveTimes coll([](CollKind) { return 10.0; });
   const auto out = simulate(wl, compute, coll, s.cluster);
   const Breakdown b = compute_breakdown(wl, out, 0, out.makespan);
   const int L = 4, m = 3;
@@ -85,8 +70,8 @@ TEST(ExposedComm, TensorParallelOnlyMatchesHandCount) {
 TEST(ExposedComm, CommTableCountsEveryCall) {
   const Scenario s = parse_scenario(kScenario, "tp8.yaml");
   const Workload wl = generate_workload(s);
-  FixedCompute compute;
-  FixedCollectives coll;
+  const test::HundredMicrosecondKernels compute;
+  const test::FixedCollectiveTimes coll([](CollKind) { return 10.0; });
   const auto out = simulate(wl, compute, coll, s.cluster);
   const auto table = compute_comm_table(wl, out, 0);
   const int L = 4, m = 3;

@@ -12,7 +12,7 @@ using namespace trainsim;
 
 namespace {
 
-const char* kJob = R"(
+const char* kUnbuildableFabricJob = R"(
 model: {preset: gpt3-1.3b}
 training: {global_batch_size: 16384, micro_batch_size: 1}
 parallelism: {tensor: 8, pipeline: 1}
@@ -27,7 +27,7 @@ cluster:
 
 ScenarioError error_of(const std::vector<std::string>& overrides) {
   try {
-    run_scenario(parse_scenario(kJob, "job.yaml", overrides));
+    run_scenario(parse_scenario(kUnbuildableFabricJob, "job.yaml", overrides));
   } catch (const ScenarioError& e) { return e; }
   ADD_FAILURE() << "expected a ScenarioError";
   return ScenarioError("", "", "");
@@ -38,7 +38,8 @@ TEST(FabricCheck, UnbuildableFabricIsAFlowErrorAndAnAnalyticalWarning) {
   EXPECT_EQ(flow.key(), "cluster.network.tiers");
   EXPECT_EQ(flow.file(), "job.yaml");
   EXPECT_NE(flow.detail().find("connect at most 64 leaves"), std::string::npos) << flow.what();
-  const RunOutput analytical = run_scenario(parse_scenario(kJob, "job.yaml", {"simulation.network_model=analytical"}));
+  const RunOutput analytical =
+      run_scenario(parse_scenario(kUnbuildableFabricJob, "job.yaml", {"simulation.network_model=analytical"}));
   ASSERT_EQ(analytical.result.warnings.size(), 1u);
   EXPECT_EQ(analytical.result.warnings[0].key, "cluster.network.tiers");
   EXPECT_NE(analytical.result.warnings[0].message.find("the fabric cannot be built: " + flow.detail()),
@@ -48,8 +49,9 @@ TEST(FabricCheck, UnbuildableFabricIsAFlowErrorAndAnAnalyticalWarning) {
 
 TEST(FabricCheck, ABuildableFabricRunsAnalytically) {
   // Three tiers with pods of 1024 GPUs (128 pods) still exceed radix 64 at the core; 32768 GPUs fit.
-  const RunOutput out = run_scenario(parse_scenario(
-      kJob, "job.yaml", {"cluster.num_gpus=32768", "cluster.network.tiers=3", "training.global_batch_size=4096"}));
+  const RunOutput out = run_scenario(
+      parse_scenario(kUnbuildableFabricJob, "job.yaml",
+                     {"cluster.num_gpus=32768", "cluster.network.tiers=3", "training.global_batch_size=4096"}));
   EXPECT_GT(out.result.iteration_time_s, 0);
   EXPECT_TRUE(out.result.warnings.empty());
 }

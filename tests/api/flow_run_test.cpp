@@ -12,7 +12,7 @@ using namespace trainsim;
 namespace {
 
 // GPT-3 13B on 32 H100 (TP 8, DP 4): DP reduce-scatter / all-gather cross 4 nodes.
-const char* kJob = R"(
+const char* kGpt13bOn32Job = R"(
 model: {preset: gpt3-13b}
 training: {global_batch_size: 64, micro_batch_size: 1, precision: bf16}
 parallelism: {tensor: 8, pipeline: 1}
@@ -26,7 +26,9 @@ cluster:
 simulation: {network_model: flow}
 )";
 
-Scenario job(const std::vector<std::string>& overrides = {}) { return parse_scenario(kJob, "job.yaml", overrides); }
+Scenario job(const std::vector<std::string>& overrides = {}) {
+  return parse_scenario(kGpt13bOn32Job, "job.yaml", overrides);
+}
 
 TEST(FlowRun, UncontendedFabricAgreesWithTheAnalyticalModel) {
   const RunOutput flow = run_scenario(job());

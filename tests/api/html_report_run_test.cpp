@@ -21,7 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-Scenario tiny(const std::vector<std::string>& overrides = {}) {
+Scenario tiny_with_html_in_name(const std::vector<std::string>& overrides = {}) {
   Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/examples/tiny-8-h100.yaml", overrides);
   s.name = "tiny <script>alert('x')</script> & \"co\"";
   return s;
@@ -70,7 +70,7 @@ void expect_self_contained_and_faithful(const RunOutput& out, const HtmlReportEx
 }
 
 TEST(HtmlReportRun, TinyAnalyticalRun) {
-  const RunOutput out = run_scenario(tiny());
+  const RunOutput out = run_scenario(tiny_with_html_in_name());
   ASSERT_TRUE(out.result.memory.has_value());
   const std::string html = render_html_report(out.result);
   EXPECT_THAT(html, HasSubstr("The result holds the worst pipeline stage only"));
@@ -82,8 +82,9 @@ TEST(HtmlReportRun, TinyAnalyticalRun) {
 TEST(HtmlReportRun, TinyFlowRunWithATraceShowsLinksAndTheTimeline) {
   RunOptions o;
   o.want_trace = true;
-  const RunOutput out =
-      run_scenario(tiny({"simulation.network_model=flow", "cluster.gpus_per_node=4", "cluster.nics_per_node=4"}), o);
+  const RunOutput out = run_scenario(
+      tiny_with_html_in_name({"simulation.network_model=flow", "cluster.gpus_per_node=4", "cluster.nics_per_node=4"}),
+      o);
   ASSERT_FALSE(out.links.empty());
   HtmlReportExtras x;
   x.links = out.links;

@@ -33,13 +33,13 @@ cluster:
   gpus_per_node: 1
 )";
 
-RunResult run(const std::vector<std::string>& set = {}) {
+RunResult run_llama1b(const std::vector<std::string>& set = {}) {
   return run_scenario(parse_scenario(kLlama1B, "l1b.yaml", set)).result;
 }
 
 // The forward's kernels, end to end, take at least their launches: ~36 per eager layer at 12 us each.
 TEST(LaunchBound, EagerSmallModelWaitsOnTheHost) {
-  const RunResult r = run();
+  const RunResult r = run_llama1b();
   EXPECT_GT(r.breakdown.host, 0.25 * r.iteration_time_s) << "host " << r.breakdown.host << " of " << r.iteration_time_s;
   EXPECT_GE(r.breakdown.other, r.breakdown.host);
   EXPECT_GE(r.iteration_time_s, static_cast<double>(r.simulation.host_launches) * 12e-6);
@@ -47,9 +47,9 @@ TEST(LaunchBound, EagerSmallModelWaitsOnTheHost) {
 }
 
 TEST(LaunchBound, CudaGraphsAndAFreeHostAreFaster) {
-  const RunResult eager = run();
-  const RunResult graphs = run({"training.cuda_graphs=true"});
-  const RunResult free_host = run({"compute.host_launch_us=0"});
+  const RunResult eager = run_llama1b();
+  const RunResult graphs = run_llama1b({"training.cuda_graphs=true"});
+  const RunResult free_host = run_llama1b({"compute.host_launch_us=0"});
   EXPECT_LT(graphs.simulation.host_launches, eager.simulation.host_launches / 4);
   EXPECT_LT(graphs.iteration_time_s, 0.7 * eager.iteration_time_s);
   EXPECT_LE(free_host.iteration_time_s, graphs.iteration_time_s);
@@ -58,7 +58,8 @@ TEST(LaunchBound, CudaGraphsAndAFreeHostAreFaster) {
 
 // A large micro-batch on the same model: the kernels outlast their launches and the host costs ~nothing.
 TEST(LaunchBound, LargeKernelsHideTheHost) {
-  const RunResult big = run({"model.seq_length=8192", "training.micro_batch_size=4", "training.global_batch_size=4"});
+  const RunResult big =
+      run_llama1b({"model.seq_length=8192", "training.micro_batch_size=4", "training.global_batch_size=4"});
   EXPECT_LT(big.breakdown.host, 0.02 * big.iteration_time_s);
 }
 

@@ -42,13 +42,13 @@ cluster:
     topology: fat-tree
 )";
 
-RunResult run(const std::vector<std::string>& set) {
+RunResult run_small_job(const std::vector<std::string>& set) {
   return run_scenario(parse_scenario(kSmallJob, "small.yaml", set)).result;
 }
 
 TEST(PacketLevel, ASmallJobRunsWithPacketsAndReportsCongestion) {
-  const RunResult flow = run({"simulation.network_model=flow"});
-  const RunResult packet = run({"simulation.network_model=packet"});
+  const RunResult flow = run_small_job({"simulation.network_model=flow"});
+  const RunResult packet = run_small_job({"simulation.network_model=packet"});
   EXPECT_EQ(packet.simulation.network_model, "packet");
   EXPECT_FALSE(flow.congestion.has_value());
   ASSERT_TRUE(packet.congestion.has_value());
@@ -84,7 +84,7 @@ TEST(PacketLevel, LosslessPausesWhereLossyDrops) {
                                             "cluster.network.oversubscription=4"};
   std::vector<std::string> lossy = tapered;
   lossy.push_back("cluster.network.roce.lossless=false");
-  const RunResult a = run(tapered), b = run(lossy);
+  const RunResult a = run_small_job(tapered), b = run_small_job(lossy);
   ASSERT_TRUE(a.congestion && b.congestion);
   EXPECT_GT(a.congestion->pause_events, 0);
   EXPECT_EQ(a.congestion->drops, 0);
@@ -120,12 +120,14 @@ TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
 // packet run, the data-parallel calls alone all but the scalars' packets; a scope that takes none of them
 // (tensor-parallel calls only, or calls larger than any) leaves the run at flow level with no packet moved.
 TEST(PacketLevel, APacketScopeChoosesWhichCallsMoveAsPackets) {
-  const RunResult all = run({"simulation.network_model=packet"});
-  const RunResult dp_world = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp, world]}"});
-  const RunResult dp = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp]}"});
-  const RunResult tp = run({"simulation.network_model=packet", "simulation.packet_scope={groups: [tp]}"});
-  const RunResult huge = run({"simulation.network_model=packet", "simulation.packet_scope={min_bytes: 1000000000000}"});
-  const RunResult flow = run({"simulation.network_model=flow"});
+  const RunResult all = run_small_job({"simulation.network_model=packet"});
+  const RunResult dp_world =
+      run_small_job({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp, world]}"});
+  const RunResult dp = run_small_job({"simulation.network_model=packet", "simulation.packet_scope={groups: [dp]}"});
+  const RunResult tp = run_small_job({"simulation.network_model=packet", "simulation.packet_scope={groups: [tp]}"});
+  const RunResult huge =
+      run_small_job({"simulation.network_model=packet", "simulation.packet_scope={min_bytes: 1000000000000}"});
+  const RunResult flow = run_small_job({"simulation.network_model=flow"});
   ASSERT_TRUE(all.congestion && dp_world.congestion && dp.congestion && tp.congestion && huge.congestion);
   EXPECT_EQ(dp_world.congestion->packets, all.congestion->packets);
   EXPECT_DOUBLE_EQ(dp_world.iteration_time_s, all.iteration_time_s);

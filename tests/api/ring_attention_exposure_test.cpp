@@ -9,6 +9,7 @@
 
 #include "api/run_statistics.hpp"
 #include "collective/flows/flow_dag.hpp"
+#include "fixed_time_models.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 
@@ -45,27 +46,6 @@ cluster:
                         "cp2.yaml");
 }
 
-class FixedCompute : public ComputeModel {
- public:
-  KernelTiming time(const KernelDesc&) const override { return KernelTiming{from_microseconds(100)}; }
-  std::string describe() const override { return "fixed"; }
-};
-
-// CP transfers take `cp_us`, every other collective nothing.
-class FixedCollectives : public CollectiveModel {
- public:
-  explicit FixedCollectives(double cp_us) : cp_us_(cp_us) {}
-  CollectiveEstimate estimate(CollKind kind, std::int64_t, const GroupPlacement&) const override {
-    CollectiveEstimate e;
-    e.time = from_microseconds(kind == CollKind::SendRecv ? cp_us_ : 0.0);
-    return e;
-  }
-  FlowDag flows(CollKind, std::int64_t, const GroupPlacement&, FlowGranularity) const override { return {}; }
-
- private:
-  double cp_us_;
-};
-
 }  // namespace
 
 // Context 2, every kernel 100 us. Forward: transfer 0 runs beside tile 0, tile 1 waits for it:
@@ -76,9 +56,10 @@ TEST(RingAttention, OnlyTheTransferLongerThanItsTileIsExposed) {
   const Scenario s = scenario();
   ASSERT_EQ(s.micro_batches_per_iteration(), m);
   const Workload wl = generate_workload(s);
-  FixedCompute compute;
+  const test::HundredMicrosecondKernels compute;
   for (const auto& [x_us, exposed_us] : std::vector<std::pair<double, double>>{{90, 0}, {150, 50}, {250, 250}}) {
-    FixedCollectives coll(x_us);
+    // CP transfers take x_us, every other collective nothing.
+    const test::FixedCollectiveTimes coll([x = x_us](CollKind kind) { return kind == CollKind::SendRecv ? x : 0.0; });
     const auto out = simulate(wl, compute, coll, s.cluster);
     const Breakdown b = compute_breakdown(wl, out, 0, out.makespan);
     EXPECT_NEAR(b.exposed_cp, L * m * exposed_us * 1e-6, 1e-9) << "transfer " << x_us << " us";

@@ -5,12 +5,13 @@
 
 #include "report/reports.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim {
 namespace {
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
 struct Watched {
   std::vector<RunProgress> reports;

@@ -13,7 +13,7 @@ using namespace trainsim;
 namespace {
 
 // GPT-3 1.3B on two 8-GPU nodes, TP 2 x DP 8: at a few Gb/s the DP gradient reduction dominates the iteration.
-const char* kJob = R"(
+const char* kNicBoundJob = R"(
 model: {preset: gpt3-1.3b}
 training: {global_batch_size: 32, micro_batch_size: 2}
 parallelism: {tensor: 2, pipeline: 1}
@@ -21,7 +21,7 @@ cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_g
 )";
 
 double iteration_s(const std::vector<std::string>& overrides) {
-  return run_scenario(parse_scenario(kJob, "job.yaml", overrides)).result.iteration_time_s;
+  return run_scenario(parse_scenario(kNicBoundJob, "job.yaml", overrides)).result.iteration_time_s;
 }
 
 TEST(SlowestNic, AnalyticalTimeScalesWithTheNicDownToTheBound) {
@@ -39,7 +39,7 @@ TEST(SlowestNic, FlowLevelRunsAndAgreesWithTheAnalyticalModel) {
 TEST(SlowestNic, SlowerNicIsAScenarioErrorNotADeadlock) {
   for (const char* model : {"analytical", "flow"}) {
     try {
-      run_scenario(parse_scenario(kJob, "job.yaml",
+      run_scenario(parse_scenario(kNicBoundJob, "job.yaml",
                                   {"cluster.nic_gbps=0.000001", std::string("simulation.network_model=") + model}));
       ADD_FAILURE() << model << ": expected a ScenarioError";
     } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "cluster.nic_gbps") << e.what(); }

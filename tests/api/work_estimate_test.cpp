@@ -9,6 +9,7 @@
 #include "api/work_estimate.hpp"
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/examples.hpp"
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string example(const std::string& name) { return std::string(TRAINSIM_SOURCE_DIR) + "/examples/" + name; }
+using test::example;
 
 // The refusal's key, or "" when the estimate passes.
 std::string refused_key(const Scenario& s, bool per_rank = false) {

@@ -19,8 +19,6 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kTiny = example("tiny-8-h100.yaml");
-
 // /dev/full accepts the open and fails every write with ENOSPC, as a full disk does.
 constexpr const char* kFull = "/dev/full";
 
@@ -46,14 +44,14 @@ Result run_with_stdout(const std::string& args, const std::string& target) {
 
 TEST(ExitStatus, AFileOutputThatCannotBeWrittenIsAnErrorNamingIt) {
   const std::pair<std::string, std::string> cases[] = {
-      {"run " + kTiny + " --csv " + kFull, "--csv"},
-      {"run " + kTiny + " --trace " + kFull, "--trace"},
-      {"run " + kTiny + " --set simulation.network_model=flow --links-csv " + kFull, "--links-csv"},
-      {"run " + kTiny + " --html " + kFull, "--html"},
-      {"run " + kTiny + " --set output.csv=" + kFull, "output.csv"},
-      {"run " + kTiny + " --set output.trace=" + kFull, "output.trace"},
-      {"topo " + kTiny + " --dot " + kFull, "--dot"},
-      {"sweep " + kTiny + " --vary parallelism.tensor=1,2 --csv " + kFull, "--csv"},
+      {"run " + kTinyExample + " --csv " + kFull, "--csv"},
+      {"run " + kTinyExample + " --trace " + kFull, "--trace"},
+      {"run " + kTinyExample + " --set simulation.network_model=flow --links-csv " + kFull, "--links-csv"},
+      {"run " + kTinyExample + " --html " + kFull, "--html"},
+      {"run " + kTinyExample + " --set output.csv=" + kFull, "output.csv"},
+      {"run " + kTinyExample + " --set output.trace=" + kFull, "output.trace"},
+      {"topo " + kTinyExample + " --dot " + kFull, "--dot"},
+      {"sweep " + kTinyExample + " --vary parallelism.tensor=1,2 --csv " + kFull, "--csv"},
   };
   for (const auto& [args, flag] : cases) {
     const Result r = run_with_stdout(args, "/dev/null");
@@ -63,8 +61,8 @@ TEST(ExitStatus, AFileOutputThatCannotBeWrittenIsAnErrorNamingIt) {
 }
 
 TEST(ExitStatus, AUserErrorIsErrorAndExitOne) {
-  const std::string cases[] = {"run " + kTiny + " --set parallelism.tensor=3", "run /nonexistent.yaml",
-                               "frobnicate " + kTiny};
+  const std::string cases[] = {"run " + kTinyExample + " --set parallelism.tensor=3", "run /nonexistent.yaml",
+                               "frobnicate " + kTinyExample};
   for (const std::string& args : cases) {
     const Split r = run_split(args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
@@ -76,9 +74,9 @@ TEST(ExitStatus, AUserErrorIsErrorAndExitOne) {
 TEST(ExitStatus, ABrokenInvariantIsAnInternalErrorAndExitTwo) {
   // No input can break an invariant (that is what makes it one), so main.cpp has one check that only
   // this test's environment variable fails: the same TRAINSIM_CHECK and InternalError as everywhere.
-  const Split r = run_split("run " + kTiny);
+  const Split r = run_split("run " + kTinyExample);
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::string cases[] = {"run " + kTiny, "presets"};
+  const std::string cases[] = {"run " + kTinyExample, "presets"};
   for (const std::string& args : cases) {
     const std::string env = "TRAINSIM_TEST_INTERNAL_ERROR=1 ";
     const Result bad = run_shell(env + TRAINSIM_BINARY + " " + args);
@@ -93,7 +91,7 @@ TEST(ExitStatus, ABrokenInvariantIsAnInternalErrorAndExitTwo) {
 TEST(ExitStatus, ValidateRecordThatCannotBeWrittenIsAnError) {
   const auto dir = std::filesystem::temp_directory_path() / "trainsim_exit_status_record";
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "src-a.yaml") << std::ifstream(kTiny).rdbuf()
+  std::ofstream(dir / "src-a.yaml") << std::ifstream(kTinyExample).rdbuf()
                                     << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
   const Result r = run_with_stdout("validate " + dir.string() + " --record " + kFull, "/dev/null");
   EXPECT_EQ(r.status, 1) << r.out;
@@ -102,18 +100,18 @@ TEST(ExitStatus, ValidateRecordThatCannotBeWrittenIsAnError) {
 
 TEST(ExitStatus, StandardOutputThatCannotBeWrittenIsAnError) {
   const std::string commands[] = {
-      "run " + kTiny,
-      "run " + kTiny + " --json",
-      "topo " + kTiny,
-      "topo " + kTiny + " --json",
-      "nccl-test " + kTiny + " -b 1K -e 1M",
+      "run " + kTinyExample,
+      "run " + kTinyExample + " --json",
+      "topo " + kTinyExample,
+      "topo " + kTinyExample + " --json",
+      "nccl-test " + kTinyExample + " -b 1K -e 1M",
       "presets",
       "presets --json",
-      "memory " + kTiny,
-      "ops " + kTiny,
-      "sweep " + kTiny + " --vary parallelism.tensor=1,2",
-      "sweep " + kTiny + " --vary parallelism.tensor=1,2 --csv -",
-      "tune " + kTiny + " --space parallelism.pipeline=1 --space parallelism.tensor=1",
+      "memory " + kTinyExample,
+      "ops " + kTinyExample,
+      "sweep " + kTinyExample + " --vary parallelism.tensor=1,2",
+      "sweep " + kTinyExample + " --vary parallelism.tensor=1,2 --csv -",
+      "tune " + kTinyExample + " --space parallelism.pipeline=1 --space parallelism.tensor=1",
   };
   for (const std::string& args : commands) {
     const Result r = run_with_stdout(args, kFull);
@@ -140,9 +138,9 @@ TEST(ExitStatus, ValidateFailsWhenACaseCannotBeSimulatedAfterPrintingEveryRow) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string reference = "reference:\n  source: test\n  confidence: high\n  iteration_time_s: ";
-  std::ofstream(dir / "src-a.yaml") << std::ifstream(kTiny).rdbuf() << reference << "0.2\n";
+  std::ofstream(dir / "src-a.yaml") << std::ifstream(kTinyExample).rdbuf() << reference << "0.2\n";
   // Simulated 500x faster than "measured": a deviation from the reference is a result, not a failure.
-  std::ofstream(dir / "src-far.yaml") << std::ifstream(kTiny).rdbuf() << reference << "100\n";
+  std::ofstream(dir / "src-far.yaml") << std::ifstream(kTinyExample).rdbuf() << reference << "100\n";
   Split r = run_split("validate " + dir.string() + " --json");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -150,7 +148,7 @@ TEST(ExitStatus, ValidateFailsWhenACaseCannotBeSimulatedAfterPrintingEveryRow) {
   // One case that does not load, one that loads and fails in the simulation (a link fault without
   // the flow model).
   std::ofstream(dir / "src-broken.yaml") << "model: [this is not: a scenario\n";
-  std::ofstream(dir / "src-fault.yaml") << std::ifstream(kTiny).rdbuf()
+  std::ofstream(dir / "src-fault.yaml") << std::ifstream(kTinyExample).rdbuf()
                                         << "faults: [{kind: link_down, link: leaf0-spine0, at_s: 1}]\n"
                                         << reference << "0.2\n";
   r = run_split("validate " + dir.string() + " --json");

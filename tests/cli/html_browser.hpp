@@ -12,13 +12,6 @@
 
 namespace trainsim_cli_test {
 
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A fresh directory of a test's.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("trainsim_html_" + name);

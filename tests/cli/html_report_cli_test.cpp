@@ -21,10 +21,6 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kTiny = example("tiny-8-h100.yaml");
-
-std::string read(const fs::path& path) { return read_file(path); }
-
 std::string result_block(const std::string& html) {
   const std::string open = "<script type=\"application/json\" id=\"trainsim-result\">";
   const auto start = html.find(open);
@@ -36,28 +32,29 @@ std::string result_block(const std::string& html) {
 TEST(HtmlReportCli, EmbedsTheJsonResultAndLeavesJsonOutputAlone) {
   const fs::path dir = fresh_dir("json");
   const fs::path page = dir / "report.html";
-  const Result plain = run("run " + kTiny + " --json --no-timing");
+  const Result plain = run("run " + kTinyExample + " --json --no-timing");
   ASSERT_EQ(plain.status, 0) << plain.out;
-  const Result with = run("run " + kTiny + " --json --no-timing --html " + page.string());
+  const Result with = run("run " + kTinyExample + " --json --no-timing --html " + page.string());
   ASSERT_EQ(with.status, 0) << with.out;
   EXPECT_EQ(with.out, plain.out);  // stdout byte-identical with --html
-  const std::string html = read(page);
+  const std::string html = read_file(page);
   EXPECT_EQ(nlohmann::ordered_json::parse(result_block(html)), nlohmann::ordered_json::parse(plain.out));
   EXPECT_EQ(nlohmann::ordered_json::parse(result_block(html)).dump(2) + "\n", plain.out);
   EXPECT_THAT(html, Not(HasSubstr("http://")));
   EXPECT_THAT(html, Not(HasSubstr("https://")));
   // Every pipeline stage's memory (the memory model's table), and the command that would add a timeline.
   EXPECT_THAT(html, HasSubstr("data-json-path=\"memory_stages[0].weights\""));
-  EXPECT_THAT(html, HasSubstr("<code>trainsim run " + kTiny + " --trace trace.json --html report.html</code>"));
+  EXPECT_THAT(html, HasSubstr("<code>trainsim run " + kTinyExample + " --trace trace.json --html report.html</code>"));
   // The text report does not change either.
-  EXPECT_EQ(run("run " + kTiny + " --no-timing --html " + page.string()).out, run("run " + kTiny + " --no-timing").out);
+  EXPECT_EQ(run("run " + kTinyExample + " --no-timing --html " + page.string()).out,
+            run("run " + kTinyExample + " --no-timing").out);
 }
 
 TEST(HtmlReportCli, AnUnwritablePathIsAnErrorNamingHtml) {
-  const Result r = run("run " + kTiny + " --html /nonexistent-dir/report.html");
+  const Result r = run("run " + kTinyExample + " --html /nonexistent-dir/report.html");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("error: --html: cannot write /nonexistent-dir/report.html"));
-  const Result full = run("run " + kTiny + " --html /dev/full");
+  const Result full = run("run " + kTinyExample + " --html /dev/full");
   EXPECT_EQ(full.status, 1) << full.out;
   EXPECT_THAT(full.out, HasSubstr("error: --html: error while writing /dev/full"));
 }
@@ -71,7 +68,7 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
   const fs::path dir = fresh_dir("browser");
   // A scenario whose name (its file's stem) is markup: it must show as text.
   const fs::path scenario = dir / "tiny<i>&amp.yaml";
-  fs::copy_file(kTiny, scenario);
+  fs::copy_file(kTinyExample, scenario);
   const fs::path page = dir / "report.html";
   const Result made = run("run '" + scenario.string() +
                           "' --no-timing --set simulation.network_model=flow --set cluster.gpus_per_node=4"

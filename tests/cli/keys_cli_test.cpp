@@ -12,14 +12,7 @@ using namespace trainsim_cli_test;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int lines(const std::string& s) {
+int line_count(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n' ? 1 : 0;
   return n;
@@ -35,7 +28,7 @@ TEST(KeysCli, DocsPageIsTheMarkdownOutput) {
 TEST(KeysCli, APatternListsTheMatchingKeysOnePerLine) {
   const Result r = run("keys nic_gbps");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(lines(r.out), 2) << r.out;
+  EXPECT_EQ(line_count(r.out), 2) << r.out;
   EXPECT_NE(r.out.find("cluster.nic_gbps"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("default 400"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("algorithms.reduction_server.nic_gbps"), std::string::npos) << r.out;
@@ -49,7 +42,7 @@ TEST(KeysCli, JsonHasEveryKeyWithItsFields) {
   ASSERT_EQ(json.status, 0) << json.out;
   const auto j = nlohmann::json::parse(json.out);
   ASSERT_TRUE(j.is_array());
-  EXPECT_EQ(static_cast<int>(j.size()), lines(text.out));
+  EXPECT_EQ(static_cast<int>(j.size()), line_count(text.out));
   bool found = false;
   for (const auto& k : j)
     if (k.at("path") == "cluster.scale_up.job_gpus_per_domain") {

@@ -13,13 +13,6 @@ namespace {
 using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 
-// Seconds `args` takes; `timeout` stops a run that is not refused (the bug: it grew for minutes).
-double timed(const std::string& args, Result& r) {
-  const auto t0 = std::chrono::steady_clock::now();
-  r = run_shell("timeout 30 " + std::string(TRAINSIM_BINARY) + " " + args);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 TEST(NcclTestRowsCli, AnIncrementGivingTooManyRowsIsRefusedWithTheCount) {
   Result r;
   const double seconds = timed("nccl-test " + example("tiny-8-h100.yaml") + " -b 8 -e 1G -i 1", r);

@@ -19,7 +19,7 @@ namespace {
 // A 4-layer model small enough to read by hand: h = 256, 4 heads of 64, FFN 1024, sequence 128,
 // vocabulary 2048, on PP 2 (2 layers per stage) x TP 1 x DP 1; global batch 4 of micro-batch 1 makes
 // 4 micro-batches, so T = 1 x 128 = 128 tokens per micro-batch. No recompute, flash attention on.
-const char* const kTiny = R"(
+const char* const kOpsScenario = R"(
 model:
   preset: gpt3-1.3b
   num_layers: 4
@@ -80,7 +80,7 @@ bool lists_name(const nlohmann::json& op, const std::string& name) {
 // one span of category "compute" or "optimizer" in `trainsim run --trace` (collectives have their
 // group as category), and there is one span per op.
 TEST(OpsCli, CountsAddUpToTheComputeSpansOfTheTrace) {
-  const std::string file = temp_file("ops_tiny_counts.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_counts.yaml", kOpsScenario);
   const auto j = ops_json(file);
   ASSERT_FALSE(j.empty());
   EXPECT_EQ(j["gpu"], "H100-SXM");
@@ -103,7 +103,7 @@ TEST(OpsCli, CountsAddUpToTheComputeSpansOfTheTrace) {
 // The kinds a GPT layer with flash attention uses, and without it the unfused softmax in place of the
 // fused kernels (the score GEMMs are `gemm` rows).
 TEST(OpsCli, ListsEveryKernelKindTheWorkloadUses) {
-  const std::string file = temp_file("ops_tiny_kinds.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_kinds.yaml", kOpsScenario);
   const std::set<std::string> flash = {"cross_entropy", "elementwise", "embedding", "flash_attn_bwd", "flash_attn_fwd",
                                        "gemm",          "layernorm",   "memset",    "optimizer_step"};
   EXPECT_EQ(kinds_of(ops_json(file)), flash);
@@ -120,7 +120,7 @@ TEST(OpsCli, ListsEveryKernelKindTheWorkloadUses) {
 
 // Rows countable by hand in the tiny model (T = 128, h = 256, FFN 1024, 4 layers, 4 micro-batches).
 TEST(OpsCli, HandCountedRowsAndGemmFlops) {
-  const std::string file = temp_file("ops_tiny_rows.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_rows.yaml", kOpsScenario);
   const auto j = ops_json(file);
   ASSERT_FALSE(j.empty());
 
@@ -173,7 +173,7 @@ TEST(OpsCli, HandCountedRowsAndGemmFlops) {
 
 // Rows are sorted by kind name, then shape (m, n, k, batch, causal, bytes), then dtype, and unique.
 TEST(OpsCli, RowsAreSortedAndDistinct) {
-  const std::string file = temp_file("ops_tiny_sorted.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_sorted.yaml", kOpsScenario);
   const auto j = ops_json(file);
   ASSERT_FALSE(j.empty());
   using Key =
@@ -191,7 +191,7 @@ TEST(OpsCli, RowsAreSortedAndDistinct) {
 }
 
 TEST(OpsCli, TextTableHasOneLinePerKernel) {
-  const std::string file = temp_file("ops_tiny_text.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_text.yaml", kOpsScenario);
   const auto j = ops_json(file);
   const Result r = run("ops " + file);
   ASSERT_EQ(r.status, 0) << r.out;
@@ -205,7 +205,7 @@ TEST(OpsCli, TextTableHasOneLinePerKernel) {
 }
 
 TEST(OpsCli, BadInputNamesTheKeyOrFile) {
-  const std::string file = temp_file("ops_tiny_bad.yaml", kTiny);
+  const std::string file = temp_file("ops_tiny_bad.yaml", kOpsScenario);
   const Result bad_key = run("ops " + file + " --set parallelism.tensr=2");
   EXPECT_EQ(bad_key.status, 1) << bad_key.out;
   EXPECT_NE(bad_key.out.find("parallelism.tensr"), std::string::npos) << bad_key.out;

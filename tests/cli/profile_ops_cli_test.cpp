@@ -25,7 +25,7 @@ namespace {
 
 // The tiny model of ops_cli_test.cpp, on one GPU so its kernels stay small on a CPU: h = 256,
 // 4 heads of 64, FFN 1024, sequence 128, vocabulary 2048, 2 layers, 2 micro-batches.
-const char* const kTiny = R"(
+const char* const kProfileScenario = R"(
 model:
   preset: gpt3-1.3b
   num_layers: 2
@@ -143,7 +143,7 @@ TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_tiny.yaml", kTiny);
+  const std::string scenario = temp_file("profile_ops_tiny.yaml", kProfileScenario);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_tiny.csv").string();
   std::filesystem::remove(csv);
   Result r;
@@ -182,7 +182,7 @@ TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_cap.yaml", kTiny);
+  const std::string scenario = temp_file("profile_ops_cap.yaml", kProfileScenario);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_cap.csv").string();
   Result r;
   profile(python, scenario, csv, " --max-ops 3 --gpu-name my-box", &r);
@@ -205,7 +205,7 @@ TEST(ProfileOpsCli, BadScenarioKeyIsReported) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_bad.yaml", kTiny);
+  const std::string scenario = temp_file("profile_ops_bad.yaml", kProfileScenario);
   const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_bad.csv").string();
   Result r;
   profile(python, scenario, csv, " --set parallelism.tensr=2", &r);
@@ -219,7 +219,7 @@ TEST(ProfileOpsCli, SavedKernelListNeedsNoTrainsim) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_saved.yaml", kTiny);
+  const std::string scenario = temp_file("profile_ops_saved.yaml", kProfileScenario);
   const Result listing = run("ops " + scenario + " --json");
   ASSERT_EQ(listing.status, 0) << listing.out;
   const std::string saved = temp_file("profile_ops_saved.json", listing.out);
@@ -241,7 +241,7 @@ TEST(ProfileOpsCli, BadKernelListArgumentsAreReported) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_args.yaml", kTiny);
+  const std::string scenario = temp_file("profile_ops_args.yaml", kProfileScenario);
   const std::string foreign = temp_file("profile_ops_foreign.json", R"({"rows": []})");
   const std::string broken = temp_file("profile_ops_broken.json", "{not json");
   const std::string base = python + " " + script() + " -o /tmp/trainsim_cli_profile_ops_args.csv ";

@@ -17,22 +17,16 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-std::string out_path(const std::string& name) {
+std::string progress_out_path(const std::string& name) {
   return (fs::temp_directory_path() / ("trainsim_progress_" + name)).string();
-}
-
-std::string read(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 TEST(RunProgressCli, ProgressGoesToStderrAndStdoutIsUnchanged) {
   // 128 micro-batches: ~115,000 events, enough for a progress report midway.
   const std::string args =
       "run " + example("tiny-8-h100.yaml") + " --set training.global_batch_size=1024 --json --no-timing";
-  const std::string plain = out_path("plain.json"), watched = out_path("watched.json"), err = out_path("progress.err");
+  const std::string plain = progress_out_path("plain.json"), watched = progress_out_path("watched.json"),
+                    err = progress_out_path("progress.err");
   // In a subshell: run_shell adds 2>&1 to the whole command, which must not undo these redirections.
   const auto apart = [&](const std::string& extra, const std::string& out, const std::string& errors) {
     return run_shell("(" + std::string(TRAINSIM_BINARY) + " " + args + extra + " > " + out + " 2> " + errors + ")")
@@ -40,9 +34,9 @@ TEST(RunProgressCli, ProgressGoesToStderrAndStdoutIsUnchanged) {
   };
   ASSERT_EQ(apart("", plain, "/dev/null"), 0);
   ASSERT_EQ(apart(" --progress", watched, err), 0);
-  EXPECT_EQ(read(plain), read(watched));
-  EXPECT_FALSE(read(plain).empty());
-  const std::string progress = read(err);
+  EXPECT_EQ(read_file(plain), read_file(watched));
+  EXPECT_FALSE(read_file(plain).empty());
+  const std::string progress = read_file(err);
   EXPECT_THAT(progress, HasSubstr("simulating "));  // the start, with the ops
   EXPECT_THAT(progress, HasSubstr("% of ops"));     // midway, with the ETA
   EXPECT_THAT(progress, HasSubstr("ETA"));
@@ -50,19 +44,19 @@ TEST(RunProgressCli, ProgressGoesToStderrAndStdoutIsUnchanged) {
   EXPECT_THAT(progress, Not(HasSubstr("\r")));      // lines, not a terminal's in-place rewrites
   // Without --progress and without a terminal, nothing.
   ASSERT_EQ(apart("", watched, err), 0);
-  EXPECT_EQ(read(err), "");
+  EXPECT_EQ(read_file(err), "");
 }
 
 TEST(RunProgressCli, ARunEstimatedAtMinutesSaysSoFirst) {
   // DeepSeek-V3 on 2048 GPUs at flow level: millions of transfers (minutes). The note comes right
   // after the workload and the fabric are built; the run is stopped there.
-  const std::string err = out_path("note.err");
+  const std::string err = progress_out_path("note.err");
   fs::remove(err);
   Background job(std::string(TRAINSIM_BINARY) + " run " + example("deepseek-v3-2048-h800.yaml") +
                  " --set simulation.network_model=flow > /dev/null 2> " + err);
   ASSERT_TRUE(job.started());
-  const bool noted = wait_until([&] { return read(err).find("note: estimated") != std::string::npos; }, 120);
-  const std::string text = read(err);
+  const bool noted = wait_until([&] { return read_file(err).find("note: estimated") != std::string::npos; }, 120);
+  const std::string text = read_file(err);
   job.stop();
   ASSERT_TRUE(noted) << text;
   EXPECT_THAT(text, HasSubstr("flows on the fabric"));

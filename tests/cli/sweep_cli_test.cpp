@@ -16,29 +16,8 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-// 12 GPUs in 3 nodes, 2 layers, analytical network: a point simulates in milliseconds. 8 heads, so
-// parallelism.tensor=3 is invalid; hidden_size 65536 does not fit in 80 GiB.
-const char* kTiny = R"(model:
-  num_layers: 2
-  hidden_size: 512
-  num_attention_heads: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 512
-training: {global_batch_size: 48, micro_batch_size: 1, precision: bf16}
-parallelism: {tensor: 2, pipeline: 1}
-cluster: {gpu: H100-SXM, num_gpus: 12, gpus_per_node: 4, nics_per_node: 4, nic_gbps: 400}
-)";
-
 // One file per test: ctest runs tests in parallel processes.
-std::string tiny(const std::string& tag) { return temp_file("sweep_tiny_" + tag + ".yaml", kTiny); }
-
-std::string read(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string tiny(const std::string& tag) { return temp_file("sweep_tiny_" + tag + ".yaml", kSmallSweepScenario); }
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -54,18 +33,14 @@ std::vector<std::string> fields(const std::string& line) {
   return out;
 }
 
-std::string out_path(const std::string& name) {
-  return (fs::temp_directory_path() / ("trainsim_cli_" + name)).string();
-}
-
 TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
-  const std::string csv = out_path("sweep_2x2.csv");
+  const std::string csv = temp_path("sweep_2x2.csv");
   fs::remove(csv);
   const auto r = run("sweep " + tiny("csv") +
                      " --vary cluster.nic_gbps=100,400 --vary training.micro_batch_size=1,2 --csv " + csv);
   ASSERT_EQ(r.status, 0) << r.out;
-  const auto rows = lines(read(csv));
-  ASSERT_EQ(rows.size(), 5u) << read(csv);
+  const auto rows = lines(read_file(csv));
+  ASSERT_EQ(rows.size(), 5u) << read_file(csv);
   const auto header = fields(rows[0]);
   ASSERT_GE(header.size(), 5u);
   EXPECT_EQ(header[0], "cluster.nic_gbps");
@@ -128,13 +103,13 @@ TEST(SweepCli, NoPointSimulatedExitsOne) {
 TEST(SweepCli, OutputIsByteIdenticalWhateverTheThreadCount) {
   const std::string sweep =
       "sweep " + tiny("threads") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,400";
-  const std::string csv1 = out_path("sweep_t1.csv"), csv3 = out_path("sweep_t3.csv");
+  const std::string csv1 = temp_path("sweep_t1.csv"), csv3 = temp_path("sweep_t3.csv");
   const auto one = run(sweep + " --threads 1 --csv " + csv1);
   const auto three = run(sweep + " --threads 3 --csv " + csv3);
   ASSERT_EQ(one.status, 0) << one.out;
   ASSERT_EQ(three.status, 0) << three.out;
-  EXPECT_EQ(lines(read(csv1)).size(), 7u);
-  EXPECT_EQ(read(csv1), read(csv3));
+  EXPECT_EQ(lines(read_file(csv1)).size(), 7u);
+  EXPECT_EQ(read_file(csv1), read_file(csv3));
   EXPECT_EQ(one.out, three.out);  // the table too
 }
 
@@ -144,12 +119,12 @@ TEST(SweepCli, PlotHasALegendEntryPerSecondKeyValue) {
   const fs::path tmp = fs::temp_directory_path() / "trainsim_cli_sweep_plot_tmp";
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  const std::string svg = out_path("sweep_plot.svg");
+  const std::string svg = temp_path("sweep_plot.svg");
   fs::remove(svg);
   const auto r = run_shell("TMPDIR=" + tmp.string() + " " + TRAINSIM_BINARY + " sweep " + tiny("plot") +
                            " --vary cluster.gpu=H100-SXM,A100 --vary training.micro_batch_size=1,2 --plot " + svg);
   ASSERT_EQ(r.status, 0) << r.out;
-  const std::string text = read(svg);
+  const std::string text = read_file(svg);
   EXPECT_THAT(text, HasSubstr("<svg"));
   EXPECT_THAT(text, HasSubstr("training.micro_batch_size=1"));
   EXPECT_THAT(text, HasSubstr("training.micro_batch_size=2"));
@@ -164,14 +139,14 @@ TEST(SweepCli, PlotErrorsNameTheirFlag) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("--plot"));
   if (run_shell("command -v gnuplot").status == 0) {
-    r = run("sweep " + tiny("plot_errors") + " --vary cluster.nic_gbps=100,400 --plot " + out_path("sweep_bad_y.svg") +
+    r = run("sweep " + tiny("plot_errors") + " --vary cluster.nic_gbps=100,400 --plot " + temp_path("sweep_bad_y.svg") +
             " --y no_such_field");
     EXPECT_EQ(r.status, 1) << r.out;
     EXPECT_THAT(r.out, HasSubstr("--y 'no_such_field'"));
   }
   // Without gnuplot on PATH the sweep refuses before simulating anything.
   r = run_shell("PATH=/nonexistent " + std::string(TRAINSIM_BINARY) + " sweep " + tiny("plot_errors") +
-                " --vary cluster.nic_gbps=100,400 --plot " + out_path("sweep_nognuplot.svg"));
+                " --vary cluster.nic_gbps=100,400 --plot " + temp_path("sweep_nognuplot.svg"));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("gnuplot"));
 }
@@ -183,7 +158,7 @@ TEST(SweepCli, MpirunGivesTheSameCsvAsOneProcess) {
   if (run_shell("command -v mpirun").status != 0) GTEST_SKIP() << "mpirun is not on PATH";
   const std::string args =
       " sweep " + tiny("mpi") + " --vary parallelism.tensor=1,2,3 --vary cluster.nic_gbps=100,200,400";
-  const std::string alone = out_path("sweep_alone.csv"), ranks = out_path("sweep_mpi.csv");
+  const std::string alone = temp_path("sweep_alone.csv"), ranks = temp_path("sweep_mpi.csv");
   fs::remove(ranks);
   const auto one = run(args + " --csv " + alone);
   ASSERT_EQ(one.status, 0) << one.out;
@@ -194,8 +169,8 @@ TEST(SweepCli, MpirunGivesTheSameCsvAsOneProcess) {
     GTEST_SKIP() << "this trainsim was built without MPI; checked that it refuses to run under mpirun";
   }
   ASSERT_EQ(mpi.status, 0) << mpi.out;
-  EXPECT_EQ(lines(read(alone)).size(), 10u);
-  EXPECT_EQ(read(alone), read(ranks));
+  EXPECT_EQ(lines(read_file(alone)).size(), 10u);
+  EXPECT_EQ(read_file(alone), read_file(ranks));
   EXPECT_EQ(mpi.out, one.out);  // only rank 0 prints, and it prints the same table
 }
 
@@ -243,18 +218,18 @@ TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
 
 TEST(SweepCli, ZipOutputIsByteIdenticalWithOneOrTwoThreads) {
   const std::string sweep = "sweep " + tiny("zip_threads") + " --vary cluster.nic_gbps=100,400" + kZip;
-  const std::string csv1 = out_path("sweep_zip_t1.csv"), csv2 = out_path("sweep_zip_t2.csv");
+  const std::string csv1 = temp_path("sweep_zip_t1.csv"), csv2 = temp_path("sweep_zip_t2.csv");
   const auto one = run(sweep + " --threads 1 --csv " + csv1);
   const auto two = run(sweep + " --threads 2 --csv " + csv2);
   ASSERT_EQ(one.status, 0) << one.out;
   ASSERT_EQ(two.status, 0) << two.out;
-  const auto rows = lines(read(csv1));
+  const auto rows = lines(read_file(csv1));
   ASSERT_EQ(rows.size(), 7u);
   // --vary came first this time: it is the first column and the slowest key.
   EXPECT_EQ(fields(rows[0])[0], "cluster.nic_gbps");
   EXPECT_EQ(rows[1].substr(0, 11), "100,1,4,16,");
   EXPECT_EQ(rows[2].substr(0, 11), "100,2,8,32,");
-  EXPECT_EQ(read(csv1), read(csv2));
+  EXPECT_EQ(read_file(csv1), read_file(csv2));
   EXPECT_EQ(one.out, two.out);                    // the table too
   EXPECT_THAT(one.out, HasSubstr("100 -> 400"));  // the marginal gain of the NIC, the first axis
 }
@@ -308,7 +283,7 @@ TEST(SweepCli, BadVaryExitsOneNamingVary) {
   const auto conflict = run("sweep " + tiny("bad") + " --vary cluster.nic_gbps=100,200 --set cluster.nic_gbps=400");
   EXPECT_EQ(conflict.status, 1) << conflict.out;
   EXPECT_THAT(conflict.out, HasSubstr("--set"));
-  const auto missing = run("sweep " + out_path("no_such_scenario.yaml") + " --vary cluster.nic_gbps=100,200");
+  const auto missing = run("sweep " + temp_path("no_such_scenario.yaml") + " --vary cluster.nic_gbps=100,200");
   EXPECT_EQ(missing.status, 1) << missing.out;
   EXPECT_THAT(missing.out, HasSubstr("no_such_scenario.yaml"));
 }

@@ -21,19 +21,6 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
-// 12 GPUs, 2 layers, analytical: a point simulates in milliseconds.
-const char* kTiny = R"(model:
-  num_layers: 2
-  hidden_size: 512
-  num_attention_heads: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 512
-training: {global_batch_size: 48, micro_batch_size: 1, precision: bf16}
-parallelism: {tensor: 2, pipeline: 1}
-cluster: {gpu: H100-SXM, num_gpus: 12, gpus_per_node: 4, nics_per_node: 4, nic_gbps: 400}
-)";
-
 std::string path(const std::string& name) {
   return (fs::temp_directory_path() / ("trainsim_stream_cli_" + name)).string();
 }
@@ -54,7 +41,8 @@ std::string fifo(const std::string& name) {
 }
 
 TEST(SweepStreamCli, AStoppedSweepKeepsTheRowsItFinished) {
-  const std::string scenario = temp_file("stream_kill.yaml", kTiny), csv = path("kill.csv"), pipe = fifo("kill.fifo");
+  const std::string scenario = temp_file("stream_kill.yaml", kSmallSweepScenario), csv = path("kill.csv"),
+                    pipe = fifo("kill.fifo");
   ASSERT_FALSE(pipe.empty());
   fs::remove(csv);
   // Points 0 and 1 simulate; point 2 waits on the pipe for ever.
@@ -74,7 +62,7 @@ TEST(SweepStreamCli, AStoppedSweepKeepsTheRowsItFinished) {
 }
 
 TEST(SweepStreamCli, RowsAfterASlowPointWaitForItAndTheFileEndsAsWithOneThread) {
-  const std::string scenario = temp_file("stream_order.yaml", kTiny), csv = path("order.csv"),
+  const std::string scenario = temp_file("stream_order.yaml", kSmallSweepScenario), csv = path("order.csv"),
                     pipe = fifo("order.fifo");
   ASSERT_FALSE(pipe.empty());
   fs::remove(csv);

@@ -15,7 +15,7 @@ namespace {
 
 // The tune unit tests' tiny scenario (4 layers, 4 heads, 8 GPUs, analytical network); `memory_gib`
 // sets the GPU's memory so that some configurations do not fit.
-std::string tiny(const std::string& name, double memory_gib) {
+std::string tune_scenario_file(const std::string& name, double memory_gib) {
   return temp_file("tune_" + name + ".yaml", tune_test::tiny_scenario_text(memory_gib));
 }
 
@@ -43,7 +43,7 @@ int table_rows(const std::string& out) {
 }  // namespace
 
 TEST(TuneCli, PrintsCountsTheTopNTableAndWhyEachBeatsTheNext) {
-  const std::string s = tiny("table", 4.0);
+  const std::string s = tune_scenario_file("table", 4.0);
   const Result r = run("tune " + s + " --top 3 --threads 2" + kSmallSpace);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr(" candidates: "));
@@ -57,7 +57,7 @@ TEST(TuneCli, PrintsCountsTheTopNTableAndWhyEachBeatsTheNext) {
 }
 
 TEST(TuneCli, JsonHasTheCountsTheRankedListAndTheExplanations) {
-  const std::string s = tiny("json", 4.0);
+  const std::string s = tune_scenario_file("json", 4.0);
   const Result r = run("tune " + s + " --json --top 2 --threads 2" + kSmallSpace);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
@@ -84,7 +84,7 @@ TEST(TuneCli, JsonHasTheCountsTheRankedListAndTheExplanations) {
 }
 
 TEST(TuneCli, TheThreadCountDoesNotChangeTheOutput) {
-  const std::string s = tiny("threads", 4.0);
+  const std::string s = tune_scenario_file("threads", 4.0);
   const Result one = run("tune " + s + " --threads 1" + kSmallSpace);
   const Result two = run("tune " + s + " --threads 2" + kSmallSpace);
   ASSERT_EQ(one.status, 0) << one.out;
@@ -96,7 +96,7 @@ TEST(TuneCli, TheThreadCountDoesNotChangeTheOutput) {
 }
 
 TEST(TuneCli, CostAndTimeToTrainObjectives) {
-  const std::string s = tiny("objectives", 80.0);
+  const std::string s = tune_scenario_file("objectives", 80.0);
   const Result cost = run("tune " + s + " --json --top 1 --objective cost --gpu-hour-price 2" + kSmallSpace);
   ASSERT_EQ(cost.status, 0) << cost.out;
   const auto jc = nlohmann::json::parse(cost.out);
@@ -113,7 +113,7 @@ TEST(TuneCli, CostAndTimeToTrainObjectives) {
 }
 
 TEST(TuneCli, TensorBeyondTheScaleUpDomainIsCountedAndCanBeAllowed) {
-  const std::string s = tiny("scaleup", 80.0);
+  const std::string s = tune_scenario_file("scaleup", 80.0);
   const std::string args = " --json --top 1 --set cluster.scale_up.domain_size=2 --space parallelism.tensor=1,2,4" +
                            std::string(kSmallSpace) + " --space parallelism.pipeline=1";
   const Result pruned = run("tune " + s + args);
@@ -126,7 +126,7 @@ TEST(TuneCli, TensorBeyondTheScaleUpDomainIsCountedAndCanBeAllowed) {
 }
 
 TEST(TuneCli, NothingFitsExitsOneWithTheCountsAndTheSmallestShortfall) {
-  const std::string s = tiny("nofit", 1.0);
+  const std::string s = tune_scenario_file("nofit", 1.0);
   const Result r = run("tune " + s + kSmallSpace);
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr(" candidates: "));
@@ -135,7 +135,7 @@ TEST(TuneCli, NothingFitsExitsOneWithTheCountsAndTheSmallestShortfall) {
 }
 
 TEST(TuneCli, BadFlagsExitOneNamingTheFlag) {
-  const std::string s = tiny("bad", 80.0);
+  const std::string s = tune_scenario_file("bad", 80.0);
   const struct {
     const char* args;
     const char* names;

@@ -18,8 +18,6 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kTiny = example("tiny-8-h100.yaml");
-
 std::string project_version() {
   // The version CMake's project() gives, read from the source so the test follows a bump.
   std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/CMakeLists.txt");
@@ -41,13 +39,13 @@ TEST(Usage, VersionPrintsTheProjectVersion) {
 }
 
 TEST(Usage, AnUnknownCommandIsNamedWithTheCommands) {
-  Result r = run("frobnicate " + kTiny);
+  Result r = run("frobnicate " + kTinyExample);
   EXPECT_EQ(r.status, 1) << r.out;  // a usage error like any other; 2 means a bug in trainsim
   EXPECT_THAT(r.out,
               HasSubstr("error: unknown command 'frobnicate'; commands: run, validate, presets, nccl-test, topo, "
                         "memory, ops, sweep, tune"));
   EXPECT_THAT(r.out, Not(HasSubstr("subcommand is required")));
-  r = run("rnu " + kTiny);
+  r = run("rnu " + kTinyExample);
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("unknown command 'rnu' (did you mean run?)"));
   // No command at all is still CLI11's "a subcommand is required".
@@ -57,39 +55,40 @@ TEST(Usage, AnUnknownCommandIsNamedWithTheCommands) {
 }
 
 TEST(Usage, AnEmptySetValueIsAnErrorNotTheDefault) {
-  const Result r = run("run " + kTiny + " --set parallelism.tensor=");
+  const Result r = run("run " + kTinyExample + " --set parallelism.tensor=");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("error: --set: parallelism.tensor: empty value in 'parallelism.tensor='"));
 }
 
 TEST(Usage, ABadSetValueIsBlamedOnTheSetNotTheFile) {
-  Result r = run("run " + kTiny + " --set parallelism.tensor=abc");
+  Result r = run("run " + kTinyExample + " --set parallelism.tensor=abc");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("error: --set parallelism.tensor=abc: parallelism.tensor: expected a positive integer"));
-  EXPECT_THAT(r.out, Not(HasSubstr(kTiny)));
+  EXPECT_THAT(r.out, Not(HasSubstr(kTinyExample)));
   // The misspelt GPU id's suggestion reads look-alike letters as the digits they stand for.
-  r = run("memory " + kTiny + " --set cluster.gpu=H1OO");
+  r = run("memory " + kTinyExample + " --set cluster.gpu=H1OO");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out,
               HasSubstr("error: --set cluster.gpu=H1OO: cluster.gpu: unknown GPU 'H1OO'; did you mean H100-SXM?"));
 }
 
 TEST(Usage, TraceRanksWithoutATraceIsAnError) {
-  Result r = run("run " + kTiny + " --trace-ranks 0,1");
+  Result r = run("run " + kTinyExample + " --trace-ranks 0,1");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("--trace-ranks"));
   EXPECT_THAT(r.out, HasSubstr("add --trace FILE"));
   // A trace the scenario asks for (output.trace) is a trace.
   const std::string trace = (std::filesystem::temp_directory_path() / "trainsim_usage_trace.json").string();
-  r = run("run " + kTiny + " --trace-ranks 0 --set output.trace=" + trace);
+  r = run("run " + kTinyExample + " --trace-ranks 0 --set output.trace=" + trace);
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
 TEST(Usage, ThreadsOutOfBoundsIsAnErrorNamingTheFlag) {
   for (const char* value : {"-1", "1025", "many"}) {
-    for (const std::string& args : {"sweep " + kTiny + " --vary parallelism.tensor=1,2 --threads " + std::string(value),
-                                    "tune " + kTiny + " --threads " + std::string(value),
-                                    "validate " + kTiny + " --threads " + std::string(value)}) {
+    for (const std::string& args :
+         {"sweep " + kTinyExample + " --vary parallelism.tensor=1,2 --threads " + std::string(value),
+          "tune " + kTinyExample + " --threads " + std::string(value),
+          "validate " + kTinyExample + " --threads " + std::string(value)}) {
       const Result r = run(args);
       EXPECT_NE(r.status, 0) << args;
       EXPECT_THAT(r.out, HasSubstr("--threads: expected 0 (all cores) or a number of threads from 1 to 1024, got '" +
@@ -99,13 +98,13 @@ TEST(Usage, ThreadsOutOfBoundsIsAnErrorNamingTheFlag) {
     }
   }
   // The bound itself is accepted.
-  const Result r = run("sweep " + kTiny + " --vary parallelism.tensor=1,2 --threads 1024 --csv -");
+  const Result r = run("sweep " + kTinyExample + " --vary parallelism.tensor=1,2 --threads 1024 --csv -");
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
 TEST(Usage, ValidateToleranceMustBeANonNegativeNumber) {
   for (const char* value : {"-1", "nan", "x"}) {
-    const Result r = run("validate " + kTiny + " --check /nonexistent.json --tolerance " + value);
+    const Result r = run("validate " + kTinyExample + " --check /nonexistent.json --tolerance " + value);
     EXPECT_NE(r.status, 0) << value;
     EXPECT_THAT(r.out,
                 HasSubstr("--tolerance: expected a non-negative number of points, got '" + std::string(value) + "'"))
@@ -149,13 +148,13 @@ TEST(Usage, PresetsListAlgorithmsAndFrameworksTheScenarioAccepts) {
     EXPECT_FALSE(a["description"].get<std::string>().empty()) << name;
     EXPECT_THAT(text.out, HasSubstr(name));
     // reduction_server runs all-reduce only, the others all-reduce too.
-    const Result accepted = run("run " + kTiny + " --json --set algorithms.all_reduce=" + name);
+    const Result accepted = run("run " + kTinyExample + " --json --set algorithms.all_reduce=" + name);
     EXPECT_EQ(accepted.status, 0) << name << ": " << accepted.out;
   }
   for (const auto& f : j["frameworks"]) {
     const std::string name = f["name"];
     EXPECT_THAT(text.out, HasSubstr(name));
-    const Result accepted = run("memory " + kTiny + " --set parallelism.framework=" + name);
+    const Result accepted = run("memory " + kTinyExample + " --set parallelism.framework=" + name);
     EXPECT_EQ(accepted.status, 0) << name << ": " << accepted.out;
   }
 }

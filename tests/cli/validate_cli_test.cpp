@@ -18,17 +18,12 @@ namespace {
 using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A directory with one tiny case per name (iteration time measured as 0.2 s).
 std::filesystem::path case_dir(const std::string& dir_name, const std::vector<std::string>& names) {
   const auto dir = std::filesystem::temp_directory_path() / dir_name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string text = read(example("tiny-8-h100.yaml"));
+  const std::string text = read_file(example("tiny-8-h100.yaml"));
   for (const auto& name : names)
     std::ofstream(dir / (name + ".yaml"))
         << text << "reference:\n  source: test\n  confidence: high\n  iteration_time_s: 0.2\n";
@@ -68,7 +63,7 @@ TEST(ValidateCli, RecordThenCheckPassesAndARegressionFails) {
   const Result r = run("validate " + dir.string() + " --markdown --record " + record.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("# Accuracy"));  // --record keeps the chosen output
-  auto j = nlohmann::json::parse(read(record));
+  auto j = nlohmann::json::parse(read_file(record));
   EXPECT_EQ(j["groups"]["src"]["cases"], 2);
   EXPECT_EQ(j["failed_cases"], nlohmann::json::array());
 

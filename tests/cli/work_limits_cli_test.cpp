@@ -13,14 +13,8 @@ namespace {
 using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 
-// Seconds `args` takes; `timeout` stops a run that is not refused (the bug: it grew for minutes).
-// A refusal takes milliseconds in a release build; the bounds below are 10-20x that so that a
+// timed(): a refusal takes milliseconds in a release build; the bounds below are 10-20x that so that a
 // sanitizer build on a loaded machine passes, and still far below the runaway they guard against.
-double timed(const std::string& args, Result& r) {
-  const auto t0 = std::chrono::steady_clock::now();
-  r = run_shell("timeout 30 " + std::string(TRAINSIM_BINARY) + " " + args);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 TEST(WorkLimitCli, TokensTypedAsGlobalBatchSizeAreRefusedAtOnceNamingTheKey) {
   for (const char* gbs : {"1048576", "2147483648"}) {

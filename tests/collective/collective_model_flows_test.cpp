@@ -4,12 +4,13 @@
 
 #include "collective/flows/flow_dag.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+using test::GiB;
 
 // NCCL's 1 GiB AllReduce on 2 × 8 H100 (docs/collectives.md) without NVLS: Ring/Simple on 16 channels; each
 // rank sends 2·15/16 GiB, and the DAG's latency is the cost model's Ring/Simple AllReduce latency (131.6 µs
@@ -18,16 +19,15 @@ TEST(CollectiveModelFlows, FlowsFollowNcclsChoice) {
   const ClusterSpec c = testing::h100_cluster(2);
   const GroupPlacement world = GroupPlacement::of(testing::first_ranks(16), c);
   const NcclAnalyticalModel ring(c, {{"NCCL_NVLS_ENABLE", "0"}});
-  const FlowDag dag = ring.flows(CollKind::AllReduce, kGiB, world, FlowGranularity::PerChannel);
+  const FlowDag dag = ring.flows(CollKind::AllReduce, GiB, world, FlowGranularity::PerChannel);
   EXPECT_EQ(dag.algorithm, NcclAlgorithm::Ring);
   EXPECT_EQ(dag.protocol, NcclProtocol::Simple);
   EXPECT_EQ(dag.channels, 16);
   EXPECT_NEAR(dag.latency_us, 131.6, 1e-9);
-  for (int r = 0; r < 16; ++r)
-    EXPECT_NEAR(static_cast<double>(dag.payload_sent_by(r)), 2.0 * 15 / 16 * kGiB, 16.0 * 64);
+  for (int r = 0; r < 16; ++r) EXPECT_NEAR(static_cast<double>(dag.payload_sent_by(r)), 2.0 * 15 / 16 * GiB, 16.0 * 64);
 
   const NcclAnalyticalModel nvls(c, {});
-  const FlowDag tree = nvls.flows(CollKind::AllReduce, kGiB, world, FlowGranularity::PerChannel);
+  const FlowDag tree = nvls.flows(CollKind::AllReduce, GiB, world, FlowGranularity::PerChannel);
   EXPECT_EQ(tree.algorithm, NcclAlgorithm::NVLSTree);
   bool switch_flow = false, network_flow = false;
   for (const auto& f : tree.flows) {
@@ -46,20 +46,20 @@ TEST(CollectiveModelFlows, AlgorithmsBlockAppliesWhereItCanRun) {
   spec.all_reduce = CollectiveAlgorithm::Hierarchical;
   spec.all_gather = CollectiveAlgorithm::HalvingDoubling;
   const auto model = make_collective_model(c, {}, spec);
-  EXPECT_EQ(model->estimate(CollKind::AllReduce, kGiB, world).algorithm, NcclAlgorithm::Hierarchical);
+  EXPECT_EQ(model->estimate(CollKind::AllReduce, GiB, world).algorithm, NcclAlgorithm::Hierarchical);
   // Hierarchical needs several nodes: a TP group inside one node keeps NCCL's choice.
-  EXPECT_EQ(model->estimate(CollKind::AllReduce, kGiB, one_node).algorithm, NcclAlgorithm::NVLS);
-  EXPECT_EQ(model->estimate(CollKind::AllGather, kGiB, world).algorithm, NcclAlgorithm::HalvingDoubling);
-  EXPECT_EQ(model->estimate(CollKind::ReduceScatter, kGiB, world).algorithm, NcclAlgorithm::Ring);
+  EXPECT_EQ(model->estimate(CollKind::AllReduce, GiB, one_node).algorithm, NcclAlgorithm::NVLS);
+  EXPECT_EQ(model->estimate(CollKind::AllGather, GiB, world).algorithm, NcclAlgorithm::HalvingDoubling);
+  EXPECT_EQ(model->estimate(CollKind::ReduceScatter, GiB, world).algorithm, NcclAlgorithm::Ring);
 
   spec = AlgorithmsSpec{};
   spec.all_reduce = CollectiveAlgorithm::ReductionServer;
   spec.reduction_server.servers = 4;
   spec.reduction_server.nic_gbps = 400;
   const auto rs = make_collective_model(c, {}, spec);
-  const auto est = rs->estimate(CollKind::AllReduce, kGiB, world);
+  const auto est = rs->estimate(CollKind::AllReduce, GiB, world);
   EXPECT_EQ(est.algorithm, NcclAlgorithm::ReductionServer);
-  const FlowDag dag = rs->flows(CollKind::AllReduce, kGiB, world, FlowGranularity::PerChannel);
+  const FlowDag dag = rs->flows(CollKind::AllReduce, GiB, world, FlowGranularity::PerChannel);
   bool to_reducer = false;
   for (const auto& f : dag.flows) to_reducer = to_reducer || f.dst.kind == FlowEndpoint::Kind::Reducer;
   EXPECT_TRUE(to_reducer);
@@ -71,8 +71,8 @@ TEST(CollectiveModelFlows, AlgorithmsBlockAppliesWhereItCanRun) {
     if (f.src.index == 5) gpu5 += f.payload;
     if (f.src.index < 8) node0 += f.payload;
   }
-  EXPECT_EQ(gpu5, kGiB / 8);
-  EXPECT_EQ(node0, kGiB);
+  EXPECT_EQ(gpu5, GiB / 8);
+  EXPECT_EQ(node0, GiB);
 }
 
 }  // namespace

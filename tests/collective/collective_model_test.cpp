@@ -3,17 +3,18 @@
 
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t kGiB = 1LL << 30;
+using test::GiB;
 
 TEST(CollectiveModel, GroupOfOneTakesNoTime) {
   const auto c = testing::h100_cluster(1);
   const auto m = make_nccl_analytical_model(c, {});
-  const auto e = m->estimate(CollKind::AllReduce, kGiB, GroupPlacement::of({3}, c));
+  const auto e = m->estimate(CollKind::AllReduce, GiB, GroupPlacement::of({3}, c));
   EXPECT_EQ(e.time, 0);
   EXPECT_EQ(m->estimate(CollKind::AllReduce, 0, GroupPlacement::of({0, 1}, c)).time, 0);
 }
@@ -25,11 +26,11 @@ TEST(CollectiveModel, GroupOfOneTakesNoTime) {
 TEST(CollectiveModel, SingleNodeH100AllReduceBusBw) {
   const auto c = testing::h100_cluster(1);
   const auto m = make_nccl_analytical_model(c, {});
-  const auto e = m->estimate(CollKind::AllReduce, kGiB, GroupPlacement::of(testing::first_ranks(8), c));
+  const auto e = m->estimate(CollKind::AllReduce, GiB, GroupPlacement::of(testing::first_ranks(8), c));
   EXPECT_EQ(e.algorithm, NcclAlgorithm::NVLS);
   EXPECT_GE(e.busbw_GBps, 360.0);
   EXPECT_LE(e.busbw_GBps, 480.0);
-  const double expected_us = 25.0 + static_cast<double>(kGiB) / (1000.0 * 476.0 * 8.0 / 14.0);
+  const double expected_us = 25.0 + static_cast<double>(GiB) / (1000.0 * 476.0 * 8.0 / 14.0);
   EXPECT_NEAR(to_microseconds(e.time), expected_us, expected_us * 0.01);
   EXPECT_EQ(e.channels, 16);  // nvlsChannels on SM90
 }
@@ -39,7 +40,7 @@ TEST(CollectiveModel, SingleNodeH100AllReduceBusBw) {
 TEST(CollectiveModel, SingleNodeH100RingWithoutNvls) {
   const auto c = testing::h100_cluster(1);
   const auto m = make_nccl_analytical_model(c, {{"NCCL_NVLS_ENABLE", "0"}});
-  const auto e = m->estimate(CollKind::AllReduce, kGiB, GroupPlacement::of(testing::first_ranks(8), c));
+  const auto e = m->estimate(CollKind::AllReduce, GiB, GroupPlacement::of(testing::first_ranks(8), c));
   EXPECT_EQ(e.algorithm, NcclAlgorithm::Ring);
   EXPECT_EQ(e.channels, 24);
   EXPECT_GT(e.busbw_GBps, 350.0);
@@ -55,7 +56,7 @@ TEST(CollectiveModel, TimeIncreasesWithBytes) {
     for (CollKind k : {CollKind::AllReduce, CollKind::AllGather, CollKind::ReduceScatter, CollKind::Broadcast,
                        CollKind::Reduce, CollKind::AllToAll, CollKind::SendRecv}) {
       SimTime prev = 0;
-      for (std::int64_t b = 256; b <= 4 * kGiB; b *= 2) {
+      for (std::int64_t b = 256; b <= 4 * GiB; b *= 2) {
         const SimTime t = m->estimate(k, b, w).time;
         EXPECT_GT(t, prev) << to_string(k) << " " << b << " bytes on " << nodes << " node(s)";
         prev = t;
@@ -69,11 +70,11 @@ TEST(CollectiveModel, TimeIncreasesWithBytes) {
 TEST(CollectiveModel, OneRankPerNodeGetsOneNicBandwidth) {
   const auto c = testing::h100_cluster(4);
   const auto m = make_nccl_analytical_model(c, {});
-  const auto dp = m->estimate(CollKind::AllReduce, kGiB, GroupPlacement::of({0, 8, 16, 24}, c));
+  const auto dp = m->estimate(CollKind::AllReduce, GiB, GroupPlacement::of({0, 8, 16, 24}, c));
   EXPECT_EQ(dp.algorithm, NcclAlgorithm::Ring);
   EXPECT_NEAR(dp.busbw_GBps, 48.0, 48.0 * 0.02);
   EXPECT_LE(dp.busbw_GBps, 48.0);
-  const auto ag = m->estimate(CollKind::AllGather, kGiB, GroupPlacement::of({0, 8, 16, 24}, c));
+  const auto ag = m->estimate(CollKind::AllGather, GiB, GroupPlacement::of({0, 8, 16, 24}, c));
   EXPECT_NEAR(ag.busbw_GBps, 48.0, 48.0 * 0.02);
 }
 
@@ -91,9 +92,9 @@ TEST(CollectiveModel, PatWinsMidSizeAllGatherWithOneRankPerNode) {
   const auto e = m->estimate(CollKind::AllGather, 1 << 20, dp);
   EXPECT_EQ(e.algorithm, NcclAlgorithm::PAT);
   EXPECT_NEAR(to_microseconds(e.time), 56.3, 0.2);
-  EXPECT_EQ(m->estimate(CollKind::AllGather, kGiB, dp).algorithm, NcclAlgorithm::Ring);
+  EXPECT_EQ(m->estimate(CollKind::AllGather, GiB, dp).algorithm, NcclAlgorithm::Ring);
   const auto forced = make_nccl_analytical_model(c, {{"NCCL_ALGO", "PAT"}});
-  EXPECT_EQ(forced->estimate(CollKind::AllGather, kGiB, dp).algorithm, NcclAlgorithm::PAT);
+  EXPECT_EQ(forced->estimate(CollKind::AllGather, GiB, dp).algorithm, NcclAlgorithm::PAT);
 }
 
 // nccl-tests busbw conventions: ReduceScatter (n-1)/n, Broadcast/Reduce 1.
@@ -101,13 +102,13 @@ TEST(CollectiveModel, BusBandwidthConventions) {
   const auto c = testing::h100_cluster(2);
   const auto m = make_nccl_analytical_model(c, {});
   const auto w = GroupPlacement::of(testing::first_ranks(16), c);
-  const auto rs = m->estimate(CollKind::ReduceScatter, kGiB, w);
+  const auto rs = m->estimate(CollKind::ReduceScatter, GiB, w);
   EXPECT_NEAR(rs.busbw_GBps, rs.algbw_GBps * 15.0 / 16.0, 1e-9);
-  const auto bc = m->estimate(CollKind::Broadcast, kGiB, w);
+  const auto bc = m->estimate(CollKind::Broadcast, GiB, w);
   EXPECT_EQ(bc.algorithm, NcclAlgorithm::Ring);
   EXPECT_DOUBLE_EQ(bc.busbw_GBps, bc.algbw_GBps);
   // algbw = bytes / time.
-  EXPECT_NEAR(bc.algbw_GBps, static_cast<double>(kGiB) / (to_seconds(bc.time) * 1e9), 1e-6 * bc.algbw_GBps);
+  EXPECT_NEAR(bc.algbw_GBps, static_cast<double>(GiB) / (to_seconds(bc.time) * 1e9), 1e-6 * bc.algbw_GBps);
 }
 
 // SendRecv across nodes (pipeline neighbours on different nodes): one direction's bytes over one NIC,
@@ -115,9 +116,9 @@ TEST(CollectiveModel, BusBandwidthConventions) {
 TEST(CollectiveModel, SendRecvAcrossNodesUsesOneNic) {
   const auto c = testing::h100_cluster(2);
   const auto m = make_nccl_analytical_model(c, {});
-  const auto e = m->estimate(CollKind::SendRecv, kGiB, GroupPlacement::of({0, 8}, c));
+  const auto e = m->estimate(CollKind::SendRecv, GiB, GroupPlacement::of({0, 8}, c));
   EXPECT_EQ(e.algorithm, NcclAlgorithm::P2P);
-  EXPECT_NEAR(to_microseconds(e.time), 22.4 + static_cast<double>(kGiB) / 48e3, 0.5);
+  EXPECT_NEAR(to_microseconds(e.time), 22.4 + static_cast<double>(GiB) / 48e3, 0.5);
   EXPECT_DOUBLE_EQ(e.busbw_GBps, e.algbw_GBps);
 }
 
@@ -125,8 +126,8 @@ TEST(CollectiveModel, SendRecvAcrossNodesUsesOneNic) {
 TEST(CollectiveModel, SendRecvInsideNodeUsesNvlink) {
   const auto c = testing::h100_cluster(1);
   const auto m = make_nccl_analytical_model(c, {});
-  const auto e = m->estimate(CollKind::SendRecv, kGiB, GroupPlacement::of({0, 1}, c));
-  EXPECT_NEAR(to_microseconds(e.time), 11.8 + static_cast<double>(kGiB) / 370.8e3, 0.5);
+  const auto e = m->estimate(CollKind::SendRecv, GiB, GroupPlacement::of({0, 1}, c));
+  EXPECT_NEAR(to_microseconds(e.time), 11.8 + static_cast<double>(GiB) / 370.8e3, 0.5);
 }
 
 // AllToAll, 16 ranks on 2 nodes, buffer B per rank: 8 of the 15 peers are remote, B/16 each ->
@@ -144,7 +145,7 @@ TEST(CollectiveModel, MultiNodeGroupWithoutNicsIsAnError) {
   ClusterSpec c = testing::h100_cluster(2);
   c.nics_per_node = 0;
   const auto m = make_nccl_analytical_model(c, {});
-  EXPECT_THROW(m->estimate(CollKind::AllReduce, kGiB, GroupPlacement::of(testing::first_ranks(16), c)), Error);
+  EXPECT_THROW(m->estimate(CollKind::AllReduce, GiB, GroupPlacement::of(testing::first_ranks(16), c)), Error);
 }
 
 TEST(CollectiveModel, BadEnvFailsAtConstruction) {

@@ -51,20 +51,8 @@ TEST(CustomAlgorithms, UnsupportedReasons) {
             "");
 }
 
-CustomAlgoContext context(int nnodes, int ppn) {
-  CustomAlgoContext ctx;
-  ctx.nranks = nnodes * ppn;
-  ctx.nnodes = nnodes;
-  ctx.ppn = ppn;
-  ctx.intra_bw_GBps = 300;
-  ctx.net_bw_GBps = 50;
-  ctx.intra_lat_us = 3;
-  ctx.net_lat_us = 10;
-  return ctx;
-}
-
 TEST(CustomAlgorithms, UnsupportedCombinationsThrow) {
-  const auto ctx = context(2, 8);
+  const auto ctx = testing::custom_context(2, 8);
   const auto comm = testing::custom_comm(2, 8);
   EXPECT_THROW(estimate_custom(CollectiveAlgorithm::ReductionServer, CollKind::AllGather, 1 << 20, ctx), Error);
   EXPECT_THROW(estimate_custom(CollectiveAlgorithm::HalvingDoubling, CollKind::Broadcast, 1 << 20, ctx), Error);
@@ -79,7 +67,7 @@ TEST(CustomAlgorithms, UnsupportedCombinationsThrow) {
 }
 
 TEST(CustomAlgorithms, NcclEntryUsesTheContextsNcclModel) {
-  auto ctx = context(4, 8);
+  auto ctx = testing::custom_context(4, 8);
   ctx.nccl = [](CollKind kind, std::int64_t bytes, int ppn, int nnodes) {
     CollectiveEstimate e;
     e.time = bytes + 1000 * ppn + 100000 * nnodes + (kind == CollKind::AllGather ? 7 : 0);
@@ -89,12 +77,12 @@ TEST(CustomAlgorithms, NcclEntryUsesTheContextsNcclModel) {
 }
 
 TEST(CustomAlgorithms, GroupOfOneAndEmptyBufferTakeNoTime) {
-  auto ctx = context(1, 1);
+  auto ctx = testing::custom_context(1, 1);
   for (const auto a : {CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::ReductionServer}) {
     const auto e = estimate_custom(a, CollKind::AllReduce, 1 << 20, ctx);
     EXPECT_EQ(e.time, 0) << to_string(a);
   }
-  const auto ctx16 = context(2, 8);
+  const auto ctx16 = testing::custom_context(2, 8);
   for (const auto a : {CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::ReductionServer}) {
     EXPECT_EQ(estimate_custom(a, CollKind::AllReduce, 0, ctx16).time, 0) << to_string(a);
     EXPECT_TRUE(custom_flows(a, CollKind::AllReduce, 0, testing::custom_comm(2, 8), {}).flows.empty());
@@ -102,7 +90,7 @@ TEST(CustomAlgorithms, GroupOfOneAndEmptyBufferTakeNoTime) {
 }
 
 TEST(CustomAlgorithms, EstimatesNameTheirAlgorithmAndBusBandwidth) {
-  const auto ctx = context(2, 8);
+  const auto ctx = testing::custom_context(2, 8);
   const auto e = estimate_custom(CollectiveAlgorithm::HalvingDoubling, CollKind::AllReduce, 1 << 30, ctx);
   EXPECT_EQ(e.algorithm, NcclAlgorithm::HalvingDoubling);
   EXPECT_GT(e.time, 0);

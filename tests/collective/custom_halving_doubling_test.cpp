@@ -12,19 +12,11 @@
 namespace trainsim {
 namespace {
 
-constexpr double kIntraBw = 300, kNetBw = 50, kIntraLat = 3, kNetLat = 10;
-
-CustomAlgoContext context(int nnodes, int ppn) {
-  CustomAlgoContext ctx;
-  ctx.nranks = nnodes * ppn;
-  ctx.nnodes = nnodes;
-  ctx.ppn = ppn;
-  ctx.intra_bw_GBps = kIntraBw;
-  ctx.net_bw_GBps = kNetBw;
-  ctx.intra_lat_us = kIntraLat;
-  ctx.net_lat_us = kNetLat;
-  return ctx;
-}
+using testing::custom_context;
+using testing::kIntraBw;
+using testing::kIntraLat;
+using testing::kNetBw;
+using testing::kNetLat;
 
 double hd_us(CollKind kind, std::int64_t bytes, const CustomAlgoContext& ctx) {
   return to_microseconds(estimate_custom(CollectiveAlgorithm::HalvingDoubling, kind, bytes, ctx).time);
@@ -36,7 +28,7 @@ double msg(double bytes, double lat, double bw) { return lat + bytes / (1000.0 *
 TEST(CustomHalvingDoubling, SingleNodeAllReduceClosedForm) {
   const double S = 1 << 30;
   const double expected = 2 * 3 * kIntraLat + 2.0 * 7.0 / 8.0 * S / (1000.0 * kIntraBw);
-  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 30, context(1, 8)), expected, 1e-3);
+  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 30, custom_context(1, 8)), expected, 1e-3);
 }
 
 // 4 nodes × 8: steps at distance 1, 2, 4 stay on the node (S/2, S/4, S/8 over NVLink), distance 8
@@ -46,14 +38,14 @@ TEST(CustomHalvingDoubling, StepsUseIntraOrNetworkLinksByPartnerDistance) {
   const double expected =
       2 * (msg(S / 2, kIntraLat, kIntraBw) + msg(S / 4, kIntraLat, kIntraBw) + msg(S / 8, kIntraLat, kIntraBw) +
            msg(S / 16, kNetLat, kNetBw) + msg(S / 32, kNetLat, kNetBw));
-  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 30, context(4, 8)), expected, 1e-3);
+  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 30, custom_context(4, 8)), expected, 1e-3);
 }
 
 // With ppn = 1 every step is a network message: the latency term is 2·log2(n)·lat.
 TEST(CustomHalvingDoubling, LatencyGrowsWithLog2OfRanks) {
   double previous = 0;
   for (int n = 2; n <= 1024; n *= 2) {
-    const double t = hd_us(CollKind::AllReduce, 8, context(n, 1));
+    const double t = hd_us(CollKind::AllReduce, 8, custom_context(n, 1));
     const double log2n = std::log2(static_cast<double>(n));
     EXPECT_NEAR(t, 2 * log2n * kNetLat, 0.01) << n;  // 8 bytes: the bandwidth term is negligible
     EXPECT_GT(t, previous);
@@ -62,7 +54,7 @@ TEST(CustomHalvingDoubling, LatencyGrowsWithLog2OfRanks) {
 }
 
 TEST(CustomHalvingDoubling, ReduceScatterAndAllGatherAreTheHalves) {
-  const auto ctx = context(4, 8);
+  const auto ctx = custom_context(4, 8);
   const std::int64_t S = 1 << 28;
   const double rs = hd_us(CollKind::ReduceScatter, S, ctx), ag = hd_us(CollKind::AllGather, S, ctx);
   EXPECT_NEAR(rs, ag, 1e-6);
@@ -74,11 +66,11 @@ TEST(CustomHalvingDoubling, NonPowerOfTwoFoldsExtraRanks) {
   const double S = 1 << 20;
   const double steps = 2 * (msg(S / 2, kIntraLat, kIntraBw) + msg(S / 4, kIntraLat, kIntraBw));
   const double folds = 2 * msg(S, kIntraLat, kIntraBw);
-  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 20, context(1, 6)), steps + folds, 1e-4);
+  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 20, custom_context(1, 6)), steps + folds, 1e-4);
   // ReduceScatter folds S in and only the extra rank's S/n block out; AllGather the reverse.
-  EXPECT_NEAR(hd_us(CollKind::ReduceScatter, 1 << 20, context(1, 6)),
+  EXPECT_NEAR(hd_us(CollKind::ReduceScatter, 1 << 20, custom_context(1, 6)),
               steps / 2 + msg(S, kIntraLat, kIntraBw) + msg(S / 6, kIntraLat, kIntraBw), 1e-4);
-  EXPECT_NEAR(hd_us(CollKind::AllGather, 1 << 20, context(1, 6)),
+  EXPECT_NEAR(hd_us(CollKind::AllGather, 1 << 20, custom_context(1, 6)),
               steps / 2 + msg(S, kIntraLat, kIntraBw) + msg(S / 6, kIntraLat, kIntraBw), 1e-4);
 }
 
@@ -100,14 +92,14 @@ TEST(CustomHalvingDoubling, UnevenNodeSizesCheckEveryPair) {
   const double expected = 2 * msg(S, kIntraLat, kIntraBw) +  // folds: (0,1), (2,3) on node 0
                           2 * (msg(S / 2, kIntraLat, kIntraBw) + msg(S / 4, kNetLat, kNetBw) +
                                msg(S / 8, kNetLat, kNetBw) + msg(S / 16, kNetLat, kNetBw));
-  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 20, context(3, 6)), expected, 1e-4);
+  EXPECT_NEAR(hd_us(CollKind::AllReduce, 1 << 20, custom_context(3, 6)), expected, 1e-4);
 }
 
 TEST(CustomHalvingDoubling, MissingBandwidthIsAnError) {
-  auto ctx = context(2, 8);
+  auto ctx = custom_context(2, 8);
   ctx.net_bw_GBps = 0;
   EXPECT_THROW(hd_us(CollKind::AllReduce, 1 << 20, ctx), Error);
-  EXPECT_NO_THROW(hd_us(CollKind::AllReduce, 1 << 20, context(1, 8)));
+  EXPECT_NO_THROW(hd_us(CollKind::AllReduce, 1 << 20, custom_context(1, 8)));
 }
 
 // Power-of-two n: every rank sends and receives 2(p-1)/p·S in an AllReduce, (p-1)/p·S in RS or AG.

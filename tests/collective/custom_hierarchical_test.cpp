@@ -36,17 +36,19 @@ struct FakeNccl {
   }
 };
 
-constexpr std::int64_t S = 1 << 30;
+constexpr std::int64_t kCallBytes = 1 << 30;  // S: the size of the collectives priced here
 
 TEST(CustomHierarchical, AllReduceIsTheSumOfItsThreePhases) {
   FakeNccl nccl;
-  const auto e = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(4, 8));
-  const std::vector<Call> expected{
-      {CollKind::ReduceScatter, S, 8, 1}, {CollKind::AllReduce, S / 8, 1, 4}, {CollKind::AllGather, S, 8, 1}};
+  const auto e =
+      estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, nccl.context(4, 8));
+  const std::vector<Call> expected{{CollKind::ReduceScatter, kCallBytes, 8, 1},
+                                   {CollKind::AllReduce, kCallBytes / 8, 1, 4},
+                                   {CollKind::AllGather, kCallBytes, 8, 1}};
   EXPECT_EQ(nccl.calls, expected);
-  EXPECT_EQ(e.time, FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) +
-                        FakeNccl::price(CollKind::AllReduce, S / 8, 1, 4) +
-                        FakeNccl::price(CollKind::AllGather, S, 8, 1));
+  EXPECT_EQ(e.time, FakeNccl::price(CollKind::ReduceScatter, kCallBytes, 8, 1) +
+                        FakeNccl::price(CollKind::AllReduce, kCallBytes / 8, 1, 4) +
+                        FakeNccl::price(CollKind::AllGather, kCallBytes, 8, 1));
   EXPECT_EQ(e.algorithm, NcclAlgorithm::Hierarchical);
   EXPECT_EQ(e.protocol, NcclProtocol::LL128);  // the network phase's
   EXPECT_EQ(e.channels, 16);
@@ -54,15 +56,19 @@ TEST(CustomHierarchical, AllReduceIsTheSumOfItsThreePhases) {
 
 TEST(CustomHierarchical, ReduceScatterAndAllGatherPhases) {
   FakeNccl rs;
-  const auto ers = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::ReduceScatter, S, rs.context(4, 8));
-  EXPECT_EQ(rs.calls, (std::vector<Call>{{CollKind::ReduceScatter, S, 8, 1}, {CollKind::ReduceScatter, S / 8, 1, 4}}));
-  EXPECT_EQ(ers.time,
-            FakeNccl::price(CollKind::ReduceScatter, S, 8, 1) + FakeNccl::price(CollKind::ReduceScatter, S / 8, 1, 4));
+  const auto ers =
+      estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::ReduceScatter, kCallBytes, rs.context(4, 8));
+  EXPECT_EQ(rs.calls, (std::vector<Call>{{CollKind::ReduceScatter, kCallBytes, 8, 1},
+                                         {CollKind::ReduceScatter, kCallBytes / 8, 1, 4}}));
+  EXPECT_EQ(ers.time, FakeNccl::price(CollKind::ReduceScatter, kCallBytes, 8, 1) +
+                          FakeNccl::price(CollKind::ReduceScatter, kCallBytes / 8, 1, 4));
   FakeNccl ag;
-  const auto eag = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllGather, S, ag.context(4, 8));
-  EXPECT_EQ(ag.calls, (std::vector<Call>{{CollKind::AllGather, S / 8, 1, 4}, {CollKind::AllGather, S, 8, 1}}));
-  EXPECT_EQ(eag.time,
-            FakeNccl::price(CollKind::AllGather, S / 8, 1, 4) + FakeNccl::price(CollKind::AllGather, S, 8, 1));
+  const auto eag =
+      estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllGather, kCallBytes, ag.context(4, 8));
+  EXPECT_EQ(ag.calls,
+            (std::vector<Call>{{CollKind::AllGather, kCallBytes / 8, 1, 4}, {CollKind::AllGather, kCallBytes, 8, 1}}));
+  EXPECT_EQ(eag.time, FakeNccl::price(CollKind::AllGather, kCallBytes / 8, 1, 4) +
+                          FakeNccl::price(CollKind::AllGather, kCallBytes, 8, 1));
 }
 
 // Shards round up so no byte is lost: 10 bytes over 4 GPUs per node -> 3-byte shards.
@@ -76,29 +82,32 @@ TEST(CustomHierarchical, ShardRoundsUp) {
 // One GPU per node: the intra-node phases are groups of one and cost nothing.
 TEST(CustomHierarchical, OneGpuPerNodeIsJustTheInterNodePhase) {
   FakeNccl nccl;
-  const auto e = estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(8, 1));
-  EXPECT_EQ(nccl.calls, (std::vector<Call>{{CollKind::AllReduce, S, 1, 8}}));
-  EXPECT_EQ(e.time, FakeNccl::price(CollKind::AllReduce, S, 1, 8));
+  const auto e =
+      estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, nccl.context(8, 1));
+  EXPECT_EQ(nccl.calls, (std::vector<Call>{{CollKind::AllReduce, kCallBytes, 1, 8}}));
+  EXPECT_EQ(e.time, FakeNccl::price(CollKind::AllReduce, kCallBytes, 1, 8));
 }
 
 TEST(CustomHierarchical, SingleNodeOrUnevenNodesThrow) {
   FakeNccl nccl;
-  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(1, 8)), Error);
+  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, nccl.context(1, 8)),
+               Error);
   auto uneven = nccl.context(2, 8);
   uneven.nranks = 12;
-  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, uneven), Error);
+  EXPECT_THROW(estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, uneven), Error);
   EXPECT_TRUE(nccl.calls.empty());
-  EXPECT_THROW(custom_flows(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, testing::custom_comm(1, 8), {}),
-               Error);
+  EXPECT_THROW(
+      custom_flows(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, testing::custom_comm(1, 8), {}),
+      Error);
   auto comm = testing::custom_comm(2, 4);  // move rank 7 off node 1: nodes of 4 and 3 (+1 on a third)
   comm.nnodes = 3;
   comm.node_of[7] = 2;
   comm.local_of[7] = 0;
   comm.node_ranks[1].pop_back();
   comm.node_ranks.push_back({7});
-  EXPECT_THROW(custom_flows(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, comm, {}), Error);
+  EXPECT_THROW(custom_flows(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, comm, {}), Error);
   try {
-    estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, S, nccl.context(1, 8));
+    estimate_custom(CollectiveAlgorithm::Hierarchical, CollKind::AllReduce, kCallBytes, nccl.context(1, 8));
   } catch (const Error& e) { EXPECT_NE(std::string(e.what()).find("one node"), std::string::npos) << e.what(); }
 }
 

@@ -4,19 +4,20 @@
 // for 8 GPUs per node, and a flow DAG that conserves bytes per worker and per reducer.
 #include <gtest/gtest.h>
 
-#include "collective/collective_model.hpp"
 #include "collective/algorithms/custom_algorithms.hpp"
+#include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
 #include "custom_test_support.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr double kNetBw = 50;     // 400 Gb/s per GPU
-constexpr double kIntraBw = 300;  // stub NVLink bandwidth for the intra-node phases
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+using test::GiB;
+using testing::kIntraBw;  // the stub NVLink bandwidth of the intra-node phases
+using testing::kNetBw;
 
 // A stub for the NCCL-priced intra-node phases: (q-1)/q·S at kIntraBw, recording each call.
 struct Calls {
@@ -50,33 +51,33 @@ double rs_us(std::int64_t bytes, const CustomAlgoContext& ctx) {
 
 // One GPU per node, worker-bound: latency + S / worker_bw (send and receive overlap on opposite directions).
 TEST(CustomReductionServer, OneGpuPerNodeWorkerBoundTime) {
-  const double S = kGiB;
+  const double S = GiB;
   Calls calls;
-  EXPECT_NEAR(rs_us(kGiB, context(16, 1, {16, 400, 10}, &calls)), 10 + S / (1000 * kNetBw), 1e-3);
+  EXPECT_NEAR(rs_us(GiB, context(16, 1, {16, 400, 10}, &calls)), 10 + S / (1000 * kNetBw), 1e-3);
   EXPECT_TRUE(calls.seen.empty());  // no intra-node phases with one GPU per node
 }
 
 // 8 GPUs per node: NCCL reduce-scatter and all-gather of S inside the node, and each GPU sends only its
 // S/8 shard over its NIC share: latency + S/8 / worker_bw + the two intra-node phases.
 TEST(CustomReductionServer, MultiGpuNodeReducesInsideFirst) {
-  const double S = kGiB;
+  const double S = GiB;
   Calls calls;
-  const double t = rs_us(kGiB, context(2, 8, {16, 400, 10}, &calls));
-  EXPECT_NEAR(t, 10 + S / 8 / (1000 * kNetBw) + 2 * stub_phase_us(kGiB, 8), 1e-3);
+  const double t = rs_us(GiB, context(2, 8, {16, 400, 10}, &calls));
+  EXPECT_NEAR(t, 10 + S / 8 / (1000 * kNetBw) + 2 * stub_phase_us(GiB, 8), 1e-3);
   ASSERT_EQ(calls.seen.size(), 2u);
-  EXPECT_EQ(calls.seen[0], std::make_tuple(CollKind::ReduceScatter, kGiB, 8, 1));
-  EXPECT_EQ(calls.seen[1], std::make_tuple(CollKind::AllGather, kGiB, 8, 1));
+  EXPECT_EQ(calls.seen[0], std::make_tuple(CollKind::ReduceScatter, GiB, 8, 1));
+  EXPECT_EQ(calls.seen[1], std::make_tuple(CollKind::AllGather, GiB, 8, 1));
 }
 
 // Reducer-bound: few reducers each carry (worker nodes)·S/R; workers are nodes, not GPUs.
 TEST(CustomReductionServer, ReducerBoundTime) {
-  const double S = kGiB;
+  const double S = GiB;
   const ReductionServerSpec rs{2, 100, 10};  // 12.5 GB/s per reducer
-  EXPECT_NEAR(rs_us(kGiB, context(4, 8, rs)), 10 + 4 * S / 2 / (1000 * 12.5) + 2 * stub_phase_us(kGiB, 8), 1e-3);
-  EXPECT_NEAR(rs_us(kGiB, context(4, 1, rs)), 10 + 4 * S / 2 / (1000 * 12.5), 1e-3);
+  EXPECT_NEAR(rs_us(GiB, context(4, 8, rs)), 10 + 4 * S / 2 / (1000 * 12.5) + 2 * stub_phase_us(GiB, 8), 1e-3);
+  EXPECT_NEAR(rs_us(GiB, context(4, 1, rs)), 10 + 4 * S / 2 / (1000 * 12.5), 1e-3);
   // servers = 0: one reducer per worker node, each receiving one node's S.
   const ReductionServerSpec per_node{0, 100, 10};
-  EXPECT_NEAR(rs_us(kGiB, context(4, 8, per_node)), 10 + S / (1000 * 12.5) + 2 * stub_phase_us(kGiB, 8), 1e-3);
+  EXPECT_NEAR(rs_us(GiB, context(4, 8, per_node)), 10 + S / (1000 * 12.5) + 2 * stub_phase_us(GiB, 8), 1e-3);
 }
 
 // 16 vs 1024 nodes, same per-GPU bandwidth, reducers scaled with the nodes: the same time.
@@ -93,8 +94,8 @@ TEST(CustomReductionServer, TimeIndependentOfNodeCount) {
 // Groups whose nodes hold different numbers of ranks have no uniform shard layout: every GPU is a worker.
 TEST(CustomReductionServer, NonUniformGroupsUsePerGpuWorkers) {
   auto ctx = context(3, 3, {0, 400, 10});
-  ctx.nranks = 8;                                                            // 3 + 3 + 2
-  EXPECT_NEAR(rs_us(kGiB, ctx), 10 + 8.0 * kGiB / 3 / (1000 * 50.0), 1e-3);  // reducer-bound: 8 workers, 3 reducers
+  ctx.nranks = 8;                                                          // 3 + 3 + 2
+  EXPECT_NEAR(rs_us(GiB, ctx), 10 + 8.0 * GiB / 3 / (1000 * 50.0), 1e-3);  // reducer-bound: 8 workers, 3 reducers
 }
 
 // The published ratio on real clusters (Vertex AI blog: ~2x ring's algbw), through the collective model
@@ -105,9 +106,9 @@ double algbw(const ClusterSpec& c, CollectiveAlgorithm choice) {
   spec.reduction_server.nic_gbps = 100;
   const auto model = make_collective_model(c, {}, spec);
   const auto world = GroupPlacement::of(testing::first_ranks(c.num_gpus), c);
-  const CollectiveEstimate e = model->estimate(CollKind::AllReduce, kGiB, world);
+  const CollectiveEstimate e = model->estimate(CollKind::AllReduce, GiB, world);
   EXPECT_EQ(e.algorithm, choice == CollectiveAlgorithm::ReductionServer ? NcclAlgorithm::ReductionServer : e.algorithm);
-  return static_cast<double>(kGiB) / 1e9 / to_seconds(e.time);
+  return static_cast<double>(GiB) / 1e9 / to_seconds(e.time);
 }
 
 ClusterSpec one_nic_cluster(int nodes, int gpus_per_node) {

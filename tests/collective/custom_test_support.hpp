@@ -8,10 +8,28 @@
 #include <memory>
 #include <vector>
 
+#include "collective/algorithms/custom_algorithms.hpp"
 #include "collective/flows/flow_dag.hpp"
 #include "collective/nccl/nccl_communicator.hpp"
 
 namespace trainsim::testing {
+
+// The stub links the custom-algorithm tests price on: NVLink 300 GB/s and 3 us, the network 50 GB/s (400 Gb/s
+// per GPU) and 10 us.
+inline constexpr double kIntraBw = 300, kNetBw = 50, kIntraLat = 3, kNetLat = 10;
+
+// A context of `nnodes` x `ppn` ranks on those links, with no NCCL model behind it.
+inline CustomAlgoContext custom_context(int nnodes, int ppn) {
+  CustomAlgoContext ctx;
+  ctx.nranks = nnodes * ppn;
+  ctx.nnodes = nnodes;
+  ctx.ppn = ppn;
+  ctx.intra_bw_GBps = kIntraBw;
+  ctx.net_bw_GBps = kNetBw;
+  ctx.intra_lat_us = kIntraLat;
+  ctx.net_lat_us = kNetLat;
+  return ctx;
+}
 
 // `nics` > 0 attaches a node topology with that many NICs per node (no paths: intra links default
 // to NVLink); 0 leaves node_topology empty (one NIC per GPU).

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_chunking.hpp"
+#include "support/byte_sizes.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using test::GiB;
+using test::KiB;
+using test::MiB;
 
 TEST(FlowsChunking, Cbd1GiBAllReduceGivesEqualContiguousParts) {
   const auto parts = split_channels_cbd(GiB, 2, traffic_per_byte(CollKind::AllReduce, 16), 16, 16);

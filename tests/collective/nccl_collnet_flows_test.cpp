@@ -6,15 +6,18 @@
 #include <map>
 #include <tuple>
 
-#include "collective/nccl/nccl_comm_builder.hpp"
 #include "collective/flows/nccl_flows.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
 #include "core/error.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using test::GiB;
+using test::KiB;
+using test::MiB;
 using A = NcclAlgorithm;
 
 std::shared_ptr<const NcclCommunicator> comm_2x8(bool collnet) {
@@ -23,8 +26,8 @@ std::shared_ptr<const NcclCommunicator> comm_2x8(bool collnet) {
   return builder.communicator(GroupPlacement::of(testing::first_ranks(16), cluster));
 }
 
-FlowDag gen(const NcclCommunicator& c, std::int64_t bytes, A a, int channels,
-            FlowGranularity g = FlowGranularity::PerChannel) {
+FlowDag all_reduce_flows(const NcclCommunicator& c, std::int64_t bytes, A a, int channels,
+                         FlowGranularity g = FlowGranularity::PerChannel) {
   FlowOptions o;
   o.granularity = g;
   return generate_collective_flows(c, CollKind::AllReduce, bytes, CallPlan{a, NcclProtocol::Simple, channels}, o);
@@ -55,7 +58,7 @@ FabricTraffic fabric_traffic(const NcclCommunicator& c, const FlowDag& dag) {
 }
 
 using EdgeKey = std::tuple<int, int, int, int, int>;
-std::map<EdgeKey, std::int64_t> totals_by_edge(const FlowDag& dag) {
+std::map<EdgeKey, std::int64_t> bytes_by_edge(const FlowDag& dag) {
   std::map<EdgeKey, std::int64_t> m;
   for (const Flow& f : dag.flows)
     m[{static_cast<int>(f.src.kind), f.src.index, static_cast<int>(f.dst.kind), f.dst.index,
@@ -73,7 +76,7 @@ TEST(NcclCollNetFlows, DirectScattersToEveryHeadAndReducesInTheFabric) {
   ASSERT_TRUE(c->collnet);
   ASSERT_EQ(c->collnet_head_local.size(), 8u);
   const std::int64_t S = GiB;
-  const FlowDag dag = gen(*c, S, A::CollNetDirect, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::CollNetDirect, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) {
@@ -92,7 +95,7 @@ TEST(NcclCollNetFlows, DirectScattersToEveryHeadAndReducesInTheFabric) {
 TEST(NcclCollNetFlows, ChainClimbsTheChainAndLeavesFromItsHead) {
   const auto c = comm_2x8(true);
   const std::int64_t S = 256 * MiB;
-  const FlowDag dag = gen(*c, S, A::CollNetChain, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::CollNetChain, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) {
@@ -114,7 +117,7 @@ TEST(NcclCollNetFlows, ChainClimbsTheChainAndLeavesFromItsHead) {
 TEST(NcclCollNetFlows, MultiNodeNvlsGoesThroughTheFabric) {
   const auto c = comm_2x8(true);
   const std::int64_t S = 64 * MiB;
-  const FlowDag dag = gen(*c, S, A::NVLS, 16);
+  const FlowDag dag = all_reduce_flows(*c, S, A::NVLS, 16);
   expect_valid(dag);
   const auto t = fabric_traffic(*c, dag);
   for (int node = 0; node < 2; ++node) EXPECT_EQ(t.up.at(node), S);
@@ -125,18 +128,18 @@ TEST(NcclCollNetFlows, PerStepMatchesPerChannel) {
   const auto c = comm_2x8(true);
   for (A a : {A::CollNetDirect, A::CollNetChain, A::NVLS}) {
     SCOPED_TRACE(to_string(a));
-    const FlowDag agg = gen(*c, 6 * MiB + 4 * KiB, a, 4);
-    const FlowDag step = gen(*c, 6 * MiB + 4 * KiB, a, 4, FlowGranularity::PerStep);
+    const FlowDag agg = all_reduce_flows(*c, 6 * MiB + 4 * KiB, a, 4);
+    const FlowDag step = all_reduce_flows(*c, 6 * MiB + 4 * KiB, a, 4, FlowGranularity::PerStep);
     expect_valid(step);
     EXPECT_GT(step.flows.size(), agg.flows.size());
-    EXPECT_EQ(totals_by_edge(agg), totals_by_edge(step));
+    EXPECT_EQ(bytes_by_edge(agg), bytes_by_edge(step));
   }
 }
 
 // PerStep: the fabric's result for a chunk leaves only after every node's contribution arrived.
 TEST(NcclCollNetFlows, FabricWaitsForEveryNode) {
   const auto c = comm_2x8(true);
-  const FlowDag dag = gen(*c, 512 * KiB, A::CollNetDirect, 1, FlowGranularity::PerStep);
+  const FlowDag dag = all_reduce_flows(*c, 512 * KiB, A::CollNetDirect, 1, FlowGranularity::PerStep);
   int checked = 0;
   for (const Flow& f : dag.flows) {
     if (f.src.kind != FlowEndpoint::Kind::InNetwork) continue;
@@ -155,9 +158,9 @@ TEST(NcclCollNetFlows, FabricWaitsForEveryNode) {
 TEST(NcclCollNetFlows, WithoutCollNetTheAlgorithmsAreErrors) {
   const auto c = comm_2x8(false);
   EXPECT_FALSE(c->collnet);
-  EXPECT_THROW(gen(*c, MiB, A::CollNetDirect, 4), Error);
-  EXPECT_THROW(gen(*c, MiB, A::CollNetChain, 4), Error);
-  EXPECT_THROW(gen(*c, MiB, A::NVLS, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::CollNetDirect, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::CollNetChain, 4), Error);
+  EXPECT_THROW(all_reduce_flows(*c, MiB, A::NVLS, 4), Error);
 }
 
 }  // namespace

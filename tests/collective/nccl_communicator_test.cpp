@@ -11,16 +11,15 @@
 #include "collective/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
+#include "test_node_topologies.hpp"
 
 namespace trainsim {
 namespace {
 
 using Chains = std::vector<std::vector<int>>;
 
-std::shared_ptr<const NodeTopology> h100_node() {
-  NodeTopology t = generate_node_topology(testing::h100_cluster(2));
-  compute_paths(t, PathOptions{});
-  return std::make_shared<const NodeTopology>(std::move(t));
+std::shared_ptr<const NodeTopology> shared_h100_node() {
+  return std::make_shared<const NodeTopology>(testing::generated_h100_node());
 }
 
 // NCCL's ring graph: crossNic 2, 8 channels × 48 GB/s; channel pairs enter/leave through NICs {c, c±1}.
@@ -76,7 +75,7 @@ NodeGraphs h100_graphs() {
 }
 
 NcclCommunicator h100_comm(int nodes, const CommOptions& options = {}) {
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   return build_communicator(std::vector<std::shared_ptr<const NodeTopology>>(static_cast<std::size_t>(nodes), node),
                             std::vector<NodeGraphs>(static_cast<std::size_t>(nodes), h100_graphs()), options);
 }
@@ -210,7 +209,7 @@ TEST(NcclCommunicator, Section92NvlsHeadsAndNodeTrees) {
 TEST(NcclCommunicator, NoChannelSwapWithoutCrossNic2) {
   NodeGraphs g = h100_graphs();
   g.ring.cross_nic = 0;
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   const auto c = build_communicator({node, node}, {g, g}, {});
   EXPECT_EQ(c.rings[0].order, (std::vector<int>{0, 7, 6, 5, 4, 3, 2, 1, 8, 15, 14, 13, 12, 11, 10, 9}));
 }
@@ -229,7 +228,7 @@ TEST(NcclCommunicator, PxnRingExitNamesTheProxyRank) {
     g.ring.intra.push_back(chain);
   }
   g.ring.net_in = g.ring.net_out = {0, 1, 2, 3, 4, 5, 6, 7};
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   const auto c = build_communicator({node, node}, {g, g}, {});
   EXPECT_EQ(c.nchannels, 16);         // bwIntra 45 is not > 45: no SM90 doubling
   const RingChannel& r = c.rings[2];  // 2 1 0 7 6 5 4 3 | 10 9 8 15 14 13 12 11
@@ -296,7 +295,7 @@ TEST(NcclCommunicator, OneGpuPerNode) {
 TEST(NcclCommunicator, Sm90DoublingBelowSixteenChannels) {
   NodeGraphs g = h100_graphs();
   g.ring.nchannels = 4;  // the min over ring and tree channels is what counts
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   const auto c = build_communicator({node, node}, {g, g}, {});
   EXPECT_EQ(c.ring_graph.nchannels, 4);
   EXPECT_EQ(c.tree_graph.nchannels, 4);
@@ -334,7 +333,7 @@ TEST(NcclCommunicator, CollNetAddsHalfTheChannels) {
   g.tree.bw_inter = 24;  // chain bwIntra > bwInter
   CommOptions o;
   o.collnet = true;
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   const auto c = build_communicator({node, node}, {g, g}, o);
   EXPECT_EQ(c.nchannels, 24);
   EXPECT_EQ(c.channel_copy_of[20], 4);
@@ -357,7 +356,7 @@ TEST(NcclCommunicator, P2pAndNvlsOptions) {
 TEST(NcclCommunicator, NoNvlsWithoutNvlsGraph) {
   NodeGraphs g = h100_graphs();
   g.nvls = SearchGraph{};
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   const auto c = build_communicator({node, node}, {g, g}, {});
   EXPECT_EQ(c.nvls_channels, 0);
   EXPECT_EQ(c.nvls_heads, 0);
@@ -378,7 +377,7 @@ TEST(NcclCommunicator, SingleNode) {
   g.ring.net_out.assign(12, -1);
   g.tree.nchannels = 12;
   for (int ch = 8; ch < 12; ++ch) g.tree.intra.push_back(g.tree.intra[at(ch - 8)]);
-  const auto c = build_communicator({h100_node()}, {g}, {});
+  const auto c = build_communicator({shared_h100_node()}, {g}, {});
   EXPECT_EQ(c.nchannels, 24);
   EXPECT_EQ(c.p2p_nchannels, 32);
   EXPECT_EQ(c.p2p_channels_per_peer, 32);  // NVLink peers 36 -> pow2Up 64 -> min(p2pnChannels)
@@ -392,7 +391,7 @@ TEST(NcclCommunicator, SingleNode) {
 }
 
 TEST(NcclCommunicator, RejectsInconsistentInput) {
-  const auto node = h100_node();
+  const auto node = shared_h100_node();
   EXPECT_THROW(build_communicator({}, {}, {}), Error);
   EXPECT_THROW(build_communicator({node, node}, {h100_graphs()}, {}), Error);
   NodeGraphs bad = h100_graphs();

@@ -4,6 +4,7 @@
 
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "core/error.hpp"
+#include "support/byte_sizes.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
@@ -12,7 +13,7 @@ namespace {
 using A = NcclAlgorithm;
 using P = NcclProtocol;
 
-constexpr std::int64_t kGiB = 1LL << 30;
+using test::GiB;
 
 GroupPlacement two_node_world(const ClusterSpec& c) { return GroupPlacement::of(testing::first_ranks(16), c); }
 
@@ -30,7 +31,7 @@ ScenarioError scenario_error_of(const std::map<std::string, std::string>& env) {
 TEST(NcclEnv, AlgoTreeForcesTree) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_ALGO", "Tree"}});
-  const auto e = m.estimate(CollKind::AllReduce, kGiB, two_node_world(c));
+  const auto e = m.estimate(CollKind::AllReduce, GiB, two_node_world(c));
   EXPECT_EQ(e.algorithm, A::Tree);
   EXPECT_EQ(e.protocol, P::Simple);
   EXPECT_NEAR(to_microseconds(e.time), 7721.0, 7721.0 * 0.02);
@@ -52,7 +53,7 @@ TEST(NcclEnv, NamesAreCaseInsensitive) {
 TEST(NcclEnv, ProtoCaretExcludesLL) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_PROTO", "^LL"}});
-  for (std::int64_t bytes = 1024; bytes <= kGiB; bytes *= 4) {
+  for (std::int64_t bytes = 1024; bytes <= GiB; bytes *= 4) {
     SCOPED_TRACE(bytes);
     EXPECT_NE(m.estimate(CollKind::AllReduce, bytes, two_node_world(c)).protocol, P::LL);
     EXPECT_NE(m.estimate(CollKind::AllGather, bytes, two_node_world(c)).protocol, P::LL);
@@ -63,8 +64,8 @@ TEST(NcclEnv, ProtoCaretExcludesLL) {
 TEST(NcclEnv, PerFunctionLists) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_ALGO", "ring;allreduce:tree"}});
-  EXPECT_EQ(m.estimate(CollKind::AllReduce, kGiB, two_node_world(c)).algorithm, A::Tree);
-  EXPECT_EQ(m.estimate(CollKind::AllGather, kGiB, two_node_world(c)).algorithm, A::Ring);
+  EXPECT_EQ(m.estimate(CollKind::AllReduce, GiB, two_node_world(c)).algorithm, A::Tree);
+  EXPECT_EQ(m.estimate(CollKind::AllGather, GiB, two_node_world(c)).algorithm, A::Ring);
   // "allreduce:^tree": only AllReduce is constrained, Tree excluded -> at 8 KiB not Tree/LL.
   NcclAnalyticalModel no_tree(c, {{"NCCL_ALGO", "allreduce:^tree"}});
   EXPECT_NE(no_tree.estimate(CollKind::AllReduce, 8192, two_node_world(c)).algorithm, A::Tree);
@@ -106,7 +107,7 @@ TEST(NcclEnv, UnknownVariableSuggestsClosest) {
 TEST(NcclEnv, KnownIgnoredVariablesAndEmptyValuesAreAccepted) {
   const auto c = testing::h100_cluster(2);
   NcclAnalyticalModel m(c, {{"NCCL_P2P_PXN_LEVEL", "2"}, {"NCCL_IB_HCA", "mlx5"}, {"NCCL_ALGO", ""}});
-  EXPECT_EQ(m.estimate(CollKind::AllReduce, kGiB, two_node_world(c)).algorithm, A::NVLSTree);
+  EXPECT_EQ(m.estimate(CollKind::AllReduce, GiB, two_node_world(c)).algorithm, A::NVLSTree);
 }
 
 TEST(NcclEnv, BadIntegers) {
@@ -123,8 +124,8 @@ TEST(NcclEnv, MaxChannelsCapsChannelsAndBandwidth) {
   NcclAnalyticalModel base(c, {{"NCCL_ALGO", "Ring"}});
   NcclAnalyticalModel capped(c, {{"NCCL_ALGO", "Ring"}, {"NCCL_MAX_NCHANNELS", "4"}});
   const auto w = two_node_world(c);
-  const auto b = base.estimate(CollKind::AllReduce, kGiB, w);
-  const auto k = capped.estimate(CollKind::AllReduce, kGiB, w);
+  const auto b = base.estimate(CollKind::AllReduce, GiB, w);
+  const auto k = capped.estimate(CollKind::AllReduce, GiB, w);
   EXPECT_EQ(b.channels, 16);
   EXPECT_EQ(k.channels, 4);
   EXPECT_NEAR(k.algbw_GBps, b.algbw_GBps / 4.0, b.algbw_GBps * 0.02);
@@ -136,7 +137,7 @@ TEST(NcclEnv, MinChannelsRaisesChannels) {
   NcclAnalyticalModel m(c, {{"NCCL_MIN_NCHANNELS", "32"}, {"NCCL_NVLS_ENABLE", "0"}});
   const auto w = two_node_world(c);
   EXPECT_EQ(m.tuning(w)->topology().comm_channels, 32);
-  EXPECT_EQ(m.estimate(CollKind::AllReduce, kGiB, w).channels, 32);
+  EXPECT_EQ(m.estimate(CollKind::AllReduce, GiB, w).channels, 32);
 }
 
 // Forcing LL128 where the hardware cannot run it (PCIe-only node) leaves no protocol at all.

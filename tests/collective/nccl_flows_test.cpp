@@ -11,11 +11,14 @@
 
 #include "collective/flows/nccl_flows.hpp"
 #include "core/error.hpp"
+#include "support/byte_sizes.hpp"
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+using test::GiB;
+using test::KiB;
+using test::MiB;
 
 void set_ring(NcclCommunicator& c, RingChannel& ring, const std::vector<int>& order) {
   const auto n = static_cast<std::size_t>(c.nranks);
@@ -129,7 +132,7 @@ NcclCommunicator one_per_node(int n) {
 }
 
 using Key = std::tuple<int, int, int, int, int>;  // src kind, src, dst kind, dst, link
-std::map<Key, std::pair<std::int64_t, std::int64_t>> totals_by_edge(const FlowDag& dag) {
+std::map<Key, std::pair<std::int64_t, std::int64_t>> bytes_and_payload_by_edge(const FlowDag& dag) {
   std::map<Key, std::pair<std::int64_t, std::int64_t>> m;
   for (const Flow& f : dag.flows) {
     auto& t = m[{static_cast<int>(f.src.kind), f.src.index, static_cast<int>(f.dst.kind), f.dst.index,
@@ -178,7 +181,7 @@ void expect_step_matches_channel(const NcclCommunicator& c, CollKind k, std::int
   expect_valid_dag(agg);
   expect_valid_dag(step);
   EXPECT_GT(step.flows.size(), agg.flows.size());
-  EXPECT_EQ(totals_by_edge(agg), totals_by_edge(step));
+  EXPECT_EQ(bytes_and_payload_by_edge(agg), bytes_and_payload_by_edge(step));
 }
 
 TEST(NcclFlowsRing, AllReduce1GiBMatchesWorkedExample) {
@@ -425,7 +428,7 @@ TEST(NcclFlowsP2p, AllToAll1MiBPerPeerMatchesWorkedExample) {
   // PerStep: 128 KiB network chunks -> 2 flows per part.
   const FlowDag steps =
       gen(c, CollKind::AllToAll, 16 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, FlowGranularity::PerStep);
-  EXPECT_EQ(totals_by_edge(steps), totals_by_edge(dag));
+  EXPECT_EQ(bytes_and_payload_by_edge(steps), bytes_and_payload_by_edge(dag));
 }
 
 TEST(NcclFlowsP2p, SmallIntraNodeSendUsesLL) {

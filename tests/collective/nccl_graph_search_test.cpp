@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
+#include "test_node_topologies.hpp"
 
 namespace trainsim {
 namespace {
@@ -17,11 +18,6 @@ namespace {
 NodeTopology with_paths(NodeTopology t) {
   compute_paths(t, {});
   return t;
-}
-
-NodeTopology dgx() {
-  return with_paths(load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml",
-                                            "nccl.NCCL_TOPO_FILE"));
 }
 
 SearchOptions multi(int cross_nic = 2) { return SearchOptions{.cross_nic = cross_nic, .multi_node = true}; }
@@ -34,7 +30,7 @@ std::vector<int> rotation(int start, int step, int n = 8) {
 
 // NCCL's ring, crossNic 2: 8 × 48, NVL/PIX; odd channels enter where the previous one left.
 TEST(NcclGraphSearch, DgxRingMultiNodeCrossNic2) {
-  const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, multi(2));
+  const SearchGraph g = search_graph(testing::dgx_h100_node(), GraphPattern::Ring, multi(2));
   EXPECT_EQ(g.pattern, GraphPattern::Ring);
   ASSERT_EQ(g.nchannels, 8);  // 8 × 48 < 50 with SM90 and > 4 channels: not duplicated
   EXPECT_DOUBLE_EQ(g.bw_intra, 48.0);
@@ -53,7 +49,7 @@ TEST(NcclGraphSearch, DgxRingMultiNodeCrossNic2) {
 
 // NCCL's comparisons: NCCL_CROSS_NIC=0 -> 8 × 45 leaving over PXN on the entry NIC; =1 -> NET c to c+1.
 TEST(NcclGraphSearch, DgxRingMultiNodeOtherCrossNicSettings) {
-  const NodeTopology t = dgx();
+  const NodeTopology t = testing::dgx_h100_node();
   const SearchGraph g0 = search_graph(t, GraphPattern::Ring, multi(0));
   ASSERT_EQ(g0.nchannels, 8);
   EXPECT_DOUBLE_EQ(g0.bw_intra, 45.0);
@@ -78,7 +74,7 @@ TEST(NcclGraphSearch, DgxRingMultiNodeOtherCrossNicSettings) {
 
 // NCCL, single node: 6 × 60 found, then duplicated to 12 × 30 (bwIntra 60 >= 50).
 TEST(NcclGraphSearch, DgxRingSingleNodeIsDuplicated) {
-  const SearchGraph g = search_graph(dgx(), GraphPattern::Ring, SearchOptions{.multi_node = false});
+  const SearchGraph g = search_graph(testing::dgx_h100_node(), GraphPattern::Ring, SearchOptions{.multi_node = false});
   ASSERT_EQ(g.nchannels, 12);
   EXPECT_DOUBLE_EQ(g.bw_intra, 30.0);
   EXPECT_EQ(g.type_intra, PathType::Nvl);
@@ -88,7 +84,7 @@ TEST(NcclGraphSearch, DgxRingSingleNodeIsDuplicated) {
 
 // NCCL's tree: BALANCED_TREE does not reach 8 × 48, SM90 falls back to TREE: chain c, c+1, ..., NIC c.
 TEST(NcclGraphSearch, DgxTreeMultiNodeFallsBackToTree) {
-  const NodeGraphs graphs = search_node_graphs(dgx(), multi(2), true);
+  const NodeGraphs graphs = search_node_graphs(testing::dgx_h100_node(), multi(2), true);
   const SearchGraph& t = graphs.tree;
   EXPECT_EQ(t.pattern, GraphPattern::Tree);
   ASSERT_EQ(t.nchannels, 8);
@@ -106,7 +102,7 @@ TEST(NcclGraphSearch, DgxTreeMultiNodeFallsBackToTree) {
 
 // NCCL's NVLS: one head per GPU, head h on NIC h; bwIntra 40, bwInter 48 (pass 2 raises bwInter).
 TEST(NcclGraphSearch, DgxNvlsMultiNode) {
-  const SearchGraph n = search_node_graphs(dgx(), multi(2), true).nvls;
+  const SearchGraph n = search_node_graphs(testing::dgx_h100_node(), multi(2), true).nvls;
   EXPECT_EQ(n.pattern, GraphPattern::Nvls);
   ASSERT_EQ(n.nchannels, 8);
   EXPECT_DOUBLE_EQ(n.bw_intra, 40.0);
@@ -116,11 +112,11 @@ TEST(NcclGraphSearch, DgxNvlsMultiNode) {
     EXPECT_EQ(n.net_in[static_cast<std::size_t>(h)], h);
     EXPECT_EQ(n.net_out[static_cast<std::size_t>(h)], h);
   }
-  EXPECT_EQ(search_node_graphs(dgx(), multi(2), false).nvls.nchannels, 0);
+  EXPECT_EQ(search_node_graphs(testing::dgx_h100_node(), multi(2), false).nvls.nchannels, 0);
 }
 
 TEST(NcclGraphSearch, GeneratedH100NodeSearchesLikeTheXml) {
-  const NodeTopology x = dgx();
+  const NodeTopology x = testing::dgx_h100_node();
   const NodeTopology g = with_paths(generate_node_topology(testing::h100_cluster(2)));
   for (bool multi_node : {true, false}) {
     const SearchOptions o{.cross_nic = 2, .multi_node = multi_node};
@@ -192,7 +188,7 @@ TEST(NcclGraphSearch, H100WithOneNicPerTwoGpus) {
 
 // A communicator with one GPU on this node: the ring enters and leaves on that GPU's own NIC.
 TEST(NcclGraphSearch, OneGpuOfTheNode) {
-  const NodeTopology t = with_paths(restrict_to_gpus(dgx(), {3}));
+  const NodeTopology t = with_paths(restrict_to_gpus(testing::dgx_h100_node(), {3}));
   const SearchGraph g = search_graph(t, GraphPattern::Ring, multi(2));
   ASSERT_GE(g.nchannels, 1);
   for (int c = 0; c < g.nchannels; ++c) {
@@ -205,7 +201,7 @@ TEST(NcclGraphSearch, OneGpuOfTheNode) {
 }
 
 TEST(NcclGraphSearch, TwoGpusOfTheNode) {
-  const NodeTopology t = with_paths(restrict_to_gpus(dgx(), {0, 1}));
+  const NodeTopology t = with_paths(restrict_to_gpus(testing::dgx_h100_node(), {0, 1}));
   expect_sane_all(t);
   const SearchGraph g = search_graph(t, GraphPattern::Ring, multi(2));
   for (int c = 0; c < g.nchannels; ++c) {
@@ -357,11 +353,10 @@ TEST(NcclGraphSearch, NodeWithoutNicsFallsBackForMultiNode) {
 }
 
 TEST(NcclGraphSearch, DeterministicAndNeedsPaths) {
-  const NodeTopology t = dgx();
+  const NodeTopology t = testing::dgx_h100_node();
   testing::expect_same_graph(search_graph(t, GraphPattern::Ring, multi(2)),
                              search_graph(t, GraphPattern::Ring, multi(2)));
-  const NodeTopology raw =
-      load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
+  const NodeTopology raw = load_nccl_topology_file(testing::dgx_h100_xml(), "k");
   EXPECT_THROW(search_graph(raw, GraphPattern::Ring, multi(2)), InternalError);  // a bug: paths come first
   EXPECT_STREQ(to_string(GraphPattern::BalancedTree), "BALANCED_TREE");
 }

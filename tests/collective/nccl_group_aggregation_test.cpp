@@ -6,12 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
+#include "core/units.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
-
-constexpr double kGiB = 1073741824.0;
 
 class GroupAggregation : public ::testing::Test {
  protected:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "collective/nccl/nccl_analytical_model.hpp"
+#include "core/units.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
@@ -12,9 +13,6 @@ namespace {
 using A = NcclAlgorithm;
 using P = NcclProtocol;
 using F = NcclFunction;
-
-constexpr double kGiB = 1073741824.0;
-constexpr double kMiB = 1048576.0;
 
 class H100TwoNodes : public ::testing::Test {
  protected:

@@ -7,21 +7,17 @@
 #include "collective/nccl/nccl_node_topology.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
+#include "test_node_topologies.hpp"
 
 namespace trainsim {
 namespace {
 
-NodeTopology dgx(const PathOptions& opt = {}) {
-  NodeTopology t = load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml",
-                                           "nccl.NCCL_TOPO_FILE");
-  compute_paths(t, opt);
-  return t;
-}
+using testing::dgx_h100_node;
 
 // NCCL's result: GPU i -> NIC i PIX 48 (PCIe Gen5 below the 50 GB/s NIC); GPU i -> NIC j PXN 48 through GPU j;
 // GPU <-> GPU NVL 370.8; maxBw 48, totalBw 370.8.
 TEST(NcclPaths, DgxH100MatchesSection92) {
-  const NodeTopology t = dgx();
+  const NodeTopology t = dgx_h100_node();
   for (int i = 0; i < 8; ++i) {
     for (int j = 0; j < 8; ++j) {
       const TopoPath& p = t.gpu_to_net(i, j);
@@ -44,7 +40,7 @@ TEST(NcclPaths, DgxH100MatchesSection92) {
   EXPECT_NEAR(t.max_bw(false), 370.8, 1e-9);
   EXPECT_NEAR(t.total_bw(), 370.8, 1e-9);
   // Without PXN the far NICs are reached through the host bridge (same socket) or across sockets.
-  const NodeTopology no_pxn = dgx(PathOptions{.pxn_disable = true});
+  const NodeTopology no_pxn = dgx_h100_node(PathOptions{.pxn_disable = true});
   EXPECT_EQ(no_pxn.gpu_to_net(0, 1).type, PathType::Phb);
   EXPECT_DOUBLE_EQ(no_pxn.gpu_to_net(0, 1).bw, 48.0);
   EXPECT_EQ(no_pxn.gpu_to_net(0, 5).type, PathType::Sys);
@@ -53,7 +49,7 @@ TEST(NcclPaths, DgxH100MatchesSection92) {
 
 // The generated 8×H100 400G NVSwitch node gives the same paths as the hand-written DGX file.
 TEST(NcclPaths, GeneratedH100NodeEqualsTheXml) {
-  const NodeTopology x = dgx();
+  const NodeTopology x = dgx_h100_node();
   NodeTopology g = generate_node_topology(testing::h100_cluster(2));
   compute_paths(g, {});
   for (int a = 0; a < 8; ++a) {
@@ -73,7 +69,7 @@ TEST(NcclPaths, GeneratedH100NodeEqualsTheXml) {
 
 // ncclTopoComputePaths P2P level: NCCL_P2P_DISABLE (level LOC) sends GPU<->GPU through the CPU even over NVLink.
 TEST(NcclPaths, P2pLevelReroutesThroughTheCpu) {
-  const NodeTopology t = dgx(PathOptions{.p2p_level = PathType::Loc});
+  const NodeTopology t = dgx_h100_node(PathOptions{.p2p_level = PathType::Loc});
   EXPECT_EQ(t.gpu_to_gpu(0, 1).type, PathType::Phb);
   EXPECT_DOUBLE_EQ(t.gpu_to_gpu(0, 1).bw, 48.0);
   EXPECT_EQ(t.gpu_to_gpu(0, 7).type, PathType::Sys);
@@ -90,7 +86,7 @@ TEST(NcclPaths, P2pLevelReroutesThroughTheCpu) {
 
 // GDR off (NCCL_NET_GDR_LEVEL=LOC): GPU <-> NIC traffic bounces through the GPU's CPU.
 TEST(NcclPaths, NoGdrGoesThroughHostMemory) {
-  const NodeTopology t = dgx(PathOptions{.gdr_level = PathType::Loc, .pxn_disable = true});
+  const NodeTopology t = dgx_h100_node(PathOptions{.gdr_level = PathType::Loc, .pxn_disable = true});
   EXPECT_EQ(t.gpu_to_net(0, 0).type, PathType::Phb);
   EXPECT_EQ(t.net_to_gpu(0, 0).type, PathType::Phb);
 }
@@ -98,7 +94,7 @@ TEST(NcclPaths, NoGdrGoesThroughHostMemory) {
 // ncclTopoGetLocalNet: rail-optimised 1:1 -> every channel on the GPU's own NIC; 2 NICs per GPU alternate; with one
 // NIC per two GPUs the NIC-less GPU reaches every NIC by PXN and spreads its channels over them.
 TEST(NcclPaths, NicChoicePerGpuAndChannel) {
-  const NodeTopology t = dgx();
+  const NodeTopology t = dgx_h100_node();
   for (int g = 0; g < 8; ++g) {
     EXPECT_EQ(t.local_nets(g), std::vector<int>{g});
     for (int c = 0; c < 4; ++c) EXPECT_EQ(t.net_for_channel(g, c), g);
@@ -140,7 +136,7 @@ TEST(NcclPaths, BandwidthConstants) {
 
 // A communicator's GPUs on the node, renumbered in the given order; NICs stay.
 TEST(NcclPaths, RestrictToGpus) {
-  NodeTopology full = load_nccl_topology_file(std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml", "k");
+  NodeTopology full = load_nccl_topology_file(testing::dgx_h100_xml(), "k");
   NodeTopology t = restrict_to_gpus(full, {5, 2});
   ASSERT_EQ(t.gpus.size(), 2u);
   EXPECT_EQ(t.nets.size(), 8u);

@@ -5,18 +5,13 @@
 #include "collective/nccl/nccl_search_cache.hpp"
 #include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
+#include "test_node_topologies.hpp"
 
 namespace trainsim {
 namespace {
 
-NodeTopology h100_node() {
-  NodeTopology t = generate_node_topology(testing::h100_cluster(2));
-  compute_paths(t, PathOptions{});
-  return t;
-}
-
 TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
-  const NodeTopology node = h100_node();
+  const NodeTopology node = testing::generated_h100_node();
   SearchOptions options;
   options.multi_node = true;
   const NodeGraphs direct = search_node_graphs(node, options, true);
@@ -29,7 +24,7 @@ TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
 }
 
 TEST(NcclSearchCache, ADifferentNodeOrOptionIsSearchedAgain) {
-  const NodeTopology node = h100_node();
+  const NodeTopology node = testing::generated_h100_node();
   SearchOptions options;
   options.multi_node = true;
   const NodeGraphs before = cached_search_node_graphs(node, options, false, false);

@@ -6,11 +6,12 @@
 #include "collective/nccl/nccl_node_topology.hpp"
 #include "core/error.hpp"
 #include "test_clusters.hpp"
+#include "test_node_topologies.hpp"
 
 namespace trainsim {
 namespace {
 
-const std::string kDgxFile = std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml";
+const std::string kDgxFile = testing::dgx_h100_xml();
 
 double link_bw(const NodeTopology& t, int from, int to, TopoLinkType type) {
   for (const TopoLink& l : t.vertices[static_cast<std::size_t>(from)].links)

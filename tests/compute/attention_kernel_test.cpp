@@ -12,8 +12,7 @@
 namespace trainsim {
 namespace {
 
-// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (FA2/FA3 benchmark setup).
-std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
+using test::bench_batch_heads;
 
 // fwd+bwd TFLOPS of one benchmark shape, as the FA figures count it: 3.5 x fwd FLOPs / (t_fwd + t_bwd).
 double combined_tflops(const ComputeModel& m, std::int64_t s, std::int64_t d, bool causal) {

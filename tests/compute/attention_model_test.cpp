@@ -13,9 +13,7 @@
 namespace trainsim {
 namespace {
 
-// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (FA2/FA3 benchmark setup): at head dim
-// d that is (16384 / s) sequences x (2048 / d) heads.
-std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
+using test::bench_batch_heads;
 
 // A100 FA2, causal, hd128, s = 4096: 173 TFLOPS fwd+bwd (flash2_a100_fwd_bwd_benchmark.png). With bwd = 2.5x fwd
 // FLOPs, the combined rate is 3.5 F / (t_fwd + t_bwd); it must land on the table within 3% (the

@@ -14,6 +14,7 @@
 #include "compute/op_database.hpp"
 #include "core/error.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "op_database_text.hpp"
 #include "test_kernels.hpp"
 
 namespace trainsim {
@@ -29,9 +30,7 @@ const GpuSpec& catalog_gpu(const std::string& name) {
 const GpuSpec& a100() { return catalog_gpu("A100-SXM-80GB"); }
 const GpuSpec& h100() { return catalog_gpu("H100-SXM"); }
 
-OpDatabase db_of(const std::string& rows) {
-  return OpDatabase::parse("gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n" + rows, "ops.csv");
-}
+OpDatabase db_of(const std::string& rows) { return test::op_database_of(rows, "ops.csv"); }
 
 // Measured on the A100:
 //   GEMM 8192^3 bf16: FLOPs 2 * 8192^3 = 1.0995e12, bytes 3 * 8192^2 * 2 = 4.027e8 -> 2730.7 FLOP/B;

@@ -12,6 +12,7 @@
 
 #include "compute/op_database.hpp"
 #include "core/error.hpp"
+#include "op_database_text.hpp"
 #include "test_kernels.hpp"
 
 namespace trainsim {
@@ -20,17 +21,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr const char* kHeader = "gpu,op,dtype,m,n,k,batch,causal,bytes,time_us\n";
-
-OpDatabase db_of(const std::string& rows) { return OpDatabase::parse(std::string(kHeader) + rows, "db.csv"); }
-
-// The message of the Error that parsing `text` throws ("" when it does not throw).
-std::string parse_error(const std::string& text) {
-  try {
-    OpDatabase::parse(text, "db.csv");
-  } catch (const Error& e) { return e.what(); }
-  return "";
-}
+using test::kOpDatabaseHeader;
+using test::op_database_of;
+using test::op_database_parse_error;
 
 TEST(OpDatabaseParse, ReadsTheDocumentedExample) {
   const OpDatabase db = OpDatabase::parse(
@@ -69,7 +62,7 @@ TEST(OpDatabaseParse, ReadsTheDocumentedExample) {
 }
 
 TEST(OpDatabaseParse, ResolvesAliases) {
-  const OpDatabase db = db_of(
+  const OpDatabase db = op_database_of(
       "MI300X,rmsnorm,bf16,0,0,0,1,0,1048576,9\n"
       "MI300X,grouped_gemm,bf16,2048,1408,2048,8,0,0,300\n"
       "MI300X,attention_unfused,fp16,2048,2048,128,64,0,0,700\n");
@@ -98,7 +91,7 @@ struct BadCase {
 };
 
 TEST(OpDatabaseParse, RejectsEveryMalformedRowWithItsLine) {
-  const std::string h = kHeader;                                          // line 1
+  const std::string h = kOpDatabaseHeader;                                // line 1
   const std::string ok = "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n";  // line 2 in the cases below
   const BadCase cases[] = {
       {"too few columns", h + ok + "H100-SXM,gemm,bf16,1024,1024,1024,1,0,50\n",
@@ -141,14 +134,14 @@ TEST(OpDatabaseParse, RejectsEveryMalformedRowWithItsLine) {
       {"no header at all", "# nothing here\n\n", "db.csv: no header row"},
       {"header only", "# v1\n" + h, "db.csv: the op database has a header but no measured rows"},
   };
-  for (const BadCase& c : cases) { EXPECT_THAT(parse_error(c.text), StartsWith(c.expected)) << c.what; }
+  for (const BadCase& c : cases) { EXPECT_THAT(op_database_parse_error(c.text), StartsWith(c.expected)) << c.what; }
 }
 
 TEST(OpDatabaseLoad, ReadsAFileAndNamesAMissingOne) {
   const std::string path = ::testing::TempDir() + "op_database_test.csv";
   {
     std::ofstream out(path);
-    out << kHeader << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n"
+    out << kOpDatabaseHeader << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n"
         << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,60\n";
   }
   // The message carries the real path, so the user knows which file to fix.
@@ -158,7 +151,7 @@ TEST(OpDatabaseLoad, ReadsAFileAndNamesAMissingOne) {
   } catch (const Error& e) { EXPECT_THAT(e.what(), StartsWith(path + ":3: duplicate of line 2")); }
   {
     std::ofstream out(path);
-    out << kHeader << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n";
+    out << kOpDatabaseHeader << "H100-SXM,gemm,bf16,1024,1024,1024,1,0,0,50\n";
   }
   EXPECT_EQ(OpDatabase::load(path).records().size(), 1u);
   std::remove(path.c_str());
@@ -193,7 +186,7 @@ TEST(OpDatabaseWork, FollowsTheKernelFlopConventions) {
 }
 
 TEST(OpDatabaseLookup, ExactShapeGivesItsTime) {
-  const OpDatabase db = db_of(
+  const OpDatabase db = op_database_of(
       "H100-SXM,gemm,bf16,8192,12288,4096,1,0,0,1250\n"
       "H100-SXM,gemm,bf16,4096,12288,4096,1,0,0,420\n");
   const auto hit = db.lookup("H100-SXM", test::gemm(8192, 12288, 4096));
@@ -211,7 +204,7 @@ const std::string kTwoGemms =
     "H100-SXM,gemm,bf16,4096,4096,4096,1,0,0,300\n";
 
 TEST(OpDatabaseLookup, InterpolatesLogTimeInLogWork) {
-  const OpDatabase db = db_of(kTwoGemms);
+  const OpDatabase db = op_database_of(kTwoGemms);
   // m = 2048: work 2W, f = ln(2W/W) / ln(4W/W) = ln 2 / ln 4 = 0.5;
   // ln t = ln 100 + 0.5 (ln 300 - ln 100)  =>  t = 100 * sqrt(3) = 173.2051 us.
   const auto hit = db.lookup("H100-SXM", test::gemm(2048, 4096, 4096));
@@ -225,7 +218,7 @@ TEST(OpDatabaseLookup, InterpolatesLogTimeInLogWork) {
 }
 
 TEST(OpDatabaseLookup, ExtrapolatesAtTheNearestPointsThroughput) {
-  const OpDatabase db = db_of(kTwoGemms);
+  const OpDatabase db = op_database_of(kTwoGemms);
   // Above the range: m = 8192 is work 8W, 2x the largest point (4W, 300 us) -> 600 us.
   const auto above = db.lookup("H100-SXM", test::gemm(8192, 4096, 4096));
   ASSERT_TRUE(above.has_value());
@@ -241,7 +234,7 @@ TEST(OpDatabaseLookup, ExtrapolatesAtTheNearestPointsThroughput) {
 TEST(OpDatabaseLookup, PrefersGemmPointsOfTheSameAspect) {
   // C has the same FLOPs as a 2048x4096x4096 GEMM (2W) but another aspect, and a time (250 us) far
   // from the same-aspect answer (173.2 us).
-  const OpDatabase db = db_of(kTwoGemms + "H100-SXM,gemm,bf16,1024,8192,4096,1,0,0,250\n");
+  const OpDatabase db = op_database_of(kTwoGemms + "H100-SXM,gemm,bf16,1024,8192,4096,1,0,0,250\n");
   EXPECT_NEAR(*db.time_s("H100-SXM", test::gemm(2048, 4096, 4096)) * 1e6, 173.2051, 1e-3);
   // Batch counts as m for the aspect: 1024 x 4096 x 4096 twice is work 2W, same aspect -> 173.2 us.
   EXPECT_NEAR(*db.time_s("H100-SXM", test::gemm(1024, 4096, 4096, Precision::BF16, 2)) * 1e6, 173.2051, 1e-3);
@@ -256,7 +249,7 @@ TEST(OpDatabaseLookup, PrefersGemmPointsOfTheSameAspect) {
 TEST(OpDatabaseLookup, MergesPointsOfEqualWorkByGeometricMean) {
   // Two aspects with the same work 2W: 200 us and 800 us. A third aspect at 2W has no points of its
   // own, so it reads the merged point: sqrt(200 * 800) = 400 us.
-  const OpDatabase db = db_of(
+  const OpDatabase db = op_database_of(
       "H100-SXM,gemm,bf16,2048,4096,4096,1,0,0,200\n"
       "H100-SXM,gemm,bf16,4096,2048,4096,1,0,0,800\n");
   const auto hit = db.lookup("H100-SXM", test::gemm(1024, 8192, 4096));
@@ -266,7 +259,7 @@ TEST(OpDatabaseLookup, MergesPointsOfEqualWorkByGeometricMean) {
 }
 
 TEST(OpDatabaseLookup, GroupedGemmRowAnswersTheBatchedGemm) {
-  const OpDatabase db = db_of("H100-SXM,grouped_gemm,bf16,2048,1408,2048,8,0,0,300\n");
+  const OpDatabase db = op_database_of("H100-SXM,grouped_gemm,bf16,2048,1408,2048,8,0,0,300\n");
   const auto hit = db.lookup("H100-SXM", test::gemm(2048, 1408, 2048, Precision::BF16, 8));
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->rule, LookupRule::Exact);
@@ -278,7 +271,7 @@ TEST(OpDatabaseLookup, GroupedGemmRowAnswersTheBatchedGemm) {
 TEST(OpDatabaseLookup, MemoryBoundOpsInterpolateOverBytes) {
   // rmsnorm rows answer LayerNorm kernels. 1 MB -> 10 us, 100 MB -> 100 us; 10 MB is half-way in
   // log(bytes): t = 10 * (100/10)^0.5 = 31.623 us.
-  const OpDatabase db = db_of(
+  const OpDatabase db = op_database_of(
       "H100-SXM,rmsnorm,bf16,0,0,0,1,0,1000000,10\n"
       "H100-SXM,rmsnorm,bf16,0,0,0,1,0,100000000,100\n");
   EXPECT_DOUBLE_EQ(*db.time_s("H100-SXM", test::memory(KernelKind::LayerNorm, 1e6)), 10e-6);
@@ -289,7 +282,7 @@ TEST(OpDatabaseLookup, MemoryBoundOpsInterpolateOverBytes) {
 }
 
 TEST(OpDatabaseLookup, AttentionIsGroupedByMask) {
-  const OpDatabase db = db_of("H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,1234\n");
+  const OpDatabase db = op_database_of("H100-SXM,flash_attn_fwd,bf16,4096,4096,128,32,1,0,1234\n");
   EXPECT_DOUBLE_EQ(*db.time_s("H100-SXM", test::flash(false, 32, 4096, 4096, 128, true)), 1234e-6);
   // A non-causal kernel is not read off causal points, nor a backward off forward ones.
   EXPECT_FALSE(db.time_s("H100-SXM", test::flash(false, 32, 4096, 4096, 128, false)).has_value());
@@ -299,13 +292,13 @@ TEST(OpDatabaseLookup, AttentionIsGroupedByMask) {
 }
 
 TEST(OpDatabaseLookup, CausalColumnIsIgnoredOutsideAttention) {
-  const OpDatabase db = db_of("H100-SXM,gemm,bf16,1024,1024,1024,1,1,0,50\n");
+  const OpDatabase db = op_database_of("H100-SXM,gemm,bf16,1024,1024,1024,1,1,0,50\n");
   EXPECT_FALSE(db.records()[0].causal);
   EXPECT_DOUBLE_EQ(*db.time_s("H100-SXM", test::gemm(1024, 1024, 1024)), 50e-6);
 }
 
 TEST(OpDatabaseLookup, NoPointsNoAnswer) {
-  const OpDatabase db = db_of(kTwoGemms);
+  const OpDatabase db = op_database_of(kTwoGemms);
   EXPECT_FALSE(db.time_s("A100-SXM-80GB", test::gemm(2048, 4096, 4096)).has_value());             // other GPU
   EXPECT_FALSE(db.time_s("H100-SXM", test::gemm(2048, 4096, 4096, Precision::FP8)).has_value());  // other dtype
   EXPECT_FALSE(db.time_s("H100-SXM", test::memory(KernelKind::Elementwise, 4096)).has_value());   // other kind

@@ -52,6 +52,10 @@ inline KernelDesc flash(bool backward, std::int64_t batch_heads, std::int64_t s_
   return d;
 }
 
+// The FA benchmarks run batch x seqlen = 16k tokens with hidden 2048 (FA2/FA3 benchmark setup): at head dim
+// d that is (16384 / s) sequences x (2048 / d) heads.
+inline std::int64_t bench_batch_heads(std::int64_t s, std::int64_t d) { return (16384 / s) * (2048 / d); }
+
 inline KernelDesc memory(KernelKind kind, double bytes, double flops = 0, Precision p = Precision::BF16) {
   KernelDesc d;
   d.kind = kind;

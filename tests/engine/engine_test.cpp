@@ -2,8 +2,8 @@
 // times so every expected time is simple arithmetic.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
 #include "collective/flows/flow_dag.hpp"
+#include "core/error.hpp"
 #include "engine/engine.hpp"
 #include "fixed_models.hpp"
 #include "workload/program_builder.hpp"
@@ -12,15 +12,9 @@ using namespace trainsim;
 
 namespace {
 
-using test::cluster;
 using test::kernel_us;
+using test::simulate_fixed;
 using test::us;
-
-SimulationOutput run(const Workload& wl) {
-  test::FixedCompute compute;
-  test::FixedCollectives coll;
-  return simulate(wl, compute, coll, cluster(wl.world_size));
-}
 
 }  // namespace
 
@@ -34,7 +28,7 @@ TEST(Engine, SynchronousCollectiveSerializesWithCompute) {
     rb.sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 5);
     rb.compute({}, "b", kernel_us(10));
   }
-  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 25.0);
+  EXPECT_DOUBLE_EQ(us(simulate_fixed(wb.finish()).makespan), 25.0);
 }
 
 // A group of one rank costs nothing (NCCL returns at once): compute 10 + 10 = 20 us.
@@ -45,7 +39,7 @@ TEST(Engine, SingleRankGroupIsFree) {
   rb.compute({}, "a", kernel_us(10));
   rb.sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 5);
   rb.compute({}, "b", kernel_us(10));
-  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 20.0);
+  EXPECT_DOUBLE_EQ(us(simulate_fixed(wb.finish()).makespan), 20.0);
 }
 
 // Two ranks: A(10) then async AR(8) launched after A, B(10) overlaps it, C waits for the AR:
@@ -62,7 +56,7 @@ TEST(Engine, AsyncCollectiveOverlapsComputeUntilWaited) {
       rb.wait(h);
       rb.compute({}, "C", kernel_us(10));
     }
-    EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), expected) << "ar=" << ar;
+    EXPECT_DOUBLE_EQ(us(simulate_fixed(wb.finish()).makespan), expected) << "ar=" << ar;
   }
 }
 
@@ -79,7 +73,7 @@ TEST(Engine, CollectiveStartsWhenLastMemberArrives) {
   r1.compute({}, "long", kernel_us(30));
   r1.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 5);
   const Workload wl = wb.finish();
-  const auto out = run(wl);
+  const auto out = simulate_fixed(wl);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].start[1]), 30.0);
   EXPECT_DOUBLE_EQ(us(out.timelines[1].start[1]), 30.0);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].end[2]), 45.0);
@@ -95,7 +89,7 @@ TEST(Engine, CollectivesOnOneStreamRunInIssueOrder) {
     auto rb = wb.rank_builder(r);
     for (int i = 0; i < 3; ++i) rb.collective({}, Stream::DpComm, "rs", CollKind::ReduceScatter, g, 4);
   }
-  const auto out = run(wb.finish());
+  const auto out = simulate_fixed(wb.finish());
   EXPECT_DOUBLE_EQ(us(out.timelines[0].end[0]), 4.0);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].end[1]), 8.0);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].end[2]), 12.0);
@@ -117,7 +111,7 @@ TEST(Engine, MismatchedCollectiveOrderIsReportedAsDeadlock) {
   r1.sync_collective({}, Stream::TpComm, "then_x", CollKind::AllReduce, x, 1);
   const Workload wl = wb.finish();
   try {
-    run(wl);
+    simulate_fixed(wl);
     FAIL() << "expected a deadlock";
   } catch (const DeadlockError& e) {
     const std::string msg = e.what();
@@ -138,7 +132,7 @@ TEST(Engine, MismatchedCollectiveSizeIsAnError) {
   wb.rank_builder(1).sync_collective({}, Stream::TpComm, "ar", CollKind::AllReduce, g, 200);
   const Workload wl = wb.finish();
   try {
-    run(wl);
+    simulate_fixed(wl);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     const std::string msg = e.what();
@@ -155,7 +149,7 @@ TEST(Engine, RepresentedMembersDoNotBlock) {
   auto rb = wb.rank_builder(0);
   rb.compute({}, "a", kernel_us(3));
   rb.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 7);
-  EXPECT_DOUBLE_EQ(us(run(wb.finish()).makespan), 10.0);
+  EXPECT_DOUBLE_EQ(us(simulate_fixed(wb.finish()).makespan), 10.0);
 }
 
 // Same workload twice: identical timelines, event counts and makespan.
@@ -174,7 +168,7 @@ TEST(Engine, Deterministic) {
     return wb.finish();
   };
   const Workload a = build(), b = build();
-  const auto oa = run(a), ob = run(b);
+  const auto oa = simulate_fixed(a), ob = simulate_fixed(b);
   EXPECT_EQ(oa.makespan, ob.makespan);
   EXPECT_EQ(oa.events, ob.events);
   for (std::size_t r = 0; r < 3; ++r) {

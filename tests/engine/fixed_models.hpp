@@ -55,4 +55,11 @@ inline ClusterSpec cluster(int gpus) {
 
 inline double us(SimTime t) { return to_microseconds(t); }
 
+// Simulates `wl` on cluster(world size) with the fixed models (no interference, no host launches by default).
+inline SimulationOutput simulate_fixed(const Workload& wl, const EngineOptions& opt = {},
+                                       const FixedCompute& compute = FixedCompute(),
+                                       const FixedCollectives& collectives = FixedCollectives()) {
+  return simulate(wl, compute, collectives, cluster(wl.world_size), opt);
+}
+
 }  // namespace trainsim::test

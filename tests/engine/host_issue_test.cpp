@@ -11,16 +11,13 @@ using namespace trainsim;
 
 namespace {
 
-using test::cluster;
 using test::kernel_us;
 using test::us;
 
-SimulationOutput run(const Workload& wl, double launch_us) {
-  test::FixedCompute compute;
-  test::FixedCollectives coll;
+SimulationOutput simulate_with_launch(const Workload& wl, double launch_us) {
   EngineOptions eo;
   eo.host_launch = from_microseconds(launch_us);
-  return simulate(wl, compute, coll, cluster(wl.world_size), eo);
+  return test::simulate_fixed(wl, eo);
 }
 
 // Ten kernels of `kernel` us each, one launch apiece.
@@ -42,7 +39,7 @@ double waited_us(const SimulationOutput& out) {
 // Kernels shorter than a launch: the GPU runs each as soon as it is issued, at 12, 24, ... 120 us, and the
 // last ends at 120 + 2. It waited 12 us before the first and 10 us before each of the other nine.
 TEST(HostIssue, ShortKernelsWaitForTheHost) {
-  const auto out = run(chain(2), 12);
+  const auto out = simulate_with_launch(chain(2), 12);
   EXPECT_DOUBLE_EQ(us(out.makespan), 122.0);
   EXPECT_DOUBLE_EQ(waited_us(out), 12.0 + 9 * 10.0);
   EXPECT_EQ(out.host_waits[0].size(), 10u);
@@ -51,26 +48,26 @@ TEST(HostIssue, ShortKernelsWaitForTheHost) {
 // Kernels longer than a launch: the host runs ahead after the first launch, so the step is the first launch
 // plus the kernels, and the GPU waited only for that first launch.
 TEST(HostIssue, LongKernelsHideTheHost) {
-  const auto out = run(chain(50), 12);
+  const auto out = simulate_with_launch(chain(50), 12);
   EXPECT_DOUBLE_EQ(us(out.makespan), 12.0 + 10 * 50.0);
   EXPECT_DOUBLE_EQ(waited_us(out), 12.0);
 }
 
 // No host cost: the old timing, and nothing recorded.
 TEST(HostIssue, ZeroLaunchCostChangesNothing) {
-  const auto out = run(chain(2), 0);
+  const auto out = simulate_with_launch(chain(2), 0);
   EXPECT_DOUBLE_EQ(us(out.makespan), 20.0);
   EXPECT_TRUE(out.host_waits[0].empty());
 }
 
 // An op standing for several eager kernels costs that many launches; one replayed in a CUDA graph none.
 TEST(HostIssue, LaunchesPerOpScaleTheHostTime) {
-  EXPECT_DOUBLE_EQ(us(run(chain(2, 3), 10).makespan), 10 * 30.0 + 2.0);
+  EXPECT_DOUBLE_EQ(us(simulate_with_launch(chain(2, 3), 10).makespan), 10 * 30.0 + 2.0);
   WorkloadBuilder wb(1, {0});
   auto rb = wb.rank_builder(0);
   rb.compute({}, "graph", kernel_us(2), 1);
   for (int i = 0; i < 9; ++i) rb.compute({}, "replayed", kernel_us(2), 0);
-  EXPECT_DOUBLE_EQ(us(run(wb.finish(), 10).makespan), 10.0 + 10 * 2.0);
+  EXPECT_DOUBLE_EQ(us(simulate_with_launch(wb.finish(), 10).makespan), 10.0 + 10 * 2.0);
 }
 
 // A collective is issued by the host too: rank 1's host has three launches before the all-reduce, rank 0's
@@ -86,7 +83,7 @@ TEST(HostIssue, CollectivesStartWhenTheirLastMemberIssuedThem) {
   r1.compute({}, "a", kernel_us(1));
   r1.compute({}, "b", kernel_us(1));
   r1.sync_collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 5);
-  const auto out = run(wb.finish(), 10);
+  const auto out = simulate_with_launch(wb.finish(), 10);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].start[0]), 30.0);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].start[1]), 35.0);
   EXPECT_DOUBLE_EQ(us(out.makespan), 36.0);

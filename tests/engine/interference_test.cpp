@@ -12,19 +12,16 @@ using namespace trainsim;
 
 namespace {
 
-using test::cluster;
 using test::us;
 
 // A 100 us "GEMM": beside collectives holding c CTAs it runs 1 + c/100 times slower; every collective
 // holds 25 CTAs.
-KernelDesc kernel_us(double t) { return test::kernel_us(t, KernelKind::Gemm); }
+KernelDesc gemm_us(double t) { return test::kernel_us(t, KernelKind::Gemm); }
 
-SimulationOutput run(const Workload& wl, bool interference = true) {
-  test::FixedCompute compute(0.01);
-  test::FixedCollectives coll(25);
+SimulationOutput simulate_interfering(const Workload& wl, bool interference = true) {
   EngineOptions opt;
   opt.interference = interference;
-  return simulate(wl, compute, coll, cluster(wl.world_size), opt);
+  return test::simulate_fixed(wl, opt, test::FixedCompute(0.01), test::FixedCollectives(25));
 }
 
 // Both ranks launch a 50 us collective and a 100 us kernel at 0: the kernel does 50 / 1.25 = 40 us of
@@ -35,7 +32,7 @@ Workload overlapped_at_start() {
   for (std::size_t r = 0; r < 2; ++r) {
     auto rb = wb.rank_builder(r);
     rb.collective({}, Stream::DpComm, "rs", CollKind::ReduceScatter, g, 50);
-    rb.compute({}, "gemm", kernel_us(100));
+    rb.compute({}, "gemm", gemm_us(100));
   }
   return wb.finish();
 }
@@ -43,18 +40,18 @@ Workload overlapped_at_start() {
 }  // namespace
 
 TEST(Interference, KernelBesideCollectiveSlowsWhileItRuns) {
-  const auto out = run(overlapped_at_start());
+  const auto out = simulate_interfering(overlapped_at_start());
   EXPECT_NEAR(us(out.timelines[0].end[1]), 110.0, 1e-6);
   EXPECT_NEAR(us(out.interference[0]), 10.0, 1e-6);
   EXPECT_NEAR(us(out.makespan), 110.0, 1e-6);
 }
 
 TEST(Interference, OffPricesKernelsAlone) {
-  const auto out = run(overlapped_at_start(), false);
+  const auto out = simulate_interfering(overlapped_at_start(), false);
   EXPECT_DOUBLE_EQ(us(out.timelines[0].end[1]), 100.0);
   EXPECT_DOUBLE_EQ(us(out.interference[0]), 0.0);
   // Re-timing skips the kernel's first end event: events count what happened, the same either way.
-  EXPECT_EQ(run(overlapped_at_start()).events, out.events);
+  EXPECT_EQ(simulate_interfering(overlapped_at_start()).events, out.events);
 }
 
 // The collective starts mid-kernel: rank 1 reaches it at 30, so rank 0's 100 us kernel runs alone for
@@ -64,11 +61,11 @@ TEST(Interference, CollectiveStartingMidKernelRetimesIt) {
   const auto g = wb.group(GroupKind::DP, {0, 1});
   auto r0 = wb.rank_builder(0);
   r0.collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 50);
-  r0.compute({}, "gemm", kernel_us(100));
+  r0.compute({}, "gemm", gemm_us(100));
   auto r1 = wb.rank_builder(1);
-  r1.compute({}, "late", kernel_us(30));
+  r1.compute({}, "late", gemm_us(30));
   r1.collective({}, Stream::DpComm, "ar", CollKind::AllReduce, g, 50);
-  const auto out = run(wb.finish());
+  const auto out = simulate_interfering(wb.finish());
   EXPECT_NEAR(us(out.timelines[0].start[0]), 30.0, 1e-6);
   EXPECT_NEAR(us(out.timelines[0].end[1]), 110.0, 1e-6);
   // Rank 1's kernel ran before the collective: untouched.
@@ -86,9 +83,9 @@ TEST(Interference, ConcurrentCollectivesAddTheirCtas) {
     auto rb = wb.rank_builder(r);
     rb.collective({}, Stream::DpComm, "ag", CollKind::AllGather, dp, 40);
     rb.collective({}, Stream::TpComm, "ar", CollKind::AllReduce, tp, 20);
-    rb.compute({}, "gemm", kernel_us(100));
+    rb.compute({}, "gemm", gemm_us(100));
   }
-  const auto out = run(wb.finish());
+  const auto out = simulate_interfering(wb.finish());
   EXPECT_NEAR(us(out.timelines[0].end[2]), 100.0 + 20.0 * (1 - 1 / 1.5) + 20.0 * (1 - 1 / 1.25), 1e-5);
 }
 
@@ -99,10 +96,10 @@ TEST(Interference, KernelStartingDuringCollectiveStartsSlow) {
   for (std::size_t r = 0; r < 2; ++r) {
     auto rb = wb.rank_builder(r);
     rb.collective({}, Stream::DpComm, "ag", CollKind::AllGather, g, 100);
-    rb.compute({}, "first", kernel_us(25));   // 0..31.25 at x1.25
-    rb.compute({}, "second", kernel_us(10));  // 31.25..43.75
+    rb.compute({}, "first", gemm_us(25));   // 0..31.25 at x1.25
+    rb.compute({}, "second", gemm_us(10));  // 31.25..43.75
   }
-  const auto out = run(wb.finish());
+  const auto out = simulate_interfering(wb.finish());
   EXPECT_NEAR(us(out.timelines[0].end[1]), 31.25, 1e-6);
   EXPECT_NEAR(us(out.timelines[0].end[2]), 43.75, 1e-6);
   EXPECT_NEAR(us(out.interference[0]), 8.75, 1e-6);
@@ -110,8 +107,8 @@ TEST(Interference, KernelStartingDuringCollectiveStartsSlow) {
 
 // The same workload gives the same timeline run after run (stale end events are skipped, not raced).
 TEST(Interference, Deterministic) {
-  const auto a = run(overlapped_at_start());
-  const auto b = run(overlapped_at_start());
+  const auto a = simulate_interfering(overlapped_at_start());
+  const auto b = simulate_interfering(overlapped_at_start());
   EXPECT_EQ(a.timelines[0].end, b.timelines[0].end);
   EXPECT_EQ(a.events, b.events);
 }
@@ -124,11 +121,11 @@ TEST(Interference, UserbuffersCallHoldsItsOwnSmCount) {
   for (std::size_t r = 0; r < 2; ++r) {
     auto rb = wb.rank_builder(r);
     rb.collective_on_sms({}, Stream::TpComm, "ag", CollKind::AllGather, g, 50, 1);
-    rb.compute({}, "gemm", kernel_us(100));
+    rb.compute({}, "gemm", gemm_us(100));
   }
   const Workload wl = wb.finish();
   ASSERT_EQ(wl.collectives.size(), 1u);
   EXPECT_EQ(wl.collectives[0].sms, 1);
-  const auto out = run(wl);
+  const auto out = simulate_interfering(wl);
   EXPECT_NEAR(us(out.timelines[0].end[1]), 100.0 + 50.0 * (1 - 1 / 1.01), 1e-6);
 }

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "explore/sweep_csv_stream.hpp"
+#include "point_outcomes.hpp"
 
 namespace trainsim::explore {
 namespace {
@@ -17,19 +18,8 @@ namespace {
 using ::testing::ElementsAre;
 using json = nlohmann::ordered_json;
 
-PointOutcome ok(const char* result) {
-  PointOutcome o;
-  o.status = PointStatus::Ok;
-  o.result = json::parse(result);
-  return o;
-}
-
-PointOutcome invalid(std::string reason) {
-  PointOutcome o;
-  o.status = PointStatus::Invalid;
-  o.reason = std::move(reason);
-  return o;
-}
+// A simulated point whose result is the JSON text `result`.
+PointOutcome ok_parsed(const char* result) { return test::ok_outcome(json::parse(result)); }
 
 std::string path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("trainsim_stream_" + name + ".csv")).string();
@@ -55,15 +45,15 @@ TEST(SweepCsvStream, RowsLeaveInPointOrderAsSoonAsEveryEarlierPointIsDone) {
   const std::string p = path("order");
   SweepCsvStream csv(p, sweep, 4);
   EXPECT_THAT(file_lines(p), ElementsAre("parallelism.tensor,status,reason"));  // a header at once
-  csv.add(2, ok(R"({"t": 3})"));
-  csv.add(1, ok(R"({"t": 2})"));
+  csv.add(2, ok_parsed(R"({"t": 3})"));
+  csv.add(1, ok_parsed(R"({"t": 2})"));
   // Points 1 and 2 are done but point 0 is not: nothing may be written ahead of it.
   EXPECT_THAT(file_lines(p), ElementsAre("parallelism.tensor,status,reason"));
   EXPECT_EQ(csv.written(), 0u);
-  csv.add(0, ok(R"({"t": 1})"));
+  csv.add(0, ok_parsed(R"({"t": 1})"));
   EXPECT_THAT(file_lines(p), ElementsAre("parallelism.tensor,status,reason,t", "1,ok,,1", "2,ok,,2", "4,ok,,3"));
   EXPECT_EQ(csv.written(), 3u);
-  csv.add(3, ok(R"({"t": 4})"));
+  csv.add(3, ok_parsed(R"({"t": 4})"));
   csv.finish();
   EXPECT_THAT(file_lines(p),
               ElementsAre("parallelism.tensor,status,reason,t", "1,ok,,1", "2,ok,,2", "4,ok,,3", "8,ok,,4"));
@@ -71,8 +61,9 @@ TEST(SweepCsvStream, RowsLeaveInPointOrderAsSoonAsEveryEarlierPointIsDone) {
 
 TEST(SweepCsvStream, NewColumnsRewriteTheFileSoItEndsAsTheWholeTable) {
   const Sweep sweep = make_sweep({"cluster.nic_gbps=100,200,400"});
-  const std::vector<PointOutcome> outcomes = {invalid("bad, \"quoted\""), ok(R"({"a": 1, "b": {"c": 2.5}})"),
-                                              ok(R"({"a": 3, "d": "x"})")};
+  const std::vector<PointOutcome> outcomes = {test::not_run_outcome(PointStatus::Invalid, "bad, \"quoted\""),
+                                              ok_parsed(R"({"a": 1, "b": {"c": 2.5}})"),
+                                              ok_parsed(R"({"a": 3, "d": "x"})")};
   const std::string p = path("columns");
   SweepCsvStream csv(p, sweep, outcomes.size());
   csv.add(0, outcomes[0]);
@@ -90,7 +81,7 @@ TEST(SweepCsvStream, NewColumnsRewriteTheFileSoItEndsAsTheWholeTable) {
 TEST(SweepCsvStream, FinishSaysWhenPointsAreMissingOrTheFileCannotBeWritten) {
   const Sweep sweep = make_sweep({"parallelism.tensor=1,2"});
   SweepCsvStream csv(path("missing"), sweep, 2);
-  csv.add(1, ok(R"({"t": 2})"));
+  csv.add(1, ok_parsed(R"({"t": 2})"));
   EXPECT_THROW(csv.finish(), Error);
   EXPECT_THROW(SweepCsvStream("/nonexistent-dir/x.csv", sweep, 2), Error);
 }

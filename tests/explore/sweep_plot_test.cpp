@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "explore/sweep_plot.hpp"
+#include "point_outcomes.hpp"
 
 namespace trainsim::explore {
 namespace {
@@ -14,18 +15,9 @@ using ::testing::Not;
 using ::testing::Pair;
 using json = nlohmann::ordered_json;
 
-PointOutcome ok(double iteration_time) {
-  PointOutcome o;
-  o.status = PointStatus::Ok;
-  o.result = json{{"iteration_time_s", iteration_time}, {"scenario", "s"}};
-  return o;
-}
-
-PointOutcome invalid() {
-  PointOutcome o;
-  o.status = PointStatus::Invalid;
-  o.reason = "no";
-  return o;
+// A simulated point with its iteration time and a text field (scenario) that cannot be plotted.
+PointOutcome ok_with_time_and_scenario(double iteration_time) {
+  return test::ok_outcome(json{{"iteration_time_s", iteration_time}, {"scenario", "s"}});
 }
 
 TEST(SweepPlot, TerminalFromExtension) {
@@ -45,7 +37,10 @@ TEST(SweepPlot, TerminalFromExtension) {
 TEST(SweepPlot, OneLinePerValueOfTheSecondKeyWithoutPointsThatFailed) {
   const Sweep sweep = make_sweep({"cluster.nic_gbps=100,200,400", "parallelism.tensor=2,4"});
   // Point order: (100,2) (100,4) (200,2) (200,4) (400,2) (400,4); (200,4) did not simulate.
-  const std::vector<PointOutcome> outcomes = {ok(3.0), ok(6.0), ok(2.0), invalid(), ok(1.0), ok(4.0)};
+  const std::vector<PointOutcome> outcomes = {
+      ok_with_time_and_scenario(3.0), ok_with_time_and_scenario(6.0),
+      ok_with_time_and_scenario(2.0), test::not_run_outcome(PointStatus::Invalid, "no"),
+      ok_with_time_and_scenario(1.0), ok_with_time_and_scenario(4.0)};
   const PlotData d = make_plot_data(sweep, make_sweep_table(sweep, outcomes), "iteration_time_s");
   EXPECT_FALSE(d.categorical);
   ASSERT_EQ(d.series.size(), 2u);
@@ -68,7 +63,7 @@ TEST(SweepPlot, GpuNamesAreLabelledCategoriesAndThreeKeysLabelEachCombination) {
   const Sweep sweep =
       make_sweep({"cluster.gpu=H100-SXM,H20", "parallelism.tensor=2,4", "training.micro_batch_size=1,2"});
   std::vector<PointOutcome> outcomes;
-  for (int p = 0; p < 8; ++p) outcomes.push_back(ok(1.0 + p));
+  for (int p = 0; p < 8; ++p) outcomes.push_back(ok_with_time_and_scenario(1.0 + p));
   const PlotData d = make_plot_data(sweep, make_sweep_table(sweep, outcomes), "iteration_time_s");
   EXPECT_TRUE(d.categorical);
   EXPECT_THAT(d.categories, ElementsAre("H100-SXM", "H20"));
@@ -83,7 +78,9 @@ TEST(SweepPlot, GpuNamesAreLabelledCategoriesAndThreeKeysLabelEachCombination) {
 
 TEST(SweepPlot, SingleKeyIsOneLineTitledByTheField) {
   const Sweep sweep = make_sweep({"cluster.nic_gbps=100,200"});
-  const PlotData d = make_plot_data(sweep, make_sweep_table(sweep, {ok(2.0), ok(1.0)}), "iteration_time_s");
+  const PlotData d =
+      make_plot_data(sweep, make_sweep_table(sweep, {ok_with_time_and_scenario(2.0), ok_with_time_and_scenario(1.0)}),
+                     "iteration_time_s");
   ASSERT_EQ(d.series.size(), 1u);
   EXPECT_EQ(d.series[0].title, "");
   EXPECT_THAT(gnuplot_script(d, "s", "o.svg", {"a"}), HasSubstr("title 'iteration_time_s'"));
@@ -91,13 +88,15 @@ TEST(SweepPlot, SingleKeyIsOneLineTitledByTheField) {
 
 TEST(SweepPlot, QuotesInLabelsAreEscapedForGnuplot) {
   const Sweep sweep = make_sweep({"cluster.gpu=\"it's\",H20"});
-  const PlotData d = make_plot_data(sweep, make_sweep_table(sweep, {ok(2.0), ok(1.0)}), "iteration_time_s");
+  const PlotData d =
+      make_plot_data(sweep, make_sweep_table(sweep, {ok_with_time_and_scenario(2.0), ok_with_time_and_scenario(1.0)}),
+                     "iteration_time_s");
   EXPECT_THAT(gnuplot_script(d, "s", "o.svg", {"a"}), HasSubstr("'\"it''s\"' 0"));
 }
 
 TEST(SweepPlot, UnknownOrTextFieldIsAnErrorNamingY) {
   const Sweep sweep = make_sweep({"cluster.nic_gbps=100,200"});
-  const SweepTable t = make_sweep_table(sweep, {ok(2.0), ok(1.0)});
+  const SweepTable t = make_sweep_table(sweep, {ok_with_time_and_scenario(2.0), ok_with_time_and_scenario(1.0)});
   for (const char* field : {"iteration_time", "scenario", "status"}) {
     try {
       make_plot_data(sweep, t, field);

@@ -10,6 +10,7 @@
 #include "explore/point_eval.hpp"
 #include "explore/sweep_table.hpp"
 #include "explore/sweep_text.hpp"
+#include "point_outcomes.hpp"
 
 namespace trainsim::explore {
 namespace {
@@ -19,19 +20,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using json = nlohmann::ordered_json;
 
-PointOutcome ok(json result) {
-  PointOutcome o;
-  o.status = PointStatus::Ok;
-  o.result = std::move(result);
-  return o;
-}
-
-PointOutcome failed(PointStatus status, std::string reason) {
-  PointOutcome o;
-  o.status = status;
-  o.reason = std::move(reason);
-  return o;
-}
+using test::not_run_outcome;
+using test::ok_outcome;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -52,9 +42,9 @@ TEST(SweepTable, FlattenKeepsScalarsWithDottedNamesAndDropsArraysAndWallTime) {
 
 TEST(SweepTable, ColumnsAreKeysStatusReasonThenUnionOfFieldsInPointOrder) {
   const Sweep sweep = make_sweep({"parallelism.tensor=1,2,4"});
-  const std::vector<PointOutcome> outcomes = {failed(PointStatus::Invalid, "bad"),
-                                              ok(json::parse(R"({"a": 1, "b": {"c": 2.5}})")),
-                                              ok(json::parse(R"({"a": 3, "d": "x"})"))};
+  const std::vector<PointOutcome> outcomes = {not_run_outcome(PointStatus::Invalid, "bad"),
+                                              ok_outcome(json::parse(R"({"a": 1, "b": {"c": 2.5}})")),
+                                              ok_outcome(json::parse(R"({"a": 3, "d": "x"})"))};
   const SweepTable t = make_sweep_table(sweep, outcomes);
   EXPECT_THAT(t.columns, ElementsAre("parallelism.tensor", "status", "reason", "a", "b.c", "d"));
   std::stringstream csv;
@@ -114,8 +104,8 @@ TEST(SweepText, MarginalGainComparesEachStepOfTheFirstKeyWithTheOthersFixed) {
   // Points (first key slowest): (100,a)=2.0 (100,b)=4.0 (200,a)=1.5 (200,b)=5.0
   const Sweep sweep = make_sweep({"cluster.nic_gbps=100,200", "cluster.gpu=A,B"});
   const std::vector<PointOutcome> outcomes = {
-      ok(json::parse(R"({"iteration_time_s": 2.0})")), ok(json::parse(R"({"iteration_time_s": 4.0})")),
-      ok(json::parse(R"({"iteration_time_s": 1.5})")), ok(json::parse(R"({"iteration_time_s": 5.0})"))};
+      ok_outcome(json::parse(R"({"iteration_time_s": 2.0})")), ok_outcome(json::parse(R"({"iteration_time_s": 4.0})")),
+      ok_outcome(json::parse(R"({"iteration_time_s": 1.5})")), ok_outcome(json::parse(R"({"iteration_time_s": 5.0})"))};
   const SweepTable t = make_sweep_table(sweep, outcomes);
   EXPECT_DOUBLE_EQ(*iteration_time_change(t, 0, 2), -0.25);
   EXPECT_DOUBLE_EQ(*iteration_time_change(t, 1, 3), 0.25);

@@ -11,6 +11,7 @@
 #include "explore/sweep_spec.hpp"
 #include "explore/sweep_table.hpp"
 #include "explore/sweep_text.hpp"
+#include "point_outcomes.hpp"
 
 namespace trainsim::explore {
 namespace {
@@ -33,12 +34,7 @@ std::string sweep_error(const std::vector<std::string>& vary, const std::vector<
   return "";
 }
 
-PointOutcome ok(double iteration_time) {
-  PointOutcome o;
-  o.status = PointStatus::Ok;
-  o.result = json{{"iteration_time_s", iteration_time}};
-  return o;
-}
+using test::ok_with_time;
 
 TEST(SweepZip, ZippedKeysFormOneAxisWhoseIthPointSetsEveryIthValue) {
   // A range works in --zip as in --vary: 8:24:8 is 8, 16, 24.
@@ -150,7 +146,7 @@ TEST(SweepZip, SetOfAZippedKeyIsAnErrorNamingZip) {
 TEST(SweepZip, EveryZippedKeyHasItsOwnColumnInAxisOrder) {
   const Sweep s = make_sweep({"cluster.nic_gbps=100,400"}, kPipelineAndBatch, 1);
   std::vector<PointOutcome> outcomes;
-  for (int p = 0; p < 6; ++p) outcomes.push_back(ok(1.0 + p));
+  for (int p = 0; p < 6; ++p) outcomes.push_back(ok_with_time(1.0 + p));
   const SweepTable t = make_sweep_table(s, outcomes);
   EXPECT_EQ(t.key_columns, 3u);
   EXPECT_THAT(t.columns, ElementsAre("cluster.nic_gbps", "parallelism.pipeline", "training.global_batch_size", "status",
@@ -165,7 +161,8 @@ TEST(SweepZip, EveryZippedKeyHasItsOwnColumnInAxisOrder) {
 TEST(SweepZip, MarginalGainStepsTheZippedAxisAsOne) {
   // Zipped axis first: points (1,16,100)=4 (1,16,400)=2 (2,32,100)=3 (2,32,400)=1 (4,64,100)=3 (4,64,400)=1.5
   const Sweep s = make_sweep({"cluster.nic_gbps=100,400"}, kPipelineAndBatch, 0);
-  const SweepTable t = make_sweep_table(s, {ok(4.0), ok(2.0), ok(3.0), ok(1.0), ok(3.0), ok(1.5)});
+  const SweepTable t = make_sweep_table(s, {ok_with_time(4.0), ok_with_time(2.0), ok_with_time(3.0), ok_with_time(1.0),
+                                            ok_with_time(3.0), ok_with_time(1.5)});
   std::stringstream text;
   write_sweep_text(text, s, t);
   EXPECT_THAT(text.str(),
@@ -182,7 +179,9 @@ TEST(SweepZip, MarginalGainStepsTheZippedAxisAsOne) {
 
 TEST(SweepZip, PlotOfAZippedFirstAxisIsOneLineAgainstTheFirstZippedKey) {
   const Sweep s = make_sweep({}, {"parallelism.pipeline=1,2,4,8", "training.global_batch_size=16,32,64,128"});
-  const PlotData d = make_plot_data(s, make_sweep_table(s, {ok(4.0), ok(3.0), ok(2.5), ok(2.0)}), "iteration_time_s");
+  const PlotData d = make_plot_data(
+      s, make_sweep_table(s, {ok_with_time(4.0), ok_with_time(3.0), ok_with_time(2.5), ok_with_time(2.0)}),
+      "iteration_time_s");
   EXPECT_FALSE(d.categorical);
   EXPECT_EQ(d.x_key, "parallelism.pipeline");
   ASSERT_EQ(d.series.size(), 1u);
@@ -195,7 +194,7 @@ TEST(SweepZip, PlotOfAZippedFirstAxisIsOneLineAgainstTheFirstZippedKey) {
 TEST(SweepZip, PlotOfAZippedLaterAxisHasALinePerZippedPoint) {
   const Sweep s = make_sweep({"cluster.nic_gbps=100,400"}, kPipelineAndBatch, 1);
   std::vector<PointOutcome> outcomes;
-  for (int p = 0; p < 6; ++p) outcomes.push_back(ok(1.0 + p));
+  for (int p = 0; p < 6; ++p) outcomes.push_back(ok_with_time(1.0 + p));
   const PlotData d = make_plot_data(s, make_sweep_table(s, outcomes), "iteration_time_s");
   EXPECT_EQ(d.x_key, "cluster.nic_gbps");
   EXPECT_TRUE(d.x_zipped_with.empty());

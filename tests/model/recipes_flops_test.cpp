@@ -9,7 +9,7 @@ namespace trainsim {
 namespace {
 
 // A plain GPT: h 1024, 16 heads (q = kv = h), F = 4h, not gated, V 51200 (no padding at TP 1), s 2048.
-ModelSpec gpt() {
+ModelSpec plain_gpt() {
   ModelSpec m;
   m.family = "gpt";
   m.num_layers = 24;
@@ -24,7 +24,7 @@ ModelSpec gpt() {
 }
 
 TEST(MtpFlops, OneBlockAddsALayerItsProjectionAndALogitPass) {
-  ModelSpec m = gpt();
+  ModelSpec m = plain_gpt();
   const double base = model_flops_per_iteration(m, 8, 1);
   m.mtp_layers = 1;
   const double with = model_flops_per_iteration(m, 8, 1);
@@ -36,7 +36,7 @@ TEST(MtpFlops, OneBlockAddsALayerItsProjectionAndALogitPass) {
 }
 
 TEST(MtpFlops, TheMtpLayerTakesTheLastLayersType) {
-  ModelSpec m = gpt();
+  ModelSpec m = plain_gpt();
   m.moe.num_experts = 8;
   m.moe.router_topk = 2;
   m.moe.expert_ffn_hidden_size = 1024;
@@ -55,7 +55,7 @@ TEST(MtpFlops, TheMtpLayerTakesTheLastLayersType) {
 }
 
 TEST(SelectiveRecomputeFlops, EachModuleAddsItsForward) {
-  const ModelSpec m = gpt();
+  const ModelSpec m = plain_gpt();
   const double model = model_flops_per_iteration(m, 8, 1);
   const double tokens = 8 * 2048.0, L = 24, h = 1024, F = 4096;
   RecomputeModules none{false, false, false, false, false, false, false};
@@ -75,7 +75,7 @@ TEST(SelectiveRecomputeFlops, EachModuleAddsItsForward) {
 }
 
 TEST(SelectiveRecomputeFlops, MlaUpProjectionsAndMoe) {
-  ModelSpec m = gpt();
+  ModelSpec m = plain_gpt();
   m.mla = MlaSpec{128, 64, 32, 16, 32};
   m.moe.num_experts = 8;
   m.moe.router_topk = 2;

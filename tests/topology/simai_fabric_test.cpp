@@ -248,13 +248,14 @@ TEST(SimaiFabric, SummaryReadsTiersRadixAndRatiosOffTheGraph) {
 
 // generate -> export -> read: the same graph, for a single-ToR rail fabric, HPN's dual-ToR planes and 3 tiers.
 TEST(SimaiFabric, ExportedFabricReadsBackAsTheSameGraph) {
-  struct Case {
+  struct FabricCase {
     NetworkTopology topology;
     int gpus, tiers, radix, gpus_per_node;
   };
   // Radix 8 with 4-GPU nodes: 4 pods of 4 rail leaves, 4 spines each, 8 cores.
-  for (const Case& k : {Case{NetworkTopology::RailOptimized, 32, 2, 8, 8}, Case{NetworkTopology::HPN, 32, 2, 16, 8},
-                        Case{NetworkTopology::RailOptimized, 64, 3, 8, 4}}) {
+  for (const FabricCase& k :
+       {FabricCase{NetworkTopology::RailOptimized, 32, 2, 8, 8}, FabricCase{NetworkTopology::HPN, 32, 2, 16, 8},
+        FabricCase{NetworkTopology::RailOptimized, 64, 3, 8, 4}}) {
     ClusterSpec c = cluster(k.gpus, k.topology, k.tiers, k.radix, k.gpus_per_node, k.gpus_per_node);
     c.gpu.name = "H100-SXM";
     c.scale_up.hardware_domain_size = k.gpus_per_node;

@@ -12,7 +12,7 @@
 namespace trainsim {
 namespace {
 
-Scenario scenario(const std::string& framework, const std::string& precision, int seq) {
+Scenario softmax_scenario(const std::string& framework, const std::string& precision, int seq) {
   const std::string yaml = R"(
 model:
   family: gpt
@@ -62,15 +62,15 @@ KernelKind softmax_kind(const Scenario& s) {
 }
 
 TEST(AttentionSoftmax, MegatronFusesItInHalfPrecision) {
-  EXPECT_EQ(softmax_kind(scenario("megatron", "bf16", 2048)), KernelKind::Elementwise);
-  EXPECT_EQ(softmax_kind(scenario("megatron", "fp16", 2048)), KernelKind::Elementwise);
-  EXPECT_EQ(softmax_kind(scenario("deepspeed", "fp16", 2048)), KernelKind::Elementwise);
+  EXPECT_EQ(softmax_kind(softmax_scenario("megatron", "bf16", 2048)), KernelKind::Elementwise);
+  EXPECT_EQ(softmax_kind(softmax_scenario("megatron", "fp16", 2048)), KernelKind::Elementwise);
+  EXPECT_EQ(softmax_kind(softmax_scenario("deepspeed", "fp16", 2048)), KernelKind::Elementwise);
 }
 
 TEST(AttentionSoftmax, UnfusedOutsideTheKernelsLimits) {
-  EXPECT_EQ(softmax_kind(scenario("fsdp", "bf16", 2048)), KernelKind::Softmax);       // plain PyTorch model
-  EXPECT_EQ(softmax_kind(scenario("megatron", "fp32", 2048)), KernelKind::Softmax);   // kernel needs fp16/bf16
-  EXPECT_EQ(softmax_kind(scenario("megatron", "bf16", 32768)), KernelKind::Softmax);  // key length > 16384
+  EXPECT_EQ(softmax_kind(softmax_scenario("fsdp", "bf16", 2048)), KernelKind::Softmax);       // plain PyTorch model
+  EXPECT_EQ(softmax_kind(softmax_scenario("megatron", "fp32", 2048)), KernelKind::Softmax);   // kernel needs fp16/bf16
+  EXPECT_EQ(softmax_kind(softmax_scenario("megatron", "bf16", 32768)), KernelKind::Softmax);  // key length > 16384
 }
 
 }  // namespace

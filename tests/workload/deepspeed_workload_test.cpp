@@ -20,6 +20,7 @@
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -29,7 +30,7 @@ constexpr double kDecay = 78'643'200;  // also the non-persistent elements of Ze
 constexpr double kEmbedding = 52'428'800;
 constexpr int kMicroBatches = 4;
 
-Scenario scenario(int zero_stage, const std::string& deepspeed_block = "") {
+Scenario deepspeed_scenario(int zero_stage, const std::string& deepspeed_block = "") {
   std::string yaml = R"(
 model:
   family: gpt
@@ -85,10 +86,7 @@ DpTraffic dp_traffic(const Workload& wl, const RankProgram& r) {
   return t;
 }
 
-int count_named(const Workload& wl, const RankProgram& r, const std::string& name) {
-  return static_cast<int>(
-      std::count_if(r.ops.begin(), r.ops.end(), [&](const Op& op) { return wl.names[op.name] == name; }));
-}
+using test::count_named;
 
 bool depends_on(const RankProgram& r, const Op& op, std::uint32_t target) {
   for (std::uint32_t i = 0; i < op.num_deps; ++i)
@@ -109,7 +107,7 @@ const Op* next_compute(const RankProgram& r, std::size_t index) {
 // all vectors = 26,243,072. All-reduce bytes = Psi x 2 B = 157,343,744 (NCCL nBytes: the buffer), plus two 4-byte
 // grad-norm all-reduces (one per group); then one parameter all-gather per group: 78,643,200 x 2 and 28,672 x 2.
 TEST(DeepSpeedWorkload, Zero1ReducesOnceAfterTheLastBackward) {
-  const Workload wl = generate_workload(scenario(1, "{reduce_bucket_size: 3e7}"));
+  const Workload wl = generate_workload(deepspeed_scenario(1, "{reduce_bucket_size: 3e7}"));
   const RankProgram& r = wl.ranks[0];
   const DpTraffic t = dp_traffic(wl, r);
   EXPECT_EQ(t.sizes(wl, r, "zero.grad_all_reduce"), std::vector<double>({kEmbedding * 2, 26'243'072.0 * 2}));
@@ -139,7 +137,7 @@ TEST(DeepSpeedWorkload, Zero1ReducesOnceAfterTheLastBackward) {
 // Every gradient but the oversize embedding is copied into the ipg buffer: 2 x 12 + 1 + 2 = 27 copies per
 // micro-batch. Micro-batches 1..3 add their reduced partition into the accumulated one.
 TEST(DeepSpeedWorkload, Zero2ReducesEveryMicroBatch) {
-  const Workload wl = generate_workload(scenario(2, "{reduce_bucket_size: 3e7}"));
+  const Workload wl = generate_workload(deepspeed_scenario(2, "{reduce_bucket_size: 3e7}"));
   const RankProgram& r = wl.ranks[0];
   const DpTraffic t = dp_traffic(wl, r);
   const auto ar = t.sizes(wl, r, "zero.grad_all_reduce");
@@ -163,7 +161,7 @@ TEST(DeepSpeedWorkload, Zero2ReducesEveryMicroBatch) {
 // backward); launching bucket 1 makes the compute stream wait for bucket 0; the epilogue's device synchronize
 // waits for the last one.
 TEST(DeepSpeedWorkload, Zero2OverlapCommWaitsForThePreviousBucket) {
-  const Workload wl = generate_workload(scenario(2, "{reduce_bucket_size: 1e7, overlap_comm: true}"));
+  const Workload wl = generate_workload(deepspeed_scenario(2, "{reduce_bucket_size: 1e7, overlap_comm: true}"));
   const RankProgram& r = wl.ranks[0];
   const DpTraffic t = dp_traffic(wl, r);
   const auto sizes = t.sizes(wl, r, "zero.grad_all_reduce");
@@ -197,7 +195,7 @@ TEST(DeepSpeedWorkload, Zero2OverlapCommWaitsForThePreviousBucket) {
 // Step: 2 grad-norm all-reduces (one sub-group per parameter group), then one all-gather per persistent tensor:
 // 8 per layer (2 + 2 norm weights/biases, 4 biases) x 2 + the final norm's 2 = 18, 28,672 x 2 B in all.
 TEST(DeepSpeedWorkload, Zero3GathersEachModuleOncePerMicroBatchWithDefaults) {
-  const Workload wl = generate_workload(scenario(3));
+  const Workload wl = generate_workload(deepspeed_scenario(3));
   const RankProgram& r = wl.ranks[0];
   const DpTraffic t = dp_traffic(wl, r);
   EXPECT_EQ(t.calls.at("zero3.allgather"), kMicroBatches);
@@ -226,7 +224,8 @@ TEST(DeepSpeedWorkload, Zero3GathersEachModuleOncePerMicroBatchWithDefaults) {
 // 11. AG per micro-batch = 2 x (78,643,200 + 52,428,800) elements = 262,144,000 x 2 B (AG_f + AG_b = 2 Psi,
 // plus the tied embedding's second use). Each forward GEMM of a layer waits for its own module's gather.
 TEST(DeepSpeedWorkload, Zero3WithoutPrefetchOrReuseRegathersInBackward) {
-  const Workload wl = generate_workload(scenario(3, "{stage3_prefetch_bucket_size: 0, stage3_max_reuse_distance: 0}"));
+  const Workload wl =
+      generate_workload(deepspeed_scenario(3, "{stage3_prefetch_bucket_size: 0, stage3_max_reuse_distance: 0}"));
   const RankProgram& r = wl.ranks[0];
   const DpTraffic t = dp_traffic(wl, r);
   EXPECT_EQ(t.calls.at("zero3.allgather"), 22 * kMicroBatches);
@@ -256,7 +255,7 @@ TEST(DeepSpeedWorkload, Zero3WithoutPrefetchOrReuseRegathersInBackward) {
 // gathered once more (4 per layer x 2 layers = 8 more calls, 2 x 12,582,912 elements, per micro-batch).
 TEST(DeepSpeedWorkload, Zero3RecomputeGathersAgain) {
   const std::string block = "{stage3_prefetch_bucket_size: 0, stage3_max_reuse_distance: 0}";
-  Scenario s = scenario(3, block);
+  Scenario s = deepspeed_scenario(3, block);
   s.training.recompute = RecomputeGranularity::Full;
   const Workload wl = generate_workload(s);
   const DpTraffic t = dp_traffic(wl, wl.ranks[0]);
@@ -268,7 +267,7 @@ TEST(DeepSpeedWorkload, Zero3RecomputeGathersAgain) {
 // 9,445,376 and the embedding; all multiples of N = 8, so no padding). With more than 2 flushes outstanding the CPU
 // synchronizes on the oldest: the fourth reduce-scatter of a micro-batch is issued only after the first finished.
 TEST(DeepSpeedWorkload, Zero3ReduceScatterBackPressure) {
-  const Workload wl = generate_workload(scenario(3, "{reduce_bucket_size: 1e7}"));
+  const Workload wl = generate_workload(deepspeed_scenario(3, "{reduce_bucket_size: 1e7}"));
   const RankProgram& r = wl.ranks[0];
   std::vector<std::uint32_t> rs;
   for (std::size_t i = 0; i < r.ops.size(); ++i)
@@ -313,7 +312,7 @@ cluster: {gpu: H100-SXM, num_gpus: 2, gpus_per_node: 2, nics_per_node: 1, nic_gb
 // embedding + position embedding + layer 0 = 52,428,800 + 1,048,576 + 12,596,224 = 66,073,600; stage 1: layer 1 +
 // final norm + its copy of the tied LM head = 12,596,224 + 2048 + 52,428,800 = 65,027,072. One 5e8 bucket each.
 TEST(DeepSpeedWorkload, Zero1WithPipelineReducesEachStagesOwnParameters) {
-  Scenario s = scenario(1);
+  Scenario s = deepspeed_scenario(1);
   s.parallelism.pipeline = 2;
   s.parallelism.data = 4;
   const Workload wl = generate_workload(s);
@@ -331,23 +330,23 @@ TEST(DeepSpeedWorkload, Zero1WithPipelineReducesEachStagesOwnParameters) {
 // other allowance is the same apart from it.
 TEST(DeepSpeedWorkload, MemoryCountsTheIpgBucket) {
   const auto other = [](const Scenario& s) { return estimate_memory(s)[0].other_gib * kGiB; };
-  Scenario megatron = scenario(1);
+  Scenario megatron = deepspeed_scenario(1);
   megatron.parallelism.framework = Framework::Megatron;
   const double base = other(megatron);
-  EXPECT_NEAR(other(scenario(3)) - base, 5e8 * 2, 1.0);
-  EXPECT_NEAR(other(scenario(2)) - base, 5e8 * 2, 1.0);
-  EXPECT_NEAR(other(scenario(2, "{overlap_comm: true}")) - base, 2 * 5e8 * 2, 1.0);
-  EXPECT_NEAR(other(scenario(1, "{reduce_bucket_size: 1e8}")) - base, 1e8 * 2, 1.0);
+  EXPECT_NEAR(other(deepspeed_scenario(3)) - base, 5e8 * 2, 1.0);
+  EXPECT_NEAR(other(deepspeed_scenario(2)) - base, 5e8 * 2, 1.0);
+  EXPECT_NEAR(other(deepspeed_scenario(2, "{overlap_comm: true}")) - base, 2 * 5e8 * 2, 1.0);
+  EXPECT_NEAR(other(deepspeed_scenario(1, "{reduce_bucket_size: 1e8}")) - base, 1e8 * 2, 1.0);
 }
 
 // fp16 adds the overflow check: all-reduce(MAX) of 1 byte over DP before the grad norms.
 TEST(DeepSpeedWorkload, Fp16AddsTheOverflowAllReduce) {
-  Scenario s = scenario(2);
+  Scenario s = deepspeed_scenario(2);
   s.training.precision = Precision::FP16;
   const Workload wl = generate_workload(s);
   const DpTraffic t = dp_traffic(wl, wl.ranks[0]);
   EXPECT_EQ(t.sizes(wl, wl.ranks[0], "zero.overflow_all_reduce"), std::vector<double>({1}));
-  const Workload bf16 = generate_workload(scenario(2));
+  const Workload bf16 = generate_workload(deepspeed_scenario(2));
   EXPECT_EQ(dp_traffic(bf16, bf16.ranks[0]).calls.count("zero.overflow_all_reduce"), 0u);
 }
 

@@ -12,7 +12,7 @@
 namespace trainsim {
 namespace {
 
-Scenario scenario(const std::string& family, const std::string& fusion) {
+Scenario eager_layer_scenario(const std::string& family, const std::string& fusion) {
   const std::string yaml = R"(
 model:
   family: )" + family + R"(
@@ -62,8 +62,8 @@ std::map<std::string, OpTotals> layer_ops(const Scenario& s) {
 
 TEST(EagerLayer, GemmsAndAttentionAreTheSameKernels) {
   for (const char* family : {"gpt", "llama"}) {
-    auto eager = layer_ops(scenario(family, "eager"));
-    auto fused = layer_ops(scenario(family, "fused"));
+    auto eager = layer_ops(eager_layer_scenario(family, "eager"));
+    auto fused = layer_ops(eager_layer_scenario(family, "fused"));
     for (const char* name : {"qkv", "proj", "fc1", "fc2", "fc1.wgrad", "qkv.dgrad", "core_attn.fwd", "core_attn.bwd"}) {
       ASSERT_TRUE(eager.count(name)) << family << " " << name;
       EXPECT_DOUBLE_EQ(eager[name].flops, fused[name].flops) << family << " " << name;
@@ -73,8 +73,8 @@ TEST(EagerLayer, GemmsAndAttentionAreTheSameKernels) {
 }
 
 TEST(EagerLayer, LayerNormRunsPyTorchsKernel) {
-  auto eager = layer_ops(scenario("gpt", "eager"));
-  auto fused = layer_ops(scenario("gpt", "fused"));
+  auto eager = layer_ops(eager_layer_scenario("gpt", "eager"));
+  auto fused = layer_ops(eager_layer_scenario("gpt", "fused"));
   EXPECT_EQ(eager["input_norm"].kind, KernelKind::TorchLayerNorm);
   EXPECT_EQ(fused["input_norm"].kind, KernelKind::LayerNorm);
   // Same forward traffic (read x, write y); the backward adds the weight-gradient kernel's second read.
@@ -85,8 +85,8 @@ TEST(EagerLayer, LayerNormRunsPyTorchsKernel) {
 }
 
 TEST(EagerLayer, RmsNormSwigluAndRopeAreChainsOfElementwiseOps) {
-  auto eager = layer_ops(scenario("llama", "eager"));
-  auto fused = layer_ops(scenario("llama", "fused"));
+  auto eager = layer_ops(eager_layer_scenario("llama", "eager"));
+  auto fused = layer_ops(eager_layer_scenario("llama", "fused"));
   const double rows_h = 2048.0 * 1024.0;  // T x h of one micro-batch
   EXPECT_EQ(eager["input_norm"].kind, KernelKind::Elementwise);
   EXPECT_DOUBLE_EQ(eager["input_norm"].bytes, rows_h * (4 * 2 + 28));      // 4 ab + 28 per element
@@ -97,8 +97,8 @@ TEST(EagerLayer, RmsNormSwigluAndRopeAreChainsOfElementwiseOps) {
 }
 
 TEST(EagerLayer, AttentionLayoutCopiesOnlyWhenEager) {
-  auto eager = layer_ops(scenario("llama", "eager"));
-  auto fused = layer_ops(scenario("llama", "fused"));
+  auto eager = layer_ops(eager_layer_scenario("llama", "eager"));
+  auto fused = layer_ops(eager_layer_scenario("llama", "fused"));
   for (const char* name : {"attn.output_layout", "attn.output_layout.bwd", "attn.qkv_grad_layout"}) {
     EXPECT_EQ(eager[name].count, 1) << name;
     EXPECT_EQ(fused.count(name), 0u) << name;

@@ -15,8 +15,8 @@ namespace {
 
 constexpr int kHidden = 512, kFfn = 2048, kSeq = 1024, kMicro = 2, kLayers = 2;
 
-Scenario scenario(const std::string& precision, const std::string& model_extra = "",
-                  const std::vector<std::string>& overrides = {}) {
+Scenario fp8_scenario(const std::string& precision, const std::string& model_extra = "",
+                      const std::vector<std::string>& overrides = {}) {
   const std::string yaml = R"(
 model:
 )" + model_extra + R"(  family: gpt
@@ -69,7 +69,7 @@ Precision gemm_dtype(const Workload& wl, const std::string& name) {
 }  // namespace
 
 TEST(Fp8Quantize, CastsBeforeFpropAndDgradOnly) {
-  const Scenario s = scenario("fp8");
+  const Scenario s = fp8_scenario("fp8");
   const int mbs = s.micro_batches_per_iteration();
   ASSERT_EQ(mbs, kMicro);
   const auto ops = ops_by_name(generate_workload(s, {}));
@@ -97,7 +97,7 @@ TEST(Fp8Quantize, CastsBeforeFpropAndDgradOnly) {
 // An eager model with te.Linear layers (training.fusion: eager): its norm is PyTorch's, so qkv's input is cast
 // with its transpose like any other, and with no is_first_microbatch every forward call casts the weights.
 TEST(Fp8Quantize, EagerModelCastsEveryInputAndEveryMicroBatchesWeights) {
-  const auto ops = ops_by_name(generate_workload(scenario("fp8", "", {"training.fusion=eager"}), {}));
+  const auto ops = ops_by_name(generate_workload(fp8_scenario("fp8", "", {"training.fusion=eager"}), {}));
   const double tokens = kSeq;
   EXPECT_EQ(ops.count("fp8.transpose.qkv"), 0u);
   ASSERT_TRUE(ops.count("fp8.cast_transpose.qkv"));
@@ -105,12 +105,12 @@ TEST(Fp8Quantize, EagerModelCastsEveryInputAndEveryMicroBatchesWeights) {
   EXPECT_EQ(ops.at("fp8.cast_weight.fc1").count, kLayers * kMicro);
   // A recomputed forward casts them again.
   const auto full =
-      ops_by_name(generate_workload(scenario("fp8", "", {"training.fusion=eager", "training.recompute=full"}), {}));
+      ops_by_name(generate_workload(fp8_scenario("fp8", "", {"training.fusion=eager", "training.recompute=full"}), {}));
   EXPECT_EQ(full.at("fp8.cast_weight.fc1").count, 2 * kLayers * kMicro);
 }
 
 TEST(Fp8Quantize, OutputLayerStaysBf16AndLinearsRunFp8) {
-  const Workload wl = generate_workload(scenario("fp8"), {});
+  const Workload wl = generate_workload(fp8_scenario("fp8"), {});
   EXPECT_EQ(gemm_dtype(wl, "fc1"), Precision::FP8);
   EXPECT_EQ(gemm_dtype(wl, "proj.dgrad"), Precision::FP8);
   EXPECT_EQ(gemm_dtype(wl, "lm_head"), Precision::BF16);
@@ -119,14 +119,14 @@ TEST(Fp8Quantize, OutputLayerStaysBf16AndLinearsRunFp8) {
 
 // MTP's output head is built outside Transformer Engine too (its name is not "lm_head").
 TEST(Fp8Quantize, MtpOutputHeadStaysBf16) {
-  const Workload wl = generate_workload(scenario("fp8", "  mtp_layers: 1\n"), {});
+  const Workload wl = generate_workload(fp8_scenario("fp8", "  mtp_layers: 1\n"), {});
   EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head"), Precision::BF16);
   EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head.dgrad"), Precision::BF16);
   for (const auto& [name, seen] : ops_by_name(wl)) EXPECT_EQ(name.find("fp8.cast_weight.mtp.lm_head"), name.npos);
 }
 
 TEST(Fp8Quantize, Bf16HasNoQuantizationKernels) {
-  const auto ops = ops_by_name(generate_workload(scenario("bf16"), {}));
+  const auto ops = ops_by_name(generate_workload(fp8_scenario("bf16"), {}));
   for (const auto& [name, seen] : ops) EXPECT_NE(name.rfind("fp8.", 0), 0u) << name;
 }
 

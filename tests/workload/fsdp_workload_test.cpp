@@ -14,7 +14,7 @@
 namespace trainsim {
 namespace {
 
-Scenario scenario(const std::string& precision) {
+Scenario fsdp_scenario(const std::string& precision) {
   const std::string yaml = R"(
 model:
   family: gpt
@@ -59,7 +59,7 @@ std::map<std::string, Calls> by_name(const Workload& wl) {
 }
 
 TEST(FsdpWorkload, GathersInTheTrainingDtypeReducesInFp32) {
-  const Scenario s = scenario("bf16");
+  const Scenario s = fsdp_scenario("bf16");
   const double layer_params = LayerDims::of(s).layer_params;
   const int micro_batches = s.micro_batches_per_iteration();
   auto ops = by_name(generate_workload(s, {}));
@@ -74,7 +74,7 @@ TEST(FsdpWorkload, GathersInTheTrainingDtypeReducesInFp32) {
 }
 
 TEST(FsdpWorkload, Fp32TrainingNeedsNoCast) {
-  auto ops = by_name(generate_workload(scenario("fp32"), {}));
+  auto ops = by_name(generate_workload(fsdp_scenario("fp32"), {}));
   EXPECT_EQ(ops.count("fsdp.grad_cast"), 0u);
   EXPECT_GT(ops["fsdp.reduce_scatter"].count, 0);
 }

@@ -15,7 +15,7 @@
 namespace trainsim {
 namespace {
 
-Scenario scenario(const std::string& fusion, bool graphs, const std::vector<std::string>& extra = {}) {
+Scenario launches_scenario(const std::string& fusion, bool graphs, const std::vector<std::string>& extra = {}) {
   const std::string yaml = R"(
 model:
   family: llama
@@ -61,7 +61,7 @@ Launches launches(const Scenario& s) {
 }
 
 TEST(HostLaunches, FusedKernelsAreOneLaunchEach) {
-  const auto l = launches(scenario("fused", false));
+  const auto l = launches(launches_scenario("fused", false));
   EXPECT_EQ(l.layer0.at("input_norm"), 1);
   EXPECT_EQ(l.layer0.at("qkv"), 1);
   EXPECT_EQ(l.layer0.at("rope"), 1);
@@ -70,20 +70,20 @@ TEST(HostLaunches, FusedKernelsAreOneLaunchEach) {
 }
 
 TEST(HostLaunches, EagerChainsCountEveryOp) {
-  const auto l = launches(scenario("eager", false));
+  const auto l = launches(launches_scenario("eager", false));
   EXPECT_EQ(l.layer0.at("input_norm"), 8);  // upcast, pow, mean, + eps, rsqrt, scale, downcast, weight
   EXPECT_EQ(l.layer0.at("input_norm.bwd"), 14);
   EXPECT_EQ(l.layer0.at("swiglu"), 2);
   EXPECT_EQ(l.layer0.at("swiglu.bwd"), 3);
   EXPECT_EQ(l.layer0.at("rope"), 10);
   EXPECT_EQ(l.layer0.at("qkv"), 1);
-  EXPECT_GT(l.total, launches(scenario("fused", false)).total);
+  EXPECT_GT(l.total, launches(launches_scenario("fused", false)).total);
 }
 
 // With graphs a layer's forward costs one launch and its backward one, whatever it holds; what lies outside the
 // layers (embedding, loss, optimizer) keeps its launches.
 TEST(HostLaunches, CudaGraphsLaunchEachLayerPassOnce) {
-  const Workload wl = generate_workload(scenario("eager", true), {});
+  const Workload wl = generate_workload(launches_scenario("eager", true), {});
   std::map<std::tuple<int, int, Phase>, int> per_pass;
   int outside = 0, outside_eager = 0;
   for (const Op& op : wl.ranks[0].ops) {
@@ -92,7 +92,7 @@ TEST(HostLaunches, CudaGraphsLaunchEachLayerPassOnce) {
     else
       outside += op.launches;
   }
-  const Workload eager = generate_workload(scenario("eager", false), {});
+  const Workload eager = generate_workload(launches_scenario("eager", false), {});
   for (const Op& op : eager.ranks[0].ops)
     if (!(op.layer >= 0 && (op.stream == Stream::Compute || op.stream == Stream::TpComm))) outside_eager += op.launches;
   ASSERT_FALSE(per_pass.empty());
@@ -103,19 +103,19 @@ TEST(HostLaunches, CudaGraphsLaunchEachLayerPassOnce) {
 
 TEST(HostLaunches, CudaGraphsKeyIsABool) {
   try {
-    scenario("fused", false, {"training.cuda_graphs=sometimes"});
+    launches_scenario("fused", false, {"training.cuda_graphs=sometimes"});
     FAIL() << "accepted cuda_graphs: sometimes";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("training.cuda_graphs"), std::string::npos) << e.what();
   }
   try {
-    scenario("fused", false, {"compute.host_launch_us=-1"});
+    launches_scenario("fused", false, {"compute.host_launch_us=-1"});
     FAIL() << "accepted host_launch_us: -1";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("compute.host_launch_us"), std::string::npos) << e.what();
   }
   try {
-    scenario("fused", false, {"compute.host_launch_us=1e12"});  // would overflow the engine's clock
+    launches_scenario("fused", false, {"compute.host_launch_us=1e12"});  // would overflow the engine's clock
     FAIL() << "accepted host_launch_us: 1e12";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("compute.host_launch_us"), std::string::npos) << e.what();

@@ -20,7 +20,7 @@ namespace {
 
 using Kind = InterleavedEvent::Kind;
 
-std::string order(const std::vector<InterleavedEvent>& program) {
+std::string event_order(const std::vector<InterleavedEvent>& program) {
   std::string s;
   for (const auto& e : program) s += (s.empty() ? "" : " ") + to_string(e, program);
   return s;
@@ -45,14 +45,14 @@ int receiving_chunk(int p, int rank, const InterleavedEvent& send) {
 // P:cX = param all-gather of chunk X (chunks 0 and 1 at the start); G:cX = grad reduction of chunk X
 // (rank 0 right after the chunk's last backward, rank 1 one step later, chunk 0 after the cool-down).
 TEST(InterleavedSchedule, TwoStagesTwoChunksFourMicroBatchesMatchesMegatron) {
-  EXPECT_EQ(order(interleaved_program(2, 0, 4, 2)),
+  EXPECT_EQ(event_order(interleaved_program(2, 0, 4, 2)),
             "P:c0 P:c1 F:c0m0 >n:c0m0 w>n:c0m0 F:c0m1 >n:c0m1 <p:c1m0 w>n:c0m1 w<p:c1m0 F:c1m0 >n:c1m0 <p:c1m1 "
             "w>n:c1m0 w<p:c1m1 F:c1m1 >n:c1m1 w>n:c1m1 <n:c1m0 F:c0m2 >n:c0m2 w>n:c0m2 w<n:c1m0 B:c1m0 >p:c1m0 "
             "<n:c1m1 F:c0m3 >n:c0m3 <p:c1m2 w>n:c0m3 w<n:c1m1 B:c1m1 >p:c1m1 <n:c0m0 w>p:c1m0 w<p:c1m2 F:c1m2 "
             ">n:c1m2 <p:c1m3 w>n:c1m2 w<n:c0m0 B:c0m0 <n:c0m1 w>p:c1m1 w<p:c1m3 F:c1m3 >n:c1m3 w>n:c1m3 w<n:c0m1 "
             "B:c0m1 <n:c1m2 w<n:c1m2 B:c1m2 >p:c1m2 <n:c1m3 w>p:c1m2 w<n:c1m3 B:c1m3 G:c1 >p:c1m3 <n:c0m2 w>p:c1m3 "
             "w<n:c0m2 B:c0m2 <n:c0m3 w<n:c0m3 B:c0m3 G:c0");
-  EXPECT_EQ(order(interleaved_program(2, 1, 4, 2)),
+  EXPECT_EQ(event_order(interleaved_program(2, 1, 4, 2)),
             "P:c0 P:c1 <p:c0m0 w<p:c0m0 F:c0m0 <p:c0m1 >n:c0m0 w<p:c0m1 w>n:c0m0 F:c0m1 <p:c1m0 >n:c0m1 w<p:c1m0 "
             "w>n:c0m1 F:c1m0 <p:c1m1 B:c1m0 >p:c1m0 w<p:c1m1 F:c1m1 <p:c0m2 B:c1m1 <n:c0m0 >p:c1m1 w>p:c1m0 w<p:c0m2 "
             "F:c0m2 <p:c0m3 >n:c0m2 w>n:c0m2 w<n:c0m0 B:c0m0 <n:c0m1 >p:c0m0 w>p:c1m1 w<p:c0m3 F:c0m3 <p:c1m2 "
@@ -65,7 +65,7 @@ TEST(InterleavedSchedule, TwoStagesTwoChunksFourMicroBatchesMatchesMegatron) {
 // chunk 1 (">n:c0m*" on rank 3 pairs with "<p:c1m*" on rank 0), and rank 0's chunk-1 gradients go back
 // to rank 3's chunk 0.
 TEST(InterleavedSchedule, FourStagesTwoChunksEightMicroBatchesMatchesMegatron) {
-  EXPECT_EQ(order(interleaved_program(4, 0, 8, 2)),
+  EXPECT_EQ(event_order(interleaved_program(4, 0, 8, 2)),
             "P:c0 P:c1 F:c0m0 >n:c0m0 w>n:c0m0 F:c0m1 >n:c0m1 w>n:c0m1 F:c0m2 >n:c0m2 w>n:c0m2 F:c0m3 >n:c0m3 "
             "<p:c1m0 w>n:c0m3 w<p:c1m0 F:c1m0 >n:c1m0 <p:c1m1 w>n:c1m0 w<p:c1m1 F:c1m1 >n:c1m1 <p:c1m2 w>n:c1m1 "
             "w<p:c1m2 F:c1m2 >n:c1m2 <p:c1m3 w>n:c1m2 w<p:c1m3 F:c1m3 >n:c1m3 w>n:c1m3 F:c0m4 >n:c0m4 w>n:c0m4 "
@@ -77,7 +77,7 @@ TEST(InterleavedSchedule, FourStagesTwoChunksEightMicroBatchesMatchesMegatron) {
             "<n:c1m4 w<n:c1m4 B:c1m4 >p:c1m4 <n:c1m5 w>p:c1m4 w<n:c1m5 B:c1m5 >p:c1m5 <n:c1m6 w>p:c1m5 w<n:c1m6 "
             "B:c1m6 >p:c1m6 <n:c1m7 w>p:c1m6 w<n:c1m7 B:c1m7 G:c1 >p:c1m7 <n:c0m4 w>p:c1m7 w<n:c0m4 B:c0m4 <n:c0m5 "
             "w<n:c0m5 B:c0m5 <n:c0m6 w<n:c0m6 B:c0m6 <n:c0m7 w<n:c0m7 B:c0m7 G:c0");
-  EXPECT_EQ(order(interleaved_program(4, 1, 8, 2)),
+  EXPECT_EQ(event_order(interleaved_program(4, 1, 8, 2)),
             "P:c0 P:c1 <p:c0m0 w<p:c0m0 F:c0m0 <p:c0m1 >n:c0m0 w<p:c0m1 w>n:c0m0 F:c0m1 <p:c0m2 >n:c0m1 w<p:c0m2 "
             "w>n:c0m1 F:c0m2 <p:c0m3 >n:c0m2 w<p:c0m3 w>n:c0m2 F:c0m3 <p:c1m0 >n:c0m3 w<p:c1m0 w>n:c0m3 F:c1m0 "
             "<p:c1m1 >n:c1m0 w<p:c1m1 w>n:c1m0 F:c1m1 <p:c1m2 >n:c1m1 w<p:c1m2 w>n:c1m1 F:c1m2 <p:c1m3 >n:c1m2 "
@@ -92,7 +92,7 @@ TEST(InterleavedSchedule, FourStagesTwoChunksEightMicroBatchesMatchesMegatron) {
             "B:c1m6 <n:c1m7 >p:c1m6 w<n:c1m7 w>p:c1m6 B:c1m7 <n:c0m4 >p:c1m7 w<n:c0m4 w>p:c1m7 B:c0m4 G:c1 <n:c0m5 "
             ">p:c0m4 w<n:c0m5 w>p:c0m4 B:c0m5 <n:c0m6 >p:c0m5 w<n:c0m6 w>p:c0m5 B:c0m6 <n:c0m7 >p:c0m6 w<n:c0m7 "
             "w>p:c0m6 B:c0m7 >p:c0m7 w>p:c0m7 w>p:c0m3 G:c0");
-  EXPECT_EQ(order(interleaved_program(4, 2, 8, 2)),
+  EXPECT_EQ(event_order(interleaved_program(4, 2, 8, 2)),
             "P:c0 P:c1 <p:c0m0 w<p:c0m0 F:c0m0 >n:c0m0 <p:c0m1 w>n:c0m0 w<p:c0m1 F:c0m1 >n:c0m1 <p:c0m2 w>n:c0m1 "
             "w<p:c0m2 F:c0m2 >n:c0m2 <p:c0m3 w>n:c0m2 w<p:c0m3 F:c0m3 >n:c0m3 <p:c1m0 w>n:c0m3 w<p:c1m0 F:c1m0 "
             ">n:c1m0 <p:c1m1 w>n:c1m0 w<p:c1m1 F:c1m1 >n:c1m1 <p:c1m2 w>n:c1m1 w<p:c1m2 <n:c1m0 F:c1m2 >n:c1m2 "
@@ -107,7 +107,7 @@ TEST(InterleavedSchedule, FourStagesTwoChunksEightMicroBatchesMatchesMegatron) {
             "B:c1m6 >p:c1m6 <n:c1m7 w>p:c1m6 w<n:c1m7 B:c1m7 >p:c1m7 <n:c0m4 w>p:c1m7 w<n:c0m4 B:c0m4 >p:c0m4 "
             "<n:c0m5 w>p:c0m4 w<n:c0m5 B:c0m5 G:c1 >p:c0m5 <n:c0m6 w>p:c0m5 w<n:c0m6 B:c0m6 >p:c0m6 <n:c0m7 w>p:c0m6 "
             "w<n:c0m7 B:c0m7 >p:c0m7 w>p:c0m7 w>p:c1m5 G:c0");
-  EXPECT_EQ(order(interleaved_program(4, 3, 8, 2)),
+  EXPECT_EQ(event_order(interleaved_program(4, 3, 8, 2)),
             "P:c0 P:c1 <p:c0m0 w<p:c0m0 F:c0m0 <p:c0m1 >n:c0m0 w<p:c0m1 w>n:c0m0 F:c0m1 <p:c0m2 >n:c0m1 w<p:c0m2 "
             "w>n:c0m1 F:c0m2 <p:c0m3 >n:c0m2 w<p:c0m3 w>n:c0m2 F:c0m3 <p:c1m0 >n:c0m3 w<p:c1m0 w>n:c0m3 F:c1m0 "
             "<p:c1m1 B:c1m0 >p:c1m0 w<p:c1m1 F:c1m1 <p:c1m2 B:c1m1 >p:c1m1 w>p:c1m0 w<p:c1m2 F:c1m2 <p:c1m3 B:c1m2 "

@@ -24,8 +24,8 @@ namespace trainsim {
 namespace {
 
 // A small GPT (8 layers, hidden 512: every chunk's gradients fit in one DDP bucket).
-Scenario scenario(int pipeline, int virtual_pipeline, int micro_batches, int data = 1, const std::string& extra = "",
-                  int tensor = 1) {
+Scenario interleaved_scenario(int pipeline, int virtual_pipeline, int micro_batches, int data = 1,
+                              const std::string& extra = "", int tensor = 1) {
   const int per_node = std::min(8, tensor * pipeline * data);
   const std::string yaml = R"(
 model:
@@ -161,7 +161,7 @@ std::string expected_from_schedule(int p, int r, int m, int v) {
 // last rank's chunk-0 output going back to rank 0 for chunk 1. "P P" = the parameter all-gathers of
 // chunks 0 and 1 dispatched before the first step, "G" = a chunk's gradient reduce-scatter.
 TEST(InterleavedWorkload, TwoStagesTwoChunksFourMicroBatchesInMegatronsOrder) {
-  const Scenario s = scenario(2, 2, 4);
+  const Scenario s = interleaved_scenario(2, 2, 4);
   const Workload wl = generate_workload(s);
   const StageLayout layout(s);
   ASSERT_EQ(wl.ranks.size(), 2u);
@@ -179,7 +179,7 @@ TEST(InterleavedWorkload, TwoStagesTwoChunksFourMicroBatchesInMegatronsOrder) {
 // interleaved_schedule_test lists.
 TEST(InterleavedWorkload, ProgramsFollowTheScheduleForMoreStagesAndChunks) {
   for (auto [p, v, m] : {std::tuple{4, 2, 8}, std::tuple{2, 4, 4}, std::tuple{2, 2, 8}}) {
-    const Scenario s = scenario(p, v, m);
+    const Scenario s = interleaved_scenario(p, v, m);
     const Workload wl = generate_workload(s);
     const StageLayout layout(s);
     ASSERT_EQ(wl.ranks.size(), static_cast<std::size_t>(p));
@@ -194,7 +194,7 @@ TEST(InterleavedWorkload, ProgramsFollowTheScheduleForMoreStagesAndChunks) {
 // rank 0 runs [0,1] and [4,5], rank 1 [2,3] and [6,7]. The embedding runs only in rank 0's chunk 0, the LM head
 // and loss only in the last rank's last chunk (GPTModel._preprocess/_postprocess).
 TEST(InterleavedWorkload, EachChunkRunsItsLayersAndOnlyTheEndsRunEmbeddingAndHead) {
-  const Scenario s = scenario(2, 2, 4);
+  const Scenario s = interleaved_scenario(2, 2, 4);
   const Workload wl = generate_workload(s);
   const StageLayout layout(s);
   const std::map<std::pair<int, int>, std::set<int>> expected{
@@ -221,7 +221,7 @@ TEST(InterleavedWorkload, EachChunkRunsItsLayersAndOnlyTheEndsRunEmbeddingAndHea
 // with every rank simulated (TP 2 x DP 2: each pipeline of the four has its own pairs).
 TEST(InterleavedWorkload, SendsAndReceivesPairUpOnEveryPipelinePair) {
   for (bool per_rank : {false, true}) {
-    const Scenario s = scenario(4, 2, 8, per_rank ? 2 : 1, "", per_rank ? 2 : 1);
+    const Scenario s = interleaved_scenario(4, 2, 8, per_rank ? 2 : 1, "", per_rank ? 2 : 1);
     WorkloadOptions o;
     o.per_rank = per_rank;
     const Workload wl = generate_workload(s, o);
@@ -262,7 +262,7 @@ TEST(InterleavedWorkload, SendsAndReceivesPairUpOnEveryPipelinePair) {
 // backwards on the irecv_next of theirs (except the last rank's last chunk).
 TEST(InterleavedWorkload, StepsDependOnTheReceiveOfTheirInput) {
   const int p = 4, v = 2, m = 8;
-  const Scenario s = scenario(p, v, m);
+  const Scenario s = interleaved_scenario(p, v, m);
   const Workload wl = generate_workload(s);
   const StageLayout layout(s);
   for (int r = 0; r < p; ++r) {
@@ -290,7 +290,7 @@ TEST(InterleavedWorkload, StepsDependOnTheReceiveOfTheirInput) {
 // schedule: finalize_model_grads reduces every chunk after it and the optimizer step all-gathers
 // every chunk (param_and_grad_buffer.py bucket groups) — still once per chunk.
 TEST(InterleavedWorkload, WithoutOverlapChunksSyncOnceAfterTheSchedule) {
-  const Scenario s = scenario(2, 2, 4, 1, "  overlap_grad_reduce: false\n  overlap_param_gather: false\n");
+  const Scenario s = interleaved_scenario(2, 2, 4, 1, "  overlap_grad_reduce: false\n  overlap_param_gather: false\n");
   const Workload wl = generate_workload(s);
   const StageLayout layout(s);
   for (int r = 0; r < 2; ++r) {
@@ -318,7 +318,7 @@ TEST(InterleavedWorkload, FullRecomputeSpreadsTheStagesLayersOverItsChunks) {
   const std::vector<std::pair<std::vector<int>, std::vector<std::set<int>>>> cases{
       {{2}, {{0, 4}, {2, 6}}}, {{1}, {{0}, {2}}}, {{}, {{0, 1, 4, 5}, {2, 3, 6, 7}}}};
   for (const auto& [num_layers, expected] : cases) {
-    Scenario s = scenario(2, 2, 4);
+    Scenario s = interleaved_scenario(2, 2, 4);
     s.training.recompute = RecomputeGranularity::Full;
     s.training.recompute_num_layers = num_layers;
     const Workload wl = generate_workload(s);
@@ -343,7 +343,7 @@ TEST(InterleavedWorkload, RejectsWhatMegatronRejects) {
     return "(accepted)";
   };
   // m = 6 micro-batches on 4 stages: not a multiple of the pipeline size.
-  const Scenario six = scenario(4, 2, 6);
+  const Scenario six = interleaved_scenario(4, 2, 6);
   EXPECT_EQ(key_of(six), "parallelism.virtual_pipeline");
   try {
     generate_workload(six);
@@ -352,12 +352,13 @@ TEST(InterleavedWorkload, RejectsWhatMegatronRejects) {
     EXPECT_NE(e.detail().find("= 6 with pipeline 4"), std::string::npos) << e.what();
   }
   // m = 2 < p = 4.
-  EXPECT_EQ(key_of(scenario(4, 2, 2)), "parallelism.virtual_pipeline");
+  EXPECT_EQ(key_of(interleaved_scenario(4, 2, 2)), "parallelism.virtual_pipeline");
   // FSDP has no interleaved schedule.
-  EXPECT_EQ(key_of(scenario(2, 2, 4, 1, "  framework: fsdp\n  zero_stage: 2\n")), "parallelism.virtual_pipeline");
+  EXPECT_EQ(key_of(interleaved_scenario(2, 2, 4, 1, "  framework: fsdp\n  zero_stage: 2\n")),
+            "parallelism.virtual_pipeline");
   // The same shapes without interleaving are fine, and m a multiple of p is fine with it.
-  EXPECT_NO_THROW(generate_workload(scenario(4, 1, 6)));
-  EXPECT_NO_THROW(generate_workload(scenario(4, 2, 12)));
+  EXPECT_NO_THROW(generate_workload(interleaved_scenario(4, 1, 6)));
+  EXPECT_NO_THROW(generate_workload(interleaved_scenario(4, 2, 12)));
 }
 
 }  // namespace
@@ -371,7 +372,7 @@ namespace {
 TEST(PipelineSenders, OneWaySendsNameTheirSender) {
   for (int v : {1, 2}) {
     SCOPED_TRACE("virtual_pipeline " + std::to_string(v));
-    const Workload wl = generate_workload(scenario(2, v, 4));
+    const Workload wl = generate_workload(interleaved_scenario(2, v, 4));
     int one_way = 0, both = 0;
     for (const auto& prog : wl.ranks)
       for (const Op& op : prog.ops) {

@@ -5,6 +5,7 @@
 
 #include "core/units.hpp"
 #include "workload/memory_model.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -24,7 +25,7 @@ ModelSpec gpt(int layers, std::int64_t h, int a, std::int64_t seq) {
   return m;
 }
 
-Scenario scenario(const ModelSpec& m, int t, int p, int d, std::int64_t global_batch, int micro_batch) {
+Scenario memory_scenario(const ModelSpec& m, int t, int p, int d, std::int64_t global_batch, int micro_batch) {
   Scenario s;
   s.model = m;
   s.parallelism.tensor = t;
@@ -36,7 +37,7 @@ Scenario scenario(const ModelSpec& m, int t, int p, int d, std::int64_t global_b
   return s;
 }
 
-double gib(double bytes) { return bytes / kGiB; }
+using test::gib;
 
 // GPT-3 175B, TP 8, PP 8, DP 16 (Narayanan et al. 2021's 1024-GPU layout), bf16, Megatron distributed optimizer.
 // One layer has 12h^2 + 13h parameters (Narayanan eq. 2); 6h of them (2 LayerNorms, 2 row-parallel output biases) are
@@ -44,7 +45,7 @@ double gib(double bytes) { return bytes / kGiB; }
 // i.e. about 175e9/64 = 2.73e9. Stage 0 adds the vocab-parallel embedding 51200*h/8 and learned positions 2048*h;
 // the last stage adds the tied LM-head copy 51200*h/8 and the final LayerNorm 2h.
 TEST(MemoryModel, Gpt3_175B_ModelStatesPerRank) {
-  Scenario s = scenario(gpt(96, 12288, 96, 2048), 8, 8, 16, 1536, 1);
+  Scenario s = memory_scenario(gpt(96, 12288, 96, 2048), 8, 8, 16, 1536, 1);
   s.parallelism.zero_stage = 1;
   const auto stages = estimate_memory(s);
   ASSERT_EQ(stages.size(), 8u);
@@ -63,7 +64,7 @@ TEST(MemoryModel, Gpt3_175B_ModelStatesPerRank) {
 
 // Without the distributed optimizer (zero_stage 0) every rank keeps all 12 B/param of optimizer state.
 TEST(MemoryModel, ZeroStageZeroKeepsFullOptimizer) {
-  Scenario s = scenario(gpt(96, 12288, 96, 2048), 8, 8, 16, 1536, 1);
+  Scenario s = memory_scenario(gpt(96, 12288, 96, 2048), 8, 8, 16, 1536, 1);
   s.parallelism.zero_stage = 0;
   const auto stages = estimate_memory(s);
   EXPECT_NEAR(stages[3].optimizer_gib, 3 * stages[3].weights_gib * 2, 1e-9);  // 12 B vs 2 B per param
@@ -79,7 +80,7 @@ class KorthikantiPerLayer : public ::testing::Test {
   static constexpr double s = 2048, b = 2, h = 1024, a = 16;
   double one_layer_gib(int t, bool sp, bool flash, RecomputeGranularity rc = RecomputeGranularity::None) {
     auto run = [&](int layers) {
-      Scenario sc = scenario(gpt(layers, 1024, 16, 2048), t, 1, 1, 2, 2);
+      Scenario sc = memory_scenario(gpt(layers, 1024, 16, 2048), t, 1, 1, 2, 2);
       sc.parallelism.sequence_parallel = sp;
       sc.training.flash_attention = flash;
       sc.training.recompute = rc;
@@ -117,7 +118,7 @@ TEST_F(KorthikantiPerLayer, FullRecomputeKeepsLayerInputs) {
 TEST(MemoryModel, FullRecomputeTotal) {
   const double s = 2048, b = 1, h = 1024, L = 8;
   auto run = [&](RecomputeGranularity rc) {
-    Scenario sc = scenario(gpt(8, 1024, 16, 2048), 1, 1, 1, 1, 1);
+    Scenario sc = memory_scenario(gpt(8, 1024, 16, 2048), 1, 1, 1, 1, 1);
     sc.training.recompute = rc;
     return estimate_memory(sc)[0].activations_gib;
   };
@@ -129,7 +130,7 @@ TEST(MemoryModel, FullRecomputeTotal) {
 // recompute_num_layers = [2]: two layers keep 2sbh, the rest keep full activations.
 TEST(MemoryModel, PartialFullRecompute) {
   const double s = 2048, h = 1024;
-  Scenario a = scenario(gpt(8, 1024, 16, 2048), 1, 1, 1, 1, 1);
+  Scenario a = memory_scenario(gpt(8, 1024, 16, 2048), 1, 1, 1, 1, 1);
   a.training.recompute = RecomputeGranularity::Full;
   a.training.recompute_num_layers = {2};
   Scenario none = a;
@@ -140,7 +141,7 @@ TEST(MemoryModel, PartialFullRecompute) {
 
 // 1F1B: stage i holds min(p - i, m) micro-batches; GPipe holds all m; no pipeline holds 1.
 TEST(MemoryModel, InFlightMicroBatchesFollowTheSchedule) {
-  Scenario s = scenario(gpt(8, 1024, 16, 2048), 1, 4, 2, 16, 1);  // m = 16 / (1 * 2) = 8
+  Scenario s = memory_scenario(gpt(8, 1024, 16, 2048), 1, 4, 2, 16, 1);  // m = 16 / (1 * 2) = 8
   auto counts = [&] {
     std::vector<int> c;
     for (const auto& st : estimate_memory(s)) c.push_back(st.in_flight_micro_batches);
@@ -151,14 +152,14 @@ TEST(MemoryModel, InFlightMicroBatchesFollowTheSchedule) {
   EXPECT_EQ(counts(), (std::vector<int>{2, 2, 2, 1}));
   s.parallelism.schedule = PipelineSchedule::GPipe;
   EXPECT_EQ(counts(), (std::vector<int>{2, 2, 2, 2}));
-  Scenario flat = scenario(gpt(8, 1024, 16, 2048), 1, 1, 8, 64, 1);
+  Scenario flat = memory_scenario(gpt(8, 1024, 16, 2048), 1, 1, 8, 64, 1);
   EXPECT_EQ(estimate_memory(flat)[0].in_flight_micro_batches, 1);
 }
 
 // Interleaved 1F1B (Megatron): warm-up (p - i - 1)*2 + (v - 1)*p chunk-micro-batches + 1, each chunk 1/v of the
 // stage's layers. p = 4, v = 2, m = 8: stage 0 holds 6 + 4 + 1 = 11 chunks = 5.5 micro-batches' worth of layers.
 TEST(MemoryModel, InterleavedScheduleHoldsMoreOnFirstStage) {
-  Scenario s = scenario(gpt(16, 1024, 16, 2048), 1, 4, 1, 8, 1);
+  Scenario s = memory_scenario(gpt(16, 1024, 16, 2048), 1, 4, 1, 8, 1);
   s.training.flash_attention = true;
   Scenario flat = s;
   s.parallelism.virtual_pipeline = 2;
@@ -174,7 +175,7 @@ TEST(MemoryModel, InterleavedScheduleHoldsMoreOnFirstStage) {
 // Last stage: final-norm and LM-head inputs (2 B each) plus the fp32 cross-entropy softmax 4 B x V/t, and the
 // transient bf16 logits 2 B x V/t: with p = 1, t = 1, b = 1: s*(4h + 6V) on top of the layers.
 TEST(MemoryModel, LogitsOnLastStage) {
-  Scenario s = scenario(gpt(1, 1024, 16, 2048), 1, 1, 1, 1, 1);
+  Scenario s = memory_scenario(gpt(1, 1024, 16, 2048), 1, 1, 1, 1, 1);
   s.training.flash_attention = true;
   const double sq = 2048, h = 1024, V = 51200;
   const double layer = sq * h * 34, embedding_mask = sq * h;
@@ -184,7 +185,7 @@ TEST(MemoryModel, LogitsOnLastStage) {
 // FSDP (llm-foundry) trains without dropout and its fused cross-entropy keeps only the bf16 logits (2 B) plus a bf16
 // gradient in backward (2 B): per token 32h per layer (34h minus the two masks), no embedding mask, and s*(4h + 4V).
 TEST(MemoryModel, FsdpStackHasNoDropoutAndFusedCrossEntropy) {
-  Scenario s = scenario(gpt(1, 1024, 16, 2048), 1, 1, 1, 1, 1);
+  Scenario s = memory_scenario(gpt(1, 1024, 16, 2048), 1, 1, 1, 1, 1);
   s.parallelism.framework = Framework::FSDP;
   s.parallelism.zero_stage = 3;
   const double sq = 2048, h = 1024, V = 51200;
@@ -199,7 +200,7 @@ TEST(MemoryModel, DeepSpeedZeroStagesShardAsThePaperSays) {
   const double layer = 12 * h * h + 13 * h;
   const double params = 4 * layer + 51200 * h + 2048 * h + 2 * h;  // tied LM head, p = 1
   for (int z : {0, 1, 2, 3}) {
-    Scenario s = scenario(m, 1, 1, 8, 8, 1);
+    Scenario s = memory_scenario(m, 1, 1, 8, 8, 1);
     s.parallelism.framework = Framework::DeepSpeed;
     s.parallelism.zero_stage = z;
     const StageMemory st = estimate_memory(s)[0];
@@ -213,7 +214,7 @@ TEST(MemoryModel, DeepSpeedZeroStagesShardAsThePaperSays) {
 
 // FSDP FULL_SHARD: fp32 shard 4/N + fp32 grads 4/N + Adam moments 8/N (PyTorch FSDP; docs/memory-model.md §2).
 TEST(MemoryModel, FsdpFullShard) {
-  Scenario s = scenario(gpt(4, 1024, 16, 2048), 1, 1, 4, 4, 1);
+  Scenario s = memory_scenario(gpt(4, 1024, 16, 2048), 1, 1, 4, 4, 1);
   s.parallelism.framework = Framework::FSDP;
   s.parallelism.zero_stage = 3;
   const StageMemory st = estimate_memory(s)[0];
@@ -229,7 +230,7 @@ TEST(MemoryModel, FsdpFullShard) {
 TEST(MemoryModel, MoeExpertsShardOverExpertParallel) {
   ModelSpec m = gpt(1, 1024, 16, 2048);
   m.add_bias_linear = false;
-  Scenario dense = scenario(m, 2, 1, 8, 8, 1);
+  Scenario dense = memory_scenario(m, 2, 1, 8, 8, 1);
   ModelSpec moe_model = m;
   moe_model.moe.num_experts = 8;
   moe_model.moe.router_topk = 2;
@@ -248,17 +249,17 @@ TEST(MemoryModel, MoeExpertsShardOverExpertParallel) {
 // Untied embeddings: the last stage holds its own LM head; with p = 1 and tied weights it is counted once.
 TEST(MemoryModel, UntiedHeadAndTiedSingleStage) {
   ModelSpec m = gpt(2, 1024, 16, 2048);
-  Scenario tied = scenario(m, 1, 1, 1, 1, 1);
+  Scenario tied = memory_scenario(m, 1, 1, 1, 1, 1);
   m.untie_embeddings = true;
-  Scenario untied = scenario(m, 1, 1, 1, 1, 1);
+  Scenario untied = memory_scenario(m, 1, 1, 1, 1, 1);
   EXPECT_NEAR(estimate_memory(untied)[0].weights_gib - estimate_memory(tied)[0].weights_gib, gib(2 * 51200.0 * 1024),
               1e-9);
 }
 
 // The allowance is at least the fixed part (CUDA context + workspaces, 1.5 GiB) and grows with communicators.
 TEST(MemoryModel, OtherAllowance) {
-  const auto single = estimate_memory(scenario(gpt(2, 1024, 16, 2048), 1, 1, 1, 1, 1))[0];
-  const auto parallel = estimate_memory(scenario(gpt(2, 1024, 16, 2048), 2, 2, 2, 4, 1))[0];
+  const auto single = estimate_memory(memory_scenario(gpt(2, 1024, 16, 2048), 1, 1, 1, 1, 1))[0];
+  const auto parallel = estimate_memory(memory_scenario(gpt(2, 1024, 16, 2048), 2, 2, 2, 4, 1))[0];
   EXPECT_GE(single.other_gib, 1.5);
   EXPECT_LT(single.other_gib, 3.0);
   // TP, PP and DP communicators: 3 x 16 channels x (4 MiB + 4,915,200 B + 512 KiB) of NCCL FIFOs.

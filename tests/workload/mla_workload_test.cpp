@@ -15,7 +15,7 @@ namespace trainsim {
 namespace {
 
 // h 512, 8 heads, q_lora 128, kv_lora 64, d_nope 32, d_rope 16, d_v 32; s 512, b 1.
-Scenario scenario(int tensor, int q_lora = 128) {
+Scenario mla_scenario(int tensor, int q_lora = 128) {
   const std::string yaml = R"(
 model:
   family: deepseek
@@ -74,13 +74,13 @@ AttentionFlops forward_flops(const Workload& wl, const RankProgram& r) {
 TEST(MlaWorkload, ProjectionFlopsAddUpToMegatronsTerm) {
   const double tokens = 512, macs = 319488;
   for (int t : {1, 2}) {
-    const Workload wl = generate_workload(scenario(t));
+    const Workload wl = generate_workload(mla_scenario(t));
     const AttentionFlops f = forward_flops(wl, wl.ranks[0]);
     EXPECT_DOUBLE_EQ(f.projections * t, 2 * tokens * macs) << "tensor " << t;
     EXPECT_DOUBLE_EQ(f.core * t, 8.0 * (48 + 32) * tokens * tokens) << "tensor " << t;
   }
   // No q LoRA (DeepSeek-V2-Lite): q projected straight from h, h*a*(nope+rope) = 512*384 instead of the q term.
-  const Workload lite = generate_workload(scenario(1, 0));
+  const Workload lite = generate_workload(mla_scenario(1, 0));
   EXPECT_DOUBLE_EQ(forward_flops(lite, lite.ranks[0]).projections,
                    2 * tokens * (512.0 * 384 + 64 * (512 + 512) + 512 * 16 + 256 * 512));
 }
@@ -89,7 +89,7 @@ TEST(MlaWorkload, ProjectionFlopsAddUpToMegatronsTerm) {
 // over the sequence (T x width bf16 each), the output projection reduce-scattered (T x h). The hidden state
 // itself is never gathered for attention (the down-projections are TP-duplicated on the local shard).
 TEST(MlaWorkload, SequenceParallelGathersTheLatents) {
-  const Workload wl = generate_workload(scenario(2));
+  const Workload wl = generate_workload(mla_scenario(2));
   std::map<std::string, std::int64_t> fwd;
   for (const Op& op : wl.ranks[0].ops) {
     if (op.type != Op::Type::Collective || op.layer != 0 || op.micro_batch != 0 || op.phase != Phase::Forward) continue;

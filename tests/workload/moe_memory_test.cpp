@@ -6,6 +6,7 @@
 
 #include "core/units.hpp"
 #include "workload/memory_model.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -35,7 +36,7 @@ ModelSpec moe_model(int layers) {
   return m;
 }
 
-Scenario scenario(const ModelSpec& m, int t, int d, int e, int te) {
+Scenario moe_memory_scenario(const ModelSpec& m, int t, int d, int e, int te) {
   Scenario s;
   s.model = m;
   s.parallelism.tensor = t;
@@ -50,7 +51,7 @@ Scenario scenario(const ModelSpec& m, int t, int d, int e, int te) {
   return s;
 }
 
-double gib(double bytes) { return bytes / kGiB; }
+using test::gib;
 
 // Expert parameters of one layer: 8 experts x 3 x 1024 x 512 = 12,582,912; per rank / (e * t_e); the distributed
 // optimizer shards their 12 B over expert-DP = t*D/(t_e*e). TP 2, data 8 (16 GPUs):
@@ -58,8 +59,8 @@ double gib(double bytes) { return bytes / kGiB; }
 //   e 4, t_e 1: 1/4 per rank, expert-DP 16/4 = 4.
 TEST(MoeMemory, ExpertStatesShardOverExpertTensorAndExpertData) {
   const double experts = 8.0 * 3 * 1024 * 512;
-  const auto a = estimate_memory(scenario(moe_model(2), 2, 8, 4, 2))[0];
-  const auto b = estimate_memory(scenario(moe_model(2), 2, 8, 4, 1))[0];
+  const auto a = estimate_memory(moe_memory_scenario(moe_model(2), 2, 8, 4, 2))[0];
+  const auto b = estimate_memory(moe_memory_scenario(moe_model(2), 2, 8, 4, 1))[0];
   // Only the expert part differs: weights 2 B, grads 4 B, optimizer 12 B over expert-DP; 2 layers.
   EXPECT_NEAR(b.weights_gib - a.weights_gib, gib(2 * 2 * (experts / 4 - experts / 8)), 1e-9);
   EXPECT_NEAR(b.grads_gib - a.grads_gib, gib(2 * 4 * (experts / 4 - experts / 8)), 1e-9);
@@ -75,8 +76,8 @@ TEST(MoeMemory, ExpertStatesShardOverExpertTensorAndExpertData) {
 // and the attention part (Korthikanti with SP, no dropout, MHA q = kv = h): norm input + QKV input 4h/t, Q, K, V and
 // projection input 8h/t -> T * 12h / t.
 TEST(MoeMemory, MoeLayerActivationsByHand) {
-  const auto two = estimate_memory(scenario(moe_model(2), 2, 8, 4, 2))[0];
-  const auto three = estimate_memory(scenario(moe_model(3), 2, 8, 4, 2))[0];
+  const auto two = estimate_memory(moe_memory_scenario(moe_model(2), 2, 8, 4, 2))[0];
+  const auto three = estimate_memory(moe_memory_scenario(moe_model(3), 2, 8, 4, 2))[0];
   const double h = 1024, T = 2048, Tl = 1024, k = 2, te = 2, fe = 512, E = 8;
   const double attention = T * 12 * h / 2;
   const double moe = Tl * 4 * h + Tl * 5 * E + te * Tl * k * 2 * h + te * Tl * k * 3 * 2 * fe / te;
@@ -89,17 +90,17 @@ TEST(MoeMemory, MoeLayerActivationsByHand) {
 // The dispatcher's transient send and receive buffers (T_l*k rows of h each) exist once, while one MoE layer runs:
 // a dense model of the same shape lacks them, and they do not grow with the number of layers.
 TEST(MoeMemory, DispatchBuffersCountedOnce) {
-  const auto two = estimate_memory(scenario(moe_model(2), 2, 8, 4, 2))[0];
+  const auto two = estimate_memory(moe_memory_scenario(moe_model(2), 2, 8, 4, 2))[0];
   const double Tl = 1024, k = 2, h = 1024;
   ModelSpec dense_shape = moe_model(2);
   dense_shape.moe.first_dense_layers = 1;  // layer 0 dense, layer 1 MoE: still one buffer pair
-  const auto one_moe = estimate_memory(scenario(dense_shape, 2, 8, 4, 2))[0];
+  const auto one_moe = estimate_memory(moe_memory_scenario(dense_shape, 2, 8, 4, 2))[0];
   const double moe_layer_minus_dense =
       (Tl * 5 * 8 + 2 * Tl * k * 2 * h + Tl * k * 3 * 2 * 512) - 2048.0 * 3 * 2 * 2048 / 2;  // routed - dense MLP
   EXPECT_NEAR(two.activations_gib - one_moe.activations_gib, gib(moe_layer_minus_dense), 1e-9);
   ModelSpec no_moe = moe_model(2);
   no_moe.moe.num_experts = 0;
-  const auto dense = estimate_memory(scenario(no_moe, 2, 8, 1, 2))[0];
+  const auto dense = estimate_memory(moe_memory_scenario(no_moe, 2, 8, 1, 2))[0];
   const double buffers = 2 * Tl * k * 2 * h;
   const double routed_two = 2 * (Tl * 5 * 8 + 2 * Tl * k * 2 * h + Tl * k * 3 * 2 * 512);
   const double dense_two = 2 * (2048.0 * 3 * 2 * 2048 / 2);

@@ -13,6 +13,7 @@
 #include "model/layer_shapes.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 // 32 H100s: tensor 2 x pipeline 2 x data 8 (derived); expert 4 and expert_tensor 2 (default = tensor) leave
 // expert-DP 2. 4 layers, the first dense; experts of width 256, top-2 of 8, one shared expert.
 // Per rank and micro-batch: T = 1024 tokens, T_l = 512 under SP.
-std::string yaml(const std::string& parallel_extra, const std::string& moe_extra, int shared) {
+std::string moe_yaml(const std::string& parallel_extra, const std::string& moe_extra, int shared) {
   return R"(
 model:
   family: mixtral
@@ -53,8 +54,8 @@ cluster:
 )";
 }
 
-Scenario scenario(const std::string& parallel_extra = "", const std::string& moe_extra = "", int shared = 1) {
-  return parse_scenario(yaml(parallel_extra, moe_extra, shared), "moe.yaml");
+Scenario moe_scenario(const std::string& parallel_extra = "", const std::string& moe_extra = "", int shared = 1) {
+  return parse_scenario(moe_yaml(parallel_extra, moe_extra, shared), "moe.yaml");
 }
 
 struct CollOp {
@@ -82,17 +83,13 @@ const KernelDesc* kernel_named(const Workload& wl, const RankProgram& prog, cons
   return nullptr;
 }
 
-int count_named(const Workload& wl, const RankProgram& prog, const std::string& name) {
-  int n = 0;
-  for (const Op& op : prog.ops) n += wl.names[op.name] == name ? 1 : 0;
-  return n;
-}
+using test::count_named;
 
 // Issue 5's check: each rank's all-to-all sends tokens x hidden x top-k bf16 elements, of which (EP-1)/EP leave
 // the rank. CollKind::AllToAll's bytes are one rank's send buffer (collective/flows/nccl_flows.hpp), so the bytes on
 // the wire per rank are desc.bytes x (EP-1)/EP. Dispatch and combine, forward and backward.
 TEST(MoeWorkload, AllToAllBytesPerRankAreTokensHiddenTopK) {
-  const Scenario s = scenario();
+  const Scenario s = moe_scenario();
   const Workload wl = generate_workload(s);
   const std::int64_t tokens = 1024 / 2;  // T_l = s*b/(c*t): the SP shard entering the MoE block
   const std::int64_t hidden = 512, topk = 2, ep = 4;
@@ -120,7 +117,7 @@ TEST(MoeWorkload, AllToAllBytesPerRankAreTokensHiddenTopK) {
 // With expert_tensor > 1 the received tokens are all-gathered over expert-TP before the experts and
 // reduce-scattered after them (MoEAlltoAllTokenDispatcher): t_e x T_l x k rows of h.
 TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
-  const Workload wl = generate_workload(scenario());
+  const Workload wl = generate_workload(moe_scenario());
   const std::int64_t rows = 2 * 512 * 2;  // t_e x T_l x k
   int ag = 0, rs = 0;
   for (const auto& c : collectives(wl, wl.ranks[0])) {
@@ -140,7 +137,7 @@ TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
   EXPECT_GT(ag, 0);
   EXPECT_EQ(ag, rs);
   // expert_tensor 1: no expert-TP communicator at all.
-  const Workload none = generate_workload(scenario("  expert_tensor: 1\n"));
+  const Workload none = generate_workload(moe_scenario("  expert_tensor: 1\n"));
   for (const auto& g : none.groups) EXPECT_NE(g.kind, GroupKind::ExpertTP);
 }
 
@@ -149,7 +146,7 @@ TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
 // t_e (per-rank expert FLOPs are independent of t_e).
 TEST(MoeWorkload, GroupedGemmShapesUnderBalancedRouting) {
   for (int te : {1, 2}) {
-    const Workload wl = generate_workload(scenario("  expert_tensor: " + std::to_string(te) + "\n"));
+    const Workload wl = generate_workload(moe_scenario("  expert_tensor: " + std::to_string(te) + "\n"));
     const RankProgram& r = wl.ranks[0];
     const KernelDesc* fc1 = kernel_named(wl, r, "experts.fc1", 1);
     const KernelDesc* fc2 = kernel_named(wl, r, "experts.fc2", 1);
@@ -170,7 +167,7 @@ TEST(MoeWorkload, GroupedGemmShapesUnderBalancedRouting) {
 // Router gating GEMM on the rank's T_l rows, shared expert as a TP-split MLP of width shared x F_e (TopKRouter,
 // SharedExpertMLP).
 TEST(MoeWorkload, RouterAndSharedExperts) {
-  const Workload wl = generate_workload(scenario());
+  const Workload wl = generate_workload(moe_scenario());
   const RankProgram& r = wl.ranks[0];
   const KernelDesc* router = kernel_named(wl, r, "moe.router", 1);
   ASSERT_NE(router, nullptr);
@@ -182,19 +179,19 @@ TEST(MoeWorkload, RouterAndSharedExperts) {
   EXPECT_EQ(shared->m, 1024);  // T: the shared expert's input is all-gathered over TP like a dense fc1
   EXPECT_EQ(shared->n, 2 * 256 / 2);
   // Without shared experts there is none.
-  const Workload plain = generate_workload(scenario("", "", 0));
+  const Workload plain = generate_workload(moe_scenario("", "", 0));
   EXPECT_EQ(count_named(plain, plain.ranks[0], "shared_experts.fc1"), 0);
 }
 
 // first_dense_layers 1: layer 0 runs the dense MLP, layer 1 the MoE block; layer_freq 2 would make layer 2 dense.
 TEST(MoeWorkload, DenseLayersWhereThePatternSays) {
-  const Workload wl = generate_workload(scenario());
+  const Workload wl = generate_workload(moe_scenario());
   EXPECT_NE(kernel_named(wl, wl.ranks[0], "fc1", 0), nullptr);
   EXPECT_EQ(kernel_named(wl, wl.ranks[0], "experts.fc1", 0), nullptr);
   EXPECT_EQ(kernel_named(wl, wl.ranks[0], "fc1", 1), nullptr);
   EXPECT_NE(kernel_named(wl, wl.ranks[0], "experts.fc1", 1), nullptr);
-  const Workload freq = generate_workload(scenario("", ", layer_freq: 2"));  // MoE layers: 2 only (1 is odd)
-  const RankProgram& last = freq.ranks[1];                                   // stage 1: layers 2, 3
+  const Workload freq = generate_workload(moe_scenario("", ", layer_freq: 2"));  // MoE layers: 2 only (1 is odd)
+  const RankProgram& last = freq.ranks[1];                                       // stage 1: layers 2, 3
   EXPECT_NE(kernel_named(freq, last, "experts.fc1", 2), nullptr);
   EXPECT_NE(kernel_named(freq, last, "fc1", 3), nullptr);
   EXPECT_EQ(kernel_named(freq, freq.ranks[0], "experts.fc1", 1), nullptr);
@@ -203,7 +200,7 @@ TEST(MoeWorkload, DenseLayersWhereThePatternSays) {
 // The allgather dispatcher (MoEAllGatherTokenDispatcher): routing map, probabilities and tokens all-gathered over
 // etp x ep (n = t_e*e ranks see n*T_l tokens), a reduce-scatter of [n*T_l, h] back; no all-to-all.
 TEST(MoeWorkload, AllGatherDispatcher) {
-  const Workload wl = generate_workload(scenario("  moe_dispatcher: allgather\n"));
+  const Workload wl = generate_workload(moe_scenario("  moe_dispatcher: allgather\n"));
   const std::int64_t n = 2 * 4, tokens = 512;
   std::map<std::string, std::int64_t> bytes;
   for (const auto& c : collectives(wl, wl.ranks[0])) {
@@ -224,7 +221,7 @@ TEST(MoeWorkload, AllGatherDispatcher) {
 // reduce-scattered over dp x cp, the expert one over expert-DP (D_e = 32 / (2 * 4 * 2) = 2), each carrying its
 // parameters x 4 B (fp32 grads); the distributed optimizer all-gathers both.
 TEST(MoeWorkload, ExpertGradientsReduceOverExpertDataParallel) {
-  const Scenario s = scenario();
+  const Scenario s = moe_scenario();
   const Workload wl = generate_workload(s);
   for (std::size_t stage = 0; stage < 2; ++stage) {
     double dense = 0, expert = 0, dense_ag = 0, expert_ag = 0;
@@ -263,7 +260,7 @@ TEST(MoeWorkload, ExpertGradientsReduceOverExpertDataParallel) {
 // --per-rank: every member of every expert communicator issues the same collectives in the same order (the
 // engine matches the n-th call on a group across its members and rejects a mismatch).
 TEST(MoeWorkload, PerRankProgramsAgreeOnEveryExpertGroup) {
-  const Scenario s = scenario();
+  const Scenario s = moe_scenario();
   WorkloadOptions o;
   o.per_rank = true;
   const Workload wl = generate_workload(s, o);
@@ -288,7 +285,7 @@ TEST(MoeWorkload, PerRankProgramsAgreeOnEveryExpertGroup) {
 
 // The default mode simulates one rank per stage; each expert group then has that one simulated member.
 TEST(MoeWorkload, OneSimulatedRankPerStage) {
-  const Workload wl = generate_workload(scenario());
+  const Workload wl = generate_workload(moe_scenario());
   ASSERT_EQ(wl.ranks.size(), 2u);
   for (const auto& g : wl.groups)
     if (is_expert_group(g.kind)) { EXPECT_EQ(g.simulated_members, 1) << to_string(g.kind); }

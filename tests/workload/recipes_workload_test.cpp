@@ -17,8 +17,8 @@ namespace {
 
 // A small DeepSeek-shaped model on 32 H100s: tensor 2 x pipeline 2 x data 8, expert 4 with expert_tensor 1
 // (expert-DP 4). Layer 0 dense, layers 1-3 MoE with one shared expert; MLA with q and kv LoRA; untied embeddings.
-std::string yaml(const std::string& training_extra, const std::string& model_extra = "",
-                 const std::string& parallel_extra = "") {
+std::string recipe_yaml(const std::string& training_extra, const std::string& model_extra = "",
+                        const std::string& parallel_extra = "") {
   return R"(
 model:
   family: deepseek
@@ -56,9 +56,9 @@ cluster:
 )";
 }
 
-Scenario scenario(const std::string& training_extra, const std::string& model_extra = "",
-                  const std::string& parallel_extra = "") {
-  return parse_scenario(yaml(training_extra, model_extra, parallel_extra), "recipes.yaml");
+Scenario recipe_scenario(const std::string& training_extra, const std::string& model_extra = "",
+                         const std::string& parallel_extra = "") {
+  return parse_scenario(recipe_yaml(training_extra, model_extra, parallel_extra), "recipes.yaml");
 }
 
 // Names of the ops a simulated rank issues in `phase` (all simulated ranks: one per pipeline stage).
@@ -73,15 +73,15 @@ std::set<std::string> op_names(const Workload& wl, Phase phase, int stage = -1) 
 }
 
 TEST(RecomputeModules, DefaultRecomputesCoreAttentionOnly) {
-  const auto redo = op_names(generate_workload(scenario("")), Phase::Recompute);
+  const auto redo = op_names(generate_workload(recipe_scenario("")), Phase::Recompute);
   EXPECT_EQ(redo, (std::set<std::string>{"core_attn.fwd"}));
   // An empty list: selective with nothing to re-run.
-  EXPECT_TRUE(op_names(generate_workload(scenario("  recompute_modules: []\n")), Phase::Recompute).empty());
+  EXPECT_TRUE(op_names(generate_workload(recipe_scenario("  recompute_modules: []\n")), Phase::Recompute).empty());
 }
 
 TEST(RecomputeModules, EachModuleReRunsItsOwnOps) {
   const auto redo = [](const char* modules) {
-    return op_names(generate_workload(scenario(std::string("  recompute_modules: ") + modules + "\n")),
+    return op_names(generate_workload(recipe_scenario(std::string("  recompute_modules: ") + modules + "\n")),
                     Phase::Recompute);
   };
   const auto up = redo("[mla_up_proj]");
@@ -102,7 +102,7 @@ TEST(RecomputeModules, EachModuleReRunsItsOwnOps) {
   EXPECT_FALSE(shared.count("experts.fc1"));
   EXPECT_EQ(redo("[layernorm]"), (std::set<std::string>{"input_norm", "pre_mlp_norm"}));
   // moe covers moe_act and shared_experts: nothing re-run twice.
-  const Workload both = generate_workload(scenario("  recompute_modules: [moe, moe_act, shared_experts]\n"));
+  const Workload both = generate_workload(recipe_scenario("  recompute_modules: [moe, moe_act, shared_experts]\n"));
   int swiglu = 0;
   for (const Op& op : both.ranks[1].ops)
     if (op.phase == Phase::Recompute && both.names[op.name] == "experts.swiglu" && op.micro_batch == 0 && op.layer == 3)
@@ -111,15 +111,15 @@ TEST(RecomputeModules, EachModuleReRunsItsOwnOps) {
 }
 
 TEST(RecomputeModules, EachModuleKeepsLessActivationMemory) {
-  const double none = estimate_memory(scenario("  recompute_modules: []\n"))[0].activations_per_micro_batch_gib;
+  const double none = estimate_memory(recipe_scenario("  recompute_modules: []\n"))[0].activations_per_micro_batch_gib;
   for (const char* m : {"[mla_up_proj]", "[mlp]", "[moe]", "[moe_act]", "[shared_experts]", "[layernorm]"}) {
-    const double with =
-        estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[0].activations_per_micro_batch_gib;
+    const double with = estimate_memory(recipe_scenario(std::string("  recompute_modules: ") + m + "\n"))[0]
+                            .activations_per_micro_batch_gib;
     EXPECT_LT(with, none) << m;
   }
   // moe drops more than moe_act or shared_experts alone.
   const auto act = [](const char* m) {
-    return estimate_memory(scenario(std::string("  recompute_modules: ") + m + "\n"))[1]
+    return estimate_memory(recipe_scenario(std::string("  recompute_modules: ") + m + "\n"))[1]
         .activations_per_micro_batch_gib;
   };
   EXPECT_LT(act("[moe]"), act("[moe_act]"));
@@ -127,7 +127,7 @@ TEST(RecomputeModules, EachModuleKeepsLessActivationMemory) {
 }
 
 TEST(Mtp, LastStageRunsTheMtpBlock) {
-  const Workload wl = generate_workload(scenario("", "  mtp_layers: 1\n"));
+  const Workload wl = generate_workload(recipe_scenario("", "  mtp_layers: 1\n"));
   const auto fwd = op_names(wl, Phase::Forward, 1);
   for (const char* name : {"mtp.embedding", "mtp.enorm", "mtp.hnorm", "mtp.eh_proj", "tp.ag.mtp_eh_output",
                            "mtp.final_norm", "mtp.lm_head", "mtp.cross_entropy.max"})
@@ -143,12 +143,12 @@ TEST(Mtp, LastStageRunsTheMtpBlock) {
   // Untied embeddings: the MTP stage's embedding copy is all-reduced with the first stage's.
   for (int stage : {0, 1})
     EXPECT_TRUE(op_names(wl, Phase::GradSync, stage).count("embedding.grad_all_reduce")) << stage;
-  EXPECT_FALSE(op_names(generate_workload(scenario("")), Phase::GradSync, 0).count("embedding.grad_all_reduce"));
+  EXPECT_FALSE(op_names(generate_workload(recipe_scenario("")), Phase::GradSync, 0).count("embedding.grad_all_reduce"));
 }
 
 TEST(Mtp, AddsWeightsAndActivationsToItsStage) {
-  const auto without = estimate_memory(scenario(""));
-  const auto with = estimate_memory(scenario("", "  mtp_layers: 1\n"));
+  const auto without = estimate_memory(recipe_scenario(""));
+  const auto with = estimate_memory(recipe_scenario("", "  mtp_layers: 1\n"));
   EXPECT_DOUBLE_EQ(with[0].weights_gib, without[0].weights_gib);
   EXPECT_GT(with[1].weights_gib, without[1].weights_gib);
   EXPECT_GT(with[1].activations_per_micro_batch_gib, without[1].activations_per_micro_batch_gib);
@@ -156,7 +156,7 @@ TEST(Mtp, AddsWeightsAndActivationsToItsStage) {
 
 TEST(PipelineLayout, PlacesLayersAndMtpWhereTheLayoutSays) {
   // "Et|tttmL": stage 0 holds the embedding and layer 0, stage 1 layers 1-3, the MTP block and the loss.
-  const Workload wl = generate_workload(scenario("", "  mtp_layers: 1\n", "  pipeline_layout: \"Et|tttmL\"\n"));
+  const Workload wl = generate_workload(recipe_scenario("", "  mtp_layers: 1\n", "  pipeline_layout: \"Et|tttmL\"\n"));
   std::set<int> stage0, stage1;
   for (const Op& op : wl.ranks[0].ops)
     if (op.phase == Phase::Forward && op.layer >= 0) stage0.insert(op.layer);
@@ -164,7 +164,7 @@ TEST(PipelineLayout, PlacesLayersAndMtpWhereTheLayoutSays) {
     if (op.phase == Phase::Forward && op.layer >= 0) stage1.insert(op.layer);
   EXPECT_EQ(stage0, (std::set<int>{0}));
   EXPECT_EQ(stage1, (std::set<int>{1, 2, 3, 4}));
-  const auto mem = estimate_memory(scenario("", "  mtp_layers: 1\n", "  pipeline_layout: \"Et|tttmL\"\n"));
+  const auto mem = estimate_memory(recipe_scenario("", "  mtp_layers: 1\n", "  pipeline_layout: \"Et|tttmL\"\n"));
   EXPECT_EQ(mem[0].layers, 1);
   EXPECT_EQ(mem[1].layers, 3);
 }
@@ -186,7 +186,7 @@ TEST(ParallelFolding, ExpertGroupsSpanTensorAndData) {
 
 TEST(ParallelFolding, ScenarioAcceptsExpertTensorOneAndExplainsTheDefault) {
   // tensor 2 x data 8 = 16 ranks per stage: expert 16 folds over them with expert_tensor 1, not with the default 2.
-  std::string y = yaml("", "", "");
+  std::string y = recipe_yaml("", "", "");
   y.replace(y.find("num_experts: 8"), 14, "num_experts: 16");
   y.replace(y.find("  expert: 4\n"), 12, "  expert: 16\n");
   EXPECT_NO_THROW(parse_scenario(y, "fold.yaml"));

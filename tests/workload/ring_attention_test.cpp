@@ -14,7 +14,7 @@ namespace trainsim {
 namespace {
 
 // h 512, 8 heads of 64, 2 query groups; s 1024 over `context` ranks on one node.
-Scenario scenario(int context, int layers = 2, int gbs = 1) {
+Scenario context_parallel_scenario(int context, int layers = 2, int gbs = 1) {
   const std::string yaml = R"(
 model:
   family: llama
@@ -76,7 +76,7 @@ LayerCp layer0(const Workload& wl) {
 TEST(RingAttention, TransfersPerLayerFollowTransformerEngine) {
   for (int c : {2, 4}) {
     const std::int64_t kv = 4LL * (1024 / c) * 2 * 64;
-    const LayerCp r = layer0(generate_workload(scenario(c)));
+    const LayerCp r = layer0(generate_workload(context_parallel_scenario(c)));
     EXPECT_EQ(r.fwd_bytes, std::vector<std::int64_t>(static_cast<std::size_t>(c - 1), kv)) << "context " << c;
     std::vector<std::int64_t> bwd(static_cast<std::size_t>(c), 2 * kv);
     bwd.front() = kv;  // KV only
@@ -88,10 +88,10 @@ TEST(RingAttention, TransfersPerLayerFollowTransformerEngine) {
 }
 
 TEST(RingAttention, TilesAddUpToTheRanksShareOfCausalAttention) {
-  const LayerCp whole = layer0(generate_workload(scenario(1)));
+  const LayerCp whole = layer0(generate_workload(context_parallel_scenario(1)));
   ASSERT_EQ(whole.fwd_tiles, 1);
   for (int c : {2, 4}) {
-    const LayerCp r = layer0(generate_workload(scenario(c)));
+    const LayerCp r = layer0(generate_workload(context_parallel_scenario(c)));
     EXPECT_DOUBLE_EQ(r.fwd_attn_flops * c, whole.fwd_attn_flops) << "context " << c;
     EXPECT_DOUBLE_EQ(r.bwd_attn_flops * c, whole.bwd_attn_flops) << "context " << c;
   }

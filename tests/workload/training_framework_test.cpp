@@ -15,7 +15,7 @@
 namespace trainsim {
 namespace {
 
-Scenario scenario(const std::string& framework, int zero_stage, int pipeline = 1) {
+Scenario framework_scenario(const std::string& framework, int zero_stage, int pipeline = 1) {
   return parse_scenario(R"(
 model:
   family: gpt
@@ -44,7 +44,7 @@ cluster:
                         "frameworks.yaml");
 }
 
-std::set<std::string> op_names(const Scenario& s) {
+std::set<std::string> first_rank_op_names(const Scenario& s) {
   const Workload wl = generate_workload(s, {});
   std::set<std::string> names;
   for (const Op& op : wl.ranks[0].ops) names.insert(wl.names[op.name]);
@@ -57,7 +57,7 @@ TEST(TrainingFramework, EveryRegisteredFrameworkHasAnImplementation) {
 
 // Megatron reduces in fp32 with bf16 (fp16 in fp16 recipes), FSDP in fp32, DeepSpeed in the training dtype.
 TEST(TrainingFramework, GradientReductionDtype) {
-  Scenario s = scenario("megatron", 1);
+  Scenario s = framework_scenario("megatron", 1);
   EXPECT_DOUBLE_EQ(make_training_framework(Framework::Megatron)->grad_reduce_bytes(s), 4.0);
   EXPECT_DOUBLE_EQ(make_training_framework(Framework::FSDP)->grad_reduce_bytes(s), 4.0);
   EXPECT_DOUBLE_EQ(make_training_framework(Framework::DeepSpeed)->grad_reduce_bytes(s), 2.0);
@@ -68,7 +68,7 @@ TEST(TrainingFramework, GradientReductionDtype) {
 
 // Only Megatron has the interleaved schedule (and the MoE layer); its own check is the micro-batch count.
 TEST(TrainingFramework, OnlyMegatronRunsTheInterleavedSchedule) {
-  Scenario s = scenario("megatron", 1, 2);
+  Scenario s = framework_scenario("megatron", 1, 2);
   s.parallelism.virtual_pipeline = 2;
   EXPECT_NO_THROW(make_training_framework(Framework::Megatron)->validate(s));
   for (const Framework f : {Framework::FSDP, Framework::DeepSpeed}) {
@@ -81,32 +81,32 @@ TEST(TrainingFramework, OnlyMegatronRunsTheInterleavedSchedule) {
       EXPECT_NE(std::string(e.what()).find("has no interleaved schedule"), std::string::npos) << e.what();
     }
   }
-  s = scenario("megatron", 1, 2);
+  s = framework_scenario("megatron", 1, 2);
   s.parallelism.virtual_pipeline = 2;
   s.training.global_batch_size = 6;  // 6 / (1 x data 2) = 3 micro-batches on 2 stages: not a multiple
   EXPECT_THROW(make_training_framework(Framework::Megatron)->validate(s), ScenarioError);
 }
 
 TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
-  const auto megatron = op_names(scenario("megatron", 1));
+  const auto megatron = first_rank_op_names(framework_scenario("megatron", 1));
   EXPECT_TRUE(megatron.count("world.rerun_check"));
   EXPECT_TRUE(megatron.count("zero_grad_buffer"));
   EXPECT_TRUE(megatron.count("dp.grad_reduce_scatter"));  // the distributed optimizer
-  EXPECT_TRUE(op_names(scenario("megatron", 0)).count("dp.grad_all_reduce"));
+  EXPECT_TRUE(first_rank_op_names(framework_scenario("megatron", 0)).count("dp.grad_all_reduce"));
 
-  const auto full_shard = op_names(scenario("fsdp", 3));
+  const auto full_shard = first_rank_op_names(framework_scenario("fsdp", 3));
   EXPECT_TRUE(full_shard.count("fsdp.allgather.fwd"));
   EXPECT_TRUE(full_shard.count("fsdp.reduce_scatter"));
   EXPECT_FALSE(full_shard.count("world.rerun_check"));
-  const auto shard_grad_op = op_names(scenario("fsdp", 2));
+  const auto shard_grad_op = first_rank_op_names(framework_scenario("fsdp", 2));
   EXPECT_TRUE(shard_grad_op.count("dp.grad_all_reduce"));
   EXPECT_FALSE(shard_grad_op.count("fsdp.allgather.fwd"));
 
-  const auto zero = op_names(scenario("deepspeed", 2));
+  const auto zero = first_rank_op_names(framework_scenario("deepspeed", 2));
   EXPECT_FALSE(zero.count("zero_grad_buffer"));  // ZeRO sets the gradients to None
   EXPECT_FALSE(zero.count("world.rerun_check"));
   EXPECT_FALSE(zero.count("dp.grad_all_reduce"));
-  EXPECT_TRUE(op_names(scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
+  EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
 }
 
 }  // namespace
