@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -95,6 +96,7 @@ class FlowBackend final : public NetworkBackend {
     SimTime latency = 0;
     std::uint32_t pending = 0;                   // unfinished dependencies
     std::uint32_t next_begin = 0, next_end = 0;  // dependents (CSR into Call::dependents)
+    bool coflow = false;                         // its hops' weights are Call::weights[path_begin, path_end)
   };
   struct Call {
     std::uint64_t token = 0;
@@ -102,6 +104,7 @@ class FlowBackend final : public NetworkBackend {
     SimTime tail_latency = 0;     // NCCL's latency term, added after the last transfer
     std::vector<Transfer> transfers;
     std::vector<LinkId> paths;
+    std::vector<float> weights;  // beside `paths` up to the last coflow's hops
     std::vector<std::uint32_t> dependents;
     std::uint8_t network = 0;  // kFlows or kPackets: what moves its transfers
   };
@@ -128,10 +131,22 @@ class FlowBackend final : public NetworkBackend {
   const std::vector<Flow>& merged_p2p(const FlowDag& dag);
   void add_merged_p2p(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members,
                       std::uint64_t key_base);
+  // An all-to-all copy at flow level: its merged transfers as one coflow (add_coflow).
+  struct Coflow {
+    std::vector<LinkId> links;
+    std::vector<float> weights;
+    std::int64_t bytes = 0;
+    SimTime latency = 0;
+  };
+  bool moves_as_coflow(const CollectiveCall& call, const FlowDag& dag) const;
+  const Coflow& coflow_of(const FlowDag& dag, const std::vector<int>& members);
+  void add_coflow(std::uint32_t call_index, const FlowDag& dag, const std::vector<int>& members);
   void push_timer(SimTime at, TimerKind kind, std::uint32_t a, std::uint32_t b);
   void fire_timer(std::vector<std::uint64_t>& completed);  // the earliest timer; a finished call goes to `completed`
   void transfer_ready(SimTime now, std::uint32_t call, std::uint32_t transfer);
   void transfer_done(SimTime now, std::uint32_t call, std::uint32_t transfer);
+  static std::span<const float> hop_weights(const Call& call, const Transfer& transfer);
+  void add_link_load(const Call& call, const Transfer& transfer, double sign);
   std::uint32_t new_call();
 
   ClusterSpec cluster_;
@@ -165,9 +180,13 @@ class FlowBackend final : public NetworkBackend {
   std::map<std::pair<const FlowDag*, int>, std::shared_ptr<const FlowDag>> one_way_;
   std::map<const FlowDag*, std::vector<Flow>> merged_p2p_;
   std::map<const FlowDag*, std::int64_t> largest_transfer_;  // of the DAGs above, which live as long as the backend
+  // By (DAG, copy's members): routed once while the links stay as they are (cleared when one changes
+  // state; not kept under adaptive routing, whose choice depends on the load of the moment).
+  std::map<std::pair<const FlowDag*, const std::vector<int>*>, Coflow> coflows_;
   std::vector<LinkId> path_scratch_;
   std::vector<std::uint32_t> link_stamp_;  // by link: == stamp_epoch_ when already on the path being built
   std::uint32_t stamp_epoch_ = 1;
+  std::vector<std::uint32_t> link_slot_;  // by link: its index in the coflow being built
 };
 
 }  // namespace trainsim

@@ -48,12 +48,12 @@ TEST(RunProgressCli, ProgressGoesToStderrAndStdoutIsUnchanged) {
 }
 
 TEST(RunProgressCli, ARunEstimatedAtMinutesSaysSoFirst) {
-  // DeepSeek-V3 on 2048 GPUs at flow level: millions of transfers (minutes). The note comes right
-  // after the workload and the fabric are built; the run is stopped there.
+  // Llama-3 405B on 16,384 GPUs at flow level with 16x the example's batch: ~8 million transfers
+  // (minutes). The note comes right after the workload and the fabric are built; the run is stopped there.
   const std::string err = progress_out_path("note.err");
   fs::remove(err);
-  Background job(std::string(TRAINSIM_BINARY) + " run " + example("deepseek-v3-2048-h800.yaml") +
-                 " --set simulation.network_model=flow > /dev/null 2> " + err);
+  Background job(std::string(TRAINSIM_BINARY) + " run " + example("llama3-405b-16384-h100.yaml") +
+                 " --set simulation.network_model=flow --set training.global_batch_size=32768 > /dev/null 2> " + err);
   ASSERT_TRUE(job.started());
   const bool noted = wait_until([&] { return read_file(err).find("note: estimated") != std::string::npos; }, 120);
   const std::string text = read_file(err);

@@ -182,14 +182,15 @@ TEST(FlowBackend, OneWaySendMovesHalfTheBytesOfASendRecv) {
 // channels side by side), and so is each rail twin's direct send to the other node. Every other
 // cross-node send goes through PXN: its relay's network connection to the peer on a channel carries
 // the bytes of all the local GPUs it relays for, one transfer per (relay, peer, channel), fewer than
-// one per sender.
+// one per sender. As packets, those are the transfers; at flow level they move as one coflow (below).
 TEST(FlowBackend, PxnRelaysShareOneConnectionPerPeer) {
   const ClusterSpec c = h100(2);
   const NcclAnalyticalModel nccl(c, {});
   NetworkGraph g = build_network(c);
-  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+  FlowBackendOptions packets;
+  packets.packet = PacketConfig{};
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, packets);
   const std::int64_t bytes = std::int64_t{64} << 20;
-  run_calls(b, {{CollKind::AllToAll, bytes, 0}});
   const FlowDag dag =
       nccl.flows(CollKind::AllToAll, bytes, GroupPlacement::of(range(0, 16), c), FlowGranularity::PerChannel);
   std::set<std::tuple<int, int, int>> connections;  // relayed: (relay, peer, channel)
@@ -200,17 +201,105 @@ TEST(FlowBackend, PxnRelaysShareOneConnectionPerPeer) {
       senders.emplace(f.src.index, f.dst.index);
     }
   ASSERT_EQ(senders.size(), 2u * 56);  // every cross-node pair but the rail twins' own goes through a relay
-  EXPECT_EQ(b.stats().flows, 2 * 56 + 2 * 8 + static_cast<std::int64_t>(connections.size()));  // NVLink, twins, relays
+  EXPECT_EQ(b.planned_transfers({CollKind::AllToAll, bytes, 0}),
+            2 * 56 + 2 * 8 + static_cast<std::int64_t>(connections.size()));  // NVLink, twins, relays
   EXPECT_LT(connections.size(), senders.size());
-  // Every byte a node sends to the other still crosses its NICs: half of each GPU's buffer.
-  double nic_out = 0;
+}
+
+// At flow level an all-to-all copy is one coflow over those transfers' links. Every byte a node sends
+// to the other still crosses its NICs (half of each GPU's buffer), and on a quiet fabric the call
+// ends when its busiest link has carried its bytes at full capacity, as the last of its transfers
+// would as separate max-min flows.
+TEST(FlowBackend, AllToAllMovesAsOneCoflowPerCopy) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  NetworkGraph g = build_network(c);
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+  const std::int64_t bytes = std::int64_t{64} << 20;
+  EXPECT_EQ(b.planned_transfers({CollKind::AllToAll, bytes, 0}), 1);
+  const SimTime t = run_calls(b, {{CollKind::AllToAll, bytes, 0}})[0];
+  EXPECT_EQ(b.stats().flows, 1);
+  double nic_out = 0, busiest = 0;  // bytes; seconds at line rate
   const auto stats = b.link_statistics();
   for (std::size_t l = 0; l < stats.size(); ++l) {
     const Link& link = g.link(static_cast<LinkId>(l));
+    busiest = std::max(busiest, stats[l].bytes_carried / link.capacity_Bps);
     if (link.kind == LinkKind::Access && g.node(link.from).kind == NodeKind::Nic) nic_out += stats[l].bytes_carried;
   }
   EXPECT_GE(nic_out, 16.0 * static_cast<double>(bytes) / 2);
   EXPECT_LE(nic_out, 16.0 * static_cast<double>(bytes) / 2 * 1.05);  // Simple protocol's few % of headers
+  const double tail =
+      nccl.flows(CollKind::AllToAll, bytes, GroupPlacement::of(range(0, 16), c), FlowGranularity::PerChannel)
+          .latency_us *
+      1e-6;
+  EXPECT_NEAR(to_seconds(t) - tail, busiest, 20e-6) << to_seconds(t) << " s, busiest link " << busiest << " s";
+  // Balanced: every NIC's uplink is that busy, within the headers of the twins' direct sends.
+  for (std::size_t l = 0; l < stats.size(); ++l) {
+    const Link& link = g.link(static_cast<LinkId>(l));
+    if (link.kind == LinkKind::Access && g.node(link.from).kind == NodeKind::Nic) {
+      EXPECT_NEAR(stats[l].bytes_carried / link.capacity_Bps, busiest, busiest * 0.02) << "link " << l;
+    }
+  }
+}
+
+// Beside a ring all-reduce on the same NICs, the all-to-all's coflow shares them as its transfers
+// would (each weighs on a NIC as the transfers it stands for): both calls take longer than alone, and
+// the NICs never idle while either has bytes left, so the later one ends by the two times alone added.
+TEST(FlowBackend, AllToAllCoflowSharesNicsWithOtherCalls) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
+  const CollectiveCall a2a{CollKind::AllToAll, std::int64_t{256} << 20, 0};
+  const CollectiveCall ar{CollKind::AllReduce, std::int64_t{256} << 20, 0};
+  auto times = [&](std::vector<CollectiveCall> calls) {
+    NetworkGraph g = build_network(c);
+    FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
+    return run_calls(b, calls);
+  };
+  const SimTime a2a_alone = times({a2a})[0], ar_alone = times({ar})[0];
+  const auto both = times({a2a, ar});
+  EXPECT_GT(both[0], a2a_alone * 11 / 10);
+  EXPECT_GT(both[1], ar_alone * 11 / 10);
+  EXPECT_LE(std::max(both[0], both[1]), (a2a_alone + ar_alone) * 102 / 100);
+}
+
+// A coflow is routed once per copy and reused while the links stay as they are; a NIC that dies
+// between two all-to-alls sends the second one around it (nothing more on its links) and slows it.
+TEST(FlowBackend, AllToAllCoflowIsReroutedAfterALinkChange) {
+  const ClusterSpec c = h100(2);
+  const NcclAnalyticalModel nccl(c, {});
+  NetworkGraph g = build_network(c);
+  std::vector<ScheduledLinkState> changes;
+  const auto out = g.out_links(g.nic(1, 2));
+  const std::vector<LinkId> dead_links(out.begin(), out.end());
+  for (LinkId l : dead_links)
+    for (LinkId x : {l, NetworkGraph::reverse(l)}) changes.push_back({from_seconds(1.0), x, false, 1.0});
+  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {}, changes);
+  const std::int64_t bytes = std::int64_t{64} << 20;
+  std::vector<std::uint64_t> done;
+  auto run_one = [&](SimTime start, std::uint64_t token) {
+    b.start(start, token, {CollKind::AllToAll, bytes, 0});
+    for (SimTime t; (t = b.next_event()) != kNever;) {
+      b.advance(t, done);
+      if (!done.empty()) return t;
+    }
+    return SimTime{-1};
+  };
+  auto dead_bytes = [&] {
+    double sum = 0;
+    const auto stats = b.link_statistics();
+    for (LinkId l : dead_links) sum += stats[static_cast<std::size_t>(l)].bytes_carried;
+    return sum;
+  };
+  const SimTime first = run_one(0, 1);
+  const SimTime second = run_one(first, 2) - first;  // same links: the same coflow
+  EXPECT_EQ(second, first);
+  const double before = dead_bytes();
+  EXPECT_GT(before, 0.0);
+  const SimTime later = from_seconds(2.0);  // after the fault
+  b.advance(later, done);
+  const SimTime third = run_one(later, 3) - later;
+  EXPECT_EQ(dead_bytes(), before);
+  EXPECT_GT(third, first * 11 / 10);
 }
 
 // A call whose transfers last under a microsecond at line rate is latency-bound: the collective
@@ -229,16 +318,18 @@ TEST(FlowBackend, LatencyBoundCallsUseTheCollectiveModel) {
 }
 
 // The transfers of a call that become ready at one instant get their rates from one solve, not one
-// solve per transfer: an all-to-all starts its transfers at two instants (NVLink and network paths
-// differ in latency) and they finish at a few more.
+// solve per transfer: 16 pairs across 4 nodes swap buffers (a batched send and receive each), 32
+// transfers that start at one instant and finish at a few.
 TEST(FlowBackend, TransfersStartingTogetherShareOneSolve) {
-  const ClusterSpec c = h100(2);
+  const ClusterSpec c = h100(4);
   const NcclAnalyticalModel nccl(c, {});
   NetworkGraph g = build_network(c);
-  FlowBackend b(c, nccl, g, {{range(0, 16)}}, {});
-  run_calls(b, {{CollKind::AllToAll, std::int64_t{64} << 20, 0}});
+  std::vector<std::vector<int>> pairs;
+  for (int r = 0; r < 16; ++r) pairs.push_back({r, r + 16});
+  FlowBackend b(c, nccl, g, {pairs}, {});
+  run_calls(b, {{CollKind::SendRecv, std::int64_t{64} << 20, 0}});
   ASSERT_NE(b.flow_network(), nullptr);
-  EXPECT_GT(b.stats().flows, 100);
+  EXPECT_GE(b.stats().flows, 32);
   EXPECT_LE(b.flow_network()->solve_counters().solves, 8);
 }
 

@@ -27,6 +27,41 @@ TEST(FlowNetworkTiming, OneFlowTakesBytesOverCapacity) {
   EXPECT_EQ(net.now(), 100 * kMs);
 }
 
+// A coflow of weight 3 on a link (three equal transfers moving at one pace) beside a plain flow: the
+// link's 12 GB/s go 3 GB/s to each of the four, as four separate flows would share it; the coflow
+// carries 3 GB/s x 3 = 9 GB/s there. Its 1 GB (each part's bytes) takes 1/3 s; the plain 2 GB flow then
+// has the link alone. The statistics count the coflow's bytes on the link three times.
+TEST(FlowNetworkTiming, CoflowSharesLikeItsParts) {
+  FlowNetwork net({12 * kGBps, 100 * kGBps}, {0, 0});
+  const std::vector<LinkId> path{0, 1};
+  const FlowId co = net.start(0, path, std::vector<float>{3.0F, 0.5F}, kGB);
+  const FlowId plain = start_flow(net, 0, {0}, 2 * kGB);
+  EXPECT_DOUBLE_EQ(net.rate(co), 3 * kGBps);
+  EXPECT_DOUBLE_EQ(net.rate(plain), 3 * kGBps);
+  const auto done = run_to_idle(net);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].first, co);
+  EXPECT_NEAR(static_cast<double>(done[0].second), 1000.0 / 3 * kMs, 1);  // each completion rounds up a picosecond
+  // The plain flow moved 1 GB beside it, then its last 1 GB at 12 GB/s: 1/3 s + 1/12 s.
+  EXPECT_NEAR(static_cast<double>(done[1].second), (1000.0 / 3 + 1000.0 / 12) * kMs, 2);
+  const auto stats = net.link_statistics();
+  EXPECT_NEAR(stats[0].bytes_carried, 3.0 * kGB + 2.0 * kGB, 1);
+  EXPECT_NEAR(stats[1].bytes_carried, 0.5 * kGB, 1);
+}
+
+// A coflow alone on idle links takes the smallest capacity over its weight at once (no solve), and a
+// plain flow that arrives later takes what the coflow leaves of the link they share.
+TEST(FlowNetworkTiming, CoflowOnIdleLinksIsPlacedWithoutASolve) {
+  FlowNetwork net({10 * kGBps, 10 * kGBps}, {0, 0});
+  const FlowId co = net.start(0, std::vector<LinkId>{0, 1}, std::vector<float>{2.0F, 0.5F}, kGB);
+  EXPECT_DOUBLE_EQ(net.rate(co), 5 * kGBps);  // link 0: 10 / 2
+  const FlowId plain = start_flow(net, 0, {1}, kGB);
+  EXPECT_DOUBLE_EQ(net.rate(plain), 7.5 * kGBps);  // link 1: 10 - 0.5 x 5
+  EXPECT_DOUBLE_EQ(net.rate(co), 5 * kGBps);
+  EXPECT_EQ(net.solve_counters().solves, 0);
+  EXPECT_EQ(net.solve_counters().placed_directly, 2);
+}
+
 // Two 1 GB flows on a 10 GB/s link: 5 GB/s each, both done at 200 ms in one advance().
 TEST(FlowNetworkTiming, TwoFlowsSharingOneLinkFinishTogether) {
   FlowNetwork net({10 * kGBps}, {0});

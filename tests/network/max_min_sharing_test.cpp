@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -102,51 +103,48 @@ struct Xorshift {  // deterministic pseudo-random numbers for building test case
 struct RefFlow {
   std::vector<LinkId> path;
   double cap;
+  std::vector<float> weights = {};  // per hop; empty: 1 on every hop (a plain flow)
+
+  // The flow's weight on link `l`, 0 when its path does not cross it.
+  double weight_on(LinkId l) const {
+    const auto it = std::find(path.begin(), path.end(), l);
+    if (it == path.end()) return 0;
+    return weights.empty() ? 1.0 : weights[static_cast<std::size_t>(it - path.begin())];
+  }
 };
 
-// Textbook water-filling, O(flows × links) per round: the obviously-correct reference.
+// Textbook water-filling, O(flows × links) per round: the obviously-correct reference. Every rising
+// flow's rate rises together; a flow of weight w on a link loads it with w times its rate.
 std::vector<double> reference_max_min(const std::vector<double>& capacity, const std::vector<RefFlow>& flows) {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> rate(flows.size(), 0);
   std::vector<bool> frozen(flows.size(), false);
   std::size_t left = flows.size();
+  // The level at which link l saturates given the flows frozen so far; infinite when none rises on it.
+  auto share = [&](std::size_t l) {
+    double used = 0, rising = 0;
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      const double w = flows[f].weight_on(static_cast<LinkId>(l));
+      if (w == 0) continue;
+      if (frozen[f])
+        used += w * rate[f];
+      else
+        rising += w;
+    }
+    return rising > 0 ? std::max(0.0, capacity[l] - used) / rising : inf;
+  };
   while (left > 0) {
     double best = inf;
-    for (std::size_t l = 0; l < capacity.size(); ++l) {
-      double used = 0;
-      int rising = 0;
-      for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end())
-          continue;
-        if (frozen[f])
-          used += rate[f];
-        else
-          ++rising;
-      }
-      if (rising > 0) best = std::min(best, std::max(0.0, capacity[l] - used) / rising);
-    }
+    for (std::size_t l = 0; l < capacity.size(); ++l) best = std::min(best, share(l));
     for (std::size_t f = 0; f < flows.size(); ++f) {
       if (!frozen[f]) best = std::min(best, flows[f].cap);
     }
     // Freeze every flow that is capped at `best` or crosses a link whose share is `best`.
     std::vector<bool> freeze(flows.size(), false);
     for (std::size_t l = 0; l < capacity.size(); ++l) {
-      double used = 0;
-      int rising = 0;
+      if (share(l) > best * (1 + 1e-12)) continue;
       for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) == flows[f].path.end())
-          continue;
-        if (frozen[f])
-          used += rate[f];
-        else
-          ++rising;
-      }
-      if (rising == 0 || std::max(0.0, capacity[l] - used) / rising > best * (1 + 1e-12)) continue;
-      for (std::size_t f = 0; f < flows.size(); ++f) {
-        if (!frozen[f] &&
-            std::find(flows[f].path.begin(), flows[f].path.end(), static_cast<LinkId>(l)) != flows[f].path.end()) {
-          freeze[f] = true;
-        }
+        if (!frozen[f] && flows[f].weight_on(static_cast<LinkId>(l)) > 0) freeze[f] = true;
       }
     }
     for (std::size_t f = 0; f < flows.size(); ++f) {
@@ -163,11 +161,12 @@ std::vector<double> reference_max_min(const std::vector<double>& capacity, const
 }
 
 // Flows come and go on small random networks (so components merge and split, several flows start
-// at one instant, links go down and come back); after every event the rates the network kept or
-// re-solved locally equal a from-scratch solve of all flows.
+// at one instant, links go down and come back; some are coflows whose hops carry weights); after
+// every event the rates the network kept or re-solved locally equal a from-scratch solve of all flows.
 TEST(MaxMinSharing, IncrementalRatesEqualAFromScratchSolve) {
   int checks = 0;
   int simultaneous = 0;  // advance() calls that finished more than one flow
+  int coflows = 0;
   for (std::uint64_t seed : {12345u, 777u, 4242u, 99u, 31337u, 2024u}) {
     Xorshift rng{seed};
     const int links = 6 + rng.below(10);
@@ -192,8 +191,17 @@ TEST(MaxMinSharing, IncrementalRatesEqualAFromScratchSolve) {
           // Odd seeds use few distinct sizes and capacities, so that flows finish at the same instant.
           const std::int64_t bytes =
               seed % 2 == 1 ? (1 + rng.below(2)) * 100'000'000 : (1 + rng.below(100)) * 10'000'000;
-          active.push_back(net.start(net.now(), path, bytes, cap));
-          ref.push_back({path, cap});
+          if (rng.below(4) == 0) {  // a coflow: weights that are exact in float, below and above 1
+            std::vector<float> weights;
+            for (std::size_t h = 0; h < path.size(); ++h)
+              weights.push_back(std::array{0.25F, 0.5F, 1.0F, 2.0F, 3.0F}[static_cast<std::size_t>(rng.below(5))]);
+            active.push_back(net.start(net.now(), path, weights, bytes));
+            ref.push_back({path, kUnlimitedRate, weights});
+            ++coflows;
+          } else {
+            active.push_back(net.start(net.now(), path, bytes, cap));
+            ref.push_back({path, cap});
+          }
         }
       } else if (action == 4) {
         const LinkId l = rng.below(links);
@@ -224,6 +232,7 @@ TEST(MaxMinSharing, IncrementalRatesEqualAFromScratchSolve) {
   }
   EXPECT_EQ(checks, 6 * 400);
   EXPECT_GT(simultaneous, 20);
+  EXPECT_GT(coflows, 50);
 }
 
 // Equal flows that start together finish in order of speed, and a flow that leaves at the top

@@ -52,6 +52,24 @@ TEST(FlowNetworkErrors, BadFlowsAreRejectedWithoutSideEffects) {
   EXPECT_EQ(net.rate(f), 10 * kGBps);
 }
 
+TEST(FlowNetworkErrors, BadCoflowWeightsAreRejectedWithoutSideEffects) {
+  FlowNetwork net({10 * kGBps, 10 * kGBps}, {0, 0});
+  const std::vector<LinkId> path{0, 1};
+  auto start = [&](std::vector<float> w) { net.start(0, path, w, kGB); };
+  EXPECT_THAT(error_of<InternalError>([&] { start({1.0F}); }), HasSubstr("1 hop weights for a path of 2 links"));
+  EXPECT_THAT(error_of<InternalError>([&] { start({1.0F, 0.0F}); }), HasSubstr("hop weight 0; expected a finite"));
+  EXPECT_THAT(error_of<InternalError>([&] { start({-2.0F, 1.0F}); }), HasSubstr("hop weight -2"));
+  EXPECT_THAT(error_of<InternalError>([&] { start({NAN, 1.0F}); }), HasSubstr("hop weight nan"));
+  EXPECT_THAT(error_of<InternalError>([&] {
+                const std::vector<LinkId> twice{1, 1};
+                net.start(0, twice, std::vector<float>{1.0F, 1.0F}, kGB);
+              }),
+              HasSubstr("path crosses link 1 twice"));
+  EXPECT_EQ(net.active_flows(), 0u);
+  const FlowId f = net.start(0, path, std::vector<float>{2.0F, 0.5F}, kGB);
+  EXPECT_EQ(net.rate(f), 5 * kGBps);
+}
+
 TEST(FlowNetworkErrors, TimeNeverGoesBackwards) {
   FlowNetwork net({10 * kGBps}, {0});
   std::vector<FlowId> finished;

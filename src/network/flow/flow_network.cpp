@@ -12,6 +12,13 @@
 
 namespace trainsim {
 
+namespace {
+// The bytes a hop of weight `weight` carried for a flow of `bytes` (exact for a plain flow's 1).
+std::int64_t carried(std::int64_t bytes, float weight) {
+  return weight == 1.0F ? bytes : std::llround(static_cast<double>(bytes) * weight);
+}
+}  // namespace
+
 FlowNetwork::FlowNetwork(std::vector<double> capacity_Bps, std::vector<SimTime> latency, SimTime start)
     : capacity_(std::move(capacity_Bps)),
       latency_(std::move(latency)),
@@ -54,7 +61,24 @@ FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
   link_checks::check_start(path, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "flow network");
   move_to(now, "start");
+  return start_checked(path, {}, bytes, rate_cap_Bps);
+}
 
+FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::span<const float> weights,
+                          std::int64_t bytes) {
+  link_checks::check_start(path, bytes, kUnlimitedRate, now, now_, path_seen_, path_epoch_, "flow network");
+  TRAINSIM_CHECK(
+      weights.size() == path.size(),
+      fmt::format("flow network: start: {} hop weights for a path of {} links", weights.size(), path.size()));
+  for (float w : weights)
+    TRAINSIM_CHECK(std::isfinite(w) && w > 0,
+                   fmt::format("flow network: start: hop weight {}; expected a finite number > 0", w));
+  move_to(now, "start");
+  return start_checked(path, weights, bytes, kUnlimitedRate);
+}
+
+FlowId FlowNetwork::start_checked(std::span<const LinkId> path, std::span<const float> weights, std::int64_t bytes,
+                                  double rate_cap_Bps) {
   FlowId flow;
   if (!free_slots_.empty()) {
     flow = free_slots_.back();
@@ -71,7 +95,7 @@ FlowId FlowNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_
   flows_[f] = FlowState{bytes, static_cast<double>(bytes), now_, now_, true};
   rate_[f] = kNotYetSolved;
   rate_cap_[f] = rate_cap_Bps;
-  graph_.add(flow, path);
+  graph_.add(flow, path, weights);
   for (LinkId link : path) usage_[static_cast<std::size_t>(link)].flow_added(now_);
   pending_starts_.push_back(flow);
   ++active_;
@@ -148,7 +172,7 @@ void FlowNetwork::finish(FlowId flow, std::vector<FlowId>& finished) {
   FlowState& s = flows_[f];
   bool frees_others = false;
   for (const PathHop& hop : graph_.path(flow)) {
-    usage_[static_cast<std::size_t>(hop.link)].flow_removed(now_, s.bytes);
+    usage_[static_cast<std::size_t>(hop.link)].flow_removed(now_, carried(s.bytes, hop.weight));
     if (departure_frees_others(hop.link)) {
       mark_dirty(hop.link);
       frees_others = true;
@@ -253,7 +277,7 @@ std::vector<LinkStats> FlowNetwork::link_statistics() const {
     if (!s.active) continue;
     const double sent = static_cast<double>(s.bytes) - remaining_at_now(static_cast<FlowId>(f));
     for (const PathHop& hop : graph_.path(static_cast<FlowId>(f)))
-      in_flight[static_cast<std::size_t>(hop.link)] += sent;
+      in_flight[static_cast<std::size_t>(hop.link)] += sent * hop.weight;
   }
   std::vector<LinkStats> stats;
   stats.reserve(capacity_.size());

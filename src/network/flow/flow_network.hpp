@@ -51,6 +51,12 @@ class FlowNetwork final : public TransferNetwork {
   // finished; the id may then be reused by a later start().
   FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes,
                double rate_cap_Bps = kUnlimitedRate) override;
+  // A coflow: several transfers that move at one pace, as one flow of `bytes` whose hop h carries
+  // weights[h] bytes per byte of the flow (finite, > 0; one per hop): its parts' bytes over that link
+  // divided by `bytes`. It shares each link max-min fairly by its rate, loading the link with
+  // weight x rate (max_min_solver.hpp), and finishes when its last part would. An all-to-all of
+  // thousands of equal parts thus costs one flow (FlowBackend). Statistics count its links' bytes.
+  FlowId start(SimTime now, std::span<const LinkId> path, std::span<const float> weights, std::int64_t bytes);
 
   // From `now` on, `link` carries `capacity_Bps` (0 = down: the flows crossing it stall until it
   // comes back; the others share what is left max-min fairly as usual).
@@ -98,6 +104,8 @@ class FlowNetwork final : public TransferNetwork {
   static constexpr double kNotYetSolved = kUnlimitedRate;
 
   void check_link(LinkId link, const char* what) const;
+  FlowId start_checked(std::span<const LinkId> path, std::span<const float> weights, std::int64_t bytes,
+                       double rate_cap_Bps);
   const FlowState& checked_flow(FlowId flow, const char* what) const;
   void move_to(SimTime now, const char* what);
   void run_until(SimTime t, std::vector<FlowId>& finished);
@@ -139,7 +147,7 @@ class FlowNetwork final : public TransferNetwork {
   std::vector<FlowId> unreported_;        // finished while start()/set_capacity() moved time
   std::vector<std::uint32_t> path_seen_;  // by link: stamp for the no-link-twice check
   struct HopLoad {
-    double spare, fastest_other;
+    double share, fastest_other;  // share: the link's spare capacity over this flow's weight on it
   };
   std::vector<HopLoad> hop_load_;  // scratch for place_without_solve, by hop
   std::uint32_t path_epoch_ = 0;

@@ -4,8 +4,8 @@
 // bottleneck: a saturated link on which no flow is faster than it (Bertsekas & Gallager §6.5.2).
 //
 // 1. A flow arrives and every link on its path has spare capacity: it takes r = min(its cap,
-//    smallest spare on its path) > 0. Every link stays feasible, every other flow's bottleneck
-//    (saturated already, so not on the new path) is untouched, and the newcomer is at its cap or
+//    smallest spare on its path, each over the flow's weight on that link) > 0. Every link stays feasible, every other
+//    flow's bottleneck (saturated already, so not on the new path) is untouched, and the newcomer is at its cap or
 //    saturates a link on which no other flow is faster than r: its bottleneck. No solve at all.
 // 2. A flow leaves. Only links on its path lose load. A flow whose bottleneck is one of them
 //    could speed up, but such a link is saturated and carries another flow; when no link of the
@@ -16,9 +16,9 @@
 //    flows slower than r keep their rates, and flows at r or above stay at r or above. A flow
 //    that arrives is the same change run backwards, with r its new rate, which is at least
 //    min(its cap, capacity / flows over its links) (a link carrying n flows saturates at a level
-//    of at least capacity / n). A capacity change sets the floor to 0. Several changes at once
-//    take the lowest floor. The flows below the floor stay fixed and their rates are taken off
-//    the capacity of the links the solve covers.
+//    of at least capacity / n; flows of weight w count w times). A capacity change sets the floor to 0. Several changes
+//    at once take the lowest floor. The flows below the floor stay fixed and their rates are taken off the capacity of
+//    the links the solve covers.
 // Equal-sized flows that finish in order of speed (a collective's flows) thus re-solve only the
 // flows still as fast as the one that left, and in a large sparse fabric most arrivals and
 // departures cost a walk along one path.
@@ -44,8 +44,9 @@ void FlowNetwork::lower_floor(double rate) { solve_floor_ = std::min(solve_floor
 double FlowNetwork::guaranteed_rate(FlowId flow) const {
   double rate = rate_cap_[static_cast<std::size_t>(flow)];
   for (const PathHop& hop : graph_.path(flow)) {
-    const auto l = static_cast<std::size_t>(hop.link);
-    rate = std::min(rate, capacity_[l] / static_cast<double>(graph_.flows_on(hop.link).size()));
+    double weight = 0;  // of every flow on the link: it saturates at a level of at least capacity / weight
+    for (const LinkEntry& e : graph_.flows_on(hop.link)) weight += e.weight;
+    rate = std::min(rate, capacity_[static_cast<std::size_t>(hop.link)] / weight);
   }
   return rate;
 }
@@ -58,7 +59,7 @@ bool FlowNetwork::departure_frees_others(LinkId link) const {
   const auto flows = graph_.flows_on(link);
   if (flows.size() < 2) return false;  // the departing flow was alone on it
   double load = 0;
-  for (const LinkEntry& e : flows) load += rate_[static_cast<std::size_t>(e.flow)];
+  for (const LinkEntry& e : flows) load += e.weight * rate_[static_cast<std::size_t>(e.flow)];
   return load >= capacity_[l] * kSaturated;
 }
 
@@ -73,17 +74,17 @@ bool FlowNetwork::place_without_solve(FlowId flow) {
     for (const LinkEntry& e : graph_.flows_on(hop.link)) {
       if (e.flow == flow) continue;
       const double r = rate_[static_cast<std::size_t>(e.flow)];  // kNotYetSolved: no spare
-      load += r;
+      load += e.weight * r;
       fastest_other = std::max(fastest_other, r);
     }
-    const double spare = capacity_[l] - load;
-    hop_load_.push_back({spare, fastest_other});
-    rate = std::min(rate, spare);
+    const double share = (capacity_[l] - load) / hop.weight;
+    hop_load_.push_back({share, fastest_other});
+    rate = std::min(rate, share);
   }
   if (!(rate > 0) || !std::isfinite(rate)) return false;
   bool has_bottleneck = rate == rate_cap_[f];
   for (const HopLoad& h : hop_load_) {
-    has_bottleneck = has_bottleneck || (h.spare == rate && h.fastest_other <= rate * kNoFaster);
+    has_bottleneck = has_bottleneck || (h.share == rate && h.fastest_other <= rate * kNoFaster);
   }
   if (!has_bottleneck) return false;
   set_rate(flow, rate);

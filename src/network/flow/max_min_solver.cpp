@@ -29,8 +29,9 @@ void MaxMinSolver::freeze(const SharingGraph& graph, FlowId flow, std::size_t lo
   for (const PathHop& hop : graph.path(flow)) {
     const auto j = static_cast<std::size_t>(link_local_[static_cast<std::size_t>(hop.link)]);
     // Rounding can leave a saturated link a hair below zero; a negative share would mean nothing.
-    spare_[j] = std::max(0.0, spare_[j] - rate);
+    spare_[j] = std::max(0.0, spare_[j] - hop.weight * rate);
     --rising_[j];
+    rising_weight_[j] -= hop.weight;
   }
 }
 
@@ -48,6 +49,7 @@ void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capa
   }
   spare_.resize(links.size());
   rising_.resize(links.size());
+  rising_weight_.resize(links.size());
   rates.assign(flows.size(), kRising);
   heap_.clear();
 
@@ -59,19 +61,21 @@ void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capa
   for (std::size_t j = 0; j < links.size(); ++j) {
     const auto l = static_cast<std::size_t>(links[j]);
     link_local_[l] = static_cast<std::int32_t>(j);
-    double spare = capacity[l];
+    double spare = capacity[l], weight = 0;
     std::int32_t rising = 0;
     for (const LinkEntry& e : graph.flows_on(links[j])) {
       const auto f = static_cast<std::size_t>(e.flow);
       if (member_[f] == epoch_) {
         ++rising;
+        weight += e.weight;
       } else {
-        spare -= current_rate[f];  // held at its rate: the change cannot reach it
+        spare -= e.weight * current_rate[f];  // held at its rate: the change cannot reach it
       }
     }
     spare_[j] = std::max(0.0, spare);
     rising_[j] = rising;
-    if (rising > 1) heap_.emplace_back(spare_[j] / rising, static_cast<std::int32_t>(j));
+    rising_weight_[j] = weight;
+    if (rising > 1) heap_.emplace_back(spare_[j] / weight, static_cast<std::int32_t>(j));
   }
   // A link only one flow of the solve crosses limits that flow exactly as a rate cap would (it
   // saturates when that flow reaches the link's spare capacity), so it is folded into the flow's
@@ -82,7 +86,7 @@ void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capa
     double cap = rate_cap[f];
     for (const PathHop& hop : graph.path(flows[i])) {
       const auto j = static_cast<std::size_t>(link_local_[static_cast<std::size_t>(hop.link)]);
-      if (rising_[j] == 1) cap = std::min(cap, spare_[j]);
+      if (rising_[j] == 1) cap = std::min(cap, spare_[j] / hop.weight);
     }
     if (std::isfinite(cap)) heap_.emplace_back(cap, cap_entry(i));
   }
@@ -103,7 +107,8 @@ void MaxMinSolver::solve(const SharingGraph& graph, std::span<const double> capa
       heap_.pop_back();
       continue;
     }
-    const double share = spare_[j] / rising_[j];
+    // Every flow still rising on the link gains the same rate; a flow of weight w takes w times it.
+    const double share = spare_[j] / rising_weight_[j];
     if (share > filed) {  // grew since filed: file it again at its true share
       heap_.back().first = share;
       std::push_heap(heap_.begin(), heap_.end(), later);

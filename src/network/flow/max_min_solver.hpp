@@ -2,8 +2,10 @@
 // Max-min fair rates by progressive filling (Bertsekas & Gallager, "Data Networks", §6.5.2): raise
 // every flow's rate together; when a link saturates (its spare capacity divided by the flows still
 // rising on it is the smallest such share) or a flow reaches its own rate cap, freeze those flows
-// at that rate and continue with the rest. The result is the unique allocation in which no flow
-// can go faster without slowing a flow that is no faster than it.
+// at that rate and continue with the rest. A flow whose hop has weight w (a coflow: several
+// transfers moving at one pace, FlowNetwork::start) loads that link with w times its rate, so the
+// link's share is its spare capacity over the rising flows' weights; fairness stays on the rates. The result is the
+// unique allocation in which no flow can go faster without slowing a flow that is no faster than it.
 //
 // It knows nothing of time or collectives (the separation SimGrid keeps between its lmm solver and
 // its network models): FlowNetwork calls it on the part of a component a change can reach, with
@@ -41,8 +43,9 @@ class MaxMinSolver {
   std::vector<std::int32_t> flow_local_;  // by flow slot: its index in `flows` during a solve
   std::vector<std::uint32_t> member_;     // by flow slot: == epoch_ while it is in `flows`
   std::uint32_t epoch_ = 0;
-  std::vector<double> spare_;         // by local link: capacity not yet given to frozen flows
-  std::vector<std::int32_t> rising_;  // by local link: flows on it still rising
+  std::vector<double> spare_;          // by local link: capacity not yet given to frozen flows
+  std::vector<std::int32_t> rising_;   // by local link: flows on it still rising
+  std::vector<double> rising_weight_;  // by local link: their weights' sum (rising_ for plain flows)
   // (share, local link j) or (cap, ~local flow i), smallest first; a link's share may be stale.
   std::vector<std::pair<double, std::int32_t>> heap_;
   std::size_t rising_flows_ = 0;

@@ -15,7 +15,7 @@ std::uint32_t SharingGraph::allocate_hops(std::uint32_t count) {
   return begin;
 }
 
-void SharingGraph::add(FlowId flow, std::span<const LinkId> path) {
+void SharingGraph::add(FlowId flow, std::span<const LinkId> path, std::span<const float> weights) {
   const auto f = static_cast<std::size_t>(flow);
   if (f >= flows_.size()) flows_.resize(f + 1);
   const auto count = static_cast<std::uint32_t>(path.size());
@@ -24,8 +24,9 @@ void SharingGraph::add(FlowId flow, std::span<const LinkId> path) {
   flows_[f].count = count;
   for (std::uint32_t h = 0; h < count; ++h) {
     auto& entries = links_[static_cast<std::size_t>(path[h])].entries;
-    hops_[begin + h] = {path[h], static_cast<std::uint32_t>(entries.size())};
-    entries.push_back({flow, h});
+    const float weight = weights.empty() ? 1.0F : weights[h];
+    hops_[begin + h] = {path[h], static_cast<std::uint32_t>(entries.size()), weight};
+    entries.push_back({flow, h, weight});
   }
 }
 

@@ -15,16 +15,20 @@
 
 namespace trainsim {
 
-// One flow on one link's list; `hop` is the link's position on the flow's path.
+// One flow on one link's list; `hop` is the link's position on the flow's path. `weight`: the bytes the
+// flow puts on this link per byte it moves (1 for a plain flow; a coflow's links carry its parts'
+// bytes, FlowNetwork::start), kept beside the entry because the solver's link loops read it.
 struct LinkEntry {
   FlowId flow;
   std::uint32_t hop;
+  float weight;
 };
 
 // One link on a flow's path; `entry` is the flow's position in that link's list.
 struct PathHop {
   LinkId link;
   std::uint32_t entry;
+  float weight;
 };
 
 class SharingGraph {
@@ -33,8 +37,9 @@ class SharingGraph {
 
   std::size_t num_links() const { return links_.size(); }
 
-  // Places flow slot `flow` on `path` (already validated: known links, no link twice).
-  void add(FlowId flow, std::span<const LinkId> path);
+  // Places flow slot `flow` on `path` (already validated: known links, no link twice) with the weight of
+  // each hop (empty: every hop 1; else validated, one per hop).
+  void add(FlowId flow, std::span<const LinkId> path, std::span<const float> weights = {});
   // Takes the flow off its links and returns its hops to the pool.
   void remove(FlowId flow);
 
