@@ -106,6 +106,13 @@ class Searcher {
     for (const TopoVertex& v : node.vertices)
       for (const TopoLink& l : v.links) bw_.push_back(static_cast<float>(l.bw));
     for (int n : node.nets) net_bw_.push_back(static_cast<float>(vx(n).net_bw));
+    // The NETs that share each one's bandwidth (ports of one NIC ASIC, itself included), found once: the search
+    // takes and gives back a NET's bandwidth at every channel start.
+    net_siblings_.resize(node.nets.size());
+    for (int n = 0; n < nnets_; ++n)
+      for (int m = 0; m < nnets_; ++m)
+        if (vx(nv(m)).guid == vx(nv(n)).guid && vx(nv(m)).port == vx(nv(n)).port)
+          net_siblings_[static_cast<std::size_t>(n)].push_back(m);
     used_.assign(static_cast<std::size_t>(ngpus_), 0);
     // Search endpoints: GPUs (search order), NETs, the NVS; every path between two is compiled once.
     std::vector<int> ep_vertex(gpu_vertex_);
@@ -588,11 +595,7 @@ class Searcher {
 
   // Ports of one NIC ASIC share its bandwidth.
   void share_net_bw(int n, float delta) {
-    const TopoVertex& a = vx(nv(n));
-    for (int m = 0; m < nnets_; ++m) {
-      const TopoVertex& b = vx(nv(m));
-      if (b.guid == a.guid && b.port == a.port) net_bw_[static_cast<std::size_t>(m)] += delta;
-    }
+    for (int m : net_siblings_[static_cast<std::size_t>(n)]) net_bw_[static_cast<std::size_t>(m)] += delta;
   }
 
   void search_rec(Graph& g, Graph& save, int& time) {
@@ -955,6 +958,7 @@ class Searcher {
   std::vector<Score> scores_;
   std::vector<std::pair<int, int>> pci_links_;  // per GPU: its PCIe up link and the link back down
   std::vector<float> bw_, net_bw_;
+  std::vector<std::vector<int>> net_siblings_;  // by NET: the NETs whose bandwidth it shares, in NET order
   std::vector<std::uint64_t> used_;
   std::vector<int> net_local_gpu_;
   std::vector<std::vector<int>> net_local_gpus_, pref_nets_;
