@@ -1,4 +1,6 @@
 // `--set key.path=value` overrides: applied before reading, values parsed as YAML.
+#include <ostream>
+
 #include "scenario_test_support.hpp"
 
 namespace trainsim {
@@ -109,6 +111,10 @@ struct BadOverride {
   const char* key;
   const char* fragment;
 };
+
+// The override's text in the test's name (gtest would print the struct's bytes, pointers included: names that
+// change from build to build).
+void PrintTo(const BadOverride& b, std::ostream* os) { *os << b.text; }
 
 class MalformedOverride : public ::testing::TestWithParam<BadOverride> {};
 
