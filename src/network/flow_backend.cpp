@@ -265,7 +265,9 @@ const FlowBackend::Coflow& FlowBackend::coflow_of(const FlowDag& dag, const std:
   if (!options_.adaptive_routing)
     if (auto it = coflows_.find(key); it != coflows_.end()) return it->second;
   Coflow c;
-  std::vector<double> bytes_on;  // by position in c.links
+  // By position in c.links: its transfers' bytes, and how many cross it. Under adaptive routing the connections
+  // routed after one see it on its links, one transfer each (whole numbers: taken off again exactly).
+  std::vector<double> bytes_on, crossings;
   const std::uint64_t key_base =
       mix(options_.seed ^ mix(0x636f666c6f77ULL ^ static_cast<std::uint64_t>(members.front())));
   for (const Flow& f : merged_p2p(dag)) {
@@ -277,16 +279,22 @@ const FlowBackend::Coflow& FlowBackend::coflow_of(const FlowDag& dag, const std:
     c.latency = std::max(c.latency, flow_->delay_before_start(path_scratch_));
     for (LinkId l : path_scratch_) {
       const auto li = static_cast<std::size_t>(l);
+      if (options_.adaptive_routing) link_load_[li] += 1.0;
       if (link_stamp_[li] != stamp_epoch_) {
         link_stamp_[li] = stamp_epoch_;
         link_slot_[li] = static_cast<std::uint32_t>(c.links.size());
         c.links.push_back(l);
         bytes_on.push_back(0);
+        crossings.push_back(0);
       }
       bytes_on[link_slot_[li]] += static_cast<double>(f.bytes);
+      crossings[link_slot_[li]] += 1.0;
     }
   }
   ++stamp_epoch_;
+  if (options_.adaptive_routing)  // taken off again: the coflow adds its own when it starts
+    for (std::size_t i = 0; i < c.links.size(); ++i)
+      link_load_[static_cast<std::size_t>(c.links[i])] -= crossings[i];
   for (double b : bytes_on) c.weights.push_back(static_cast<float>(b / static_cast<double>(c.bytes)));
   coflows_.erase(key);
   return coflows_.emplace(key, std::move(c)).first->second;

@@ -262,6 +262,36 @@ TEST(FlowBackend, AllToAllCoflowSharesNicsWithOtherCalls) {
   EXPECT_LE(std::max(both[0], both[1]), (a2a_alone + ar_alone) * 102 / 100);
 }
 
+// Under adaptive routing each connection of an all-to-all goes where the connections routed before it (its own
+// call's included) load the fabric least: on a full-bisection fat-tree of 4 nodes over leaves of 16 ports the
+// call then runs at its NICs' pace, where ECMP's hash collisions on the leaf uplinks slow it.
+TEST(FlowBackend, AdaptiveRoutingSpreadsAnAllToAllsConnections) {
+  ClusterSpec c = h100(4, NetworkTopology::FatTree);
+  c.network.switch_radix = 16;
+  const NcclAnalyticalModel nccl(c, {});
+  const std::int64_t bytes = std::int64_t{256} << 20;
+  auto time_of = [&](bool adaptive, double* nic_bound) {
+    NetworkGraph g = build_network(c);
+    FlowBackendOptions o;
+    o.adaptive_routing = adaptive;
+    FlowBackend b(c, nccl, g, {{range(0, 32)}}, o);
+    const SimTime t = run_calls(b, {{CollKind::AllToAll, bytes, 0}})[0];
+    const auto stats = b.link_statistics();
+    *nic_bound = 0;
+    for (std::size_t l = 0; l < stats.size(); ++l) {
+      const Link& link = g.link(static_cast<LinkId>(l));
+      if (link.kind == LinkKind::Access && g.node(link.from).kind == NodeKind::Nic)
+        *nic_bound = std::max(*nic_bound, stats[l].bytes_carried / link.capacity_Bps);
+    }
+    return to_seconds(t);
+  };
+  double ecmp_bound = 0, adaptive_bound = 0;
+  const double ecmp = time_of(false, &ecmp_bound);
+  const double adaptive = time_of(true, &adaptive_bound);
+  EXPECT_LT(adaptive, ecmp * 0.95) << adaptive << " s adaptive, " << ecmp << " s ECMP";
+  EXPECT_NEAR(adaptive, adaptive_bound, adaptive_bound * 0.05) << "NIC-bound " << adaptive_bound << " s";
+}
+
 // A coflow is routed once per copy and reused while the links stay as they are; a NIC that dies
 // between two all-to-alls sends the second one around it (nothing more on its links) and slows it.
 TEST(FlowBackend, AllToAllCoflowIsReroutedAfterALinkChange) {
