@@ -293,8 +293,7 @@ const FlowBackend::Coflow& FlowBackend::coflow_of(const FlowDag& dag, const std:
   }
   ++stamp_epoch_;
   if (options_.adaptive_routing)  // taken off again: the coflow adds its own when it starts
-    for (std::size_t i = 0; i < c.links.size(); ++i)
-      link_load_[static_cast<std::size_t>(c.links[i])] -= crossings[i];
+    for (std::size_t i = 0; i < c.links.size(); ++i) link_load_[static_cast<std::size_t>(c.links[i])] -= crossings[i];
   for (double b : bytes_on) c.weights.push_back(static_cast<float>(b / static_cast<double>(c.bytes)));
   coflows_.erase(key);
   return coflows_.emplace(key, std::move(c)).first->second;
