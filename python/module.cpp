@@ -17,15 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "explore/parallel_eval.hpp"
-#include "explore/sweep_spec.hpp"
-#include "explore/sweep_table.hpp"
-#include "explore/tune_json.hpp"
-#include "explore/tune_search.hpp"
-#include "report/reports.hpp"
-#include "scenario/overrides.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/explore.hpp"
+#include "trainsim/report.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/memory.hpp"
 #include "trainsim/trainsim.hpp"
 

@@ -10,10 +10,10 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
-#include "core/error.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/trainsim.hpp"
-#include "workload/workload_file.hpp"
+#include "trainsim/workload.hpp"
 
 namespace trainsim::cli {
 

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/error.hpp"
-#include "scenario/key_table.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
 
 namespace trainsim::cli {
 

@@ -8,10 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/error.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/memory.hpp"
-#include "workload/memory_model.hpp"
 
 namespace trainsim::cli {
 

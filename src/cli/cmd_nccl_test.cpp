@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "core/error.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim::cli {

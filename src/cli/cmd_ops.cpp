@@ -15,10 +15,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "api/work_estimate.hpp"
+#include "trainsim/workload.hpp"
 #include "cli/commands.hpp"
-#include "scenario/scenario_loader.hpp"
-#include "workload/generator.hpp"
+#include "trainsim/scenario.hpp"
 
 namespace trainsim::cli {
 

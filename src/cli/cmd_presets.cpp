@@ -7,10 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "collective/algorithm_registry.hpp"
-#include "hardware/gpu_catalog.hpp"
-#include "model/model_catalog.hpp"
-#include "scenario/scenario.hpp"
+#include "trainsim/catalogs.hpp"
+#include "trainsim/scenario.hpp"
 
 namespace trainsim::cli {
 

@@ -7,12 +7,11 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/run_progress.hpp"
-#include "core/error.hpp"
-#include "report/html_report.hpp"
-#include "report/reports.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/report.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/trainsim.hpp"
-#include "workload/memory_model.hpp"
+#include "trainsim/memory.hpp"
 
 namespace trainsim::cli {
 

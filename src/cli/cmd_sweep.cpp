@@ -14,17 +14,9 @@
 #include "cli/output_file.hpp"
 #include "cli/progress.hpp"
 #include "cli/thread_count.hpp"
-#include "core/error.hpp"
-#include "explore/mpi_split.hpp"
-#include "explore/parallel_eval.hpp"
-#include "explore/sweep_csv_stream.hpp"
-#include "explore/sweep_html.hpp"
-#include "explore/sweep_json.hpp"
-#include "explore/sweep_plot.hpp"
-#include "explore/sweep_spec.hpp"
-#include "explore/sweep_table.hpp"
-#include "explore/sweep_text.hpp"
-#include "scenario/overrides.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/explore.hpp"
+#include "trainsim/scenario.hpp"
 
 namespace trainsim::cli {
 

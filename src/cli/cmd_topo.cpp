@@ -7,14 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/network_faults.hpp"
+#include "trainsim/topology.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
-#include "core/error.hpp"
-#include "scenario/scenario_loader.hpp"
-#include "topology/generate.hpp"
-#include "topology/graphviz.hpp"
-#include "topology/summary.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
 
 namespace trainsim::cli {
 

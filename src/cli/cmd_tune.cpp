@@ -15,10 +15,8 @@
 #include "cli/progress.hpp"
 #include "cli/thread_count.hpp"
 #include "cli/tune_output.hpp"
-#include "core/error.hpp"
-#include "explore/tune_html.hpp"
-#include "explore/tune_json.hpp"
-#include "explore/tune_search.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/explore.hpp"
 
 namespace trainsim::cli {
 

@@ -19,9 +19,9 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/thread_count.hpp"
-#include "core/error.hpp"
-#include "report/validation_report.hpp"
-#include "scenario/scenario_loader.hpp"
+#include "trainsim/errors.hpp"
+#include "trainsim/report.hpp"
+#include "trainsim/scenario.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim::cli {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/strings.hpp"
+#include "trainsim/errors.hpp"
 
 namespace trainsim::cli {
 

@@ -5,8 +5,7 @@
 #include "cli/command_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
-#include "core/check.hpp"
-#include "core/error.hpp"
+#include "trainsim/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"trainsim: simulate one iteration of LLM training on a GPU cluster"};

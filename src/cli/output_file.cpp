@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "core/error.hpp"
+#include "trainsim/errors.hpp"
 
 namespace trainsim::cli {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/progress.hpp"
-#include "report/format_utils.hpp"
+#include "trainsim/report.hpp"
 
 namespace trainsim::cli {
 

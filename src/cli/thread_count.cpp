@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "trainsim/errors.hpp"
 
 namespace trainsim::cli {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "explore/tune_json.hpp"
+#include "trainsim/explore.hpp"
 
 namespace trainsim::cli {
 

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "explore/tune_search.hpp"
+#include "trainsim/explore.hpp"
 
 namespace trainsim::cli {
 

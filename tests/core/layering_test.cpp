@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -50,6 +51,35 @@ TEST(Layering, LowerLayersIncludeOnlyTheLayersBelowThem) {
     }
   }
   EXPECT_GT(files, 100);
+}
+
+// The front ends (the CLI and the Python module) stand on the public API only: include/trainsim/ says what they may
+// use, and a layer's own header they reach for must first be made public there (issue 16, item 2).
+TEST(Layering, FrontEndsIncludeOnlyThePublicApi) {
+  const fs::path root(TRAINSIM_SOURCE_DIR);
+  const std::regex include(R"re(^\s*#\s*include\s+"([^"]+)")re");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(root / "src" / "cli"))
+    if (entry.path().extension() == ".cpp" || entry.path().extension() == ".hpp") files.push_back(entry.path());
+  files.push_back(root / "python" / "module.cpp");
+  int includes = 0;
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    ASSERT_TRUE(in) << file;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      ++includes;
+      const std::string target = m[1];
+      const bool own = file.parent_path().filename() == "cli" && target.starts_with("cli/");
+      EXPECT_TRUE(own || target.starts_with("trainsim/"))
+          << fs::relative(file, root).string() << ":" << n << " includes " << target
+          << " (front ends use include/trainsim/ only: make it public there first)";
+    }
+  }
+  EXPECT_GT(files.size(), 20u);
+  EXPECT_GT(includes, 50);
 }
 
 }  // namespace

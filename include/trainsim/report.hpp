@@ -1,0 +1,8 @@
+#pragma once
+// What a run prints and writes: the text report and `--json` (reports.hpp), the HTML page (`run --html`), the
+// per-collective and per-link CSVs, the validation table (`trainsim validate`), and the number formatting they
+// share. Part of the public API (docs/architecture.md).
+#include "report/format_utils.hpp"
+#include "report/html_report.hpp"
+#include "report/reports.hpp"
+#include "report/validation_report.hpp"
