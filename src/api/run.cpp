@@ -100,6 +100,7 @@ struct Simulated {
   std::int64_t flows = 0;
   std::optional<Congestion> congestion;  // packet level, the reported run only
   std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues over time
+  std::vector<QueueSampleRow> queues;    // packet level, RunOptions::want_queues: every port that queued
   std::vector<LinkUsageRow> links;       // the reported run only
   std::vector<LinkUsageRow> hot_links;   // its busiest fabric links, busiest first
 };
@@ -220,6 +221,22 @@ std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetw
   return out;
 }
 
+// `run --queues-csv`: every fabric port whose egress queue ever held a packet, its samples in time order, ports in
+// link order.
+std::vector<QueueSampleRow> queue_rows(const FlowSetup& flow, const PacketNetwork& net) {
+  const NetworkGraph& g = *flow.graph;
+  std::vector<QueueSampleRow> out;
+  for (LinkId l = 0; l < g.link_count(); ++l) {
+    const auto& samples = net.queue_samples(l);
+    if (std::none_of(samples.begin(), samples.end(), [](const QueueSample& q) { return q.bytes > 0; })) continue;
+    const std::string name = g.link_name(l), kind = to_string(g.link(l).kind);
+    for (const QueueSample& q : samples)
+      out.push_back(
+          {name, kind, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3});
+  }
+  return out;
+}
+
 // Which of the run's simulations this is, for progress reports.
 struct RunIndex {
   int run = 1, runs = 1;
@@ -282,8 +299,9 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
     eo.network = flow.backend.get();
     if (s.simulation.network_model == NetworkModel::Packet && at.run == 1) check_packet_limit(s, wl, *flow.backend);
-    // The trace's queue tracks: a sample per 4 packets of change, at most one a microsecond per port.
-    if (options.want_trace && with_faults)
+    // The trace's queue tracks and --queues-csv: a sample per 4 packets of change, at most one a microsecond per
+    // port.
+    if ((options.want_trace || options.want_queues) && with_faults)
       if (PacketNetwork* packets = flow.backend->packet_network())
         packets->record_queues(4 * 4096, from_microseconds(1));
   }
@@ -296,6 +314,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
       if (const PacketNetwork* packets = flow.backend->packet_network()) {
         out.congestion = congestion_of(flow, *packets);
         if (options.want_trace) out.counters = queue_counters(flow, *packets);
+        if (options.want_queues) out.queues = queue_rows(flow, *packets);
       }
     }
   }
@@ -440,6 +459,7 @@ void move_network_details(const Scenario& s, const Workload& wl, Simulated& run,
   out.result.hot_links = std::move(run.hot_links);
   out.result.congestion = std::move(run.congestion);
   out.counters = std::move(run.counters);
+  out.queues = std::move(run.queues);
 }
 
 // The last progress report: every run done.

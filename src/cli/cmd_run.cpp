@@ -24,6 +24,7 @@ struct RunArgs {
   std::vector<int> trace_ranks;
   std::string csv;
   std::string links_csv;
+  std::string queues_csv;
   std::string html;
   bool allow_oom = false;
   bool explain = false;
@@ -47,6 +48,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "write the per-collective table as CSV");
   cmd->add_option("--links-csv", args->links_csv,
                   "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow or packet)");
+  cmd->add_option("--queues-csv", args->queues_csv,
+                  "write every fabric port's egress queue over time as CSV (needs simulation.network_model: packet)");
   cmd->add_option("--html", args->html,
                   "write a self-contained HTML report: headline numbers, breakdown and memory charts, collectives, "
                   "busiest links, the critical rank's timeline with --trace");
@@ -69,6 +72,8 @@ Command add_run_command(CLI::App& app) {
         if (!args->links_csv.empty() && s.simulation.network_model == NetworkModel::Analytical)
           throw ScenarioError(s.file, "--links-csv",
                               "per-link statistics need simulation.network_model: flow or packet");
+        if (!args->queues_csv.empty() && s.simulation.network_model != NetworkModel::Packet)
+          throw ScenarioError(s.file, "--queues-csv", "queues over time need simulation.network_model: packet");
         const bool trace_from_file = args->trace.empty() && s.output.trace;
         const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
         // Ranks of a trace that is not written would be accepted and never used.
@@ -79,6 +84,7 @@ Command add_run_command(CLI::App& app) {
         o.explain = args->explain;
         o.per_rank = args->per_rank;
         o.want_trace = !trace.empty();
+        o.want_queues = !args->queues_csv.empty();
         o.trace_ranks = args->trace_ranks;
         o.workload_file = args->workload;
         // Progress goes to stderr only, so stdout is the same with or without it.
@@ -99,6 +105,9 @@ Command add_run_command(CLI::App& app) {
                             [&](std::ostream& f) { write_comm_csv(f, out.result); });
         if (!args->links_csv.empty())
           write_output_file("--links-csv", args->links_csv, [&](std::ostream& f) { write_links_csv(f, out.links); });
+        if (!args->queues_csv.empty())
+          write_output_file("--queues-csv", args->queues_csv,
+                            [&](std::ostream& f) { write_queues_csv(f, out.queues); });
         if (!args->html.empty()) {
           // Every stage's memory (the result holds the worst one): the same model run_scenario used.
           std::vector<MemoryStageRow> stages;

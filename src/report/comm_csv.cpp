@@ -41,4 +41,14 @@ void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) 
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples) {
+  using report_format::csv_field;
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), "link,kind,time_us,queue_kb\n");
+  for (const QueueSampleRow& q : samples)
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(q.link), csv_field(q.kind), q.time_us,
+                   q.queue_kb);
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
 }  // namespace trainsim

@@ -27,5 +27,7 @@ void write_comm_csv(std::ostream& out, const RunResult& r);
 // Flow-level runs: one row per directed link (name, kind, capacity, bytes, busy time, peak flows,
 // utilisation over the iteration), in link order.
 void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links);
+// `run --queues-csv`: link,kind,time_us,queue_kb, one row per sample, each port's samples in time order.
+void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples);
 
 }  // namespace trainsim

@@ -186,6 +186,15 @@ struct TraceSpan {
   int layer = -1, micro_batch = -1;
 };
 
+// One sample of a fabric port's egress queue at packet level (`run --queues-csv`): the queue from `time_us` on,
+// until the port's next sample.
+struct QueueSampleRow {
+  std::string link;  // "node0.nic3>leaf1"
+  std::string kind;  // "nic-switch", "leaf-spine", ...
+  double time_us = 0;
+  double queue_kb = 0;
+};
+
 // A value over time in the trace (a Perfetto counter track), e.g. a port's egress queue at packet level.
 struct TraceCounter {
   std::string name;  // the track: "queue node0.nic3>leaf1"

@@ -47,6 +47,7 @@ TEST(ExitStatus, AFileOutputThatCannotBeWrittenIsAnErrorNamingIt) {
       {"run " + kTinyExample + " --csv " + kFull, "--csv"},
       {"run " + kTinyExample + " --trace " + kFull, "--trace"},
       {"run " + kTinyExample + " --set simulation.network_model=flow --links-csv " + kFull, "--links-csv"},
+      {"run " + kTinyExample + " --set simulation.network_model=packet --queues-csv " + kFull, "--queues-csv"},
       {"run " + kTinyExample + " --html " + kFull, "--html"},
       {"run " + kTinyExample + " --set output.csv=" + kFull, "output.csv"},
       {"run " + kTinyExample + " --set output.trace=" + kFull, "output.trace"},
