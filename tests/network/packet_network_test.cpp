@@ -103,6 +103,20 @@ TEST(PacketNetworkTiming, MultiHopFlowPipelinesPackets) {
   for (const auto& s : net.packet_link_statistics()) EXPECT_LE(s.max_queue_bytes, 4158);
 }
 
+// The same over 300 hops (a coupled ring channel on 128 GPUs crosses ~300 links, FlowBackend): each hop past the
+// first adds one full packet's serialization and its latency, as above; no hop index wraps.
+TEST(PacketNetworkTiming, PathsLongerThan255HopsPipelineToo) {
+  constexpr int kHops = 300;
+  PacketNetwork net(std::vector<double>(kHops, 10 * kGBps), std::vector<SimTime>(kHops, 1 * kUs));
+  std::vector<LinkId> path;
+  for (int h = 0; h < kHops; ++h) path.push_back(h);
+  start_flow(net, 0, path, 1'000'000);
+  const auto done = run_to_idle(net);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].second, 244 * kFullPacketPs + (kHops - 1) * kFullPacketPs + 63'800 + kHops * kUs);
+  EXPECT_EQ(net.link_statistics()[kHops - 1].bytes_carried, 1e6);
+}
+
 // A flow started later (the runner's usual pattern) begins then: same timing shifted by 5 us.
 TEST(PacketNetworkTiming, FlowStartedLaterIsShifted) {
   PacketNetwork net({10 * kGBps}, {1 * kUs});

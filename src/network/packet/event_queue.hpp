@@ -27,7 +27,8 @@ struct PacketEvent {
   std::int32_t a, b;
   std::uint32_t c;
   PacketEventKind kind;
-  std::uint8_t hop, ecn;
+  std::uint8_t ecn;
+  std::uint16_t hop;  // a coupled ring channel's path crosses two links per GPU: hundreds on a large ring
 };
 static_assert(sizeof(PacketEvent) == 32, "events stay small: the heap is the hot path");
 
@@ -39,8 +40,8 @@ class PacketEventQueue {
   const PacketEvent& top() const { return heap_.front(); }
 
   void push(SimTime time, PacketEventKind kind, std::int32_t a, std::int32_t b, std::uint32_t c = 0,
-            std::uint8_t hop = 0, std::uint8_t ecn = 0) {
-    heap_.push_back(PacketEvent{time, next_order_++, a, b, c, kind, hop, ecn});
+            std::uint16_t hop = 0, std::uint8_t ecn = 0) {
+    heap_.push_back(PacketEvent{time, next_order_++, a, b, c, kind, ecn, hop});
     sift_up(heap_.size() - 1);
   }
 

@@ -191,8 +191,8 @@ LinkId PacketNetwork::nic_link(std::span<const LinkId> path) const {
 FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
   link_checks::check_start(path, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "packet network");
-  TRAINSIM_CHECK(path.size() <= 255,
-                 fmt::format("packet network: start: path of {} links; at most 255 are supported", path.size()));
+  TRAINSIM_CHECK(path.size() <= 65535,
+                 fmt::format("packet network: start: path of {} links; at most 65535 are supported", path.size()));
   const std::int64_t packets64 =
       std::max<std::int64_t>(1, (bytes + config_.mtu_payload_bytes - 1) / config_.mtu_payload_bytes);
   TRAINSIM_CHECK(packets64 < INT32_MAX,
@@ -503,7 +503,7 @@ void PacketNetwork::on_tx_done(LinkId link) {
   try_transmit(link);
 }
 
-void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std::uint8_t ecn) {
+void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn) {
   const Flow& f = flows_[static_cast<std::size_t>(id)];
   if (static_cast<std::size_t>(hop) + 1 == f.path.size()) {
     deliver(id, seq, ecn);
@@ -525,7 +525,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint8_t hop, std
     ecn = 1;
     ++q.stats.ecn_marks;
   }
-  q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint8_t>(hop + 1), ecn});
+  q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint16_t>(hop + 1), ecn});
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
   note_queue(out);

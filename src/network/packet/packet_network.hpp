@@ -62,7 +62,7 @@ class PacketNetwork final : public TransferNetwork {
   const PacketConfig& config() const { return config_; }
 
   // As FlowNetwork::start: `bytes` (>= 0; 0 sends one header-only packet) over `path` (no link
-  // twice, at most 255 links) from `now`, at most at `rate_cap_Bps` (also DCQCN's line rate).
+  // twice, at most 65,535 links) from `now`, at most at `rate_cap_Bps` (also DCQCN's line rate).
   FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes,
                double rate_cap_Bps = kUnlimitedRate) override;
   // From `now` on `link` serializes at `capacity_Bps`; 0 = down: the packet on the wire freezes
@@ -177,7 +177,7 @@ class PacketNetwork final : public TransferNetwork {
   void try_transmit(LinkId link);
   QueuedPacket take_from_qp(FlowId flow, LinkId link, SimTime port_free_at);
   void on_tx_done(LinkId link);
-  void on_arrive(FlowId flow, std::int32_t seq, std::uint8_t hop, std::uint8_t ecn);
+  void on_arrive(FlowId flow, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn);
   void deliver(FlowId flow, std::int32_t seq, std::uint8_t ecn);
   bool backpressured(LinkId link) const;
   LinkId nic_link(std::span<const LinkId> path) const;
