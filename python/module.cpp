@@ -125,7 +125,8 @@ auto without_gil(Work&& work) {
 }
 
 py::object run(const std::string& label, const std::optional<std::string>& text,
-               const std::vector<std::string>& overrides, bool per_rank, bool allow_oom, bool explain) {
+               const std::vector<std::string>& overrides, bool per_rank, bool allow_oom, bool explain,
+               const std::optional<std::string>& html) {
   const nlohmann::ordered_json j = without_gil([&] {
     const Scenario s = load_scenario(source_of(label, text), overrides);
     RunOptions o;
@@ -134,7 +135,13 @@ py::object run(const std::string& label, const std::optional<std::string>& text,
     o.explain = explain;
     InterruptCheck check;
     o.progress = [&check](const RunProgress&) { check(); };
-    return to_json(run_scenario(s, o).result);
+    const RunOutput out = run_scenario(s, o);
+    if (html) {  // `run --html`'s page; a path that cannot be written is an error naming the argument
+      try {
+        write_text_file(*html, run_html_page(s, out, false, label));
+      } catch (const Error& e) { throw Error(std::string("html: ") + e.what()); }
+    }
+    return to_json(out.result);
   });
   return to_python(j);
 }

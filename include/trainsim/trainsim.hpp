@@ -72,6 +72,12 @@ struct RunOutput {
 // above simulation.max_ops.
 RunOutput run_scenario(const Scenario& s, const RunOptions& options = {});
 
+// The self-contained HTML page of a run (`run --html`, docs/html-report.md) from what run_scenario returned for `s`:
+// every pipeline stage's memory from the memory model, the busiest links, and the critical rank's timeline when the
+// run was traced (`traced`: RunOptions::want_trace was set). `scenario_path` goes into the commands the page
+// suggests.
+std::string run_html_page(const Scenario& s, const RunOutput& out, bool traced, const std::string& scenario_path);
+
 // A lower bound on the iteration time, from the compute kernels alone, without simulating: the busiest simulated
 // rank's compute stream runs its kernels back to back, each at least as long as alone. A search uses it to skip
 // candidates that cannot beat the ones it has. Throws what run_scenario throws before it simulates (ScenarioError;

@@ -158,16 +158,22 @@ def _size(value, name):
     return str(_int(value, name, 0))
 
 
-def run(scenario, *, set=None, per_rank=False, allow_oom=False, explain=False):
+def run(scenario, *, set=None, per_rank=False, allow_oom=False, explain=False, html=None):
     """Simulates one iteration; returns the `trainsim run --json` object as a dict.
 
     per_rank: simulate every rank (--per-rank); allow_oom: simulate even if the memory model says the job does not
     fit (--allow-oom; else OutOfMemoryError); explain: add the critical rank's longest ops and collectives
-    (--explain). The result's simulation.wall_s is the wall time of this call's simulation, as in the CLI.
+    (--explain); html: a path (str or os.PathLike) to write the run's self-contained HTML page to (--html; Error
+    naming html when it cannot be written). The result's simulation.wall_s is the wall time of this call's
+    simulation, as in the CLI.
     """
     label, text = _source(scenario)
+    if html is not None:
+        if not isinstance(html, (str, os.PathLike)):
+            raise TypeError(f"html: expected a path (str or os.PathLike), got {type(html).__name__}")
+        html = os.fspath(html)
     return _trainsim.run(label, text, _key_values(set, "set", False), _bool(per_rank, "per_rank"),
-                         _bool(allow_oom, "allow_oom"), _bool(explain, "explain"))
+                         _bool(allow_oom, "allow_oom"), _bool(explain, "explain"), html)
 
 
 def memory(scenario, *, set=None, allow_oom=False):

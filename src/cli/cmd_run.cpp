@@ -108,22 +108,9 @@ Command add_run_command(CLI::App& app) {
         if (!args->queues_csv.empty())
           write_output_file("--queues-csv", args->queues_csv,
                             [&](std::ostream& f) { write_queues_csv(f, out.queues); });
-        if (!args->html.empty()) {
-          // Every stage's memory (the result holds the worst one): the same model run_scenario used.
-          std::vector<MemoryStageRow> stages;
-          if (out.result.memory)
-            for (const StageMemory& st : estimate_memory(s))
-              stages.push_back(
-                  {st.stage, st.weights_gib, st.grads_gib, st.optimizer_gib, st.activations_gib, st.other_gib});
-          HtmlReportExtras extras;
-          extras.memory_stages = stages;
-          extras.links = out.links;
-          extras.trace = out.trace;
-          extras.stream_names = out.stream_names;
-          extras.traced = o.want_trace;
-          extras.scenario_path = args->scenario;
-          write_output_file("--html", args->html, [&](std::ostream& f) { write_html_report(f, out.result, extras); });
-        }
+        if (!args->html.empty())
+          write_output_file("--html", args->html,
+                            [&](std::ostream& f) { f << run_html_page(s, out, o.want_trace, args->scenario); });
         if (args->json)
           std::cout << to_json(out.result).dump(2) << "\n";
         else

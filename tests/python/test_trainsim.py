@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -55,6 +56,29 @@ def test_run_equals_the_cli_json():
     assert list(ours) == list(theirs)  # the same fields in the same order
     assert without_wall_time(ours) == without_wall_time(theirs)
     assert ours["iteration_time_s"] > 0
+
+
+def test_run_writes_the_cli_html_page_of_the_same_result(tmp_path):
+    def embedded_result(html):
+        opening = '<script type="application/json" id="trainsim-result">'
+        start = html.index(opening) + len(opening)
+        return json.loads(html[start:html.index("</script>", start)])
+
+    page = tmp_path / "report.html"
+    ours = trainsim.run(TINY, html=page)
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert embedded_result(html) == ours  # the result this call returned, as `run --html` embeds `--json`'s
+    # The CLI's page of the same scenario: the same result (less the wall time) and the same sections.
+    cli("run", TINY, "--html", str(tmp_path / "cli.html"))
+    theirs = (tmp_path / "cli.html").read_text()
+    assert without_wall_time(embedded_result(theirs)) == without_wall_time(ours)
+    ids = re.compile(r' id="([a-z0-9-]+)"')
+    assert ids.findall(html) == ids.findall(theirs) and len(ids.findall(html)) > 5
+    with pytest.raises(trainsim.Error, match="html: .*nonexistent-dir"):
+        trainsim.run(TINY, html="/nonexistent-dir/report.html")
+    with pytest.raises(TypeError, match="html: expected a path"):
+        trainsim.run(TINY, html=3)
 
 
 def test_run_options_equal_the_cli_flags():
