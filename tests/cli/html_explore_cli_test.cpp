@@ -24,20 +24,6 @@ using Json = nlohmann::ordered_json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// 12 GPUs in 3 nodes, 2 layers, analytical network (as tests/cli/sweep_cli_test.cpp): a point simulates in
-// milliseconds; 8 heads, so parallelism.tensor=3 is invalid.
-const char* const kSmallSweepBase = R"(model:
-  num_layers: 2
-  hidden_size: 512
-  num_attention_heads: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 512
-training: {global_batch_size: 48, micro_batch_size: 1, precision: bf16}
-parallelism: {tensor: 2, pipeline: 1}
-cluster: {gpu: H100-SXM, num_gpus: 12, gpus_per_node: 4, nics_per_node: 4, nic_gbps: 400}
-)";
-
 // 2 x 3 points, one TP size invalid.
 const std::string kVary = " --vary parallelism.tensor=1,3 --vary cluster.nic_gbps=100,200,400";
 // A small space of the tiny tune scenario: micro-batch 1 or 2, ZeRO 1.
@@ -59,7 +45,7 @@ std::string scenario(const fs::path& dir, const std::string& text, const std::st
 
 TEST(SweepHtmlCli, PageEmbedsTheJsonOutputAndStdoutIsUnchanged) {
   const fs::path dir = fresh_dir("sweep_json");
-  const std::string s = scenario(dir, kSmallSweepBase), page = (dir / "sweep.html").string();
+  const std::string s = scenario(dir, kSmallSweepScenario), page = (dir / "sweep.html").string();
   const Result plain = run("sweep " + s + kVary + " --json --threads 2");
   ASSERT_EQ(plain.status, 0) << plain.out;
   const Result with = run("sweep " + s + kVary + " --json --threads 2 --html " + page);
@@ -88,7 +74,7 @@ TEST(SweepHtmlCli, PageEmbedsTheJsonOutputAndStdoutIsUnchanged) {
 
 TEST(SweepHtmlCli, BadHtmlPathsAndJsonWithCsvOnStdoutAreErrors) {
   const fs::path dir = fresh_dir("sweep_bad");
-  const std::string s = scenario(dir, kSmallSweepBase);
+  const std::string s = scenario(dir, kSmallSweepScenario);
   const Result missing = run("sweep " + s + kVary + " --html /nonexistent-dir/sweep.html");
   EXPECT_EQ(missing.status, 1) << missing.out;
   EXPECT_THAT(missing.out, HasSubstr("error: --html '/nonexistent-dir/sweep.html': the directory /nonexistent-dir "
@@ -103,7 +89,7 @@ TEST(SweepHtmlCli, BadHtmlPathsAndJsonWithCsvOnStdoutAreErrors) {
 
 TEST(SweepHtmlCli, NoPointSimulatedStillWritesThePageAndExitsOne) {
   const fs::path dir = fresh_dir("sweep_none");
-  const std::string s = scenario(dir, kSmallSweepBase), page = (dir / "none.html").string();
+  const std::string s = scenario(dir, kSmallSweepScenario), page = (dir / "none.html").string();
   const Result r = run("sweep " + s + " --vary parallelism.tensor=3,5 --html " + page);
   EXPECT_EQ(r.status, 1) << r.out;
   const std::string html = read_file(page);
@@ -117,7 +103,7 @@ TEST(SweepHtmlCli, MpiRanksWriteThePageOnceWithEveryPoint) {
 #endif
   if (run_shell("command -v mpirun").status != 0) GTEST_SKIP() << "mpirun is not on PATH";
   const fs::path dir = fresh_dir("sweep_mpi");
-  const std::string s = scenario(dir, kSmallSweepBase);
+  const std::string s = scenario(dir, kSmallSweepScenario);
   const std::string alone = (dir / "alone.html").string(), ranks = (dir / "ranks.html").string();
   const Result one = run("sweep " + s + kVary + " --json --html " + alone);
   ASSERT_EQ(one.status, 0) << one.out;
@@ -180,7 +166,7 @@ TEST(ExploreHtmlCli, SweepAndTunePagesRenderInHeadlessChromiumWithTheirJsonNumbe
   const fs::path out_dir = fs::current_path() / "test-output" / "html-report";
   fs::create_directories(out_dir);
 
-  const std::string s = scenario(dir, kSmallSweepBase, "small<i>.yaml");
+  const std::string s = scenario(dir, kSmallSweepScenario, "small<i>.yaml");
   const fs::path sweep_page = dir / "sweep.html";
   const Result made = run("sweep '" + s + "'" + kVary + " --json --html " + sweep_page.string());
   ASSERT_EQ(made.status, 0) << made.out;
