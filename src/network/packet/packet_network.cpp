@@ -209,14 +209,17 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
     flows_.emplace_back();
   }
   Flow& f = flows_[static_cast<std::size_t>(id)];
-  std::vector<LinkId> path_storage = std::move(f.path);  // keeps the slot's allocation
+  std::vector<LinkId> path_storage = std::move(f.path);  // keeps the slot's allocations
+  std::vector<SimTime> tail_storage = std::move(f.tail);
   f = Flow{};
   f.path = std::move(path_storage);
+  f.tail = std::move(tail_storage);
   f.path.assign(path.begin(), path.end());
   f.serial = next_serial_++;
   f.bytes = bytes;
   f.packets = static_cast<std::int32_t>(packets64);
   f.last_payload = static_cast<std::int32_t>(bytes - (packets64 - 1) * config_.mtu_payload_bytes);
+  compute_tail(f);
   f.started = now_;
   f.reverse_latency = path_latency(path);
   f.rate_cap = rate_cap_Bps;
@@ -255,6 +258,8 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
   capacity_[l] = capacity_Bps;
   refresh_port_timing(link);
   bound_valid_ = false;
+  for (Flow& f : flows_)
+    if (f.active && !f.done && std::find(f.path.begin(), f.path.end(), link) != f.path.end()) compute_tail(f);
   Port& p = ports_[l];
   if (p.busy) {
     // The packet on the wire keeps the bytes it has left and goes on at the new speed.
@@ -316,11 +321,17 @@ SimTime PacketNetwork::completion_bound(const Flow& f) const {
   } else {
     return now_;
   }
-  for (std::int32_t k = hop + 1; k < n && t != kNever; ++k) {
-    const auto l = static_cast<std::size_t>(f.path[static_cast<std::size_t>(k)]);
-    t = saturating_add(t, saturating_add(transmit_time(last_wire, capacity_[l]), latency_[l]));
+  return hop + 1 <= n ? saturating_add(t, f.tail[static_cast<std::size_t>(hop + 1)]) : t;
+}
+
+void PacketNetwork::compute_tail(Flow& f) const {
+  const std::int32_t last_wire = wire_of(f, f.packets - 1);
+  const std::size_t n = f.path.size();
+  f.tail.assign(n + 1, 0);
+  for (std::size_t k = n; k-- > 0;) {
+    const auto l = static_cast<std::size_t>(f.path[k]);
+    f.tail[k] = saturating_add(f.tail[k + 1], saturating_add(transmit_time(last_wire, capacity_[l]), latency_[l]));
   }
-  return t;
 }
 
 SimTime PacketNetwork::next_completion() {

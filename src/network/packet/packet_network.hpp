@@ -134,6 +134,10 @@ class PacketNetwork final : public TransferNetwork {
     // else the hop it crossed and when it reaches that link's far end.
     std::int32_t last_hop = -1;
     SimTime last_at = 0;
+    // tail[k]: the last packet's time through hops k..end without queueing (its serialization and each link's
+    // latency), tail[path length] = 0; kept up to date with the links' capacities. A coupled ring channel's path
+    // crosses hundreds of links: summing them at every bound took most of a large ring's run.
+    std::vector<SimTime> tail;
     std::int32_t last_copies = 0;  // copies of the last packet in the network
     // Receiver.
     std::int32_t expected = 0;  // next in-order packet
@@ -192,6 +196,7 @@ class PacketNetwork final : public TransferNetwork {
   void arm_watchdog(FlowId flow);
   void complete(FlowId flow);
   SimTime completion_bound(const Flow& f) const;
+  void compute_tail(Flow& f) const;
   void refresh_port_timing(LinkId link);
 
   PacketConfig config_;
