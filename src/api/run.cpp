@@ -198,21 +198,27 @@ Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
   return c;
 }
 
+// The fabric ports whose egress queue ever held a packet, with their peak queue (bytes), in link order.
+std::vector<std::pair<LinkId, std::int64_t>> queued_ports(const NetworkGraph& g, const PacketNetwork& net) {
+  std::vector<std::pair<LinkId, std::int64_t>> out;
+  for (LinkId l = 0; l < g.link_count(); ++l) {
+    std::int64_t peak = 0;
+    for (const QueueSample& q : net.queue_samples(l)) peak = std::max(peak, q.bytes);
+    if (peak > 0) out.emplace_back(l, peak);
+  }
+  return out;
+}
+
 // The trace's counter tracks: the egress queues of the fabric ports that queued deepest (at most 16), in KB.
 std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetwork& net) {
   const NetworkGraph& g = *flow.graph;
-  std::vector<std::pair<std::int64_t, LinkId>> deepest;
-  for (LinkId l = 0; l < g.link_count(); ++l) {
-    const auto& samples = net.queue_samples(l);
-    std::int64_t peak = 0;
-    for (const QueueSample& q : samples) peak = std::max(peak, q.bytes);
-    if (peak > 0) deepest.emplace_back(-peak, l);
-  }
-  std::sort(deepest.begin(), deepest.end());
+  auto deepest = queued_ports(g, net);
+  // Deepest first; equal peaks in link order.
+  std::stable_sort(deepest.begin(), deepest.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   constexpr std::size_t kTracks = 16;
   if (deepest.size() > kTracks) deepest.resize(kTracks);
   std::vector<TraceCounter> out;
-  for (const auto& [neg_peak, l] : deepest) {
+  for (const auto& [l, peak] : deepest) {
     const std::string name = "queue " + g.link_name(l);
     for (const QueueSample& q : net.queue_samples(l))
       out.push_back(
@@ -221,16 +227,13 @@ std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetw
   return out;
 }
 
-// `run --queues-csv`: every fabric port whose egress queue ever held a packet, its samples in time order, ports in
-// link order.
+// `run --queues-csv`: every fabric port that queued, its samples in time order, ports in link order.
 std::vector<QueueSampleRow> queue_rows(const FlowSetup& flow, const PacketNetwork& net) {
   const NetworkGraph& g = *flow.graph;
   std::vector<QueueSampleRow> out;
-  for (LinkId l = 0; l < g.link_count(); ++l) {
-    const auto& samples = net.queue_samples(l);
-    if (std::none_of(samples.begin(), samples.end(), [](const QueueSample& q) { return q.bytes > 0; })) continue;
+  for (const auto& [l, peak] : queued_ports(g, net)) {
     const std::string name = g.link_name(l), kind = to_string(g.link(l).kind);
-    for (const QueueSample& q : samples)
+    for (const QueueSample& q : net.queue_samples(l))
       out.push_back(
           {name, kind, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3});
   }

@@ -102,12 +102,23 @@ std::string unit_names(std::span<const Unit> units) {
   return out;
 }
 
+// A field as ns-3 writes a quantity: its number (the characters in `number_chars`) and its unit's scale, 0 for a
+// unit not in `units`; a bare number scales by `bare`.
+struct Quantity {
+  std::string_view digits, unit;
+  double scale = 0;
+};
+Quantity split_quantity(std::string_view field, const char* number_chars, std::span<const Unit> units, double bare) {
+  const std::size_t n = field.find_first_not_of(number_chars);
+  Quantity q{field.substr(0, n), n == std::string_view::npos ? "" : field.substr(n), 0};
+  q.scale = q.unit.empty() ? bare : 0;
+  for (const Unit& u : units)
+    if (u.name == q.unit) q.scale = u.scale;
+  return q;
+}
+
 std::int64_t rate_bps(const FileLine& w, std::string_view field) {
-  const std::size_t n = field.find_first_not_of("0123456789.");
-  const std::string_view digits = field.substr(0, n), unit = n == std::string_view::npos ? "" : field.substr(n);
-  double scale = unit.empty() ? 1 : 0;
-  for (const Unit& u : kRateUnits)
-    if (u.name == unit) scale = u.scale;
+  const auto [digits, unit, scale] = split_quantity(field, "0123456789.", kRateUnits, 1);
   if (scale == 0)
     w.fail(fmt::format("rate '{}': unknown unit '{}' (ns-3 reads {})", field, unit, unit_names(kRateUnits)));
   const auto v = number(digits);
@@ -119,11 +130,7 @@ std::int64_t rate_bps(const FileLine& w, std::string_view field) {
 }
 
 std::int64_t delay_ps(const FileLine& w, std::string_view field) {
-  const std::size_t n = field.find_first_not_of("+-0123456789.eE");
-  const std::string_view digits = field.substr(0, n), unit = n == std::string_view::npos ? "" : field.substr(n);
-  double scale = unit.empty() ? 1e12 : 0;
-  for (const Unit& u : kTimeUnits)
-    if (u.name == unit) scale = u.scale;
+  const auto [digits, unit, scale] = split_quantity(field, "+-0123456789.eE", kTimeUnits, 1e12);
   if (scale == 0)
     w.fail(fmt::format("delay '{}': unknown unit '{}' (ns-3 units: {})", field, unit, unit_names(kTimeUnits)));
   const auto v = number(digits.starts_with('+') ? digits.substr(1) : digits);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -69,6 +70,14 @@ inline std::string temp_file(const std::string& name, const std::string& text) {
   const std::string path = temp_path(name);
   std::ofstream(path) << text;
   return path;
+}
+
+// One CSV line's comma-separated fields (the files these tests read quote nothing).
+inline std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+  return fields;
 }
 
 // The whole file at `path` ("" when it cannot be read).

@@ -12,6 +12,15 @@
 
 namespace trainsim_cli_test {
 
+// The JSON a page embeds as <script type="application/json" id="trainsim-result"> ("" when there is none).
+inline std::string embedded_result(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"trainsim-result\">";
+  const auto start = html.find(open);
+  if (start == std::string::npos) return "";
+  const auto from = start + open.size();
+  return html.substr(from, html.find("</script>", from) - from);
+}
+
 // A fresh directory of a test's.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("trainsim_html_" + name);

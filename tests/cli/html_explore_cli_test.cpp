@@ -29,14 +29,6 @@ const std::string kVary = " --vary parallelism.tensor=1,3 --vary cluster.nic_gbp
 // A small space of the tiny tune scenario: micro-batch 1 or 2, ZeRO 1.
 const std::string kSpace = " --space parallelism.zero_stage=1 --space training.micro_batch_size=1,2 --top 3";
 
-std::string block(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"trainsim-result\">";
-  const auto start = html.find(open);
-  if (start == std::string::npos) return "";
-  const auto from = start + open.size();
-  return html.substr(from, html.find("</script>", from) - from);
-}
-
 std::string scenario(const fs::path& dir, const std::string& text, const std::string& name = "s.yaml") {
   const fs::path path = dir / name;
   std::ofstream(path) << text;
@@ -57,8 +49,8 @@ TEST(SweepHtmlCli, PageEmbedsTheJsonOutputAndStdoutIsUnchanged) {
   EXPECT_EQ(json["points"][3]["status"], "invalid");
   EXPECT_THAT(json["points"][3]["reason"].get<std::string>(), HasSubstr("parallelism.tensor"));
   const std::string html = read_file(page);
-  EXPECT_EQ(Json::parse(block(html)), json);
-  EXPECT_EQ(Json::parse(block(html)).dump(2) + "\n", plain.out);
+  EXPECT_EQ(Json::parse(embedded_result(html)), json);
+  EXPECT_EQ(Json::parse(embedded_result(html)).dump(2) + "\n", plain.out);
   EXPECT_THAT(html, Not(HasSubstr("http://")));
   EXPECT_THAT(html, Not(HasSubstr("https://")));
   // The text table and the CSV are the same with the page as without.
@@ -68,7 +60,7 @@ TEST(SweepHtmlCli, PageEmbedsTheJsonOutputAndStdoutIsUnchanged) {
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_EQ(text_with.out, text.out);
   EXPECT_EQ(read_file(csv2), read_file(csv));
-  EXPECT_EQ(Json::parse(block(read_file(page))), json);
+  EXPECT_EQ(Json::parse(embedded_result(read_file(page))), json);
   EXPECT_EQ(run("sweep " + s + kVary + " --csv - --html " + page).out, run("sweep " + s + kVary + " --csv -").out);
 }
 
@@ -93,7 +85,7 @@ TEST(SweepHtmlCli, NoPointSimulatedStillWritesThePageAndExitsOne) {
   const Result r = run("sweep " + s + " --vary parallelism.tensor=3,5 --html " + page);
   EXPECT_EQ(r.status, 1) << r.out;
   const std::string html = read_file(page);
-  EXPECT_EQ(Json::parse(block(html))["counts"]["invalid"], 2);
+  EXPECT_EQ(Json::parse(embedded_result(html))["counts"]["invalid"], 2);
   EXPECT_THAT(html, HasSubstr("<tr class=\"failed\">"));
 }
 
@@ -126,8 +118,8 @@ TEST(TuneHtmlCli, PageEmbedsTheJsonOutputAndStdoutIsUnchanged) {
   ASSERT_EQ(with.status, 0) << with.out;
   EXPECT_EQ(with.out, plain.out);
   const std::string html = read_file(page);
-  EXPECT_EQ(Json::parse(block(html)), Json::parse(plain.out));
-  EXPECT_EQ(Json::parse(block(html)).dump(2) + "\n", plain.out);
+  EXPECT_EQ(Json::parse(embedded_result(html)), Json::parse(plain.out));
+  EXPECT_EQ(Json::parse(embedded_result(html)).dump(2) + "\n", plain.out);
   EXPECT_THAT(html, HasSubstr("<pre id=\"best-command\" class=\"command\">trainsim run " + s));
   EXPECT_EQ(run("tune " + s + kSpace + " --html " + page).out, run("tune " + s + kSpace).out);
 }

@@ -21,14 +21,6 @@ using namespace trainsim_cli_test;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string result_block(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"trainsim-result\">";
-  const auto start = html.find(open);
-  if (start == std::string::npos) return "";
-  const auto from = start + open.size();
-  return html.substr(from, html.find("</script>", from) - from);
-}
-
 TEST(HtmlReportCli, EmbedsTheJsonResultAndLeavesJsonOutputAlone) {
   const fs::path dir = fresh_dir("json");
   const fs::path page = dir / "report.html";
@@ -38,8 +30,8 @@ TEST(HtmlReportCli, EmbedsTheJsonResultAndLeavesJsonOutputAlone) {
   ASSERT_EQ(with.status, 0) << with.out;
   EXPECT_EQ(with.out, plain.out);  // stdout byte-identical with --html
   const std::string html = read_file(page);
-  EXPECT_EQ(nlohmann::ordered_json::parse(result_block(html)), nlohmann::ordered_json::parse(plain.out));
-  EXPECT_EQ(nlohmann::ordered_json::parse(result_block(html)).dump(2) + "\n", plain.out);
+  EXPECT_EQ(nlohmann::ordered_json::parse(embedded_result(html)), nlohmann::ordered_json::parse(plain.out));
+  EXPECT_EQ(nlohmann::ordered_json::parse(embedded_result(html)).dump(2) + "\n", plain.out);
   EXPECT_THAT(html, Not(HasSubstr("http://")));
   EXPECT_THAT(html, Not(HasSubstr("https://")));
   // Every pipeline stage's memory (the memory model's table), and the command that would add a timeline.

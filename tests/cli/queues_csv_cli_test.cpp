@@ -23,13 +23,6 @@ const std::string kCongested = "run " + kTinyExample +
                                " --set cluster.network.topology=fat-tree --set cluster.network.switch_radix=16"
                                " --set cluster.network.oversubscription=4 --set model.num_layers=2";
 
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::stringstream in(line);
-  for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
-  return fields;
-}
-
 TEST(QueuesCsvCli, EveryQueuedPortOverTimeAgreesWithTheLinkTable) {
   const std::string queues = temp_path("queues.csv"), links = temp_path("queues_links.csv");
   const Result plain = run(kCongested + " --json --no-timing");

@@ -26,13 +26,6 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  for (std::string f; std::getline(s, f, ',');) out.push_back(f);
-  return out;
-}
-
 TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
   const std::string csv = temp_path("sweep_2x2.csv");
   fs::remove(csv);
@@ -41,7 +34,7 @@ TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
   ASSERT_EQ(r.status, 0) << r.out;
   const auto rows = lines(read_file(csv));
   ASSERT_EQ(rows.size(), 5u) << read_file(csv);
-  const auto header = fields(rows[0]);
+  const auto header = csv_fields(rows[0]);
   ASSERT_GE(header.size(), 5u);
   EXPECT_EQ(header[0], "cluster.nic_gbps");
   EXPECT_EQ(header[1], "training.micro_batch_size");
@@ -54,7 +47,7 @@ TEST(SweepCli, CsvOfATwoByTwoSweepHasFourRowsWithTheKeyValues) {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"100", "1"}, {"100", "2"}, {"400", "1"}, {"400", "2"}};
   for (std::size_t i = 0; i < 4; ++i) {
-    const auto f = fields(rows[i + 1]);
+    const auto f = csv_fields(rows[i + 1]);
     ASSERT_GE(f.size(), 3u);
     EXPECT_EQ(f[0], expected[i].first) << rows[i + 1];
     EXPECT_EQ(f[1], expected[i].second) << rows[i + 1];
@@ -191,7 +184,7 @@ TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
   ASSERT_EQ(r.status, 0) << r.out;
   const auto rows = lines(r.out);
   ASSERT_EQ(rows.size(), 7u) << r.out;
-  const auto header = fields(rows[0]);
+  const auto header = csv_fields(rows[0]);
   ASSERT_GE(header.size(), 6u);
   // Every zipped key has its column, in command-line order, then the varied key (--zip came first).
   EXPECT_EQ(header[0], "parallelism.tensor");
@@ -205,7 +198,7 @@ TEST(SweepCli, ZipOfThreePointsTimesTwoVaryValuesGivesSixRowsWithLinkedValues) {
   const std::size_t tokens = column(header, "tokens_per_s"), per_gpu = column(header, "tokens_per_s_per_gpu"),
                     iteration = column(header, "iteration_time_s");
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    const auto f = fields(rows[i + 1]);
+    const auto f = csv_fields(rows[i + 1]);
     ASSERT_EQ(f.size(), header.size()) << rows[i + 1];
     EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 4), expected[i]) << rows[i + 1];
     ASSERT_EQ(f[4], "ok") << rows[i + 1];
@@ -226,7 +219,7 @@ TEST(SweepCli, ZipOutputIsByteIdenticalWithOneOrTwoThreads) {
   const auto rows = lines(read_file(csv1));
   ASSERT_EQ(rows.size(), 7u);
   // --vary came first this time: it is the first column and the slowest key.
-  EXPECT_EQ(fields(rows[0])[0], "cluster.nic_gbps");
+  EXPECT_EQ(csv_fields(rows[0])[0], "cluster.nic_gbps");
   EXPECT_EQ(rows[1].substr(0, 11), "100,1,4,16,");
   EXPECT_EQ(rows[2].substr(0, 11), "100,2,8,32,");
   EXPECT_EQ(read_file(csv1), read_file(csv2));
