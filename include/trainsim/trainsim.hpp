@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,29 @@ struct RunProgress {
   double fraction = 0;      // of all runs' ops finished
 };
 
+struct RunOptions;
+struct RunOutput;
+
+// What run_scenario builds before it simulates (the memory model, the workload, the compute model), kept for the
+// next run of a scenario with the same workload_fingerprint and the same options: the points of a sweep that vary
+// only keys the network reads (network_only_key: cluster.nic_gbps, cluster.network.*, nccl.*, ...) build them
+// once. It holds one job at a time; not thread-safe: one per thread (a sweep's worker keeps one).
+class PreparedJobCache {
+ public:
+  PreparedJobCache();
+  ~PreparedJobCache();
+  PreparedJobCache(const PreparedJobCache&) = delete;
+  PreparedJobCache& operator=(const PreparedJobCache&) = delete;
+  int reused() const { return reused_; }  // runs that found their job here
+
+  struct Entry;  // defined where jobs are prepared
+
+ private:
+  friend RunOutput run_scenario(const Scenario& s, const RunOptions& options);
+  std::unique_ptr<Entry> entry_;
+  int reused_ = 0;
+};
+
 struct RunOptions {
   bool per_rank = false;         // simulate every rank (default: one per symmetric class)
   bool allow_oom = false;        // simulate even if the memory model says it does not fit
@@ -43,6 +67,9 @@ struct RunOptions {
   // an AICB/SimAI layer table (docs/workload-files.md) or a Chakra trace directory (docs/chakra.md); it runs on the
   // scenario's cluster. Empty = generate the workload as usual.
   std::string workload_file;
+  // Where to find (and leave) what the run builds before simulating; null = build it. Runs with a workload file or
+  // a trace build it every time.
+  PreparedJobCache* reuse = nullptr;
 };
 
 // run_scenario stopped before simulating: its compute alone takes bound_s, more than RunOptions::give_up_above_s.

@@ -346,13 +346,22 @@ std::vector<std::string> nccl_log_of(const Scenario& s, const Workload& wl) {
   return out;
 }
 
-// What a run builds before it simulates: the checks, the memory model, the workload and the compute model.
+}  // namespace
+
+// What a run builds before it simulates: the checks, the memory model, the workload and the compute model. Named
+// outside the anonymous namespace: PreparedJobCache::Entry holds one.
+namespace api_detail {
 struct PreparedJob {
   MemoryUsage memory;
   WorkloadOptions wo;
   Workload wl;
   std::unique_ptr<ComputeModel> compute;
 };
+}  // namespace api_detail
+
+namespace {
+
+using api_detail::PreparedJob;
 
 void check_trace_ranks_imported(const Workload& wl, const RunOptions& options) {
   if (!options.want_trace) return;
@@ -614,6 +623,46 @@ void add_trace_spans(const Workload& wl, const SimulationOutput& sim, const RunO
   }
 }
 
+// The job of `s` under `options`: from the cache when an earlier run left the same one there (same workload
+// fingerprint, same options prepare_job reads), else built (and left there).
+const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
+                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused);
+
+}  // namespace
+
+struct PreparedJobCache::Entry {
+  std::string key;
+  api_detail::PreparedJob job;
+};
+
+PreparedJobCache::PreparedJobCache() = default;
+PreparedJobCache::~PreparedJobCache() = default;
+
+namespace {
+
+const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
+                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused) {
+  const bool cacheable =
+      options.reuse && !s.workload_fingerprint.empty() && options.workload_file.empty() && !options.want_trace;
+  if (!cacheable) {
+    own = prepare_job(s, options);
+    return own;
+  }
+  std::string key = fmt::format("{}|{}|", options.per_rank ? 1 : 0, options.allow_oom ? 1 : 0);
+  key += s.workload_fingerprint;
+  if (entry && entry->key == key) {
+    validate_run_options(s);  // reads the network model, which the fingerprint leaves out
+    ++reused;
+    return entry->job;
+  }
+  entry.reset();  // one job held at a time: the old one goes before the new one is built
+  auto fresh = std::make_unique<PreparedJobCache::Entry>();
+  fresh->job = prepare_job(s, options);
+  fresh->key = std::move(key);
+  entry = std::move(fresh);
+  return entry->job;
+}
+
 }  // namespace
 
 double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
@@ -629,7 +678,11 @@ double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
 
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  const PreparedJob job = prepare_job(s, options);
+  PreparedJob own;
+  std::unique_ptr<PreparedJobCache::Entry> no_cache;
+  int no_count = 0;
+  const PreparedJob& job = options.reuse ? prepared_job(s, options, own, options.reuse->entry_, options.reuse->reused_)
+                                         : prepared_job(s, options, own, no_cache, no_count);
   refuse_slower_than_limit(s, job, options);
   RunOutput out;
   RunResult& r = out.result;

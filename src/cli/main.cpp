@@ -2,12 +2,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/allocator_tuning.hpp"
 #include "cli/command_names.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "trainsim/errors.hpp"
 
 int main(int argc, char** argv) {
+  trainsim::cli::keep_freed_memory_for_reuse();
   CLI::App app{"trainsim: simulate one iteration of LLM training on a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("trainsim ") + TRAINSIM_VERSION);

@@ -198,6 +198,12 @@ class Simulator {
     }
     const CollectiveDesc& cd = wl_.collectives[op.desc];
     const CommGroup& g = wl_.groups[cd.group];
+    if (g.simulated_members <= 1 && opt_.network == nullptr) {  // no other member to wait for: no rendezvous
+      add_load(r, op.desc, +1, now);
+      out_.timelines[r].start[i] = now;
+      queue_.push(now + out_.collective_estimates[op.desc].time, r, i);
+      return;
+    }
     const std::uint64_t key = (static_cast<std::uint64_t>(cd.group) << 32) | op.coll_seq;
     Rendezvous& rv = pending_[key];
     if (rv.arrived == 0) rv.desc = op.desc;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "trainsim/trainsim.hpp"
 
 namespace trainsim::explore {
 
@@ -36,10 +37,11 @@ std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const 
   std::size_t done = 0;
   std::mutex progress_mutex;
   auto worker = [&] {
+    PreparedJobCache reuse;  // this worker's last job, for its next point
     for (std::size_t j = next.fetch_add(1); j < indices.size(); j = next.fetch_add(1)) {
       const double limit = options.give_up_above_s.empty() ? std::numeric_limits<double>::infinity()
                                                            : options.give_up_above_s[indices[j]];
-      out[j] = evaluate_point(scenario, points[indices[j]], options, limit);
+      out[j] = evaluate_point(scenario, points[indices[j]], options, limit, &reuse);
       if (progress || on_outcome) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         if (on_outcome) on_outcome(indices[j], out[j]);

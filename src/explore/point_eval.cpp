@@ -21,13 +21,14 @@ const char* to_string(PointStatus s) {
 }
 
 PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<std::string>& overrides,
-                            const PointOptions& options, double give_up_above_s) {
+                            const PointOptions& options, double give_up_above_s, PreparedJobCache* reuse) {
   PointOutcome out;
   try {
     const Scenario s = load_scenario(scenario, overrides);
     RunOptions ro;
     ro.allow_oom = options.allow_oom;
     ro.give_up_above_s = give_up_above_s;
+    ro.reuse = reuse;
     RunOutput run = run_scenario(s, ro);
     run.result.simulation.wall_s = 0;  // timing is the only non-deterministic field
     out.result = to_json(run.result);

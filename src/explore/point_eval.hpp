@@ -9,6 +9,10 @@
 
 #include "scenario/scenario_loader.hpp"
 
+namespace trainsim {
+class PreparedJobCache;  // trainsim/trainsim.hpp
+}
+
 namespace trainsim::explore {
 
 enum class PointStatus {
@@ -36,9 +40,11 @@ struct PointOptions {
 
 // Loads `scenario` (a file or YAML text) with `overrides` ("key.path=value", as `--set`) applied and simulates one
 // iteration. Never throws: every failure becomes a status and a reason. Deterministic: the
-// simulation's wall time is zeroed so the same point gives the same bytes on every run.
+// simulation's wall time is zeroed so the same point gives the same bytes on every run. `reuse` (one per
+// thread), when given, keeps the workload for the next point that differs only in keys the network reads.
 PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<std::string>& overrides,
                             const PointOptions& options = {},
-                            double give_up_above_s = std::numeric_limits<double>::infinity());
+                            double give_up_above_s = std::numeric_limits<double>::infinity(),
+                            PreparedJobCache* reuse = nullptr);
 
 }  // namespace trainsim::explore

@@ -202,6 +202,14 @@ std::string without_indices(std::string_view path) {
 
 }  // namespace
 
+bool network_only_key(std::string_view path) {
+  const std::string plain = without_indices(path);
+  const std::string_view p = plain;
+  if (p == "cluster.network.simai_topology") return false;  // a fabric file can bring its own node shape
+  return p == "cluster.nic_gbps" || p == "simulation.seed" || p.starts_with("cluster.network.") ||
+         p.starts_with("nccl.") || p.starts_with("algorithms.");
+}
+
 std::span<const ScenarioKey> scenario_keys() { return kKeys; }
 
 const ScenarioKey* find_scenario_key(std::string_view path) {

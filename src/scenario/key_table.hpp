@@ -29,4 +29,9 @@ std::span<const ScenarioKey> scenario_keys();
 // "nccl.NCCL_X" finds "nccl.*"); nullptr when none.
 const ScenarioKey* find_scenario_key(std::string_view path);
 
+// Whether only the network and collective models read the key (cluster.nic_gbps, cluster.network.* but the SimAI
+// topology file, nccl.*, algorithms.*, simulation.seed): a change to it leaves the workload, the memory model and
+// the compute model as they were, so runs that differ only in such keys can share them (PreparedJobCache).
+bool network_only_key(std::string_view path);
+
 }  // namespace trainsim

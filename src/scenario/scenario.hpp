@@ -210,6 +210,9 @@ struct Scenario {
   std::optional<CollectiveSpec> collective;
   std::vector<InferredValue> inferred;    // filled by validation
   std::vector<ScenarioWarning> warnings;  // filled by validation
+  // The scenario as read, less the keys only the network reads (workload_fingerprint.hpp); empty for one not read
+  // from YAML. Equal fingerprints build the same workload, memory and compute models.
+  std::string workload_fingerprint;
 
   int micro_batches_per_iteration() const {  // m = B / (b * D)
     return static_cast<int>(training.global_batch_size / (training.micro_batch_size * parallelism.data));

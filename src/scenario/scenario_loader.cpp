@@ -13,6 +13,7 @@
 #include "scenario/overrides.hpp"
 #include "scenario/sections.hpp"
 #include "scenario/validation.hpp"
+#include "scenario/workload_fingerprint.hpp"
 
 namespace trainsim {
 
@@ -107,6 +108,7 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
     validate_job(s);
   }
   validate_faults(s);
+  s.workload_fingerprint = workload_fingerprint(root);
   return s;
 }
 
