@@ -22,6 +22,7 @@
 #include "trainsim/report.hpp"
 #include "trainsim/scenario.hpp"
 #include "trainsim/memory.hpp"
+#include "trainsim/plan.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace py = pybind11;
@@ -163,6 +164,29 @@ py::object memory(const std::string& label, const std::optional<std::string>& te
     throw py::error_already_set();
   }
   return result;
+}
+
+// `trainsim plan --json`: `target` is "tokens", "iterations" or "days" (the Python layer checks exactly one is
+// given), `amount` its value as written ("15T", "1e6", "54").
+py::object plan(const std::string& label, const std::optional<std::string>& text,
+                const std::vector<std::string>& overrides, const std::string& target, const std::string& amount,
+                int trials, std::uint64_t seed) {
+  const nlohmann::ordered_json j = without_gil([&] {
+    const std::optional<double> count = explore::parse_token_count(amount);
+    if (!count)
+      throw Error(target + ": expected a positive number (tokens may carry a K, M, B or T suffix), got '" + amount +
+                  "'");
+    const Scenario s = load_scenario(source_of(label, text), overrides);
+    PlanRequest r;
+    r.target = target == "tokens"       ? PlanRequest::Target::Tokens
+               : target == "iterations" ? PlanRequest::Target::Iterations
+                                        : PlanRequest::Target::Days;
+    r.amount = *count;
+    r.trials = trials;
+    r.seed = seed;
+    return plan_json(plan_run(s, r));
+  });
+  return to_python(j);
 }
 
 std::int64_t size_argument(const std::string& flag, const std::string& text) {
@@ -315,4 +339,5 @@ PYBIND11_MODULE(_trainsim, m) {
   m.def("nccl_test", &nccl_test);
   m.def("sweep", &sweep);
   m.def("tune", &tune);
+  m.def("plan", &plan);
 }

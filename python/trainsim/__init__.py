@@ -209,6 +209,28 @@ def nccl_test(scenario, *, op=None, minbytes=8, maxbytes=8, stepfactor=2, stepby
     return table if _bool(full, "full") else table["rows"]
 
 
+def plan(scenario, *, tokens=None, iterations=None, days=None, trials=0, seed=0, set=None):
+    """The whole training run (`trainsim plan --json`): days to train, goodput, interruptions by cause, checkpoints,
+    energy and cost (docs/run-planning.md).
+
+    Give exactly one of tokens (a number, or a str such as "15T"), iterations or days. trials: Monte-Carlo runs for
+    p10/p50/p90 of the days (seeded by seed: the same seed gives the same numbers).
+    """
+    label, text = _source(scenario)
+    given = [(name, v) for name, v in (("tokens", tokens), ("iterations", iterations), ("days", days)) if v is not None]
+    if len(given) != 1:
+        raise ValueError("plan: give exactly one of tokens, iterations or days")
+    name, value = given[0]
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        amount = str(_int(value, name, 1))
+    elif isinstance(value, str) and name == "tokens":
+        amount = value
+    else:
+        amount = repr(_number(value, name))
+    return _trainsim.plan(label, text, _key_values(set, "set", False), name, amount, _int(trials, "trials", 0),
+                          _int(seed, "seed", 0))
+
+
 def sweep(scenario, vary=None, *, zip=None, zip_position=0, set=None, threads=0, allow_oom=False):
     """Simulates every combination of some keys' values; returns one dict per point, ready for pandas.DataFrame.
 

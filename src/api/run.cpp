@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "api/fabric_check.hpp"
+#include "api/iteration_energy.hpp"
 #include "api/flow_setup.hpp"
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
@@ -707,6 +708,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.iteration_time_s = to_seconds(run.sim.makespan);
   }
   add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
+  if (s.has_training_job) {  // a file's job has no tokens to count per joule
+    std::string why_not;
+    r.energy = iteration_energy(s, r, why_not);
+    if (!r.energy) r.warnings.push_back({"power", "no energy per iteration: " + why_not});
+  }
   add_simulation_statistics(s, job, run, ci, r);
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

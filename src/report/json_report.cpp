@@ -177,6 +177,19 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     f["slowdown"] = r.faults->slowdown;
     j["faults"] = std::move(f);
   }
+  if (r.energy) {
+    const IterationEnergy& e = *r.energy;
+    j["energy"] = {{"joules_per_iteration", e.joules},
+                   {"tokens_per_joule", known(e.tokens_per_joule)},
+                   {"gpu_average_w", e.gpu_average_w},
+                   {"gpu_compute_w", e.gpu_compute_w},
+                   {"gpu_communication_w", e.gpu_communication_w},
+                   {"gpu_idle_w", e.gpu_idle_w},
+                   {"node_overhead_w_per_gpu", e.node_overhead_w_per_gpu},
+                   {"network_w_per_gpu", e.network_w_per_gpu},
+                   {"pue", e.pue},
+                   {"basis", e.basis}};
+  }
   j["critical_rank"] = r.critical_rank;
   return j;
 }

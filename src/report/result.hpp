@@ -143,6 +143,16 @@ struct ScenarioWarningNote {
   std::string key, message;
 };
 
+// What the cluster draws over one iteration (docs/run-planning.md, "Energy"): each GPU's power by what the critical
+// rank does (compute, exposed communication, waiting), plus the hosts' and the network's per GPU, times the
+// facility's PUE.
+struct IterationEnergy {
+  double gpu_compute_w = 0, gpu_communication_w = 0, gpu_idle_w = 0, gpu_average_w = 0;
+  double node_overhead_w_per_gpu = 0, network_w_per_gpu = 0, pue = 1;
+  std::string basis;  // where the GPU's power states come from
+  double joules = 0, tokens_per_joule = 0;
+};
+
 struct RunResult {
   std::string scenario;  // name
   double iteration_time_s = 0;
@@ -160,6 +170,7 @@ struct RunResult {
   int critical_rank = 0;
   std::optional<Explanation> explain;             // with --explain
   std::optional<ComputeSources> compute_sources;  // with compute.database
+  std::optional<IterationEnergy> energy;          // unset when the GPU's power is not known (a warning says so)
   // Context for the text report.
   std::string model_name, gpu_name, precision;
   int num_gpus = 0, tensor = 1, pipeline = 1, data = 1, context = 1, micro_batches = 0;

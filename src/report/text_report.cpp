@@ -68,6 +68,9 @@ void write_headline(Buffer& buf, const RunResult& r) {
   }
   line(buf, "  {:<20}{}", "MFU", percent(r.mfu));
   line(buf, "  {:<20}{}", "HFU", percent(r.hfu));
+  if (r.energy)
+    line(buf, "  {:<20}{:.4g} MJ per iteration  ({:.4g} tokens per joule; GPUs {:.0f} W on average, PUE {:.2f})",
+         "energy", r.energy->joules / 1e6, r.energy->tokens_per_joule, r.energy->gpu_average_w, r.energy->pue);
   buf.push_back('\n');
 }
 

@@ -150,6 +150,40 @@ struct ComputeSpec {
   static constexpr double kDefaultHostLaunchUs = 12.0;
 };
 
+// training.resilience: what happens between iterations over a whole run (`trainsim plan`, docs/run-planning.md).
+// Unset values take the fleet defaults of data/resilience.yaml (hardware/fleet_data.hpp).
+struct ResilienceSpec {
+  // Failures that interrupt the job, per device per day: gpu, hbm (per GPU), host, software, other (per node), nic (per
+  // NIC), switch (per switch), link (per fabric link).
+  std::map<std::string, double> failure_rates;
+  std::optional<double> detect_restart_min;      // from a failure to the job running again, without the load
+  std::optional<int> spare_nodes;                // hot spares; null = a spare is always at hand
+  std::optional<double> repair_hours;            // a failed node back in service (waited for without a spare)
+  std::optional<double> bad_machine_recurrence;  // chance a failure brings another (the same bad machine)
+  // Minutes of training between checkpoints; nullopt with checkpoints on = Young/Daly's optimum.
+  std::optional<double> checkpoint_interval_min;
+  bool checkpoints = true;             // false: `checkpoint_interval_min: none`, a failure restarts the run
+  std::optional<double> storage_GBps;  // checkpoint write bandwidth of the storage, whole job
+  std::optional<double> read_GBps;     // its read bandwidth (a restart loads the checkpoint); = storage_GBps
+  bool async_checkpoint = false;       // the step stalls only for the copy to host memory
+  double straggler_fraction = 0;       // share of GPUs running slow at any time
+  double straggler_slowdown = 1;       // how much slower a straggler's kernels run
+};
+
+// power: what the cluster draws (energy per iteration and per run). Unset values: data/power.yaml.
+struct PowerSpec {
+  std::optional<double> gpu_idle_w, gpu_communication_w, gpu_compute_w;  // per GPU, by what it is doing
+  std::optional<double> node_overhead_w_per_gpu;  // CPUs, memory, fans, NVSwitches, power supplies
+  std::optional<double> network_w_per_gpu;        // scale-out switches and optics
+  std::optional<double> pue;                      // data-centre power usage effectiveness
+};
+
+// cost: what a run costs, from GPU-hours and/or energy.
+struct CostSpec {
+  std::optional<double> usd_per_gpu_hour;
+  std::optional<double> usd_per_mwh;
+};
+
 struct OutputSpec {
   std::optional<std::string> trace;
   std::optional<std::string> csv;
@@ -205,6 +239,9 @@ struct Scenario {
   SimulationSpec simulation;
   ComputeSpec compute;
   std::vector<FaultSpec> faults;
+  ResilienceSpec resilience;  // training.resilience
+  PowerSpec power;
+  CostSpec cost;
   OutputSpec output;
   std::optional<ReferenceSpec> reference;
   std::optional<CollectiveSpec> collective;

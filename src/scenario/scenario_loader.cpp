@@ -98,6 +98,8 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
   s.simulation = read_simulation(top.child("simulation"));
   s.output = read_output(top.child("output"));
   s.compute = read_compute(top.child("compute"));
+  s.power = read_power(top.child("power"));
+  s.cost = read_cost(top.child("cost"));
   s.faults = read_faults(top.get("faults"), file);
   s.reference = read_reference(top.child("reference"));
   s.collective = read_collective(top.child("collective"));
@@ -105,6 +107,7 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
     s.model = read_model(top.child("model"));
     s.training = read_training(top.child("training"));
     s.parallelism = read_parallelism(top.child("parallelism"));
+    s.resilience = read_resilience(top.child("training").child("resilience"));
     validate_job(s);
   }
   validate_faults(s);

@@ -26,6 +26,9 @@ ComputeSpec read_compute(const Section& compute);                               
 std::vector<FaultSpec> read_faults(const YAML::Node& faults, const std::string& file);  // faults_section.cpp
 std::optional<ReferenceSpec> read_reference(const Section& reference);                  // reference_section.cpp
 std::optional<CollectiveSpec> read_collective(const Section& collective);               // collective_section.cpp
+ResilienceSpec read_resilience(const Section& resilience);                              // run_planning_sections.cpp
+PowerSpec read_power(const Section& power);                                             // run_planning_sections.cpp
+CostSpec read_cost(const Section& cost);                                                // run_planning_sections.cpp
 
 // "64K" -> 65536: a message size as nccl-tests writes it, K/M/G/T = powers of 1024, optional B.
 // Returns nullopt when `text` is not such a size.

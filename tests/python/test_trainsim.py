@@ -140,6 +140,29 @@ def test_memory_that_does_not_fit_raises_with_the_table_unless_allowed():
     assert table == cli_json("memory", TINY, "--json", "--allow-oom", "--set", "model.preset=gpt3-22b")
 
 
+def test_plan_equals_the_cli_json():
+    storage = {"training.resilience.storage_GBps": 100}
+    mine = trainsim.plan(TINY, tokens="2B", trials=20, seed=5, set=storage)
+    assert mine == cli_json("plan", TINY, "--tokens", "2B", "--trials", "20", "--seed", "5", "--json",
+                            "--set", "training.resilience.storage_GBps=100")
+    assert mine["tokens"] == 2e9
+    by_iterations = trainsim.plan(TINY, iterations=1000, set=storage)
+    assert by_iterations["iterations"] == 1000
+    assert trainsim.plan(TINY, days=2.5, set=storage)["wall_days"] == pytest.approx(2.5, rel=1e-3)
+
+
+def test_plan_refuses_a_size_given_twice_or_not_at_all_and_names_the_storage_key():
+    with pytest.raises(ValueError, match="exactly one"):
+        trainsim.plan(TINY, tokens="1T", days=3)
+    with pytest.raises(ValueError, match="exactly one"):
+        trainsim.plan(TINY)
+    with pytest.raises(trainsim.Error, match="tokens"):
+        trainsim.plan(TINY, tokens="15X", set={"training.resilience.storage_GBps": 100})
+    with pytest.raises(trainsim.ScenarioError) as caught:
+        trainsim.plan(TINY, tokens="1B")
+    assert caught.value.key == "training.resilience.storage_GBps"
+
+
 def test_nccl_test_rows_equal_the_cli_json():
     theirs = cli_json("nccl-test", TINY, "--op", "all_gather", "-b", "1M", "-e", "64M", "-f", "4", "--gpus", "8",
                       "--json")
