@@ -179,7 +179,28 @@ RunTrials simulate_runs(const RunModelInputs& in, double interval_s, int trials,
     int free_spares = in.spare_nodes.value_or(0);
     std::priority_queue<double, std::vector<double>, std::greater<>> repairs;  // when each node comes back
     double next_failure = rate > 0 ? draws.exponential(rate) : std::numeric_limits<double>::infinity();
+    const double cycle = interval_s + stall;
     while (progress < work - kEndTolerance) {
+      // Many whole cycles of training and checkpoint before the next failure and the run's last segment: taken at
+      // once, so that a trial costs its failures, not its checkpoints. Every checkpoint but the newest is durable
+      // by the end (an asynchronous write ends within an interval: interval >= write - stall).
+      if (in.checkpoints && std::isfinite(next_failure)) {
+        const double fit = std::floor((next_failure - t) / cycle);
+        const double before_last = std::ceil((work - kEndTolerance - progress) / interval_s) - 1;
+        const double m = std::min(fit, before_last);
+        if (m >= 2) {
+          for (const auto& p : pending) durable = std::max(durable, p.second);
+          pending.clear();
+          durable = std::max(durable, progress + (m - 1) * interval_s);
+          t += m * cycle;
+          progress += m * interval_s;
+          if (write > stall)
+            pending.emplace_back(t + (write - stall), progress);
+          else
+            durable = progress;
+          continue;
+        }
+      }
       const double segment = in.checkpoints ? std::min(interval_s, work - progress) : work - progress;
       const bool last = progress + segment >= work - kEndTolerance;
       const double length = segment + (last || !in.checkpoints ? 0 : stall);
