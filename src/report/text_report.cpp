@@ -68,9 +68,14 @@ void write_headline(Buffer& buf, const RunResult& r) {
   }
   line(buf, "  {:<20}{}", "MFU", percent(r.mfu));
   line(buf, "  {:<20}{}", "HFU", percent(r.hfu));
-  if (r.energy)
-    line(buf, "  {:<20}{:.4g} MJ per iteration  ({:.4g} tokens per joule; GPUs {:.0f} W on average, PUE {:.2f})",
-         "energy", r.energy->joules / 1e6, r.energy->tokens_per_joule, r.energy->gpu_average_w, r.energy->pue);
+  if (r.energy) {
+    const double j = r.energy->joules;
+    const std::string amount = j >= 1e6   ? fmt::format("{:.4g} MJ", j / 1e6)
+                               : j >= 1e3 ? fmt::format("{:.4g} kJ", j / 1e3)
+                                          : fmt::format("{:.4g} J", j);
+    line(buf, "  {:<20}{} per iteration  ({:.4g} tokens per joule; GPUs {:.0f} W on average, PUE {:.2f})", "energy",
+         amount, r.energy->tokens_per_joule, r.energy->gpu_average_w, r.energy->pue);
+  }
   buf.push_back('\n');
 }
 
