@@ -624,8 +624,9 @@ void add_trace_spans(const Workload& wl, const SimulationOutput& sim, const RunO
   }
 }
 
-// The job of `s` under `options`: from the cache when an earlier run left the same one there (same workload
-// fingerprint, same options prepare_job reads), else built (and left there).
+// The job of `s` under `options`, given a cache (RunOptions::reuse, whose entry and count these are): from it when
+// an earlier run left the same job there (same workload fingerprint, same options prepare_job reads), else built and
+// left there; built into `own` when the run cannot share it (a workload file, a trace).
 const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
                                 std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused);
 
@@ -643,16 +644,14 @@ namespace {
 
 const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
                                 std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused) {
-  const bool cacheable =
-      options.reuse && !s.workload_fingerprint.empty() && options.workload_file.empty() && !options.want_trace;
+  const bool cacheable = !s.workload_fingerprint.empty() && options.workload_file.empty() && !options.want_trace;
   if (!cacheable) {
     own = prepare_job(s, options);
     return own;
   }
   std::string key = fmt::format("{}|{}|", options.per_rank ? 1 : 0, options.allow_oom ? 1 : 0);
   key += s.workload_fingerprint;
-  if (entry && entry->key == key) {
-    validate_run_options(s);  // reads the network model, which the fingerprint leaves out
+  if (entry && entry->key == key) {  // the checks prepare_job made hold: they read no network-only key
     ++reused;
     return entry->job;
   }
@@ -680,10 +679,8 @@ double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PreparedJob own;
-  std::unique_ptr<PreparedJobCache::Entry> no_cache;
-  int no_count = 0;
   const PreparedJob& job = options.reuse ? prepared_job(s, options, own, options.reuse->entry_, options.reuse->reused_)
-                                         : prepared_job(s, options, own, no_cache, no_count);
+                                         : (own = prepare_job(s, options));
   refuse_slower_than_limit(s, job, options);
   RunOutput out;
   RunResult& r = out.result;

@@ -71,7 +71,7 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_option("--days", a->days, "wall-clock days available: how much training they buy")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--trials", a->trials, "Monte-Carlo runs for the spread of the days to train (p10/p50/p90)")
-      ->check(CLI::Range(0, 1000000));
+      ->check(CLI::Range(0, kMaxPlanTrials));
   cmd->add_option("--seed", a->seed, "seed of the Monte-Carlo draws (the same seed gives the same numbers)");
   cmd->add_flag("--json", a->json, "print the plan as JSON");
   cmd->add_option("--set", a->overrides, "override a key: --set training.resilience.storage_GBps=200 (repeatable)");

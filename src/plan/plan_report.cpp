@@ -4,20 +4,22 @@
 
 #include <fmt/format.h>
 
+#include "report/format_utils.hpp"
 #include "trainsim/plan.hpp"
 
 namespace trainsim {
 
 namespace {
 
+// A run's durations reach months: minutes, hours and days above the report's usual seconds.
 std::string duration(double s) {
   if (s >= 2 * 86400) return fmt::format("{:.2f} days", s / 86400);
   if (s >= 2 * 3600) return fmt::format("{:.2f} h", s / 3600);
   if (s >= 120) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.2f} s", s);
+  return report_format::human_duration(s);
 }
 
-std::string share(double part, double whole) { return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-"; }
+std::string share(double part, double whole) { return whole > 0 ? report_format::share_of(part, whole) + "%" : "-"; }
 
 }  // namespace
 

@@ -55,6 +55,8 @@ PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
   if (!s.has_training_job) throw ScenarioError(s.file, "model", "a run plan needs a training job (a model block)");
   if (!(request.amount > 0) || !std::isfinite(request.amount))
     throw Error(fmt::format("the run's size must be a positive number, got {:g}", request.amount));
+  if (request.trials < 0 || request.trials > kMaxPlanTrials)
+    throw Error(fmt::format("trials: expected 0 to {} Monte-Carlo runs, got {}", kMaxPlanTrials, request.trials));
   const ResilienceSpec& rs = s.resilience;
   const FleetResilience& fleet = fleet_resilience();
   PlanResult p;
@@ -65,6 +67,10 @@ PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
   // The iteration, and with one GPU slowed by straggler_slowdown: a synchronous step waits for its slowest GPU.
   const RunOutput clean = run_scenario(s);
   const RunResult& r = clean.result;
+  if (!r.energy)  // before any more work: the run's energy needs the GPU's power
+    throw ScenarioError(s.file, "power.gpu_compute_w",
+                        "the GPU's power is not known: give power.gpu_idle_w, power.gpu_communication_w and "
+                        "power.gpu_compute_w");
   p.iteration_time_s = r.iteration_time_s;
   p.tokens_per_iteration = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);
   p.straggler_iteration_time_s = p.iteration_time_s;
@@ -219,10 +225,6 @@ PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
 
   // Energy: the iteration's (RunResult::energy: each GPU's power by what the critical rank does, the hosts' and the
   // network's per GPU, the facility's PUE); stalls, restarts and waits for a node draw idle power.
-  if (!r.energy)
-    throw ScenarioError(s.file, "power.gpu_compute_w",
-                        "the GPU's power is not known: give power.gpu_idle_w, power.gpu_communication_w and "
-                        "power.gpu_compute_w");
   const IterationEnergy& ie = *r.energy;
   p.gpu_idle_w = ie.gpu_idle_w;
   p.gpu_communication_w = ie.gpu_communication_w;

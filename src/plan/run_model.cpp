@@ -184,9 +184,9 @@ RunTrials simulate_runs(const RunModelInputs& in, double interval_s, int trials,
       // Many whole cycles of training and checkpoint before the next failure and the run's last segment: taken at
       // once, so that a trial costs its failures, not its checkpoints. Every checkpoint but the newest is durable
       // by the end (an asynchronous write ends within an interval: interval >= write - stall).
-      if (in.checkpoints && std::isfinite(next_failure)) {
-        const double fit = std::floor((next_failure - t) / cycle);
+      if (in.checkpoints) {
         const double before_last = std::ceil((work - kEndTolerance - progress) / interval_s) - 1;
+        const double fit = std::isfinite(next_failure) ? std::floor((next_failure - t) / cycle) : before_last;
         const double m = std::min(fit, before_last);
         if (m >= 2) {
           for (const auto& p : pending) durable = std::max(durable, p.second);

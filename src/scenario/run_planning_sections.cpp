@@ -55,9 +55,9 @@ ResilienceSpec read_resilience(const Section& r) {
   }
   r.read("storage_GBps", s.storage_GBps, Bound::Positive);
   r.read("read_GBps", s.read_GBps, Bound::Positive);
-  for (const char* key : {"storage_GBps", "read_GBps"})
-    if (const auto v = r.number(key, Bound::Positive))
-      require_at_least(r, key, *v, 0.01, "GB/s", "10 MB/s is slower than one disk; a storage system is faster");
+  for (auto [key, value] : {std::pair{"storage_GBps", s.storage_GBps}, std::pair{"read_GBps", s.read_GBps}})
+    if (value)
+      require_at_least(r, key, *value, 0.01, "GB/s", "10 MB/s is slower than one disk; a storage system is faster");
   r.read("async_checkpoint", s.async_checkpoint);
   r.read("straggler_fraction", s.straggler_fraction, Bound::NonNegative);
   if (s.straggler_fraction > 1)
@@ -83,9 +83,16 @@ PowerSpec read_power(const Section& p) {
   if (s.pue && (*s.pue < 1 || *s.pue > 5))
     p.fail("pue",
            fmt::format("expected a power usage effectiveness from 1 (every watt reaches IT) to 5, got {:g}", *s.pue));
-  if (s.gpu_idle_w && s.gpu_compute_w && *s.gpu_idle_w > *s.gpu_compute_w)
-    p.fail("gpu_idle_w", fmt::format("an idle GPU ({:g} W) drawing more than a computing one ({:g} W)", *s.gpu_idle_w,
-                                     *s.gpu_compute_w));
+  // Each state draws at least what the one before it does: idle <= communication <= compute (those given).
+  const auto order = [&](const char* low_key, const std::optional<double>& low, const char* high_key,
+                         const std::optional<double>& high) {
+    if (low && high && *low > *high)
+      p.fail(low_key, fmt::format("{:g} W is more than {} ({:g} W): a GPU draws least idle, most computing", *low,
+                                  high_key, *high));
+  };
+  order("gpu_idle_w", s.gpu_idle_w, "gpu_compute_w", s.gpu_compute_w);
+  order("gpu_idle_w", s.gpu_idle_w, "gpu_communication_w", s.gpu_communication_w);
+  order("gpu_communication_w", s.gpu_communication_w, "gpu_compute_w", s.gpu_compute_w);
   return s;
 }
 

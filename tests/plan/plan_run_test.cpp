@@ -172,6 +172,8 @@ TEST(PlanRun, BadInputNamesTheKey) {
   expect_key({"training.resilience.spare_nodes=-1"}, "training.resilience.spare_nodes");
   expect_key({"power.pue=0.8"}, "power.pue");
   expect_key({"power.gpu_idle_w=800"}, "power.gpu_idle_w");
+  expect_key({"power.gpu_communication_w=800"}, "power.gpu_communication_w");
+  expect_key({"power.gpu_idle_w=500"}, "power.gpu_idle_w");  // above communication, below compute
   expect_key({"cost.usd_per_gpu_hour=-2"}, "cost.usd_per_gpu_hour");
   expect_key({"training.resilience.failure_rate=1"}, "training.resilience.failure_rate");  // unknown key
 }
@@ -183,6 +185,8 @@ TEST(PlanRun, ARunThatCannotFinishIsAnError) {
                Error);
   PlanRequest nothing = iterations(0);
   EXPECT_THROW(plan_run(job(), nothing), Error);
+  EXPECT_THROW(plan_run(job(), iterations(1000, kMaxPlanTrials + 1)), Error);
+  EXPECT_THROW(plan_run(job(), iterations(1000, -1)), Error);
 }
 
 }  // namespace

@@ -135,15 +135,16 @@ TEST(RunModel, ATrialWithoutFailuresTakesItsTrainingAndCheckpointsExactly) {
   // Failures so rare that none strikes: the trial skips whole cycles at once and must land where the checkpoints
   // put it, for synchronous and asynchronous writes.
   RunModelInputs in = no_failures();
-  in.failure_rate_per_s = {{"gpu", 1e-15}, {"software", 0.0}};
-  for (double stall : {60.0, 5.0}) {
-    in.checkpoint_stall_s = stall;
-    in.checkpoint_write_s = 60;
-    const RunTrials t = simulate_runs(in, 0.7 * kHour, 3, 1);
-    EXPECT_EQ(t.mean_failures, 0);
-    const double checkpoints = std::ceil(in.useful_s / (0.7 * kHour)) - 1;
-    EXPECT_NEAR(t.mean_wall_s, in.useful_s + checkpoints * stall, 1e-6 * in.useful_s) << stall;
-  }
+  for (double rate : {1e-15, 0.0})  // none drawn, or none possible
+    for (double stall : {60.0, 5.0}) {
+      in.failure_rate_per_s = {{"gpu", rate}, {"software", 0.0}};
+      in.checkpoint_stall_s = stall;
+      in.checkpoint_write_s = 60;
+      const RunTrials t = simulate_runs(in, 0.7 * kHour, 3, 1);
+      EXPECT_EQ(t.mean_failures, 0);
+      const double checkpoints = std::ceil(in.useful_s / (0.7 * kHour)) - 1;
+      EXPECT_NEAR(t.mean_wall_s, in.useful_s + checkpoints * stall, 1e-6 * in.useful_s) << stall;
+    }
 }
 
 TEST(RunModel, TrialsAreDeterministicForASeed) {
