@@ -341,6 +341,56 @@ TEST(NcclGraphSearch, Nvl72DomainTerminates) {
   EXPECT_EQ(g.nvls.nchannels, 32);  // NCCL_MAX_NVLS_ARITY heads
 }
 
+// Replaying a fruitless try (one that found nothing, tried again with inputs that allow the same paths) gives the
+// result and the step count of walking it again, on every node shape, and saves most of the walk where NCCL's
+// relaxation ladder repeats itself: a few GPUs of a multi-host NVLink domain with all its NICs.
+TEST(NcclGraphSearch, ReplayedFruitlessTriesChangeNothing) {
+  ClusterSpec pcie = testing::h100_cluster(2);
+  pcie.scale_up.kind = ScaleUpKind::PCIe;
+  ClusterSpec domain = testing::h100_cluster(1);
+  domain.gpu = testing::b200_gpu();
+  domain.scale_up = {ScaleUpKind::NVSwitch, 900, 24};
+  domain.gpus_per_node = 24;
+  domain.num_gpus = 96;
+  domain.nics_per_node = 24;
+  domain.nic_gbps = 400;
+  const std::vector<std::pair<std::string, NodeTopology>> nodes{
+      {"DGX H100", testing::dgx_h100_node()},
+      {"H100 GPUs 0,2,4,6",
+       with_paths(restrict_to_gpus(generate_node_topology(testing::h100_cluster(2)), {0, 2, 4, 6}))},
+      {"A100", with_paths(generate_node_topology(testing::a100_cluster(2)))},
+      {"PCIe only", with_paths(generate_node_topology(pcie))},
+      {"3 GPUs of a 24-GPU domain", with_paths(restrict_to_gpus(generate_node_topology(domain), {0, 8, 16}))},
+  };
+  std::int64_t walked = 0, steps = 0;
+  for (const auto& [name, node] : nodes) {
+    for (const bool multi_node : {false, true}) {
+      SCOPED_TRACE(name + (multi_node ? ", multi-node" : ", single node"));
+      SearchOptions replay{.multi_node = multi_node};
+      SearchOptions walk = replay;
+      walk.replay_fruitless_tries = false;
+      const NodeGraphs a = search_node_graphs(node, replay, true, multi_node);
+      const NodeGraphs b = search_node_graphs(node, walk, true, multi_node);
+      for (const auto& [x, y] : {std::pair{&a.ring, &b.ring},
+                                 {&a.tree, &b.tree},
+                                 {&a.nvls, &b.nvls},
+                                 {&a.collnet_chain, &b.collnet_chain},
+                                 {&a.collnet_direct, &b.collnet_direct}}) {
+        testing::expect_same_graph(*x, *y);
+        EXPECT_EQ(x->steps, y->steps);
+        EXPECT_EQ(y->steps_walked, y->steps);
+        EXPECT_LE(x->steps_walked, x->steps);
+        if (name.starts_with("3 GPUs") && multi_node) {
+          walked += x->steps_walked;
+          steps += x->steps;
+        }
+      }
+    }
+  }
+  EXPECT_GT(steps, 100000);
+  EXPECT_LT(walked * 5, steps);
+}
+
 TEST(NcclGraphSearch, NodeWithoutNicsFallsBackForMultiNode) {
   ClusterSpec c = testing::h100_cluster(2);
   c.nics_per_node = 0;

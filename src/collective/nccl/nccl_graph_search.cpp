@@ -10,9 +10,11 @@
 #include "collective/nccl/nccl_graph_search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <tuple>
 
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -123,6 +125,7 @@ class Searcher {
     compiled_.resize(endpoints_ * endpoints_);
     for (std::size_t a = 0; a < endpoints_; ++a)
       for (std::size_t b = 0; b < endpoints_; ++b) compile(compiled_[a * endpoints_ + b], ep_vertex[a], ep_vertex[b]);
+    note_path_types();
     next_pool_.resize(static_cast<std::size_t>(kMaxChannels * std::max(1, ngpus_) + 1));
     for (int v : gpu_vertex_) {
       std::pair<int, int> ids{-1, -1};
@@ -158,6 +161,24 @@ class Searcher {
   Graph compute(GraphPattern pattern, int min_channels, int max_channels);
 
  private:
+  // A try reads typeIntra / typeInter only by comparing path types with them (followPath, ncclTopoSelectNets), so
+  // two limits between which no path's type lies allow the same paths: the try walks the same steps. Marks the
+  // types present, inside the node (GPU and NVS ends) and towards the NETs, both directions.
+  void note_path_types() {
+    for (const CompiledPath& cp : compiled_) {
+      if (cp.hops.empty()) continue;
+      auto& present = cp.intra ? intra_types_present_ : inter_types_present_;
+      for (int t : {cp.type, cp.rev_type})
+        if (t >= 0 && t < kPathDis) present[static_cast<std::size_t>(t)] = true;
+    }
+  }
+  // How many of the present types a limit allows: equal for limits that allow the same paths.
+  static int allowed_types(const std::array<bool, kPathDis>& present, int limit) {
+    int n = 0;
+    for (int t = 0; t < kPathDis && t <= limit; ++t) n += present[static_cast<std::size_t>(t)] ? 1 : 0;
+    return n;
+  }
+
   const TopoVertex& vx(int v) const { return node_.vertices[static_cast<std::size_t>(v)]; }
   const TopoPath& path(int from, int to) const {
     return node_.paths[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)];
@@ -683,6 +704,26 @@ class Searcher {
     int min_type_inter = kPathPix, max_type_inter = kPathSys;
   };
 
+  // What a try's outcome depends on when no solution is in hand (then better() compares with nothing): the trial's
+  // pattern, bounds, speeds, NIC rule, the path types its limits allow, and its step budget.
+  using FruitlessTry = std::tuple<int, int, float, float, int, int, int, int, int, int>;
+  struct FruitlessOutcome {
+    std::int64_t steps = 0;
+    int time_left = 0;
+  };
+  FruitlessTry fruitless_key(const Graph& trial, int budget) const {
+    return {static_cast<int>(trial.pattern),
+            trial.sameChannels,
+            trial.bwIntra,
+            trial.bwInter,
+            allowed_types(intra_types_present_, trial.typeIntra),
+            allowed_types(inter_types_present_, trial.typeInter),
+            trial.crossNic,
+            trial.minChannels,
+            trial.maxChannels,
+            budget};
+  }
+
   // One compute() in progress: the best graph so far (NCCL's `graph`), the one being searched (`tmpGraph`), where
   // the walk stands on the speed array, the pass and the global step budget.
   struct SearchRun {
@@ -692,9 +733,33 @@ class Searcher {
     int speed_index = 0;
     int pass = 1;
     std::int64_t global_timeout = kGlobalTimeout;
+    // Tries that found nothing while no solution was in hand, by what they depend on: a try with the same inputs
+    // walks the same steps and finds nothing again, so its outcome (steps taken, budget left) is replayed.
+    std::map<FruitlessTry, FruitlessOutcome> fruitless;
     float speed(int i) const { return (*speeds)[static_cast<std::size_t>(i)]; }
     int last_speed_index() const { return static_cast<int>(speeds->size()) - 1; }
   };
+
+  // One try (ncclTopoSearchRec from the trial with an empty channel list); `time` is its budget in, what is left
+  // out (-1: maxChannels reached). A try known to find nothing is not walked again.
+  void search_try(SearchRun& run, int& time) {
+    if (run.best.nChannels != 0) {
+      search_rec(run.trial, run.best, time);
+      return;
+    }
+    const FruitlessTry key = fruitless_key(run.trial, time);
+    const auto known = run.fruitless.find(key);
+    if (options_.replay_fruitless_tries && known != run.fruitless.end() &&
+        total_steps_ + known->second.steps <= kHardStepCap) {
+      total_steps_ += known->second.steps;
+      replayed_steps_ += known->second.steps;
+      time = known->second.time_left;
+      return;
+    }
+    const std::int64_t steps_before = total_steps_;
+    search_rec(run.trial, run.best, time);
+    if (run.best.nChannels == 0 && !exhausted_) run.fruitless[key] = {total_steps_ - steps_before, time};
+  }
 
   // The result before any search: the channel bounds clamped, no channel, no NET.
   Graph empty_graph(GraphPattern pattern, int min_channels, int max_channels) const {
@@ -772,7 +837,7 @@ class Searcher {
       int time = try_budget(run.trial);
       run.trial.nChannels = 0;
       run.global_timeout -= time;
-      search_rec(run.trial, run.best, time);
+      search_try(run, time);
       if (exhausted_) {
         if (run.pass == 1) dup_channels(run.best, run.bounds.cc_min);
         return;
@@ -964,11 +1029,14 @@ class Searcher {
   std::vector<std::vector<int>> net_local_gpus_, pref_nets_;
   std::map<std::pair<int, int>, std::vector<int>> select_cache_;
   float sys_max_bw_ = 0, sys_total_bw_ = 0;
-  std::int64_t total_steps_ = 0;
+  std::int64_t total_steps_ = 0, replayed_steps_ = 0;
   bool exhausted_ = false;
+  std::array<bool, kPathDis> intra_types_present_{}, inter_types_present_{};
 
  public:
   int ngpus() const { return ngpus_; }
+  std::int64_t total_steps() const { return total_steps_; }
+  std::int64_t replayed_steps() const { return replayed_steps_; }
   int rank_of(int s) const { return gpu_rank_[static_cast<std::size_t>(s)]; }
   bool inter() const { return inter_; }
 };
@@ -1025,7 +1093,11 @@ SearchGraph run_search(Searcher& searcher, GraphPattern pattern, int min_channel
     min_channels = 1;
     max_channels = kMaxChannels;
   }
-  return to_search_graph(searcher, searcher.compute(pattern, min_channels, max_channels));
+  const std::int64_t steps = searcher.total_steps(), replayed = searcher.replayed_steps();
+  SearchGraph out = to_search_graph(searcher, searcher.compute(pattern, min_channels, max_channels));
+  out.steps = searcher.total_steps() - steps;
+  out.steps_walked = out.steps - (searcher.replayed_steps() - replayed);
+  return out;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // (ring, trees, NVLS, CollNet direct) find the channels — each an ordered list of local GPUs with an
 // entry and exit NIC — and the per-channel bandwidths, with NCCL's speed ladders, bandwidth
 // accounting along paths, candidate ordering, crossNic handling, stop rules and channel duplication.
+#include <cstdint>
 #include <vector>
 
 #include "collective/nccl/nccl_node_topology.hpp"
@@ -25,6 +26,9 @@ struct SearchOptions {
   bool multi_node = false;  // the communicator has ranks on other nodes (system->inter)
   int min_channels = 1;
   int max_channels = 32;
+  // A try that found nothing, tried again with the same inputs, takes its known outcome instead of the walk
+  // (the result is the same; off only to check that in tests).
+  bool replay_fruitless_tries = true;
 };
 
 // One search result (struct ncclTopoGraph).
@@ -36,6 +40,9 @@ struct SearchGraph {
   bool same_channels = false;
   int cross_nic = 0;         // crossNic the solution was found with (0 or 2/1)
   double latency_inter = 0;  // µs, the NICs' latency attribute
+  // Search steps (ncclTopoSearchRecGpu calls) NCCL takes for this result, and how many trainsim walked: replayed
+  // tries count in the first, not in the second.
+  std::int64_t steps = 0, steps_walked = 0;
   // Per channel: local ranks in order (intra[c][0] receives from the network, the last one sends),
   // and the entry / exit NET (index into NodeTopology::nets; -1 without network).
   std::vector<std::vector<int>> intra;

@@ -46,6 +46,7 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
   f.add(options.multi_node);
   f.add(options.min_channels);
   f.add(options.max_channels);
+  f.add(options.replay_fruitless_tries);
   f.add(nvls);
   f.add(collnet);
   f.add(node.sm);
