@@ -21,6 +21,7 @@
 #include "engine/engine.hpp"
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
+#include "workload/group_replicas.hpp"
 #include "workload/memory_model.hpp"
 #include "workload/recompute.hpp"
 #include "workload/workload_file.hpp"
@@ -291,6 +292,25 @@ void check_packet_limit(const Scenario& s, const Workload& wl, FlowBackend& back
 }
 
 // One simulation of the workload, with or without the scenario's faults.
+// One simulated rank stands for its stage's TP, CP and DP peers, so each call of its groups runs on every copy of the
+// group at once (group_replicas.hpp); where the copies sit differently on the nodes (a TP group straddling two NVLink
+// domains beside ones inside a domain), the engine prices the call on the slowest.
+// A workload file run without a model has no parallel plan to copy its groups by: each group stands for itself.
+std::vector<std::vector<GroupPlacement>> copy_placements(const Scenario& s, const Workload& wl) {
+  if (!s.has_training_job) return {};
+  const ParallelPlan plan = parallel_plan_of(s);
+  std::vector<std::vector<GroupPlacement>> out;
+  out.reserve(wl.groups.size());
+  for (const CommGroup& g : wl.groups) {
+    if (g.ranks.size() <= 1) {
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(GroupPlacement::of_copies(group_replicas(g.kind, g.ranks, plan), s.cluster));
+  }
+  return out;
+}
+
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
                        bool per_rank, bool with_faults, RunIndex at, const RunOptions& options) {
   Simulated out;
@@ -298,6 +318,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   eo.interference = s.compute.interference;
   eo.host_launch = from_microseconds(s.compute.host_launch_us);
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
+  if (!per_rank) eo.copy_placements = copy_placements(s, wl);
   FlowSetup flow;
   if (s.simulation.network_model != NetworkModel::Analytical) {
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
@@ -525,6 +546,27 @@ void describe_file_job(const Workload& wl, RunResult& r) {
   r.micro_batches = stated->micro_batches;
 }
 
+// Flow and packet levels lay a communicator out as equal nodes; a group whose ranks sit unevenly on NCCL's nodes
+// (hosts, or NVLink domains spanning hosts, e.g. TP 16 on 72-GPU racks) has its collectives priced by NCCL's cost
+// model instead (FlowBackend::uneven). Said once per kind of group.
+void add_uneven_group_warnings(const Scenario& s, const Workload& wl, RunResult& r) {
+  if (s.simulation.network_model == NetworkModel::Analytical) return;
+  std::set<GroupKind> said;
+  for (const CommGroup& g : wl.groups) {
+    if (g.ranks.size() <= 1 || said.contains(g.kind)) continue;
+    const GroupPlacement where = GroupPlacement::of(g.ranks, s.cluster);
+    if (where.uniform) continue;
+    said.insert(g.kind);
+    const bool domains = s.cluster.scale_up.domain_size > s.cluster.gpus_per_node;
+    r.warnings.push_back(
+        {"simulation.network_model",
+         fmt::format("the {} groups spread their {} ranks unevenly over {} {} (up to {} on one); their collectives "
+                     "are priced by NCCL's cost model, not flow by flow",
+                     to_string(g.kind), g.ranks.size(), where.nodes, domains ? "NVLink domains" : "nodes",
+                     where.max_per_node)});
+  }
+}
+
 // The values the scenario inferred and its warnings, plus the run's own: a graph dump a run does not write, and a
 // fabric the analytical model prices although it cannot be built.
 void add_inferred_values_and_warnings(const Scenario& s, RunResult& r) {
@@ -698,6 +740,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const std::size_t ci = critical_rank_index(job.wl, run.sim);
   describe_job(s, r);
   add_inferred_values_and_warnings(s, r);
+  add_uneven_group_warnings(s, job.wl, r);
   if (s.has_training_job) {
     add_throughput(s, to_seconds(run.sim.makespan), r);
   } else {  // a workload file on a scenario without a model: no tokens or FLOPs to count

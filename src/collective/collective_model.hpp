@@ -47,6 +47,9 @@ struct GroupPlacement {
   // symmetric: every node holds the same local indices.
   std::vector<int> local_ranks;
   static GroupPlacement of(const std::vector<int>& ranks, const ClusterSpec& cluster);
+  // The distinct placements of a group's copies (group_replicas.hpp), in first-seen order.
+  static std::vector<GroupPlacement> of_copies(const std::vector<std::vector<int>>& copies, const ClusterSpec& cluster);
+  bool operator==(const GroupPlacement&) const = default;
 };
 
 struct CollectiveEstimate {
@@ -80,6 +83,12 @@ class CollectiveModel {
     return est;
   }
 };
+
+// The copies of a group run the same call at once (group_replicas.hpp) and the job moves at the pace of the slowest:
+// the estimate for the placement whose call takes longest (e.g. the TP groups that straddle two NVLink domains when
+// TP does not divide the domain). The first placement's when `placements` holds one.
+CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
+                                         const std::vector<GroupPlacement>& placements);
 
 // Honours the scenario's nccl block (`env`, nccl_env.hpp), throwing ScenarioError("nccl.NCCL_ALGO",
 // ...) on values NCCL would reject.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "collective/collective_model.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -36,6 +37,27 @@ GroupPlacement GroupPlacement::of(const std::vector<int>& ranks, const ClusterSp
     g.max_per_node = std::max(g.max_per_node, count);
   }
   return g;
+}
+
+std::vector<GroupPlacement> GroupPlacement::of_copies(const std::vector<std::vector<int>>& copies,
+                                                      const ClusterSpec& cluster) {
+  std::vector<GroupPlacement> out;
+  for (const auto& members : copies) {
+    GroupPlacement g = of(members, cluster);
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
+                                         const std::vector<GroupPlacement>& placements) {
+  TRAINSIM_CHECK(!placements.empty(), "collective: a group without a placement");
+  CollectiveEstimate slowest = model.estimate(kind, bytes, placements.front());
+  for (std::size_t i = 1; i < placements.size(); ++i) {
+    CollectiveEstimate e = model.estimate(kind, bytes, placements[i]);
+    if (e.time > slowest.time) slowest = e;
+  }
+  return slowest;
 }
 
 }  // namespace trainsim

@@ -58,6 +58,9 @@ struct EngineOptions {
   SimTime host_launch = 0;
   NetworkBackend* network = nullptr;
   bool interference = true;
+  // By group: the distinct placements of the copies of the group that run each of its calls at once; a call takes
+  // as long as on the slowest (slowest_copy_estimate). Empty (or empty for a group): the group's own placement.
+  std::vector<std::vector<GroupPlacement>> copy_placements;
   std::function<void(const EngineProgress&)> progress;
   std::int64_t progress_every = 1024;  // the callback throttles by wall time; this bounds its cost
 };

@@ -381,10 +381,23 @@ std::int64_t transfers_of(const FlowDag& dag) {
 // cost as many transfers as the token all-to-all beside it.)
 constexpr double kLatencyBoundSeconds = 1e-6;
 
+const std::vector<GroupPlacement>& FlowBackend::placements(std::uint32_t group) {
+  if (placements_.size() <= group) placements_.resize(replicas_.size());
+  std::vector<GroupPlacement>& known = placements_[group];
+  if (known.empty()) known = GroupPlacement::of_copies(replicas_[group], cluster_);
+  return known;
+}
+
+bool FlowBackend::uneven(std::uint32_t group) {
+  const auto& all = placements(group);
+  return std::any_of(all.begin(), all.end(), [](const GroupPlacement& g) { return !g.uniform; });
+}
+
 bool FlowBackend::priced_by_model(const CollectiveCall& call) {
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
   if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return true;
+  if (uneven(call.group)) return true;
   if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
   const auto dag = copy_dag(call, copies.front());
   const double line_rate_Bps = cluster_.nic_gbps * 1e9 / 8;
@@ -418,7 +431,7 @@ double FlowBackend::planned_fabric_bytes(const CollectiveCall& call) {
   TRAINSIM_CHECK(call.group < replicas_.size(), "network: collective on unknown group " + std::to_string(call.group));
   if (network_for(call) != kPackets) return 0;
   const auto& copies = replicas_[call.group];
-  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return 0;
+  if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1 || uneven(call.group)) return 0;
   double bytes = 0;
   for (const auto& members : copies) {
     if (inside_one_domain(members)) continue;
@@ -444,8 +457,7 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.network = static_cast<std::uint8_t>(network_for(call));
   if (priced_by_model(call)) {
     // Inside one scale-up domain, nothing to move, or latency-bound: the collective model's time.
-    const GroupPlacement where = GroupPlacement::of(copies.front(), cluster_);
-    const CollectiveEstimate est = collectives_.estimate(call.kind, call.bytes, where);
+    const CollectiveEstimate est = slowest_copy_estimate(collectives_, call.kind, call.bytes, placements(call.group));
     c.remaining = 0;
     push_timer(now + est.time, TimerKind::CallDone, ci, 0);
     return;

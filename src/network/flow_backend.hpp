@@ -121,6 +121,12 @@ class FlowBackend final : public NetworkBackend {
   std::shared_ptr<const FlowDag> one_way(const std::shared_ptr<const FlowDag>& dag, int sender);
   std::shared_ptr<const FlowDag> copy_dag(const CollectiveCall& call, const std::vector<int>& members);
   bool inside_one_domain(const std::vector<int>& members) const;
+  // Ranks spread unevenly over NCCL's nodes (hosts, or NVLink domains spanning hosts): the flow generator lays a
+  // communicator out as equal nodes, so such a group is priced by NCCL's cost model. Cached per group.
+  bool uneven(std::uint32_t group);
+  // The distinct placements of a group's copies, worked out on first use.
+  const std::vector<GroupPlacement>& placements(std::uint32_t group);
+  std::vector<std::vector<GroupPlacement>> placements_;
   // Whether `call` is timed by the collective model instead of transfers on the network.
   bool priced_by_model(const CollectiveCall& call);
   std::int64_t largest_transfer(const FlowDag& dag);  // bytes of its largest transfer as add_copy makes them

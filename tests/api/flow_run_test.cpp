@@ -93,6 +93,55 @@ TEST(FlowRun, SameSeedSameResult) {
   EXPECT_EQ(a.result.iteration_time_s, b.result.iteration_time_s);
 }
 
+// Hosts of 4 GPUs in NVLink domains of 16, 24 GPUs: TP 4 stays on a host, but each DP group of 6 holds 4 ranks on
+// the first domain and 2 on the second. The flows lay a communicator out as equal nodes, so such groups are priced
+// by NCCL's cost model, and the run says so (it used to stop: "flow endpoint rank 7 is outside its group of 6").
+TEST(FlowRun, GroupsSpreadUnevenlyOverDomainsArePricedByTheModel) {
+  const std::vector<std::string> uneven{
+      "cluster.num_gpus=24",
+      "cluster.gpus_per_node=4",
+      "cluster.nics_per_node=4",
+      "parallelism.tensor=4",
+      "cluster.scale_up={kind: nvswitch, bandwidth_GBps: 450, domain_size: 16, job_gpus_per_domain: 16}",
+      "training.global_batch_size=48"};
+  const RunOutput flow = run_scenario(job(uneven));
+  auto analytical_overrides = uneven;
+  analytical_overrides.push_back("simulation.network_model=analytical");
+  const RunOutput analytical = run_scenario(job(analytical_overrides));
+  EXPECT_EQ(flow.result.simulation.network_model, "flow");
+  EXPECT_DOUBLE_EQ(flow.result.iteration_time_s, analytical.result.iteration_time_s);
+  int said = 0;
+  for (const auto& w : flow.result.warnings)
+    if (w.key == "simulation.network_model" && w.message.find("dp groups spread their 6 ranks unevenly over 2 NVLink "
+                                                              "domains (up to 4 on one)") != std::string::npos)
+      ++said;
+  EXPECT_EQ(said, 1);
+  for (const auto& w : analytical.result.warnings) EXPECT_NE(w.key, "simulation.network_model");
+  // Even groups still move as flows: the same job on 32 GPUs (DP 8 groups of 4 + 4) has no such warning.
+  const RunOutput even = run_scenario(job({"cluster.gpus_per_node=4", "cluster.nics_per_node=4", "parallelism.tensor=4",
+                                           "cluster.scale_up={kind: nvswitch, bandwidth_GBps: 450, domain_size: 16}"}));
+  EXPECT_GT(even.result.simulation.flows, 0);
+  for (const auto& w : even.result.warnings) EXPECT_NE(w.key, "simulation.network_model");
+}
+
+// TP 8 on NVLink domains of 12 GPUs: the TP group of GPUs 8-15 straddles two domains and runs over the NICs while
+// the others stay on NVLink. One simulated rank stands for all TP groups, so each of its TP calls runs on every
+// copy at once: the flow level moves them all, the analytical level prices the slowest copy; both wait for it.
+TEST(FlowRun, TheSlowestCopyOfAGroupSetsThePaceInBothModels) {
+  const std::vector<std::string> straddling{"cluster.num_gpus=24", "cluster.gpus_per_node=4", "cluster.nics_per_node=4",
+                                            "cluster.scale_up={kind: nvswitch, bandwidth_GBps: 450, domain_size: 12}",
+                                            "training.global_batch_size=48"};
+  auto analytical_overrides = straddling;
+  analytical_overrides.push_back("simulation.network_model=analytical");
+  const double flow = run_scenario(job(straddling)).result.iteration_time_s;
+  const RunOutput analytical = run_scenario(job(analytical_overrides));
+  EXPECT_NEAR(analytical.result.iteration_time_s / flow, 1.0, 0.05);
+  // The same job with one 24-GPU domain: every TP group on NVLink.
+  auto one_domain = analytical_overrides;
+  one_domain[3] = "cluster.scale_up={kind: nvswitch, bandwidth_GBps: 450, domain_size: 24}";
+  EXPECT_GT(analytical.result.iteration_time_s, 2 * run_scenario(job(one_domain)).result.iteration_time_s);
+}
+
 TEST(FlowRun, WhatTheBackendsCannotDoIsAnErrorNamingTheKey) {
   auto expect_key = [](const std::vector<std::string>& overrides, const std::string& key) {
     try {

@@ -46,6 +46,24 @@ TEST(GroupPlacement, ScaleUpDomainSpanningHostsIsOneNode) {
   EXPECT_EQ(GroupPlacement::of({0, 72}, c).nodes, 2);
 }
 
+// Copies placed alike count once; the slowest copy's estimate is taken whatever the order.
+TEST(GroupPlacement, CopiesAndTheSlowestOfThem) {
+  const ClusterSpec c = h100_cluster(2);
+  const auto placements = GroupPlacement::of_copies({{0, 1, 2, 3}, {4, 5, 6, 7}, {6, 7, 8, 9}, {8, 9, 10, 11}}, c);
+  ASSERT_EQ(placements.size(), 3u);  // local GPUs 0-3, 4-7 (one node each) and 6, 7 | 8, 9 (two nodes)
+  EXPECT_EQ(placements[0].nodes, 1);
+  EXPECT_EQ(placements[2].nodes, 2);
+  const auto model = make_nccl_analytical_model(c, {});
+  const std::int64_t bytes = 256 << 20;
+  const SimTime inside = model->estimate(CollKind::AllGather, bytes, placements[0]).time;
+  const SimTime across = model->estimate(CollKind::AllGather, bytes, placements[2]).time;
+  ASSERT_GT(across, inside);
+  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, placements).time, across);
+  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[2], placements[0]}).time, across);
+  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[1]}).time, inside);
+  EXPECT_THROW(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {}), InternalError);
+}
+
 TEST(GroupPlacement, RankOutsideClusterIsAnError) {
   EXPECT_THROW(GroupPlacement::of({0, 16}, h100_cluster(2)), Error);
   EXPECT_THROW(GroupPlacement::of({-1}, h100_cluster(2)), Error);

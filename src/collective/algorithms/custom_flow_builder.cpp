@@ -41,10 +41,11 @@ int custom_nic_of(const NcclCommunicator& comm, int rank) {
     if (!mine.empty()) {
       const int dev =
           std::max(0, topo.vertices[static_cast<std::size_t>(topo.gpus[static_cast<std::size_t>(local)])].dev);
-      return mine[static_cast<std::size_t>(dev) % mine.size()];
+      return topo.original_net(mine[static_cast<std::size_t>(dev) % mine.size()]);
     }
   }
-  return local % static_cast<int>(topo.nets.size());
+  // Numbered as the network layer numbers the NCCL node's NICs (the communicator's node may hold fewer: MNNVL).
+  return topo.original_net(local % static_cast<int>(topo.nets.size()));
 }
 
 LinkClass custom_intra_link(const NcclCommunicator& comm, int a, int b) {

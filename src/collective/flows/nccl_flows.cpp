@@ -19,6 +19,21 @@ const NodeTopology* topology_of(const NcclCommunicator& comm, int node) {
   return t && !t->paths.empty() ? t.get() : nullptr;
 }
 
+// The flows name NICs by their index in the communicator's node, which may hold only some of the NCCL node's NICs
+// (MNNVL: the hosts with a rank); the network layer numbers the NCCL node's NICs. Renumbers each network flow's NICs
+// on the side that uses them: the sender (or its PXN relay) and the receiver.
+void number_nics_as_the_network_does(const NcclCommunicator& comm, FlowDag& dag) {
+  const auto original = [&](int rank, int net) {
+    const NodeTopology* topo = topology_of(comm, comm.node_of[static_cast<std::size_t>(rank)]);
+    return topo ? topo->original_net(net) : net;
+  };
+  for (Flow& f : dag.flows) {
+    if (f.src_net >= 0 && f.src.kind == FlowEndpoint::Kind::Gpu)
+      f.src_net = original(f.relay >= 0 ? f.relay : f.src.index, f.src_net);
+    if (f.dst_net >= 0 && f.dst.kind == FlowEndpoint::Kind::Gpu) f.dst_net = original(f.dst.index, f.dst_net);
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm) {
@@ -164,6 +179,7 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
   const flows::CallContext ctx{comm, kind, bytes, plan, options, root};
   if (is_p2p(kind)) {
     flows::p2p_collective_flows(ctx, dag);
+    flows::number_nics_as_the_network_does(comm, dag);
     return dag;
   }
   TRAINSIM_CHECK(plan.channels >= 1, "flow generation: plan needs at least one channel");
@@ -217,6 +233,7 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
       break;
     default: unsupported(kind, plan.algorithm, "no flow generator for this algorithm");
   }
+  flows::number_nics_as_the_network_does(comm, dag);
   return dag;
 }
 
@@ -235,6 +252,7 @@ FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std:
     return dag;
   }
   flows::p2p_send_flows(comm, src, dst, bytes, options, dag);
+  flows::number_nics_as_the_network_does(comm, dag);
   return dag;
 }
 

@@ -47,7 +47,11 @@ void apply_nic_sharing(NcclTopology& t, const NcclCommunicator& comm, const Clus
   for (const auto* list : {&comm.ring_graph.net_in, &comm.ring_graph.net_out})
     for (int n : *list)
       if (n >= 0 && std::find(used.begin(), used.end(), n) == used.end()) used.push_back(n);
-  const int gpus = nccl_node_view(cluster).gpus_per_node;
+  // The GPUs whose share of the node's NICs is at stake: the whole node, or with MNNVL the hosts whose NICs it has.
+  const ClusterSpec view = nccl_node_view(cluster);
+  const int gpus = view.gpus_per_node > cluster.gpus_per_node && cluster.nics_per_node > 0
+                       ? static_cast<int>(node.nets.size()) / cluster.nics_per_node * cluster.gpus_per_node
+                       : view.gpus_per_node;
   if (used.empty() || gpus <= 0) return;
   const double available = static_cast<double>(node.nets.size()) * t.max_per_node / gpus;
   const double share = std::min(1.0, available / static_cast<double>(used.size()));
@@ -106,6 +110,24 @@ NcclCommBuilder::NcclCommBuilder(const ClusterSpec& cluster, const NcclEnv& env)
   } else {
     node_ = std::make_shared<const NodeTopology>(generate_node_topology(cluster_));
   }
+  const int hosts = cluster.gpus_per_node > 0 ? cluster_.gpus_per_node / cluster.gpus_per_node : 1;
+  if (hosts > 1 && cluster.nics_per_node > 0 && static_cast<int>(node_->nets.size()) == hosts * cluster.nics_per_node) {
+    host_gpus_ = cluster.gpus_per_node;
+    host_nics_ = cluster.nics_per_node;
+  }
+}
+
+// NCCL fuses the topology of every rank of an MNNVL clique (src/graph/topo.cc, ncclTopoGetSystem): each rank
+// brings its host's GPUs and the NICs its net plugin reports, so the communicator's node holds the NICs of the hosts
+// it has ranks on, not the whole domain's. NET n belongs to host n / NICs per host, as the network layer numbers
+// them (FlowPaths::nic_of).
+std::vector<bool> NcclCommBuilder::nets_seen_by(const std::vector<int>& local) const {
+  if (host_gpus_ <= 0) return {};
+  std::vector<bool> host_has_rank(node_->nets.size() / static_cast<std::size_t>(host_nics_), false);
+  for (int l : local) host_has_rank[static_cast<std::size_t>(l / host_gpus_)] = true;
+  std::vector<bool> keep(node_->nets.size());
+  for (std::size_t n = 0; n < keep.size(); ++n) keep[n] = host_has_rank[n / static_cast<std::size_t>(host_nics_)];
+  return keep;
 }
 
 std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const GroupPlacement& where) const {
@@ -127,7 +149,7 @@ std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const Grou
   const bool multi = nodes > 1;
   auto sit = searches_.find({local, multi});
   if (sit == searches_.end()) {
-    NodeTopology restricted = restrict_to_gpus(*node_, local);
+    NodeTopology restricted = restrict_to_gpus(*node_, local, nets_seen_by(local));
     PathOptions paths;
     paths.pxn_disable = env_.pxn_disable;
     compute_paths(restricted, paths);

@@ -30,6 +30,11 @@ class NcclCommBuilder {
   ClusterSpec cluster_;
   NcclEnv env_;
   std::shared_ptr<const NodeTopology> node_;
+  // An NVLink domain spanning hosts (MNNVL): GPUs and NICs per host, the NCCL node's NETs numbered host by host.
+  // 0 when NCCL's node is one host.
+  int host_gpus_ = 0, host_nics_ = 0;
+  // MNNVL: which of the node's NETs a communicator on these local GPUs sees (those of the hosts holding one).
+  std::vector<bool> nets_seen_by(const std::vector<int>& local) const;
   mutable std::mutex mutex_;
   using Key = std::tuple<int, int, std::vector<int>>;  // nodes, ranks per node, local GPUs
   mutable std::map<Key, std::shared_ptr<const NcclCommunicator>> cache_;

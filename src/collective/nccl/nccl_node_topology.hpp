@@ -76,6 +76,12 @@ struct NodeTopology {
   std::vector<TopoVertex> vertices;
   std::vector<int> gpus;  // vertex index per local rank, in rank order
   std::vector<int> nets;  // vertex index per NET device, in `dev` order
+  // Per NET: its index among the NETs of the node it was restricted from (restrict_to_gpus), which is how the
+  // network layer numbers a node's NICs. Empty: the NETs were never dropped, index = itself.
+  std::vector<int> net_origin;
+  int original_net(int net) const {
+    return net < 0 || net_origin.empty() ? net : net_origin[static_cast<std::size_t>(net)];
+  }
   std::vector<int> cpus;
   int nvswitch = -1;  // the single NVS vertex, -1 if none
   int sm = 0;         // minimum GPU SM on the node
@@ -138,7 +144,11 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster);
 
 // Keeps only the GPUs whose local ranks are listed (a communicator's ranks on this node, in the
 // given order, renumbered 0..k-1); NICs, CPUs, switches stay (NCCL keeps every NIC the plugin reports).
-NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& local_ranks);
+// `keep_net`, when given (one entry per NET), drops the NETs it marks false: an NVLink domain spanning
+// hosts (MNNVL) fuses only the topologies of the hosts that hold a rank, so other hosts' NICs are
+// absent. The kept NETs remember their index in `node` (NodeTopology::net_origin).
+NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& local_ranks,
+                              const std::vector<bool>& keep_net = {});
 
 // ncclTopoComputePaths with the P2P / PXN / GDR rules (paths.cc). Fills node.paths.
 void compute_paths(NodeTopology& node, const PathOptions& options);

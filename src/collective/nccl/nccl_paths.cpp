@@ -8,6 +8,7 @@
 
 #include "collective/nccl/nccl_constants.hpp"
 #include "collective/nccl/nccl_node_topology.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace trainsim {
@@ -396,7 +397,14 @@ double NodeTopology::total_bw() const {
   return best;
 }
 
-NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& local_ranks) {
+NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& local_ranks,
+                              const std::vector<bool>& keep_net) {
+  TRAINSIM_CHECK(keep_net.empty() || keep_net.size() == node.nets.size(),
+                 "restrict_to_gpus: " + std::to_string(keep_net.size()) + " NET flags for " +
+                     std::to_string(node.nets.size()) + " NETs");
+  std::vector<char> drop_vertex(node.vertices.size(), 0);
+  for (std::size_t n = 0; n < keep_net.size(); ++n)
+    if (!keep_net[n]) drop_vertex[static_cast<std::size_t>(node.nets[n])] = 1;
   std::vector<char> keep_gpu(node.gpus.size(), 0);
   for (int r : local_ranks) {
     if (r < 0 || r >= static_cast<int>(node.gpus.size())) {
@@ -413,6 +421,7 @@ NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& 
   for (std::size_t v = 0; v < node.vertices.size(); ++v) {
     const TopoVertex& x = node.vertices[v];
     if (x.kind == TopoKind::Gpu && !keep_gpu[static_cast<std::size_t>(x.rank)]) continue;
+    if (drop_vertex[v]) continue;
     remap[v] = static_cast<int>(out.vertices.size());
     out.vertices.push_back(x);
   }
@@ -428,7 +437,11 @@ NodeTopology restrict_to_gpus(const NodeTopology& node, const std::vector<int>& 
     out.vertices[static_cast<std::size_t>(v)].rank = static_cast<int>(i);
     out.gpus.push_back(v);
   }
-  for (int n : node.nets) out.nets.push_back(remap[static_cast<std::size_t>(n)]);
+  for (std::size_t n = 0; n < node.nets.size(); ++n) {
+    if (!keep_net.empty() && !keep_net[n]) continue;
+    out.nets.push_back(remap[static_cast<std::size_t>(node.nets[n])]);
+    out.net_origin.push_back(node.original_net(static_cast<int>(n)));
+  }
   for (int c : node.cpus) out.cpus.push_back(remap[static_cast<std::size_t>(c)]);
   out.nvswitch = node.nvswitch >= 0 ? remap[static_cast<std::size_t>(node.nvswitch)] : -1;
   out.arch = node.arch;

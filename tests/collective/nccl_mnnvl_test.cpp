@@ -1,0 +1,93 @@
+// An NVLink domain spanning hosts (MNNVL, GB200 NVL72) is one NCCL node, whose topology NCCL fuses from the ranks
+// of the communicator (src/graph/topo.cc, ncclTopoGetSystem): a communicator sees the NICs of the hosts it has
+// ranks on, not every NIC of the domain. The flows still name NICs as the network layer numbers the domain's.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "collective/flows/nccl_flows.hpp"
+#include "collective/nccl/nccl_comm_builder.hpp"
+#include "core/error.hpp"
+#include "test_clusters.hpp"
+
+namespace trainsim {
+namespace {
+
+// Two 16-GPU NVLink domains of 4 hosts each (4 GPUs and 4 NICs per host).
+ClusterSpec two_domains() {
+  ClusterSpec c = testing::h100_cluster(1);
+  c.gpu = testing::b200_gpu();
+  c.gpus_per_node = 4;
+  c.num_gpus = 32;
+  c.nics_per_node = 4;
+  c.scale_up = {ScaleUpKind::NVSwitch, 900, 16};
+  return c;
+}
+
+TEST(NcclMnnvl, CommunicatorSeesTheNicsOfItsHostsOnly) {
+  const ClusterSpec c = two_domains();
+  const NcclCommBuilder builder(c, NcclEnv{});
+  ASSERT_EQ(builder.node().nets.size(), 16u);  // the domain's NCCL node: 4 hosts x 4 NICs
+  // Local GPUs 1 and 6 of each domain: hosts 0 and 1, so NICs 0-7.
+  const auto comm = builder.communicator(GroupPlacement::of({1, 6, 17, 22}, c));
+  ASSERT_EQ(comm->nnodes, 2);
+  const NodeTopology& node = *comm->node_topology.front();
+  ASSERT_EQ(node.nets.size(), 8u);
+  for (std::size_t n = 0; n < node.nets.size(); ++n) EXPECT_EQ(node.original_net(static_cast<int>(n)), n);
+  // One host's GPUs: its 4 NICs.
+  const auto one_host = builder.communicator(GroupPlacement::of({8, 9, 24, 25}, c));
+  const NodeTopology& host2 = *one_host->node_topology.front();
+  ASSERT_EQ(host2.nets.size(), 4u);
+  for (std::size_t n = 0; n < 4; ++n) EXPECT_EQ(host2.original_net(static_cast<int>(n)), 8 + static_cast<int>(n));
+}
+
+// Every network flow leaves through a NIC of the sending GPU's host (or of its PXN relay's) and arrives at one of
+// the receiving GPU's host, numbered domain-wide: host h owns NICs 4h .. 4h + 3.
+TEST(NcclMnnvl, FlowsUseTheHostsOwnNicsNumberedDomainWide) {
+  const ClusterSpec c = two_domains();
+  const NcclCommBuilder builder(c, NcclEnv{});
+  const std::vector<int> members{9, 14, 25, 30};  // hosts 2 and 3 of each domain
+  const auto comm = builder.communicator(GroupPlacement::of(members, c));
+  const auto host_of = [&](int comm_rank) { return members[static_cast<std::size_t>(comm_rank)] % 16 / 4; };
+  std::set<int> nics;
+  for (const CollKind kind : {CollKind::AllReduce, CollKind::AllGather, CollKind::AllToAll}) {
+    const FlowDag dag = generate_collective_flows(
+        *comm, kind, 64 << 20, CallPlan{NcclAlgorithm::Ring, NcclProtocol::Simple, comm->nchannels}, FlowOptions{});
+    int network = 0;
+    for (const Flow& f : dag.flows) {
+      if (f.link != LinkClass::Network) continue;
+      ++network;
+      const int sender = f.relay >= 0 ? f.relay : f.src.index;
+      EXPECT_EQ(f.src_net / 4, host_of(sender)) << "NIC " << f.src_net << " of rank " << sender;
+      EXPECT_EQ(f.dst_net / 4, host_of(f.dst.index)) << "NIC " << f.dst_net << " of rank " << f.dst.index;
+      nics.insert(f.src_net);
+    }
+    EXPECT_GT(network, 0);
+  }
+  EXPECT_GE(*nics.begin(), 8);
+  EXPECT_LE(*nics.rbegin(), 15);
+}
+
+TEST(NcclMnnvl, RestrictingNetsKeepsTheRestAndChecksItsInput) {
+  ClusterSpec c = two_domains();
+  c.gpus_per_node = 16;  // the domain as NCCL's node
+  c.nics_per_node = 16;
+  const NodeTopology node = generate_node_topology(c);
+  std::vector<bool> keep(16, false);
+  keep[3] = keep[12] = true;
+  NodeTopology r = restrict_to_gpus(node, {3, 12}, keep);
+  ASSERT_EQ(r.nets.size(), 2u);
+  EXPECT_EQ(r.original_net(0), 3);
+  EXPECT_EQ(r.original_net(1), 12);
+  EXPECT_EQ(r.original_net(-1), -1);
+  compute_paths(r, PathOptions{});
+  EXPECT_EQ(r.gpu_to_net(0, 0).type, PathType::Pix);  // GPU 3's own NIC, under its PCIe switch
+  EXPECT_EQ(r.gpu_to_net(1, 1).type, PathType::Pix);
+  EXPECT_THROW(restrict_to_gpus(node, {0}, std::vector<bool>(3, true)), InternalError);
+  const NodeTopology all = restrict_to_gpus(node, {0, 1});
+  EXPECT_EQ(all.nets.size(), 16u);
+  EXPECT_EQ(all.original_net(7), 7);
+}
+
+}  // namespace
+}  // namespace trainsim
