@@ -47,9 +47,9 @@ struct GroupPlacement {
   // symmetric: every node holds the same local indices.
   std::vector<int> local_ranks;
   static GroupPlacement of(const std::vector<int>& ranks, const ClusterSpec& cluster);
-  // The distinct placements of a group's copies (group_replicas.hpp), in first-seen order.
+  // The placements of a group's copies (group_replicas.hpp) that fill the nodes differently (count of nodes, fullest
+  // node, evenness), each the first copy placed so, in first-seen order.
   static std::vector<GroupPlacement> of_copies(const std::vector<std::vector<int>>& copies, const ClusterSpec& cluster);
-  bool operator==(const GroupPlacement&) const = default;
 };
 
 struct CollectiveEstimate {

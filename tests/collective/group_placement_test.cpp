@@ -50,17 +50,18 @@ TEST(GroupPlacement, ScaleUpDomainSpanningHostsIsOneNode) {
 TEST(GroupPlacement, CopiesAndTheSlowestOfThem) {
   const ClusterSpec c = h100_cluster(2);
   const auto placements = GroupPlacement::of_copies({{0, 1, 2, 3}, {4, 5, 6, 7}, {6, 7, 8, 9}, {8, 9, 10, 11}}, c);
-  ASSERT_EQ(placements.size(), 3u);  // local GPUs 0-3, 4-7 (one node each) and 6, 7 | 8, 9 (two nodes)
+  ASSERT_EQ(placements.size(), 2u);  // one node (GPUs 0-3 and 4-7 alike), two nodes (6, 7 | 8, 9)
   EXPECT_EQ(placements[0].nodes, 1);
-  EXPECT_EQ(placements[2].nodes, 2);
+  EXPECT_EQ(placements[0].local_ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(placements[1].nodes, 2);
   const auto model = make_nccl_analytical_model(c, {});
   const std::int64_t bytes = 256 << 20;
   const SimTime inside = model->estimate(CollKind::AllGather, bytes, placements[0]).time;
-  const SimTime across = model->estimate(CollKind::AllGather, bytes, placements[2]).time;
+  const SimTime across = model->estimate(CollKind::AllGather, bytes, placements[1]).time;
   ASSERT_GT(across, inside);
   EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, placements).time, across);
-  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[2], placements[0]}).time, across);
-  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[1]}).time, inside);
+  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[1], placements[0]}).time, across);
+  EXPECT_EQ(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {placements[0]}).time, inside);
   EXPECT_THROW(slowest_copy_estimate(*model, CollKind::AllGather, bytes, {}), InternalError);
 }
 
