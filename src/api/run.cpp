@@ -291,11 +291,10 @@ void check_packet_limit(const Scenario& s, const Workload& wl, FlowBackend& back
                                   packets, s.simulation.max_packets, packets / kPacketsPerSecond / 60));
 }
 
-// One simulation of the workload, with or without the scenario's faults.
 // One simulated rank stands for its stage's TP, CP and DP peers, so each call of its groups runs on every copy of the
 // group at once (group_replicas.hpp); where the copies sit differently on the nodes (a TP group straddling two NVLink
-// domains beside ones inside a domain), the engine prices the call on the slowest.
-// A workload file run without a model has no parallel plan to copy its groups by: each group stands for itself.
+// domains beside ones inside a domain), the engine prices the call on the slowest. A workload file run without a
+// model has no parallel plan to copy its groups by: each group stands for itself.
 std::vector<std::vector<GroupPlacement>> copy_placements(const Scenario& s, const Workload& wl) {
   if (!s.has_training_job) return {};
   const ParallelPlan plan = parallel_plan_of(s);
@@ -311,6 +310,7 @@ std::vector<std::vector<GroupPlacement>> copy_placements(const Scenario& s, cons
   return out;
 }
 
+// One simulation of the workload, with or without the scenario's faults.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
                        bool per_rank, bool with_faults, RunIndex at, const RunOptions& options) {
   Simulated out;

@@ -25,5 +25,6 @@ Command add_tune_command(CLI::App& app);
 Command add_keys_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);
 
 }  // namespace trainsim::cli

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
       trainsim::cli::add_topo_command(app),    trainsim::cli::add_memory_command(app),
       trainsim::cli::add_ops_command(app),     trainsim::cli::add_sweep_command(app),
       trainsim::cli::add_tune_command(app),    trainsim::cli::add_keys_command(app),
-      trainsim::cli::add_export_command(app),  trainsim::cli::add_plan_command(app)};
+      trainsim::cli::add_export_command(app),  trainsim::cli::add_plan_command(app),
+      trainsim::cli::add_serve_command(app)};
   if (const std::string unknown = trainsim::cli::unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
     return 1;  // a usage error, like every other mistake on the command line; 2 is kept for trainsim's bugs

@@ -53,14 +53,15 @@ TEST(Layering, LowerLayersIncludeOnlyTheLayersBelowThem) {
   EXPECT_GT(files, 100);
 }
 
-// The front ends (the CLI and the Python module) stand on the public API only: include/trainsim/ says what they may
-// use, and a layer's own header they reach for must first be made public there (issue 16, item 2).
+// The front ends (the CLI, the Python module and the service) stand on the public API only: include/trainsim/ says what
+// they may use, and a layer's own header they reach for must first be made public there (issue 16, item 2).
 TEST(Layering, FrontEndsIncludeOnlyThePublicApi) {
   const fs::path root(TRAINSIM_SOURCE_DIR);
   const std::regex include(R"re(^\s*#\s*include\s+"([^"]+)")re");
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(root / "src" / "cli"))
-    if (entry.path().extension() == ".cpp" || entry.path().extension() == ".hpp") files.push_back(entry.path());
+  for (const char* front : {"cli", "service"})
+    for (const auto& entry : fs::directory_iterator(root / "src" / front))
+      if (entry.path().extension() == ".cpp" || entry.path().extension() == ".hpp") files.push_back(entry.path());
   files.push_back(root / "python" / "module.cpp");
   int includes = 0;
   for (const fs::path& file : files) {
@@ -72,7 +73,8 @@ TEST(Layering, FrontEndsIncludeOnlyThePublicApi) {
       if (!std::regex_search(line, m, include)) continue;
       ++includes;
       const std::string target = m[1];
-      const bool own = file.parent_path().filename() == "cli" && target.starts_with("cli/");
+      const std::string front = file.parent_path().filename().string();
+      const bool own = (front == "cli" || front == "service") && target.starts_with(front + "/");
       EXPECT_TRUE(own || target.starts_with("trainsim/"))
           << fs::relative(file, root).string() << ":" << n << " includes " << target
           << " (front ends use include/trainsim/ only: make it public there first)";

@@ -1,0 +1,387 @@
+// `trainsim serve` end to end over loopback (docs/service.md): each command submitted, polled and fetched; the
+// errors a client gets (400 naming the key, 401, 404, 409, 413, 429); cancelling; jobs that survive a restart.
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "service/job_store.hpp"
+#include "service/server.hpp"
+#include "trainsim/errors.hpp"
+
+namespace trainsim::service {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+const char* kTiny = R"(model:
+  preset: gpt3-1.3b
+training:
+  global_batch_size: 32
+  micro_batch_size: 2
+  precision: bf16
+parallelism:
+  tensor: 2
+  pipeline: 1
+cluster:
+  gpu: H100-SXM
+  num_gpus: 8
+  gpus_per_node: 8
+  nics_per_node: 8
+  nic_gbps: 400
+)";
+
+const char* kClusterOnly = R"(cluster:
+  gpu: H100-SXM
+  num_gpus: 16
+  gpus_per_node: 8
+  nics_per_node: 8
+  nic_gbps: 400
+)";
+
+// A server on a free loopback port with its own data directory, serving on a thread for the test's length.
+class TestServer {
+ public:
+  explicit TestServer(ServerOptions o = {}, const std::string& dir = "") {
+    dir_ = dir.empty() ? (fs::temp_directory_path() /
+                          ("trainsim-serve-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++)))
+                             .string()
+                       : dir;
+    o.data_dir = dir_;
+    o.port = 0;
+    server_ = std::make_unique<Server>(o);
+    port_ = server_->bind();
+    thread_ = std::thread([this] { server_->run(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    client_->set_read_timeout(60, 0);
+  }
+  ~TestServer() {
+    server_->stop();
+    thread_.join();
+  }
+  httplib::Client& client() { return *client_; }
+  const std::string& dir() const { return dir_; }
+  void stop() {
+    server_->stop();
+    thread_.join();
+    thread_ = std::thread([] {});
+  }
+
+  json submit(const std::string& command, const std::string& scenario, const json& options = json::object(),
+              const std::vector<std::string>& overrides = {}, int expect = 202) {
+    const json body{{"command", command},
+                    {"scenario", scenario},
+                    {"label", "job.yaml"},
+                    {"options", options},
+                    {"overrides", overrides}};
+    const auto res = client_->Post("/api/jobs", body.dump(), "application/json");
+    EXPECT_TRUE(res);
+    if (!res) return {};
+    EXPECT_EQ(res->status, expect) << res->body;
+    return json::parse(res->body);
+  }
+
+  // Polls until the job is finished; its last state.
+  json wait(const std::string& id) {
+    for (int i = 0; i < 1200; ++i) {
+      const auto res = client_->Get("/api/jobs/" + id);
+      if (res && res->status == 200) {
+        const json j = json::parse(res->body);
+        const std::string state = j["state"];
+        if (state == "done" || state == "failed" || state == "cancelled") return j;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ADD_FAILURE() << "job " << id << " did not finish";
+    return {};
+  }
+
+  json result(const std::string& id) {
+    const auto res = client_->Get("/api/jobs/" + id + "/result");
+    EXPECT_TRUE(res);
+    if (!res) return {};
+    EXPECT_EQ(res->status, 200) << res->body;
+    return json::parse(res->body);
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::string dir_;
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST(Serve, EveryCommandSubmittedPolledAndFetched) {
+  TestServer s;
+  const json run = s.submit("run", kTiny);
+  ASSERT_TRUE(run.contains("id"));
+  EXPECT_EQ(run["state"], "queued");
+  const json memory = s.submit("memory", kTiny);
+  const json nccl = s.submit("nccl-test", kClusterOnly, {{"op", "all_reduce"}, {"minbytes", "1M"}, {"maxbytes", "4M"}});
+  const json sweep = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100,400"}}});
+  const json tune = s.submit("tune", kTiny, {{"space", {"parallelism.tensor=1,2"}}, {"top", 2}});
+  const json plan = s.submit("plan", kTiny, {{"iterations", "1000"}}, {"training.resilience.storage_GBps=100"});
+
+  const json done = s.wait(run["id"]);
+  EXPECT_EQ(done["state"], "done") << done.dump();
+  EXPECT_EQ(done["attempts"], 1);
+  EXPECT_GT(done["finished_ms"].get<std::int64_t>(), 0);
+  const json r = s.result(run["id"]);
+  EXPECT_GT(r["iteration_time_s"].get<double>(), 0);
+  const auto html = s.client().Get("/api/jobs/" + run["id"].get<std::string>() + "/html");
+  ASSERT_TRUE(html);
+  EXPECT_EQ(html->status, 200);
+  EXPECT_NE(html->body.find("<html"), std::string::npos);
+  const auto scenario = s.client().Get("/api/jobs/" + run["id"].get<std::string>() + "/scenario");
+  ASSERT_TRUE(scenario);
+  EXPECT_EQ(scenario->body, kTiny);
+
+  for (const json* j : {&memory, &nccl, &sweep, &tune, &plan}) {
+    const json d = s.wait((*j)["id"]);
+    EXPECT_EQ(d["state"], "done") << d.dump();
+  }
+  EXPECT_TRUE(s.result(memory["id"]).contains("stages"));
+  EXPECT_EQ(s.result(nccl["id"])["rows"].size(), 3u);  // 1, 2 and 4 MiB
+  EXPECT_EQ(s.result(sweep["id"])["points"].size(), 2u);
+  EXPECT_FALSE(s.result(tune["id"])["ranked"].empty());
+  EXPECT_GT(s.result(plan["id"])["wall_days"].get<double>(), 0);
+  // A result that is not a run has no page.
+  EXPECT_EQ(s.client().Get("/api/jobs/" + memory["id"].get<std::string>() + "/html")->status, 404);
+
+  // The list: newest first, filtered by state and text.
+  const auto list = s.client().Get("/api/jobs?state=done&limit=2");
+  ASSERT_TRUE(list);
+  const json page = json::parse(list->body);
+  EXPECT_EQ(page["total"], 6);
+  ASSERT_EQ(page["jobs"].size(), 2u);
+  EXPECT_EQ(page["jobs"][0]["id"], plan["id"]);
+  EXPECT_EQ(json::parse(s.client().Get("/api/jobs?q=sweep")->body)["total"], 1);
+  EXPECT_EQ(s.client().Get("/api/jobs?state=sleeping")->status, 400);
+}
+
+TEST(Serve, BadRequestsAreRefusedWithTheKey) {
+  ServerOptions o;
+  o.limits.max_gpus = 64;
+  TestServer s(o);
+  json e = s.submit("run", std::string(kTiny) + "  bogus_key: 1\n", {}, {}, 400);
+  EXPECT_EQ(e["key"], "cluster.bogus_key") << e.dump();
+  e = s.submit("run", kTiny, {}, {"parallelism.tensor=0"}, 400);
+  EXPECT_EQ(e["key"], "parallelism.tensor") << e.dump();
+  EXPECT_NE(e["error"].get<std::string>().find("parallelism.tensor"), std::string::npos);
+  EXPECT_EQ(e["error"].get<std::string>().find(s.dir()), std::string::npos) << "the server's paths stay private";
+  e = s.submit("fly", kTiny, {}, {}, 400);
+  EXPECT_EQ(e["key"], "command");
+  e = s.submit("run", kTiny, {{"verbose", true}}, {}, 400);
+  EXPECT_EQ(e["key"], "options.verbose");
+  e = s.submit("plan", kTiny, {}, {}, 400);
+  EXPECT_EQ(e["key"], "options.tokens");
+  e = s.submit("run", kTiny, {}, {"cluster.num_gpus=128", "training.global_batch_size=128"}, 400);
+  EXPECT_EQ(e["key"], "cluster.num_gpus");
+  e = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100:2000:1"}}}, {}, 400);
+  EXPECT_EQ(e["key"], "options.vary");
+  // Files: only an upload's bare name, and nothing written.
+  e = s.submit("run", kTiny, {}, {"compute.database=/etc/passwd"}, 400);
+  EXPECT_EQ(e["key"], "compute.database");
+  e = s.submit("run", kTiny, {}, {"compute.database=../jobs.sqlite"}, 400);
+  EXPECT_EQ(e["key"], "compute.database");
+  e = s.submit("run", kTiny, {}, {"output.trace=/tmp/x.json"}, 400);
+  EXPECT_EQ(e["key"], "output.trace");
+  // Not JSON; unknown job; unknown route.
+  const auto bad = s.client().Post("/api/jobs", "{not json", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(s.client().Get("/api/jobs/0123456789abcdef")->status, 404);
+  EXPECT_EQ(s.client().Get("/api/nothing")->status, 404);
+  // Nothing was queued.
+  EXPECT_EQ(json::parse(s.client().Get("/api/jobs")->body)["total"], 0);
+}
+
+TEST(Serve, OversizedBodyIs413AndFullQueueIs429) {
+  ServerOptions o;
+  o.max_body_bytes = 2048;
+  o.max_queue = 2;
+  o.workers = 0;  // nothing runs: the queue fills
+  TestServer s(o);
+  const auto big = s.client().Post("/api/jobs", std::string(4096, ' '), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  s.submit("run", kTiny);
+  s.submit("run", kTiny);
+  const json e = s.submit("run", kTiny, {}, {}, 429);
+  EXPECT_NE(e["error"].get<std::string>().find("queue is full"), std::string::npos);
+}
+
+TEST(Serve, CancelAQueuedJobOnce) {
+  ServerOptions o;
+  o.workers = 0;
+  TestServer s(o);
+  const std::string id = s.submit("run", kTiny)["id"];
+  auto res = s.client().Delete("/api/jobs/" + id);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(s.client().Get("/api/jobs/" + id)->body)["state"], "cancelled");
+  EXPECT_EQ(s.client().Delete("/api/jobs/" + id)->status, 409);
+  EXPECT_EQ(s.client().Get("/api/jobs/" + id + "/result")->status, 409);
+}
+
+TEST(Serve, TokensAreRequiredWhenConfigured) {
+  const fs::path tokens = fs::temp_directory_path() / ("trainsim-tokens-" + std::to_string(::getpid()));
+  std::ofstream(tokens) << "# team tokens\nsecret-one\n  secret-two  \n";
+  ServerOptions o;
+  o.token_file = tokens.string();
+  o.bind = "127.0.0.1";
+  TestServer s(o);
+  const json body{{"command", "memory"}, {"scenario", kTiny}};
+  auto res = s.client().Post("/api/jobs", body.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(s.client().Get("/api/jobs")->status, 401);
+  EXPECT_EQ(s.client().Get("/metrics")->status, 401);
+  EXPECT_EQ(s.client().Get("/api/health")->status, 200);  // for load balancers
+  EXPECT_EQ(s.client().Get("/")->status, 200);            // the page asks for the token itself
+  s.client().set_bearer_token_auth("secret-on");
+  EXPECT_EQ(s.client().Get("/api/jobs")->status, 401);
+  s.client().set_bearer_token_auth("secret-two");
+  res = s.client().Post("/api/jobs", body.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 202);
+  fs::remove(tokens);
+}
+
+// A restart finds the queued jobs and those that were running (after a crash) and runs them; finished results stay.
+TEST(Serve, JobsSurviveARestart) {
+  const std::string dir = (fs::temp_directory_path() / ("trainsim-restart-" + std::to_string(::getpid()))).string();
+  std::vector<std::string> ids;
+  std::string finished;
+  {
+    ServerOptions o;
+    TestServer s(o, dir);
+    finished = s.submit("memory", kTiny)["id"];
+    s.wait(finished);
+  }
+  {
+    ServerOptions o;
+    o.workers = 0;
+    TestServer s(o, dir);
+    for (int i = 0; i < 5; ++i)
+      ids.push_back(s.submit("run", kTiny, {}, {"cluster.nic_gbps=" + std::to_string(100 * (i + 1))})["id"]);
+  }
+  {
+    // A worker took the first job and the server died before it finished: the job is left running.
+    JobStore store((fs::path(dir) / "jobs.sqlite").string());
+    const auto taken = store.claim_next();
+    ASSERT_TRUE(taken);
+    EXPECT_EQ(taken->id, ids.front());
+  }
+  ServerOptions o;
+  o.workers = 2;
+  TestServer s(o, dir);
+  EXPECT_EQ(s.wait(finished)["state"], "done");
+  double last = 0;
+  for (const std::string& id : ids) {
+    const json d = s.wait(id);
+    EXPECT_EQ(d["state"], "done") << d.dump();
+    EXPECT_EQ(d["attempts"], id == ids.front() ? 2 : 1);
+    const double t = s.result(id)["iteration_time_s"];
+    EXPECT_GT(t, 0);
+    if (last > 0) {
+      EXPECT_LE(t, last * 1.0000001);  // faster NICs, no slower iteration
+    }
+    last = t;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Serve, CompareTwoRuns) {
+  TestServer s;
+  const std::string a = s.submit("run", kTiny)["id"];
+  const std::string b = s.submit("run", kTiny, {}, {"cluster.nic_gbps=100", "parallelism.tensor=1"})["id"];
+  s.wait(a);
+  s.wait(b);
+  const auto res = s.client().Get("/api/compare?a=" + a + "&b=" + b);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json c = json::parse(res->body);
+  EXPECT_EQ(c["a"]["id"], a);
+  bool found = false;
+  for (const json& row : c["fields"])
+    if (row["name"] == "iteration_time_s") {
+      found = true;
+      EXPECT_NEAR(row["change"].get<double>(), row["b"].get<double>() / row["a"].get<double>() - 1, 1e-12);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(c["breakdown"].empty());
+  EXPECT_EQ(s.client().Get("/api/compare?a=" + a + "&b=ffffffffffffffff")->status, 404);
+}
+
+TEST(Serve, HealthMetricsPresetsAndPage) {
+  TestServer s;
+  s.submit("memory", kTiny);
+  const json h = json::parse(s.client().Get("/api/health")->body);
+  EXPECT_EQ(h["status"], "ok");
+  EXPECT_EQ(h["workers"], 1);
+  const auto m = s.client().Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("# TYPE trainsim_jobs_queued gauge"), std::string::npos);
+  EXPECT_NE(m->body.find("trainsim_jobs_submitted_total 1"), std::string::npos);
+  EXPECT_NE(m->body.find("trainsim_job_duration_seconds_bucket{le=\"+Inf\"}"), std::string::npos);
+  const json p = json::parse(s.client().Get("/api/presets")->body);
+  EXPECT_FALSE(p["models"].empty());
+  EXPECT_FALSE(p["gpus"].empty());
+  EXPECT_NE(p["example"].get<std::string>().find("preset:"), std::string::npos);
+  const auto page = s.client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("<!DOCTYPE html>"), std::string::npos);
+}
+
+TEST(Serve, UploadedFilesAreNamedByContent) {
+  TestServer s;
+  const auto a = s.client().Post("/api/files?name=db.csv", "kernel,time\n", "application/octet-stream");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->status, 201);
+  const std::string name = json::parse(a->body)["name"];
+  EXPECT_EQ(name.size(), 64u + 4u);  // SHA-256 hex + ".csv"
+  EXPECT_TRUE(fs::exists(fs::path(s.dir()) / "files" / name));
+  const auto b = s.client().Post("/api/files?name=again.csv", "kernel,time\n", "application/octet-stream");
+  EXPECT_EQ(json::parse(b->body)["name"], name);
+}
+
+// A second server on a port in use is refused (no SO_REUSEPORT sharing), naming --port.
+TEST(Serve, APortInUseIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("trainsim-port-" + std::to_string(::getpid()));
+  ServerOptions o;
+  o.data_dir = dir.string();
+  o.port = 0;
+  Server first(o);
+  o.port = first.bind();
+  o.data_dir = (dir / "second").string();
+  Server second(o);
+  try {
+    second.bind();
+    ADD_FAILURE() << "bound a port in use";
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "--port"); }
+  fs::remove_all(dir);
+}
+
+TEST(Serve, YamlBodyWithQueryParameters) {
+  TestServer s;
+  const auto res =
+      s.client().Post("/api/jobs?command=memory&label=mine.yaml&set=parallelism.tensor%3D1", kTiny, "application/yaml");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202) << res->body;
+  const json j = json::parse(res->body);
+  EXPECT_EQ(j["label"], "mine.yaml");
+  EXPECT_EQ(s.wait(j["id"])["state"], "done");
+}
+
+}  // namespace
+}  // namespace trainsim::service
