@@ -48,8 +48,9 @@ TSAN_CXX_FLAGS ?= -O1 -g1
 TSAN_VALIDATE_CASES ?= $(wildcard ../shared/validation/cases/coll-*.yaml ../shared/validation/cases/mcore-*.yaml)
 test-tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="$(TSAN_CXX_FLAGS)" -DTRAINSIM_TSAN=ON -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_UNITY=$(UNITY)
-	cmake --build build-tsan -j $(JOBS) --target explore_tests trainsim
+	cmake --build build-tsan -j $(JOBS) --target explore_tests service_tests trainsim
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./explore_tests --gtest_brief=1
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./service_tests --gtest_brief=1 --gtest_filter='JobState*:JobStore*:Serve.*'  # trainsim serve: workers, HTTP threads, the job store
 	$(if $(TSAN_VALIDATE_CASES),TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim validate --threads 4 $(TSAN_VALIDATE_CASES) > /dev/null && echo "test-tsan: validate over $(words $(TSAN_VALIDATE_CASES)) cases on 4 threads: no race",@echo "test-tsan: ../shared/validation not beside the repo: validate not run under TSan")
 
 bench: build
