@@ -112,10 +112,10 @@ class Simulator {
         out_.collective_estimates.push_back(CollectiveEstimate{});
         continue;
       }
-      const bool copies = c.group < opt.copy_placements.size() && !opt.copy_placements[c.group].empty();
+      const bool has_copies = c.group < opt.copy_placements.size() && !opt.copy_placements[c.group].empty();
       out_.collective_estimates.push_back(
-          copies ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group])
-                 : coll.estimate(c.kind, c.bytes, placements[c.group]));
+          has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group])
+                     : coll.estimate(c.kind, c.bytes, placements[c.group]));
     }
     states_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <regex>
 
@@ -117,8 +118,41 @@ void check_options(const JobRequest& r) {
     throw ScenarioError("", "options.vary", "a sweep needs at least one axis: options.vary (or options.zip)");
 }
 
-// A scenario served from a shared machine reads only the server's uploaded files and writes nothing: a path key must
-// be a bare file name (resolved beside the scenario, in the server's files directory), and output keys are refused.
+// What a scenario key does with a file, from the key table (type "path"; those under output. write) and NCCL's
+// variables (NCCL_*_FILE; the *_DUMP_FILE ones write): a key declared later is covered without a change here.
+enum class FileUse { None, Reads, Writes };
+FileUse file_use(const std::string& path) {
+  if (path.starts_with("nccl.NCCL_") && path.ends_with("_FILE"))
+    return path.find("DUMP") != std::string::npos ? FileUse::Writes : FileUse::Reads;
+  const ScenarioKey* key = find_scenario_key(path);
+  if (!key || key->type != "path") return FileUse::None;
+  return path.starts_with("output.") ? FileUse::Writes : FileUse::Reads;
+}
+
+// A scenario served from a shared machine reads only the server's uploaded files and writes nothing: a key that
+// reads a file must name an upload (a bare file name, resolved beside the scenario in the server's files
+// directory), and a key that writes one is refused.
+void check_file_keys(const YAML::Node& node, const std::string& path, const std::string& label) {
+  if (node.IsMap()) {
+    for (const auto& kv : node)
+      check_file_keys(kv.second, path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar(), label);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) check_file_keys(node[i], path + "[" + std::to_string(i) + "]", label);
+  } else if (node.IsScalar()) {
+    static const std::regex bare_name(R"([A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})");
+    switch (file_use(path)) {
+      case FileUse::None: break;
+      case FileUse::Writes: throw ScenarioError(label, path, "the server writes no files: leave it out");
+      case FileUse::Reads:
+        if (!std::regex_match(node.Scalar(), bare_name) || node.Scalar().find("..") != std::string::npos)
+          throw ScenarioError(label, path,
+                              "on the server a file is named by its upload name (POST /api/files), without "
+                              "directories; got '" +
+                                  node.Scalar() + "'");
+    }
+  }
+}
+
 void check_paths(const JobRequest& r) {
   YAML::Node root;
   try {
@@ -126,41 +160,7 @@ void check_paths(const JobRequest& r) {
   } catch (const YAML::Exception&) {
     return;  // load_scenario says what is wrong, with the line
   }
-  root = scenario_detail::apply_overrides(root, r.overrides);
-  if (!root.IsMap()) return;
-  const auto at = [&](const std::vector<const char*>& path) -> YAML::Node {
-    YAML::Node n = YAML::Clone(root);
-    for (const char* k : path) {
-      if (!n.IsMap() || !n[k]) return YAML::Node();
-      n = n[k];
-    }
-    return n;
-  };
-  static const std::vector<std::pair<std::string, std::vector<const char*>>> reads{
-      {"model.hf_config", {"model", "hf_config"}},
-      {"compute.database", {"compute", "database"}},
-      {"cluster.network.simai_topology", {"cluster", "network", "simai_topology"}},
-      {"nccl.NCCL_TOPO_FILE", {"nccl", "NCCL_TOPO_FILE"}}};
-  static const std::regex bare_name(R"([A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})");
-  for (const auto& [key, path] : reads) {
-    const YAML::Node n = at(path);
-    if (!n || !n.IsScalar()) continue;
-    const std::string value = n.Scalar();
-    if (!std::regex_match(value, bare_name) || value.find("..") != std::string::npos)
-      throw ScenarioError(r.label, key,
-                          "on the server a file is named by its upload name (POST /api/files), without directories; "
-                          "got '" +
-                              value + "'");
-  }
-  static const std::vector<std::pair<std::string, std::vector<const char*>>> writes{
-      {"output.trace", {"output", "trace"}},
-      {"output.csv", {"output", "csv"}},
-      {"nccl.NCCL_GRAPH_DUMP_FILE", {"nccl", "NCCL_GRAPH_DUMP_FILE"}},
-      {"nccl.NCCL_TOPO_DUMP_FILE", {"nccl", "NCCL_TOPO_DUMP_FILE"}}};
-  for (const auto& [key, path] : writes) {
-    const YAML::Node n = at(path);
-    if (n && !n.IsNull()) throw ScenarioError(r.label, key, "the server writes no files: leave it out");
-  }
+  check_file_keys(scenario_detail::apply_overrides(root, r.overrides), "", r.label);
 }
 
 ScenarioSource source_of(const JobRequest& r) { return ScenarioSource::from_text(r.scenario, r.label); }
@@ -277,9 +277,9 @@ class StopCheck {
                                  : std::chrono::steady_clock::time_point::max()),
         max_wall_s_(max_wall_s) {}
   void operator()() const {
-    if (stop_.load()) throw JobStopped{"cancelled"};
+    if (stop_.load()) throw JobStopped{true, "cancelled"};
     if (std::chrono::steady_clock::now() > deadline_)
-      throw JobStopped{fmt::format("stopped after {:g} s, this server's limit for one job", max_wall_s_)};
+      throw JobStopped{false, fmt::format("stopped after {:g} s, this server's limit for one job", max_wall_s_)};
   }
 
  private:
@@ -306,9 +306,12 @@ JobRequest job_request_from_json(const json& body) {
       if (!value.is_string()) throw ScenarioError("", "scenario", "expected the scenario's YAML (or JSON) as a string");
       r.scenario = value.get<std::string>();
     } else if (name == "label") {
-      if (!value.is_string() || value.get<std::string>().empty() || value.get<std::string>().size() > 200)
-        throw ScenarioError("", "label", "expected a short name such as my-job.yaml");
-      r.label = value.get<std::string>();
+      r.label = value.is_string() ? value.get<std::string>() : "";
+      const std::string base = r.label.substr(r.label.find_last_of("/\\") + 1);
+      const bool printable = std::all_of(r.label.begin(), r.label.end(),
+                                         [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+      if (base.empty() || base == "." || base == ".." || r.label.size() > 200 || !printable)
+        throw ScenarioError("", "label", "expected a short file name such as my-job.yaml");
     } else if (name == "overrides") {
       if (!has_kind(value, Kind::Strings))
         throw ScenarioError("", "overrides", "expected a list of \"key=value\" strings");
@@ -396,9 +399,9 @@ JobOutput run_job(const JobRequest& r, const JobLimits& limits, const std::funct
       outcomes.push_back(explore::evaluate_point(source, points[i], options));
       progress(static_cast<double>(i + 1) / static_cast<double>(points.size()));
     }
-    std::string stem = r.label.substr(r.label.find_last_of("/\\") + 1);  // as the CLI names it: the file's stem
-    stem = stem.substr(0, stem.rfind('.'));
-    out.result_json = explore::sweep_json(grid, outcomes, stem, r.overrides).dump(2);
+    // Named as the CLI names it: the scenario file's stem.
+    out.result_json =
+        explore::sweep_json(grid, outcomes, std::filesystem::path(r.label).stem().string(), r.overrides).dump(2);
   } else if (r.command == "tune") {
     explore::TuneRequest req = tune_request(r);
     req.progress = [&](std::size_t done, std::size_t total) {

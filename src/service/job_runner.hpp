@@ -48,9 +48,10 @@ void check_job_request(const JobRequest& request, const JobLimits& limits);
 std::string options_json_of(const JobRequest& request);
 JobRequest job_request_of(const JobRecord& job);
 
-// Thrown when a job stops because it was cancelled or ran past JobLimits::max_wall_s.
+// Thrown when a job stops because it was cancelled (asked to stop) or ran past JobLimits::max_wall_s.
 struct JobStopped {
-  std::string why;
+  bool cancelled = false;
+  std::string why;  // for the job's error when not cancelled
 };
 
 struct JobOutput {

@@ -503,7 +503,7 @@ struct Server::Impl {
       if (store->finish(job.id, out.result_json, out.html)) ++finished_done;
     } catch (const JobStopped& s) {
       if (is_stopping()) return;  // shutting down: the job stays running in the store and is requeued at start
-      if (s.why != "cancelled" && store->fail(job.id, s.why, "")) ++finished_failed;
+      if (!s.cancelled && store->fail(job.id, s.why, "")) ++finished_failed;
     } catch (const ScenarioError& e) {
       if (store->fail(job.id, private_paths_removed(e.what()), e.key())) ++finished_failed;
     } catch (const InternalError& e) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/tiny_scenario.hpp"
+
 #include "background_process.hpp"
 #include "cli_support.hpp"
 #include "trainsim/scenario.hpp"
@@ -24,22 +26,7 @@ namespace fs = std::filesystem;
 using trainsim_cli_test::Background;
 using trainsim_cli_test::wait_until;
 
-const char* kTiny = R"(model:
-  preset: gpt3-1.3b
-training:
-  global_batch_size: 32
-  micro_batch_size: 2
-  precision: bf16
-parallelism:
-  tensor: 2
-  pipeline: 1
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-  nics_per_node: 8
-  nic_gbps: 400
-)";
+const char* const kTiny = trainsim::test::kTinyScenario;
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/tiny_scenario.hpp"
+
 #include "service/job_store.hpp"
 #include "service/server.hpp"
 #include "trainsim/errors.hpp"
@@ -21,22 +23,7 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-const char* kTiny = R"(model:
-  preset: gpt3-1.3b
-training:
-  global_batch_size: 32
-  micro_batch_size: 2
-  precision: bf16
-parallelism:
-  tensor: 2
-  pipeline: 1
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-  nics_per_node: 8
-  nic_gbps: 400
-)";
+const char* const kTiny = trainsim::test::kTinyScenario;
 
 const char* kClusterOnly = R"(cluster:
   gpu: H100-SXM
@@ -195,6 +182,10 @@ TEST(Serve, BadRequestsAreRefusedWithTheKey) {
   EXPECT_EQ(e["key"], "compute.database");
   e = s.submit("run", kTiny, {}, {"output.trace=/tmp/x.json"}, 400);
   EXPECT_EQ(e["key"], "output.trace");
+  e = s.submit("run", kTiny, {}, {"nccl.NCCL_GRAPH_FILE=/etc/graph.xml"}, 400);
+  EXPECT_EQ(e["key"], "nccl.NCCL_GRAPH_FILE");
+  e = s.submit("run", kTiny, {}, {"nccl.NCCL_TOPO_DUMP_FILE=topo.xml"}, 400);
+  EXPECT_EQ(e["key"], "nccl.NCCL_TOPO_DUMP_FILE");
   // Not JSON; unknown job; unknown route.
   const auto bad = s.client().Post("/api/jobs", "{not json", "application/json");
   ASSERT_TRUE(bad);
@@ -218,6 +209,30 @@ TEST(Serve, OversizedBodyIs413AndFullQueueIs429) {
   s.submit("run", kTiny);
   const json e = s.submit("run", kTiny, {}, {}, 429);
   EXPECT_NE(e["error"].get<std::string>().find("queue is full"), std::string::npos);
+}
+
+// A job past the server's wall-time limit stops at its next progress step and fails saying why; a run's first step
+// (its work estimate) comes before any simulation, so a limit already passed stops every run there.
+TEST(Serve, AJobPastTheTimeLimitFails) {
+  ServerOptions o;
+  o.limits.max_wall_s = 1e-9;
+  TestServer s(o);
+  const json d = s.wait(s.submit("run", kTiny)["id"]);
+  EXPECT_EQ(d["state"], "failed");
+  EXPECT_NE(d["error"].get<std::string>().find("this server's limit for one job"), std::string::npos) << d.dump();
+  EXPECT_TRUE(d["key"].is_null());
+}
+
+// Labels are file names: no control characters, not "." or "..".
+TEST(Serve, ALabelMustBeAFileName) {
+  TestServer s;
+  for (const char* label : {"..", "a/..", "bad\nname", ""}) {
+    const json body{{"command", "memory"}, {"scenario", kTiny}, {"label", label}};
+    const auto res = s.client().Post("/api/jobs", body.dump(), "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << label;
+    EXPECT_EQ(json::parse(res->body)["key"], "label") << label;
+  }
 }
 
 TEST(Serve, CancelAQueuedJobOnce) {
