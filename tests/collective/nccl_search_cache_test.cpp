@@ -45,5 +45,29 @@ TEST(NcclSearchCache, ADifferentNodeOrOptionIsSearchedAgain) {
                              search_node_graphs(node, single, false).ring);
 }
 
+// A search inside one node reads no NIC bandwidth, so nodes that differ only in their NICs' speed share one memo
+// entry (what lets a sweep of cluster.nic_gbps reuse its intra-node graphs). Checked against the search on each
+// real node, on node shapes with NICs behind PCIe switches, on the CPU and beside an NVSwitch.
+TEST(NcclSearchCache, ASingleNodeSearchIsTheSameAtEveryNicSpeed) {
+  ClusterSpec pcie = testing::h100_cluster(2);
+  pcie.scale_up.kind = ScaleUpKind::PCIe;
+  for (const ClusterSpec& base : {testing::h100_cluster(2), testing::a100_cluster(2), pcie}) {
+    for (const double gbps : {25.0, 100.0, 400.0, 3200.0}) {
+      SCOPED_TRACE(std::to_string(base.gpus_per_node) + " GPUs, NICs at " + std::to_string(gbps) + " Gb/s");
+      ClusterSpec c = base;
+      c.nic_gbps = gbps;
+      NodeTopology node = generate_node_topology(c);
+      compute_paths(node, PathOptions{});
+      SearchOptions single;
+      single.multi_node = false;
+      const NodeGraphs direct = search_node_graphs(node, single, true);
+      const NodeGraphs cached = cached_search_node_graphs(node, single, true, false);
+      testing::expect_same_graph(cached.ring, direct.ring);
+      testing::expect_same_graph(cached.tree, direct.tree);
+      testing::expect_same_graph(cached.nvls, direct.nvls);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -40,7 +40,29 @@ class Fingerprint {
 
 using Key = std::tuple<std::size_t, std::uint64_t, std::uint64_t>;
 
+// A search inside one node (a communicator on a single host) never leaves it: NCCL trims the NETs of such a
+// communicator away (ncclTopoTrimSystem), and the search walks no path to a NET without inter-node traffic. So
+// the NETs' bandwidths are not among its inputs: left out of the key and set to zero in the node searched, a
+// sweep of NIC speeds reuses the intra-node graphs (and a search that did read them would show as changed graphs).
+bool is_net(const NodeTopology& node, int v) { return node.vertices[static_cast<std::size_t>(v)].kind == TopoKind::Net; }
+
+NodeTopology without_net_bandwidth(const NodeTopology& node) {
+  NodeTopology out = node;
+  for (std::size_t v = 0; v < out.vertices.size(); ++v) {
+    TopoVertex& vx = out.vertices[v];
+    const bool net = vx.kind == TopoKind::Net;
+    if (net) vx.net_bw = 0;
+    for (TopoLink& l : vx.links)
+      if (net || is_net(node, l.to)) l.bw = 0;
+  }
+  for (std::size_t from = 0; from < out.paths.size(); ++from)
+    for (std::size_t to = 0; to < out.paths[from].size(); ++to)
+      if (is_net(node, static_cast<int>(from)) || is_net(node, static_cast<int>(to))) out.paths[from][to].bw = 0;
+  return out;
+}
+
 Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet) {
+  const bool net_bw_read = options.multi_node;
   Fingerprint f;
   f.add(options.cross_nic);
   f.add(options.multi_node);
@@ -59,13 +81,14 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
   }
   f.add(node.vertices.size());
   for (const TopoVertex& v : node.vertices) {
+    const bool net = v.kind == TopoKind::Net;
     f.add(v.kind);
     f.add(v.id);
     f.add(v.dev);
     f.add(v.rank);
     f.add(v.sm);
     f.add(v.gdr);
-    f.add(v.net_bw);
+    if (net_bw_read || v.kind != TopoKind::Net) f.add(v.net_bw);
     f.add(v.latency_us);
     f.add(v.guid);
     f.add(v.port);
@@ -78,18 +101,20 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
     for (const TopoLink& l : v.links) {
       f.add(l.to);
       f.add(l.type);
-      f.add(l.bw);
+      if (net_bw_read || !(net || is_net(node, l.to))) f.add(l.bw);
     }
   }
   f.add(node.paths.size());
-  for (const auto& row : node.paths) {
+  for (std::size_t from = 0; from < node.paths.size(); ++from) {
+    const auto& row = node.paths[from];
     f.add(row.size());
-    for (const TopoPath& p : row) {
+    for (std::size_t to = 0; to < row.size(); ++to) {
+      const TopoPath& p = row[to];
       f.add(p.type);
-      f.add(p.bw);
+      if (net_bw_read || !(is_net(node, static_cast<int>(from)) || is_net(node, static_cast<int>(to)))) f.add(p.bw);
       f.add(p.links.size());
-      for (const auto& [from, link] : p.links) {
-        f.add(from);
+      for (const auto& [via, link] : p.links) {
+        f.add(via);
         f.add(link);
       }
     }
@@ -111,7 +136,9 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
-  NodeGraphs graphs = search_node_graphs(node, options, search_nvls, search_collnet);
+  NodeGraphs graphs = options.multi_node
+                          ? search_node_graphs(node, options, search_nvls, search_collnet)
+                          : search_node_graphs(without_net_bandwidth(node), options, search_nvls, search_collnet);
   std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= kMaxEntries) memo.clear();
   memo.emplace(key, graphs);
