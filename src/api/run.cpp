@@ -311,12 +311,15 @@ std::vector<std::vector<GroupPlacement>> copy_placements(const Scenario& s, cons
 }
 
 // One simulation of the workload, with or without the scenario's faults.
-Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll,
-                       bool per_rank, bool with_faults, RunIndex at, const RunOptions& options) {
+// `plan`: plan_engine of wl and compute, or null.
+Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const EnginePlan* plan,
+                       const CollectiveModel& coll, bool per_rank, bool with_faults, RunIndex at,
+                       const RunOptions& options) {
   Simulated out;
   EngineOptions eo;
   eo.interference = s.compute.interference;
   eo.host_launch = from_microseconds(s.compute.host_launch_us);
+  eo.plan = plan;
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
   if (!per_rank) eo.copy_placements = copy_placements(s, wl);
   FlowSetup flow;
@@ -378,6 +381,7 @@ struct PreparedJob {
   WorkloadOptions wo;
   Workload wl;
   std::unique_ptr<ComputeModel> compute;
+  EnginePlan engine_plan;  // of wl, compute and the scenario's host launch cost
 };
 }  // namespace api_detail
 
@@ -406,6 +410,7 @@ PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
     if (static_cast<int>(job.wl.ranks.size()) == s.cluster.num_gpus) job.wo.per_rank = true;
     check_trace_ranks_imported(job.wl, options);
     job.compute = make_compute_model(s);
+    job.engine_plan = plan_engine(job.wl, *job.compute, from_microseconds(s.compute.host_launch_us));
     return job;
   }
   job.memory = memory_usage(s);
@@ -443,6 +448,7 @@ PreparedJob prepare_job(const Scenario& s, const RunOptions& options) {
   check_work_limit(s, estimate_work(s, wo.per_rank));
   job.wl = generate_workload(s, wo);
   job.compute = make_compute_model(s);
+  job.engine_plan = plan_engine(job.wl, *job.compute, from_microseconds(s.compute.host_launch_us));
   return job;
 }
 
@@ -476,7 +482,7 @@ void refuse_slower_than_limit(const Scenario& s, const PreparedJob& job, const R
 // With faults, the iteration once more without them (run 2 of 2), to report how much the faults slow it down.
 FaultImpact fault_impact(const Scenario& s, const PreparedJob& job, const CollectiveModel& coll,
                          const SimulationOutput& faulty, const RunOptions& options) {
-  const Simulated clean = simulate_job(s, job.wl, *job.compute, coll, job.wo.per_rank, false, {2, 2}, options);
+  const Simulated clean = simulate_job(s, job.wl, *job.compute, &job.engine_plan, coll, job.wo.per_rank, false, {2, 2}, options);
   FaultImpact fi;
   fi.faults = static_cast<int>(s.faults.size());
   fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
@@ -607,13 +613,14 @@ void add_throughput(const Scenario& s, double iteration_s, RunResult& r) {
   r.hfu = t > 0 ? r.hardware_flops_per_iteration / t / gpus / 1e12 / r.peak_tflops : 0;
 }
 
-// Where the critical rank (index `ci` among the simulated ranks) spends the iteration: its breakdown, its
+// Where the critical rank (found by find_critical_rank) spends the iteration: its breakdown, its
 // collectives, the sources of its kernel times and, on request, the explanation.
-void add_critical_rank_statistics(const Scenario& s, const Workload& wl, const SimulationOutput& sim, std::size_t ci,
-                                  const RunOptions& options, RunResult& r) {
+void add_critical_rank_statistics(const Scenario& s, const Workload& wl, const SimulationOutput& sim,
+                                  const CriticalRank& critical, const RunOptions& options, RunResult& r) {
   const double t = to_seconds(sim.makespan);
+  const std::size_t ci = critical.index;
   r.critical_rank = wl.ranks[ci].rank;
-  r.breakdown = compute_breakdown(wl, sim, ci, sim.makespan);
+  r.breakdown = critical.breakdown;
   r.comm = compute_comm_table(wl, sim, ci);
   if (s.compute.database) r.compute_sources = compute_sources(s, wl, sim);
   if (options.explain)
@@ -731,13 +738,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   // Simulate: the iteration with the scenario's faults (the one reported), then without them when there are any.
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   const int runs = s.faults.empty() ? 1 : 2;
-  Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, true, {1, runs}, options);
+  Simulated run = simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, true, {1, runs}, options);
   if (!s.faults.empty()) r.faults = fault_impact(s, job, *coll, run.sim, options);
   move_network_details(s, job.wl, run, out);
   report_done(options, runs, run.sim);
 
   // Assemble the result.
-  const std::size_t ci = critical_rank_index(job.wl, run.sim);
+  const CriticalRank critical = find_critical_rank(job.wl, run.sim);
   describe_job(s, r);
   add_inferred_values_and_warnings(s, r);
   add_uneven_group_warnings(s, job.wl, r);
@@ -747,13 +754,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     describe_file_job(job.wl, r);
     r.iteration_time_s = to_seconds(run.sim.makespan);
   }
-  add_critical_rank_statistics(s, job.wl, run.sim, ci, options, r);
+  add_critical_rank_statistics(s, job.wl, run.sim, critical, options, r);
   if (s.has_training_job) {  // a file's job has no tokens to count per joule
     std::string why_not;
     r.energy = iteration_energy(s, r, why_not);
     if (!r.energy) r.warnings.push_back({"power", "no energy per iteration: " + why_not});
   }
-  add_simulation_statistics(s, job, run, ci, r);
+  add_simulation_statistics(s, job, run, critical.index, r);
   if (options.want_trace) add_trace_spans(job.wl, run.sim, options, out);
   r.simulation.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
@@ -771,7 +778,7 @@ void export_workload(const Scenario& s, const std::string& format, const std::st
   // Both formats state compute times: those of a fault-free simulation of the iteration (the scenario's faults apply
   // again when the file runs).
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-  const Simulated run = simulate_job(s, job.wl, *job.compute, *coll, job.wo.per_rank, false, {1, 1}, options);
+  const Simulated run = simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, false, {1, 1}, options);
   WorkloadOpDurations durations;
   for (const RankTimeline& tl : run.sim.timelines) {
     auto& d = durations.emplace_back(tl.start.size());

@@ -31,7 +31,7 @@ Category category_of(GroupKind k) {
 
 }  // namespace
 
-std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out) {
+CriticalRank find_critical_rank(const Workload& wl, const SimulationOutput& out) {
   // The last rank to finish...
   std::size_t last = 0;
   SimTime last_end = -1;
@@ -47,15 +47,15 @@ std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out)
   // that is never waiting (the others show its work as bubble), and its breakdown says where the
   // time goes. Checked over the pipeline's ranks, not over thousands of --per-rank timelines.
   constexpr std::size_t kMaxRanksCompared = 128;
-  if (wl.ranks.size() > kMaxRanksCompared) return last;
-  std::size_t best = last;
+  if (wl.ranks.size() > kMaxRanksCompared) return {last, compute_breakdown(wl, out, last, out.makespan)};
+  CriticalRank best{last, {}};
   double best_idle = std::numeric_limits<double>::infinity();
   for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-    const Breakdown b = compute_breakdown(wl, out, r, out.makespan);
+    Breakdown b = compute_breakdown(wl, out, r, out.makespan);
     const double idle = b.bubble + b.other + b.exposed_pp;  // waiting on other stages, however it shows
     if (idle < best_idle - 1e-12 || (std::abs(idle - best_idle) <= 1e-12 && r == last)) {
       best_idle = idle;
-      best = r;
+      best = {r, b};
     }
   }
   return best;
@@ -65,15 +65,20 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   const RankProgram& p = wl.ranks[ri];
   const RankTimeline& t = out.timelines[ri];
   // Sweep over boundaries: +1/-1 per communicator category, and the compute op active.
-  struct Point {
+  struct Point {  // 16 bytes: the sweep is bound by the memory it walks
     SimTime at;
-    int delta;
-    int cat;  // -1: compute (phase in `phase`)
+    std::int8_t delta;
+    std::int8_t cat;  // -1: compute (phase in `phase`)
     Phase phase;
   };
   // Each stream runs its ops one after another, so its boundaries come in time order: one sorted run per stream,
   // merged (linear, where sorting all of them was most of this function's time).
   std::vector<Point> by_stream[kNumStreams];
+  {
+    std::size_t ops_on[kNumStreams] = {};
+    for (const Op& op : p.ops) ++ops_on[static_cast<int>(op.stream)];
+    for (int k = 0; k < kNumStreams; ++k) by_stream[k].reserve(2 * ops_on[k]);
+  }
   SimTime sched_end = 0;  // end of the rank's last forward/backward kernel
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const Op& op = p.ops[i];
@@ -86,13 +91,13 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
         sched_end = std::max(sched_end, t.end[i]);
       }
     } else {
-      const int cat = category_of(wl.groups[wl.collectives[op.desc].group].kind);
+      const auto cat = static_cast<std::int8_t>(category_of(wl.groups[wl.collectives[op.desc].group].kind));
       run.push_back({t.start[i], +1, cat, op.phase});
       run.push_back({t.end[i], -1, cat, op.phase});
     }
   }
   // The compute stream idle until the host issues its next kernel (launch-bound): one run, in time order.
-  constexpr int kHostWait = -3;
+  constexpr std::int8_t kHostWait = -3;
   std::vector<Point> host_run;
   if (ri < out.host_waits.size())
     for (const auto& [from, to] : out.host_waits[ri]) {
@@ -103,8 +108,9 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   std::vector<std::vector<Point>> runs;
   runs.push_back({{0, 0, -2, Phase::Other}, {iteration_end, 0, -2, Phase::Other}});
   if (iteration_end < 0) std::swap(runs[0][0], runs[0][1]);
-  for (std::vector<Point>& run : by_stream) runs.push_back(std::move(run));
-  runs.push_back(std::move(host_run));
+  for (std::vector<Point>& run : by_stream)
+    if (!run.empty()) runs.push_back(std::move(run));
+  if (!host_run.empty()) runs.push_back(std::move(host_run));
   for (std::vector<Point>& run : runs)
     if (!std::is_sorted(run.begin(), run.end(), earlier)) std::stable_sort(run.begin(), run.end(), earlier);
   // Neighbours merged pairwise, level by level: each point is copied log2(runs) times, where merging

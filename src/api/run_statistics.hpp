@@ -7,11 +7,14 @@
 
 namespace trainsim {
 
-// Index (into wl.ranks) of the critical rank: the one that waits least on other stages (bubble,
-// exposed pipeline p2p and other idle time),
-// i.e. the pipeline's bottleneck stage; ties (and --per-rank runs over 128 ranks) go to the rank
-// whose last op finishes last.
-std::size_t critical_rank_index(const Workload& wl, const SimulationOutput& out);
+// The critical rank: the one that waits least on other stages (bubble, exposed pipeline p2p and other idle time),
+// i.e. the pipeline's bottleneck stage; ties (and --per-rank runs over 128 ranks) go to the rank whose last op
+// finishes last. With its breakdown over [0, makespan), worked out on the way.
+struct CriticalRank {
+  std::size_t index = 0;  // into wl.ranks
+  Breakdown breakdown;
+};
+CriticalRank find_critical_rank(const Workload& wl, const SimulationOutput& out);
 
 // Splits [0, iteration_end) of rank `ri` into compute, exposed communication (by communicator,
 // priority TP > CP > PP > EP > DP > other when several overlap), pipeline bubble (idle before its last

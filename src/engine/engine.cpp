@@ -20,22 +20,11 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 // An event whose op carries this bit is the host issuing that op (its predecessors had finished before).
 constexpr std::uint32_t kIssueBit = 0x80000000u;
 
-// Per simulated rank: readiness counters and the reverse edges needed to wake ops up.
-struct RankState {
-  std::vector<std::uint32_t> pending;      // unmet predecessors (deps + stream predecessor)
-  std::vector<std::uint32_t> stream_next;  // next op on the same stream
-  std::vector<std::uint32_t> dep_begin;    // CSR of dependents
-  std::vector<std::uint32_t> dependents;
-  std::vector<char> finished;
-  std::vector<SimTime> issued;  // when the host has issued each op; empty = at time 0
-};
-
-RankState build_state(const RankProgram& p, SimTime host_launch) {
-  RankState s;
+EngineRankPlan plan_rank(const RankProgram& p, SimTime host_launch) {
+  EngineRankPlan s;
   const std::size_t n = p.ops.size();
   s.pending.assign(n, 0);
   s.stream_next.assign(n, kNone);
-  s.finished.assign(n, 0);
   std::uint32_t last_on_stream[kNumStreams];
   std::fill(std::begin(last_on_stream), std::end(last_on_stream), kNone);
   std::vector<std::uint32_t> count(n + 1, 0);
@@ -99,9 +88,8 @@ class Simulator {
  public:
   Simulator(const Workload& wl, const ComputeModel& compute, const CollectiveModel& coll, const ClusterSpec& cluster,
             const EngineOptions& opt)
-      : wl_(wl), compute_(compute), opt_(opt) {
-    out_.kernel_timings.reserve(wl.kernels.size());
-    for (const auto& k : wl.kernels) out_.kernel_timings.push_back(compute.time(k));
+      : wl_(wl), compute_(compute), opt_(opt), plan_(the_plan(wl, compute, opt)) {
+    out_.kernel_timings = plan_.kernel_timings;
     std::vector<GroupPlacement> placements;
     placements.reserve(wl.groups.size());
     for (const auto& g : wl.groups) placements.push_back(GroupPlacement::of(g.ranks, cluster));
@@ -117,7 +105,7 @@ class Simulator {
           has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group])
                      : coll.estimate(c.kind, c.bytes, placements[c.group]));
     }
-    states_.reserve(wl.ranks.size());
+    pending_ops_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
     out_.interference.assign(wl.ranks.size(), 0);
     out_.host_waits.resize(wl.ranks.size());
@@ -125,7 +113,7 @@ class Simulator {
     loads_.resize(wl.ranks.size());
     std::size_t total_ops = 0;
     for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-      states_.push_back(build_state(wl.ranks[r], opt.host_launch));
+      pending_ops_.push_back(plan_.ranks[r].pending);
       out_.timelines[r].start.assign(wl.ranks[r].ops.size(), -1);
       out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
       total_ops += wl.ranks[r].ops.size();
@@ -137,7 +125,7 @@ class Simulator {
   SimulationOutput run() {
     for (std::uint32_t r = 0; r < wl_.ranks.size(); ++r)
       for (std::uint32_t i = 0; i < wl_.ranks[r].ops.size(); ++i)
-        if (states_[r].pending[i] == 0) become_ready(r, i, 0);
+        if (pending_ops_[r][i] == 0) become_ready(r, i, 0);
     std::vector<std::uint64_t> completed;
     std::int64_t processed = 0, until_report = opt_.progress_every;
     while (true) {
@@ -173,7 +161,7 @@ class Simulator {
  private:
   // Its predecessors have finished; it starts once the host has issued it.
   void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
-    const auto& issued = states_[r].issued;
+    const auto& issued = plan_.ranks[r].issued;
     if (!issued.empty() && issued[i] > now) {
       if (wl_.ranks[r].ops[i].type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, issued[i]);
       queue_.push(issued[i], r, i | kIssueBit);
@@ -302,7 +290,8 @@ class Simulator {
   }
 
   void finish(std::uint32_t r, std::uint32_t i, SimTime now) {
-    auto& st = states_[r];
+    const EngineRankPlan& st = plan_.ranks[r];
+    auto& pending = pending_ops_[r];
     if (opt_.interference) {
       const Op& op = wl_.ranks[r].ops[i];
       if (op.type == Op::Type::Compute) {
@@ -316,12 +305,11 @@ class Simulator {
         add_load(r, op.desc, -1, now);
       }
     }
-    out_.timelines[r].end[i] = now;
-    st.finished[i] = 1;
+    out_.timelines[r].end[i] = now;  // >= 0: finished (see check_complete)
     ++ops_done_;
     out_.makespan = std::max(out_.makespan, now);
     auto release = [&](std::uint32_t j) {
-      if (--st.pending[j] == 0) become_ready(r, j, now);
+      if (--pending[j] == 0) become_ready(r, j, now);
     };
     if (st.stream_next[i] != kNone) release(st.stream_next[i]);
     for (std::uint32_t k = st.dep_begin[i]; k < st.dep_begin[i + 1]; ++k) release(st.dependents[k]);
@@ -338,12 +326,12 @@ class Simulator {
     std::vector<std::string> waiting;
     for (std::uint32_t r = 0; r < wl_.ranks.size(); ++r) {
       const auto& prog = wl_.ranks[r];
-      const auto& st = states_[r];
+      const auto& ended = out_.timelines[r].end;
       // Report, per stream, the first op that never finished and why it is stuck.
       bool seen[kNumStreams] = {};
       for (std::uint32_t i = 0; i < prog.ops.size(); ++i) {
         const Op& op = prog.ops[i];
-        if (st.finished[i] || seen[static_cast<int>(op.stream)]) continue;
+        if (ended[i] >= 0 || seen[static_cast<int>(op.stream)]) continue;
         seen[static_cast<int>(op.stream)] = true;
         std::string what =
             fmt::format("rank {} {} stream: op #{} '{}'", prog.rank, to_string(op.stream), i, wl_.names[op.name]);
@@ -382,14 +370,31 @@ class Simulator {
     }
   };
 
+  // The caller's plan, checked against this run's workload, or one made for this run alone.
+  const EnginePlan& the_plan(const Workload& wl, const ComputeModel& compute, const EngineOptions& opt) {
+    if (opt.plan == nullptr) {
+      own_plan_ = plan_engine(wl, compute, opt.host_launch);
+      return own_plan_;
+    }
+    TRAINSIM_CHECK(opt.plan->host_launch == opt.host_launch && opt.plan->ranks.size() == wl.ranks.size() &&
+                       opt.plan->kernel_timings.size() == wl.kernels.size(),
+                   "engine: the plan given was made for another workload or host launch cost");
+    for (std::size_t r = 0; r < wl.ranks.size(); ++r)
+      TRAINSIM_CHECK(opt.plan->ranks[r].pending.size() == wl.ranks[r].ops.size(),
+                     "engine: the plan given was made for another workload");
+    return *opt.plan;
+  }
+
   const Workload& wl_;
   const ComputeModel& compute_;
   const EngineOptions& opt_;
+  EnginePlan own_plan_;
+  const EnginePlan& plan_;
   std::vector<std::vector<RunningKernel>> running_;  // per rank
   std::vector<RankCommLoad> loads_;                  // per rank
   std::unordered_map<std::tuple<std::uint32_t, int, std::int64_t>, double, KeyHash> slowdowns_;
   SimulationOutput out_;
-  std::vector<RankState> states_;
+  std::vector<std::vector<std::uint32_t>> pending_ops_;  // per rank and op: predecessors not yet finished
   EventQueue queue_;
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
@@ -399,6 +404,16 @@ class Simulator {
 };
 
 }  // namespace
+
+EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime host_launch) {
+  EnginePlan plan;
+  plan.host_launch = host_launch;
+  plan.ranks.reserve(wl.ranks.size());
+  for (const RankProgram& p : wl.ranks) plan.ranks.push_back(plan_rank(p, host_launch));
+  plan.kernel_timings.reserve(wl.kernels.size());
+  for (const auto& k : wl.kernels) plan.kernel_timings.push_back(compute.time(k));
+  return plan;
+}
 
 SimulationOutput simulate(const Workload& wl, const ComputeModel& compute, const CollectiveModel& collectives,
                           const ClusterSpec& cluster, const EngineOptions& options) {

@@ -34,6 +34,25 @@ struct SimulationOutput {
   std::vector<std::vector<std::pair<SimTime, SimTime>>> host_waits;
 };
 
+// What the engine works out from a workload before it runs, none of it depending on how long anything takes: per
+// simulated rank, each op's successor on its stream, the ops that depend on it and how many predecessors it waits
+// for, and when the host issues it; and every kernel's time from the compute model. Runs of one workload with the
+// same compute model share it (a sweep's points that change only the network, a fault's fault-free baseline).
+struct EngineRankPlan {
+  std::vector<std::uint32_t> pending;      // unmet predecessors at the start (deps + stream predecessor)
+  std::vector<std::uint32_t> stream_next;  // next op on the same stream, or 0xffffffff
+  std::vector<std::uint32_t> dep_begin;    // CSR of dependents: op i's are dependents[dep_begin[i] .. dep_begin[i+1])
+  std::vector<std::uint32_t> dependents;
+  std::vector<SimTime> issued;  // when the host has issued each op; empty = all at time 0
+};
+struct EnginePlan {
+  SimTime host_launch = 0;
+  std::vector<EngineRankPlan> ranks;         // Workload::ranks order
+  std::vector<KernelTiming> kernel_timings;  // per Workload::kernels entry
+};
+// `host_launch`: as EngineOptions::host_launch.
+EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime host_launch);
+
 // How far a simulation has got, for a progress line.
 struct EngineProgress {
   SimTime now = 0;             // simulated time reached
@@ -56,6 +75,8 @@ struct EngineProgress {
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
   SimTime host_launch = 0;
+  // plan_engine of this workload, compute model and host_launch, made once for several runs; null = made here.
+  const EnginePlan* plan = nullptr;
   NetworkBackend* network = nullptr;
   bool interference = true;
   // By group: the distinct placements of the copies of the group that run each of its calls at once; a call takes

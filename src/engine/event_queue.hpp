@@ -20,12 +20,12 @@ class EventQueue {
   void reserve(std::size_t n) { heap_.reserve(n); }
   void push(SimTime t, std::uint32_t rank, std::uint32_t op) {
     heap_.push_back(Event{t, next_seq_++, rank, op});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
   bool empty() const { return heap_.empty(); }
   const Event& top() const { return heap_.front(); }  // the next event; the queue must not be empty
   Event pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Event e = heap_.back();
     heap_.pop_back();
     return e;
@@ -33,7 +33,12 @@ class EventQueue {
   std::uint64_t pushed() const { return next_seq_; }
 
  private:
-  static bool later(const Event& a, const Event& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
+  // A function object, not a function pointer, so that the heap's sift loops inline the comparison.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+  };
   std::vector<Event> heap_;
   std::uint64_t next_seq_ = 0;
 };

@@ -12,6 +12,9 @@ using namespace trainsim;
 
 namespace {
 
+using test::cluster;
+using test::FixedCollectives;
+using test::FixedCompute;
 using test::kernel_us;
 using test::simulate_fixed;
 using test::us;
@@ -175,4 +178,48 @@ TEST(Engine, Deterministic) {
     EXPECT_EQ(oa.timelines[r].start, ob.timelines[r].start);
     EXPECT_EQ(oa.timelines[r].end, ob.timelines[r].end);
   }
+}
+
+// A plan made once (plan_engine) serves several runs of one workload: the same timelines as a run that makes its
+// own, with other collective times and host launch costs as given; a plan of another workload or launch cost is
+// an internal error, not a wrong answer.
+TEST(Engine, APlanMadeOnceServesEveryRunOfItsWorkload) {
+  WorkloadBuilder wb(2, {0, 1});
+  const auto g = wb.group(GroupKind::DP, {0, 1});
+  for (std::size_t r = 0; r < 2; ++r) {
+    auto rb = wb.rank_builder(r);
+    for (int i = 0; i < 20; ++i) {
+      rb.compute({}, "k", kernel_us(1.0 + static_cast<double>((r + static_cast<std::size_t>(i)) % 3)));
+      const auto h = rb.collective({}, Stream::DpComm, "c", CollKind::AllReduce, g, 1 + i % 4);
+      if (i % 3 == 0) rb.wait(h);
+    }
+  }
+  const Workload wl = wb.finish();
+  const FixedCompute compute;
+  EngineOptions eo;
+  eo.host_launch = from_microseconds(0.5);
+  const EnginePlan plan = plan_engine(wl, compute, eo.host_launch);
+  for (const int channels : {0, 4}) {
+    SCOPED_TRACE(channels);
+    const FixedCollectives collectives(channels);
+    const SimulationOutput own = simulate(wl, compute, collectives, cluster(2), eo);
+    EngineOptions shared = eo;
+    shared.plan = &plan;
+    const SimulationOutput given = simulate(wl, compute, collectives, cluster(2), shared);
+    EXPECT_EQ(given.makespan, own.makespan);
+    EXPECT_EQ(given.events, own.events);
+    for (std::size_t r = 0; r < 2; ++r) {
+      EXPECT_EQ(given.timelines[r].start, own.timelines[r].start);
+      EXPECT_EQ(given.timelines[r].end, own.timelines[r].end);
+    }
+  }
+  EngineOptions other_launch = eo;
+  other_launch.plan = &plan;
+  other_launch.host_launch = from_microseconds(1);
+  EXPECT_THROW(simulate(wl, compute, FixedCollectives(), cluster(2), other_launch), InternalError);
+  WorkloadBuilder smaller(2, {0, 1});
+  smaller.rank_builder(0).compute({}, "k", kernel_us(1));
+  EngineOptions other_workload = eo;
+  other_workload.plan = &plan;
+  EXPECT_THROW(simulate(smaller.finish(), compute, FixedCollectives(), cluster(2), other_workload), InternalError);
 }
