@@ -482,7 +482,8 @@ void refuse_slower_than_limit(const Scenario& s, const PreparedJob& job, const R
 // With faults, the iteration once more without them (run 2 of 2), to report how much the faults slow it down.
 FaultImpact fault_impact(const Scenario& s, const PreparedJob& job, const CollectiveModel& coll,
                          const SimulationOutput& faulty, const RunOptions& options) {
-  const Simulated clean = simulate_job(s, job.wl, *job.compute, &job.engine_plan, coll, job.wo.per_rank, false, {2, 2}, options);
+  const Simulated clean =
+      simulate_job(s, job.wl, *job.compute, &job.engine_plan, coll, job.wo.per_rank, false, {2, 2}, options);
   FaultImpact fi;
   fi.faults = static_cast<int>(s.faults.size());
   fi.fault_free_iteration_time_s = to_seconds(clean.sim.makespan);
@@ -738,7 +739,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   // Simulate: the iteration with the scenario's faults (the one reported), then without them when there are any.
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   const int runs = s.faults.empty() ? 1 : 2;
-  Simulated run = simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, true, {1, runs}, options);
+  Simulated run =
+      simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, true, {1, runs}, options);
   if (!s.faults.empty()) r.faults = fault_impact(s, job, *coll, run.sim, options);
   move_network_details(s, job.wl, run, out);
   report_done(options, runs, run.sim);
@@ -778,7 +780,8 @@ void export_workload(const Scenario& s, const std::string& format, const std::st
   // Both formats state compute times: those of a fault-free simulation of the iteration (the scenario's faults apply
   // again when the file runs).
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
-  const Simulated run = simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, false, {1, 1}, options);
+  const Simulated run =
+      simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, false, {1, 1}, options);
   WorkloadOpDurations durations;
   for (const RankTimeline& tl : run.sim.timelines) {
     auto& d = durations.emplace_back(tl.start.size());

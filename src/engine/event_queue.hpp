@@ -35,9 +35,7 @@ class EventQueue {
  private:
   // A function object, not a function pointer, so that the heap's sift loops inline the comparison.
   struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
-    }
+    bool operator()(const Event& a, const Event& b) const { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
   };
   std::vector<Event> heap_;
   std::uint64_t next_seq_ = 0;

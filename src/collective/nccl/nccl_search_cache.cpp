@@ -44,7 +44,9 @@ using Key = std::tuple<std::size_t, std::uint64_t, std::uint64_t>;
 // communicator away (ncclTopoTrimSystem), and the search walks no path to a NET without inter-node traffic. So
 // the NETs' bandwidths are not among its inputs: left out of the key and set to zero in the node searched, a
 // sweep of NIC speeds reuses the intra-node graphs (and a search that did read them would show as changed graphs).
-bool is_net(const NodeTopology& node, int v) { return node.vertices[static_cast<std::size_t>(v)].kind == TopoKind::Net; }
+bool is_net(const NodeTopology& node, int v) {
+  return node.vertices[static_cast<std::size_t>(v)].kind == TopoKind::Net;
+}
 
 NodeTopology without_net_bandwidth(const NodeTopology& node) {
   NodeTopology out = node;
