@@ -276,21 +276,8 @@ py::object tune(const std::string& label, const std::optional<std::string>& text
       explore::TuneRequest req;
       req.scenario = source_of(label, text);
       req.overrides = overrides;
-      req.objective.kind = explore::parse_objective_kind(objective);
-      if (gpu_hour_price) {
-        if (req.objective.kind != explore::ObjectiveKind::Cost)
-          throw Error("gpu_hour_price: only used with objective='cost' (the objective is " + objective + ")");
-        req.objective.gpu_hour_price_usd = *gpu_hour_price;
-      }
-      if (tokens) {
-        if (req.objective.kind != explore::ObjectiveKind::TimeToTrain)
-          throw Error("tokens: only used with objective='time_to_train' (the objective is " + objective + ")");
-        const std::optional<double> count = explore::parse_token_count(*tokens);
-        if (!count)
-          throw Error("tokens: expected a positive token count such as 1e12, '15T' or '300B', got '" + *tokens + "'");
-        req.objective.tokens = *count;
-      }
-      explore::check_objective(req.objective);
+      req.objective =
+          explore::read_objective(objective, gpu_hour_price, tokens, {"objective", "gpu_hour_price", "tokens"});
       if (top < 1) throw Error("top: expected a positive number of configurations, got 0");
       req.top = top + 1;  // the listed ones and the next, which the last is explained against (as the CLI)
       req.threads = threads;

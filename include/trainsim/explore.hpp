@@ -7,6 +7,7 @@
 #include "explore/sweep_csv_stream.hpp"
 #include "explore/sweep_html.hpp"
 #include "explore/sweep_json.hpp"
+#include "explore/sweep_objective.hpp"
 #include "explore/sweep_plot.hpp"
 #include "explore/sweep_spec.hpp"
 #include "explore/sweep_table.hpp"

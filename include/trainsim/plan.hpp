@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/result.hpp"
 #include "scenario/scenario.hpp"
 
 namespace trainsim {
@@ -66,6 +67,12 @@ struct PlanResult {
 // Throws ScenarioError naming the key for a plan the scenario cannot support (checkpoints without a storage
 // bandwidth, an interval longer than the run), Error when the run cannot finish, and what run_scenario throws.
 PlanResult plan_run(const Scenario& s, const PlanRequest& request);
+// What plan_run checks before it simulates anything (a training job, a storage bandwidth for checkpoints, the GPU's
+// power): throws the same ScenarioError. Searches over many scenarios check their base first.
+void check_plan_inputs(const Scenario& s);
+// The same from an iteration already simulated (`iteration` = run_scenario(s).result, as a sweep or a search has
+// it): only the straggler's iteration is simulated here, when the scenario has stragglers.
+PlanResult plan_from_iteration(const Scenario& s, const RunResult& iteration, const PlanRequest& request);
 
 std::string plan_text(const PlanResult& plan);
 nlohmann::ordered_json plan_json(const PlanResult& plan);

@@ -253,15 +253,16 @@ def tune(scenario, *, top=5, objective="tokens_per_s", gpu_hour_price=None, toke
          threads=0, allow_tp_beyond_scale_up=False, full=False):
     """Searches TP/PP/DP/CP/EP, micro-batch, recompute and ZeRO for the best configurations that fit (docs/tune.md).
 
-    objective: "tokens_per_s" (maximise), "cost" (needs gpu_hour_price, USD) or "time_to_train" (needs tokens, a
-    number or a str such as "15T"). space: {key: [values]} or `--space` strings replacing a key's default values.
+    objective: "tokens_per_s" (maximise), "cost" (needs gpu_hour_price, USD, or tokens: the whole run's cost),
+    "time_to_train", "days" or "energy" (need tokens, a number or a str such as "15T"; days and energy are of the
+    whole run: failures, restarts, checkpoints, as `trainsim plan` gives them). space: {key: [values]} or `--space` strings replacing a key's default values.
     set: overrides for every candidate (on a searched key it pins it). Returns the `ranked` list of
     `trainsim tune --json`, best first: {rank, configuration, overrides, objective, result}; full=True returns the
     whole object (counts, explanations, ...). Raises Error when no configuration is ranked, with the CLI's reason.
     """
     label, text = _source(scenario)
     if not isinstance(objective, str):
-        raise TypeError(f"objective: expected 'tokens_per_s', 'cost' or 'time_to_train', "
+        raise TypeError(f"objective: expected 'tokens_per_s', 'cost', 'time_to_train', 'days' or 'energy', "
                         f"got {type(objective).__name__}")
     price = None if gpu_hour_price is None else _number(gpu_hour_price, "gpu_hour_price")
     if isinstance(tokens, numbers.Integral) and not isinstance(tokens, bool):

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -39,6 +40,10 @@ struct SweepArgs {
   int threads = 0;
   bool allow_oom = false;
   bool y_without_plot = false;
+  // The whole run (docs/sweep.md, "The whole run"): --tokens plans each point's run; --objective names the best.
+  std::string objective;
+  std::optional<double> gpu_hour_price;
+  std::optional<std::string> tokens;
 };
 
 // Checks of files and programs, made on rank 0 only (another node may see a different file system)
@@ -68,6 +73,7 @@ std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep,
   const int threads = a.threads > 0 ? a.threads : threads_per_rank(world.ranks_on_this_node());
   PointOptions options;
   options.allow_oom = a.allow_oom;
+  apply_sweep_objective(read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens), options);
   if (world.size() == 1 && !a.csv.empty() && a.csv != "-") csv.emplace(a.csv, sweep, points.size());
 
   Progress progress(world.size() > 1 ? "points of rank 0" : "points");
@@ -90,8 +96,14 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
   if (!a.plot.empty() && simulated > 0) plot = make_plot_data(sweep, table, a.y);
 
   // The --json object: printed, and embedded in the page.
+  const std::optional<Objective> objective = read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens).objective;
+  const std::size_t best = objective ? best_point(outcomes, *objective) : outcomes.size();
+  const bool has_best = best < outcomes.size();
   nlohmann::ordered_json json;
-  if (a.json || !a.html.empty()) json = sweep_json(sweep, outcomes, fs::path(a.scenario).stem().string(), a.overrides);
+  if (a.json || !a.html.empty()) {
+    json = sweep_json(sweep, outcomes, fs::path(a.scenario).stem().string(), a.overrides);
+    if (objective) json["objective"] = sweep_objective_json(*objective, outcomes);
+  }
 
   if (a.csv == "-") {
     write_sweep_csv(std::cout, table);
@@ -107,8 +119,22 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
     write_output_file("--html", a.html, [&](std::ostream& f) { f << render_sweep_html(sweep, json, a.scenario); });
   if (a.json)
     std::cout << json.dump(2) << "\n";
-  else if (a.csv != "-")
+  else if (a.csv != "-") {
     write_sweep_text(std::cout, sweep, table);
+    if (objective) {
+      if (has_best) {
+        std::string where;
+        for (std::size_t c = 0; c < table.key_columns; ++c)
+          where += (c ? ", " : "") + table.columns[c] + "=" + csv_cell(table.rows[best][c]);
+        std::cout << "best by " << objective_name(objective->kind) << ": " << where << " ("
+                  << fmt::format("{:.6g} {}", outcomes[best].result["objective"].get<double>(),
+                                 objective_unit(objective->kind))
+                  << ")\n";
+      } else {
+        std::cout << "best by " << objective_name(objective->kind) << ": no point has a value\n";
+      }
+    }
+  }
   std::cout << std::flush;
 
   if (simulated == 0) {
@@ -122,6 +148,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
 
 int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   // Checks that give the same answer on every rank: each rank throws the same error by itself.
+  read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens);
   if (a.y_without_plot) throw Error("--y chooses what --plot draws; give --plot out.svg too");
   if (a.json && a.csv == "-") throw Error("--json and --csv - both write to standard output; give --csv a file");
   const Sweep sweep = make_sweep(a.vary, a.zip, a.zip_position);
@@ -178,6 +205,15 @@ Command add_sweep_command(CLI::App& app) {
       ->check(thread_count_check());
   cmd->add_flag("--allow-oom", args->allow_oom,
                 "simulate points that do not fit in GPU memory instead of skipping them");
+  cmd->add_option("--tokens", args->tokens,
+                  "plan each point's whole run on this many tokens (15T, 1e12): run_plan.days, goodput, failures, "
+                  "energy_mwh, cost_usd columns, as `trainsim plan` gives them");
+  cmd->add_option("--objective", args->objective,
+                  "add an `objective` column and name the best point: tokens_per_s | cost | time_to_train | days | "
+                  "energy (days, energy and cost with --tokens: of the whole run)");
+  cmd->add_option("--gpu-hour-price", args->gpu_hour_price,
+                  "USD per GPU-hour for --objective cost (with --tokens it replaces the scenario's "
+                  "cost.usd_per_gpu_hour)");
   return {cmd, [args, cmd, vary, zip, plot, y]() {
             args->y_without_plot = y->count() > 0 && plot->count() == 0;
             args->zip_position = zip_position(cmd->parse_order(), vary, zip);

@@ -47,28 +47,16 @@ int parse_int_flag(const std::string& flag, const std::string& text, int minimum
 }
 
 explore::Objective read_objective(const TuneArgs& a) {
-  explore::Objective o;
-  o.kind = explore::parse_objective_kind(a.objective);
+  std::optional<double> price;
   if (!a.gpu_hour_price.empty()) {
-    if (o.kind != explore::ObjectiveKind::Cost)
-      throw Error("--gpu-hour-price: only used with --objective cost (the objective is " + a.objective + ")");
     char* end = nullptr;
-    const double price = std::strtod(a.gpu_hour_price.c_str(), &end);
-    if (end != a.gpu_hour_price.c_str() + a.gpu_hour_price.size() || !std::isfinite(price) || !(price > 0))
+    price = std::strtod(a.gpu_hour_price.c_str(), &end);
+    if (end != a.gpu_hour_price.c_str() + a.gpu_hour_price.size() || !std::isfinite(*price) || !(*price > 0))
       throw Error("--gpu-hour-price: expected the USD price of one GPU-hour, a positive number, got '" +
                   a.gpu_hour_price + "'");
-    o.gpu_hour_price_usd = price;
   }
-  if (!a.tokens.empty()) {
-    if (o.kind != explore::ObjectiveKind::TimeToTrain)
-      throw Error("--tokens: only used with --objective time_to_train (the objective is " + a.objective + ")");
-    const std::optional<double> tokens = explore::parse_token_count(a.tokens);
-    if (!tokens)
-      throw Error("--tokens: expected a positive token count such as 1e12, 15T or 300B, got '" + a.tokens + "'");
-    o.tokens = *tokens;
-  }
-  explore::check_objective(o);
-  return o;
+  return explore::read_objective(a.objective, price,
+                                 a.tokens.empty() ? std::nullopt : std::optional<std::string>(a.tokens));
 }
 
 }  // namespace
@@ -81,9 +69,14 @@ Command add_tune_command(CLI::App& app) {
   cmd->add_option("scenario", a->scenario, "scenario YAML file (its model, cluster, global batch and framework stay)")
       ->required();
   cmd->add_option("--top", a->top, "configurations to list (default 5)");
-  cmd->add_option("--objective", a->objective, "tokens_per_s (default, maximise) | cost | time_to_train (minimise)");
-  cmd->add_option("--gpu-hour-price", a->gpu_hour_price, "USD per GPU-hour (needed by --objective cost)");
-  cmd->add_option("--tokens", a->tokens, "tokens to train on, e.g. 1e12 or 15T (needed by --objective time_to_train)");
+  cmd->add_option("--objective", a->objective,
+                  "tokens_per_s (default, maximise) | cost | time_to_train | days | energy (minimise); days, energy "
+                  "and cost with --tokens rank the whole run: failures, restarts, checkpoints (docs/tune.md)");
+  cmd->add_option(
+      "--gpu-hour-price", a->gpu_hour_price,
+      "USD per GPU-hour (--objective cost; with --tokens it replaces the scenario's cost.usd_per_gpu_hour)");
+  cmd->add_option("--tokens", a->tokens,
+                  "tokens to train on, e.g. 1e12 or 15T (needed by time_to_train, days and energy; cost of the run)");
   cmd->add_option("--threads", a->threads, "simulations at a time (default 0 = all cores)");
   cmd->add_flag("--json", a->json, "print one JSON object: counts, ranked configurations, explanations");
   cmd->add_option("--html", a->html,

@@ -20,11 +20,23 @@ const char* to_string(PointStatus s) {
   return "failed";
 }
 
+nlohmann::ordered_json run_plan_json(const PlanResult& plan) {
+  constexpr double kSecondsPerDay = 86400;
+  nlohmann::ordered_json j;
+  j["tokens"] = plan.tokens;
+  j["days"] = plan.wall_s / kSecondsPerDay;
+  j["goodput"] = plan.goodput;
+  j["failures"] = plan.failures;
+  j["energy_mwh"] = plan.run_energy_mwh;
+  j["cost_usd"] = plan.cost_usd ? nlohmann::ordered_json(*plan.cost_usd) : nlohmann::ordered_json();
+  return j;
+}
+
 PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<std::string>& overrides,
                             const PointOptions& options, double give_up_above_s, PreparedJobCache* reuse) {
   PointOutcome out;
   try {
-    const Scenario s = load_scenario(scenario, overrides);
+    Scenario s = load_scenario(scenario, overrides);
     RunOptions ro;
     ro.allow_oom = options.allow_oom;
     ro.give_up_above_s = give_up_above_s;
@@ -32,6 +44,14 @@ PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<st
     RunOutput run = run_scenario(s, ro);
     run.result.simulation.wall_s = 0;  // timing is the only non-deterministic field
     out.result = to_json(run.result);
+    if (options.plan) {
+      if (options.gpu_hour_price_usd) s.cost.usd_per_gpu_hour = options.gpu_hour_price_usd;
+      out.result["run_plan"] = run_plan_json(plan_from_iteration(s, run.result, *options.plan));
+    }
+    if (options.objective) {
+      const std::optional<double> v = objective_of(*options.objective, out.result, s.cluster.num_gpus);
+      out.result["objective"] = v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+    }
     out.status = PointStatus::Ok;
   } catch (const ScenarioError& e) {
     out.status = PointStatus::Invalid;

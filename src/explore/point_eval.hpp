@@ -2,12 +2,15 @@
 // One point of a design-space exploration: the base scenario with some keys overridden, simulated
 // (or rejected) without ever throwing, so that a sweep or a search can report every point as a row.
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "explore/objective.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "trainsim/plan.hpp"
 
 namespace trainsim {
 class PreparedJobCache;  // trainsim/trainsim.hpp
@@ -36,7 +39,19 @@ struct PointOptions {
   // limit (seconds per iteration, RunOptions::give_up_above_s) is not simulated but reported Bounded. Empty =
   // simulate every point.
   std::vector<double> give_up_above_s;
+  // The whole run too (the run-level objectives of sweep and tune): each simulated point's result gains a
+  // `run_plan` object (run_plan_json) from plan_from_iteration. A point whose scenario cannot be planned (no storage
+  // bandwidth with checkpoints, no GPU power) is invalid, naming the key.
+  std::optional<PlanRequest> plan;
+  std::optional<double> gpu_hour_price_usd;  // with `plan`: replaces the scenario's cost.usd_per_gpu_hour
+  // A sweep's objective: each simulated point's result gains `objective` (objective_of; null when the result lacks
+  // what it needs). A run-level objective needs `plan`.
+  std::optional<Objective> objective;
 };
+
+// The numbers of a run plan that sweeps and searches rank and tabulate: tokens, days (expected wall clock), goodput,
+// failures, energy_mwh, cost_usd (null without a price).
+nlohmann::ordered_json run_plan_json(const PlanResult& plan);
 
 // Loads `scenario` (a file or YAML text) with `overrides` ("key.path=value", as `--set`) applied and simulates one
 // iteration. Never throws: every failure becomes a status and a reason. Deterministic: the

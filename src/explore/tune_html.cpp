@@ -61,16 +61,17 @@ void write_header(TunePage& p) {
   put(b, "</code></p>\n<p class=\"meta\">objective <code>");
   put_text(b, objective_name(p.objective.kind));
   putf(b, "</code> ({}, {})", maximises(p.objective.kind) ? "maximise" : "minimise", html_escape(p.unit()));
-  if (p.objective.kind == ObjectiveKind::Cost) {
+  if (p.objective.kind == ObjectiveKind::Cost && p.objective.gpu_hour_price_usd > 0) {
     put(b, " at ");
     p.num("span", "objective.gpu_hour_price_usd", fmt::format("{:g}", p.objective.gpu_hour_price_usd));
     put(b, " USD per GPU-hour");
   }
-  if (p.objective.kind == ObjectiveKind::TimeToTrain) {
+  if (p.objective.tokens > 0) {
     put(b, " for ");
     p.num("span", "objective.tokens", fmt::format("{:g}", p.objective.tokens));
     put(b, " tokens");
   }
+  if (p.objective.run_level()) put(b, ", the whole run (failures, restarts, checkpoints: <code>trainsim plan</code>)");
   put(b, "</p>\n");
   p.base_overrides_line("for every candidate");
   put(b, "</header>\n");

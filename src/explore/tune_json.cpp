@@ -41,8 +41,10 @@ nlohmann::ordered_json tune_json(const TuneOutcome& o, const Objective& objectiv
   nlohmann::ordered_json obj = {{"name", objective_name(objective.kind)},
                                 {"goal", maximises(objective.kind) ? "maximise" : "minimise"},
                                 {"unit", objective_unit(objective.kind)}};
-  if (objective.kind == ObjectiveKind::Cost) obj["gpu_hour_price_usd"] = objective.gpu_hour_price_usd;
-  if (objective.kind == ObjectiveKind::TimeToTrain) obj["tokens"] = objective.tokens;
+  if (objective.kind == ObjectiveKind::Cost && objective.gpu_hour_price_usd > 0)
+    obj["gpu_hour_price_usd"] = objective.gpu_hour_price_usd;
+  if (objective.tokens > 0) obj["tokens"] = objective.tokens;
+  obj["run_level"] = objective.run_level();
   j["objective"] = obj;
   j["base_overrides"] = o.base_overrides;
   const TuneCounts& c = o.counts;

@@ -8,39 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explore/objective.hpp"
 #include "explore/tune_space.hpp"
 
 namespace trainsim::explore {
-
-enum class ObjectiveKind {
-  TokensPerS,   // tokens/s of the whole job, maximised
-  Cost,         // USD per million tokens, minimised
-  TimeToTrain,  // hours to train on a token budget, minimised
-};
-
-struct Objective {
-  ObjectiveKind kind = ObjectiveKind::TokensPerS;
-  double gpu_hour_price_usd = 0;  // cost: price of one GPU for one hour
-  double tokens = 0;              // time_to_train: tokens to train on
-};
-
-// "tokens_per_s" | "cost" | "time_to_train"; throws Error naming --objective otherwise.
-ObjectiveKind parse_objective_kind(const std::string& text);
-const char* objective_name(ObjectiveKind k);
-// The unit of the objective's value, for headers: "tokens/s", "USD/M tokens", "hours".
-const char* objective_unit(ObjectiveKind k);
-bool maximises(ObjectiveKind k);
-// Throws Error naming --gpu-hour-price (cost) or --tokens (time_to_train) when the companion value is
-// missing, not positive or not finite.
-void check_objective(const Objective& o);
-
-// A token count: a number ("1e12", "300000000") with an optional decimal suffix K, M, B or G, T
-// ("1T", "2.5B"). nullopt when malformed, not finite or not positive.
-std::optional<double> parse_token_count(const std::string& text);
-
-// The objective of a configuration that processes `tokens_per_s` (the whole job's) on `num_gpus` GPUs:
-//   tokens_per_s;  cost = num_gpus x price / 3600 / tokens_per_s x 1e6;  time_to_train = tokens / tokens_per_s / 3600.
-double objective_value(const Objective& o, double tokens_per_s, int num_gpus);
 
 // A simulated configuration: its `trainsim run --json` result and objective value.
 struct RankedConfig {

@@ -32,11 +32,20 @@ std::optional<double> listed_threshold(const std::vector<RankedConfig>& ranked, 
   return *nth;
 }
 
-// The iteration time at which a candidate of `gpus` GPUs would score `objective`: every objective is tokens/s
-// (maximised, inversely proportional to the time) or a cost or duration (minimised, proportional to it). A
-// hair of slack keeps a candidate that would tie.
-double time_at_objective(const Objective& o, double objective, double tokens, int gpus) {
-  const double at_one_second = objective_value(o, tokens, gpus);
+// The iteration time beyond which a candidate of `gpus` GPUs cannot score better than `objective`. An
+// iteration-level objective is tokens/s (maximised, inversely proportional to the time) or a cost or duration
+// (minimised, proportional to it). A run-level one is at least its value at full goodput (failures, restarts and
+// checkpoints only add): days at least the training time, the run's cost at least its GPU-hours at
+// `gpu_hour_price_usd` (the price the plans use; none: no bound); energy has no such bound here. A hair of slack
+// keeps a candidate that would tie.
+double time_at_objective(const Objective& o, double gpu_hour_price_usd, double objective, double tokens, int gpus) {
+  Objective bound = o;
+  if (o.kind == ObjectiveKind::Energy) return std::numeric_limits<double>::infinity();
+  if (o.kind == ObjectiveKind::Cost && o.run_level()) {
+    if (!(gpu_hour_price_usd > 0)) return std::numeric_limits<double>::infinity();
+    bound.gpu_hour_price_usd = gpu_hour_price_usd;
+  }
+  const double at_one_second = objective_value(bound, tokens, gpus);
   const double t = maximises(o.kind) ? at_one_second / objective : objective / at_one_second;
   return t * (1 + 1e-9);
 }
@@ -85,6 +94,20 @@ TuneOutcome run_tune(const TuneRequest& request) {
   out.gpu = base.cluster.gpu.name;
   out.basis = space_basis(base);
   out.basis.reset_stage_keys = reset_stage_keys;
+  // A run-level objective plans each candidate's whole run at the scenario's resilience, power and cost blocks.
+  PointOptions plan_options;
+  const Objective& objective = request.objective;
+  const double gpu_hour_price =
+      objective.gpu_hour_price_usd > 0 ? objective.gpu_hour_price_usd : base.cost.usd_per_gpu_hour.value_or(0);
+  if (objective.run_level()) {
+    check_plan_inputs(base);
+    plan_options.plan = PlanRequest{PlanRequest::Target::Tokens, objective.tokens, 0, 0};
+    if (objective.gpu_hour_price_usd > 0) plan_options.gpu_hour_price_usd = objective.gpu_hour_price_usd;
+    if (objective.kind == ObjectiveKind::Cost && !(gpu_hour_price > 0) && !base.cost.usd_per_mwh)
+      throw Error(
+          "--objective cost with --tokens: the run's cost needs a price: --gpu-hour-price, or cost.usd_per_gpu_hour "
+          "or cost.usd_per_mwh in the scenario");
+  }
 
   const std::vector<TuneCandidate> candidates = enumerate_candidates(out.basis, space);
   std::set<int> gpu_counts;
@@ -110,7 +133,10 @@ TuneOutcome run_tune(const TuneRequest& request) {
     runs[i] = RunState::NoResult;
     if (o.status == PointStatus::Invalid) screens[i].verdict = Verdict::Invalid;
     if (o.status == PointStatus::OutOfMemory) screens[i].verdict = Verdict::OutOfMemory;
-    screens[i].reason = o.status == PointStatus::Ok ? "the simulation reported no throughput" : o.reason;
+    screens[i].reason = o.status != PointStatus::Ok ? o.reason
+                        : request.objective.run_level()
+                            ? std::string("the run plan has no ") + objective_name(request.objective.kind)
+                            : "the simulation reported no throughput";
   };
   std::size_t done_before = 0;
   while (!batch.empty()) {
@@ -132,11 +158,12 @@ TuneOutcome run_tune(const TuneRequest& request) {
       const auto from = order.begin() + static_cast<std::ptrdiff_t>(first);
       const std::vector<std::size_t> wave(
           from, from + static_cast<std::ptrdiff_t>(std::min(kTuneWave, order.size() - first)));
-      PointOptions options;
-      if (const auto threshold = listed_threshold(out.ranked, request.top, request.objective.kind)) {
+      PointOptions options = plan_options;
+      if (const auto threshold = listed_threshold(out.ranked, request.top, objective.kind)) {
         options.give_up_above_s.assign(candidates.size(), std::numeric_limits<double>::infinity());
         for (std::size_t i : wave)
-          options.give_up_above_s[i] = time_at_objective(request.objective, *threshold, tokens, candidates[i].num_gpus);
+          options.give_up_above_s[i] =
+              time_at_objective(objective, gpu_hour_price, *threshold, tokens, candidates[i].num_gpus);
       }
       ProgressFn progress;
       const std::size_t before = done_before + first;
@@ -147,11 +174,11 @@ TuneOutcome run_tune(const TuneRequest& request) {
       for (std::size_t j = 0; j < wave.size(); ++j) {
         const std::size_t i = wave[j];
         const PointOutcome& o = outcomes[j];
-        const double tokens_per_s = o.status == PointStatus::Ok ? o.result.value("tokens_per_s", 0.0) : 0.0;
-        if (o.status == PointStatus::Ok && tokens_per_s > 0) {
+        const std::optional<double> value =
+            o.status == PointStatus::Ok ? objective_of(objective, o.result, candidates[i].num_gpus) : std::nullopt;
+        if (value) {
           runs[i] = RunState::Ok;
-          out.ranked.push_back(
-              {candidates[i], o.result, objective_value(request.objective, tokens_per_s, candidates[i].num_gpus)});
+          out.ranked.push_back({candidates[i], o.result, *value});
         } else if (o.status == PointStatus::Bounded) {
           runs[i] = RunState::Bounded;
         } else {
@@ -183,7 +210,7 @@ TuneOutcome run_tune(const TuneRequest& request) {
          s.peak_gib - s.capacity_gib < out.closest_miss->peak_gib - out.closest_miss->capacity_gib))
       out.closest_miss = ClosestMiss{candidates[i], s.peak_gib, s.capacity_gib};
   }
-  rank_configs(out.ranked, request.objective.kind);
+  rank_configs(out.ranked, objective.kind);
   return out;
 }
 

@@ -23,6 +23,8 @@ constexpr double kSecondsPerDay = 86400;
 // fp32 master copy and two Adam moments (12 bytes); gradients are not saved.
 constexpr double kCheckpointBytesPerParam = 14;
 constexpr const char* kKey = "training.resilience";
+constexpr const char* kUnknownGpuPower =
+    "the GPU's power is not known: give power.gpu_idle_w, power.gpu_communication_w and power.gpu_compute_w";
 
 std::string key(const char* name) { return std::string(kKey) + "." + name; }
 
@@ -51,8 +53,29 @@ double resolved(const std::map<std::string, double>& given, const std::string& n
 
 }  // namespace
 
-PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
+void check_plan_inputs(const Scenario& s) {
   if (!s.has_training_job) throw ScenarioError(s.file, "model", "a run plan needs a training job (a model block)");
+  const ResilienceSpec& rs = s.resilience;
+  if (rs.checkpoints && !rs.storage_GBps)
+    throw ScenarioError(s.file, key("storage_GBps"),
+                        fmt::format("checkpoints of {:.3g} TB need the storage's write bandwidth in GB/s (or "
+                                    "checkpoint_interval_min: none to plan without checkpoints)",
+                                    total_params(s.model) * kCheckpointBytesPerParam / 1e12));
+  const PowerSpec& ps = s.power;
+  if (!(ps.gpu_idle_w && ps.gpu_communication_w && ps.gpu_compute_w)) {
+    try {
+      gpu_power(s.cluster.gpu, fleet_power());
+    } catch (const Error&) { throw ScenarioError(s.file, "power.gpu_compute_w", kUnknownGpuPower); }
+  }
+}
+
+PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
+  check_plan_inputs(s);
+  return plan_from_iteration(s, run_scenario(s).result, request);
+}
+
+PlanResult plan_from_iteration(const Scenario& s, const RunResult& r, const PlanRequest& request) {
+  check_plan_inputs(s);
   if (!(request.amount > 0) || !std::isfinite(request.amount))
     throw Error(fmt::format("the run's size must be a positive number, got {:g}", request.amount));
   if (request.trials < 0 || request.trials > kMaxPlanTrials)
@@ -64,13 +87,9 @@ PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
   p.num_gpus = s.cluster.num_gpus;
   p.num_nodes = s.cluster.num_nodes();
 
-  // The iteration, and with one GPU slowed by straggler_slowdown: a synchronous step waits for its slowest GPU.
-  const RunOutput clean = run_scenario(s);
-  const RunResult& r = clean.result;
+  // The iteration (given), and with one GPU slowed by straggler_slowdown: a synchronous step waits for its slowest GPU.
   if (!r.energy)  // before any more work: the run's energy needs the GPU's power
-    throw ScenarioError(s.file, "power.gpu_compute_w",
-                        "the GPU's power is not known: give power.gpu_idle_w, power.gpu_communication_w and "
-                        "power.gpu_compute_w");
+    throw ScenarioError(s.file, "power.gpu_compute_w", kUnknownGpuPower);
   p.iteration_time_s = r.iteration_time_s;
   p.tokens_per_iteration = static_cast<double>(s.training.global_batch_size) * static_cast<double>(s.model.seq_length);
   p.straggler_iteration_time_s = p.iteration_time_s;
@@ -92,12 +111,7 @@ PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
   p.checkpoints = rs.checkpoints;
   p.async_checkpoint = rs.async_checkpoint;
   p.checkpoint_bytes = total_params(s.model) * kCheckpointBytesPerParam;
-  if (p.checkpoints) {
-    if (!rs.storage_GBps)
-      throw ScenarioError(s.file, key("storage_GBps"),
-                          fmt::format("checkpoints of {:.3g} TB need the storage's write bandwidth in GB/s (or "
-                                      "checkpoint_interval_min: none to plan without checkpoints)",
-                                      p.checkpoint_bytes / 1e12));
+  if (p.checkpoints) {  // check_plan_inputs: the storage bandwidth is given
     p.checkpoint_write_s = p.checkpoint_bytes / (*rs.storage_GBps * 1e9);
     p.checkpoint_load_s = p.checkpoint_bytes / (rs.read_GBps.value_or(*rs.storage_GBps) * 1e9);
     // Asynchronous: each GPU copies its shard to host memory over PCIe, then training goes on during the write.

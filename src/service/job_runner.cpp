@@ -37,8 +37,9 @@ const std::vector<OptionSpec>& options_of(const std::string& command) {
       {"op", Kind::String},        {"minbytes", Kind::String}, {"maxbytes", Kind::String}, {"stepfactor", Kind::Number},
       {"stepbytes", Kind::String}, {"datatype", Kind::String}, {"redop", Kind::String},    {"root", Kind::Int},
       {"gpus", Kind::Int},         {"agg_iters", Kind::Int}};
-  static const std::vector<OptionSpec> sweep{
-      {"vary", Kind::Strings}, {"zip", Kind::Strings}, {"allow_oom", Kind::Bool}};
+  static const std::vector<OptionSpec> sweep{{"vary", Kind::Strings},   {"zip", Kind::Strings},
+                                             {"allow_oom", Kind::Bool}, {"objective", Kind::String},
+                                             {"tokens", Kind::String},  {"gpu_hour_price", Kind::Number}};
   static const std::vector<OptionSpec> tune{{"space", Kind::Strings},    {"top", Kind::Int},
                                             {"objective", Kind::String}, {"gpu_hour_price", Kind::Number},
                                             {"tokens", Kind::String},    {"allow_tp_beyond_scale_up", Kind::Bool}};
@@ -216,6 +217,19 @@ NcclTestOptions nccl_test_options(const Scenario& s, const json& o) {
   return n;
 }
 
+// The objective's settings as a job names them.
+const explore::ObjectiveFlags kObjectiveOptions{"options.objective", "options.gpu_hour_price", "options.tokens"};
+
+std::optional<double> price_option(const JobRequest& r) {
+  if (!r.options.contains("gpu_hour_price")) return std::nullopt;
+  return r.options.at("gpu_hour_price").get<double>();
+}
+
+explore::SweepObjective sweep_objective_of(const JobRequest& r) {
+  return explore::read_sweep_objective(text(r.options, "objective").value_or(""), price_option(r),
+                                       text(r.options, "tokens"), kObjectiveOptions);
+}
+
 explore::Sweep sweep_of(const JobRequest& r, const JobLimits& limits) {
   const explore::Sweep grid = explore::make_sweep(strings(r.options, "vary"), strings(r.options, "zip"), 0);
   explore::check_no_set_conflict(grid, r.overrides);
@@ -230,16 +244,8 @@ explore::TuneRequest tune_request(const JobRequest& r) {
   explore::TuneRequest req;
   req.scenario = source_of(r);
   req.overrides = r.overrides;
-  const std::string objective = text(r.options, "objective").value_or("tokens_per_s");
-  req.objective.kind = explore::parse_objective_kind(objective);
-  if (r.options.contains("gpu_hour_price"))
-    req.objective.gpu_hour_price_usd = r.options.at("gpu_hour_price").get<double>();
-  if (const auto tokens = text(r.options, "tokens")) {
-    const std::optional<double> count = explore::parse_token_count(*tokens);
-    if (!count) throw ScenarioError("", "options.tokens", "expected a token count such as 1e12, '15T' or '300B'");
-    req.objective.tokens = *count;
-  }
-  explore::check_objective(req.objective);
+  req.objective = explore::read_objective(text(r.options, "objective").value_or("tokens_per_s"), price_option(r),
+                                          text(r.options, "tokens"), kObjectiveOptions);
   const int top = number<int>(r.options, "top", 5);
   if (top < 1 || top > 100) throw ScenarioError("", "options.top", "expected 1 to 100 configurations");
   req.top = static_cast<std::size_t>(top) + 1;  // the listed ones and the next, which the last is explained against
@@ -338,7 +344,10 @@ void check_job_request(const JobRequest& r, const JobLimits& limits) {
   const Scenario s = load_scenario(source_of(r), r.overrides, needs_of(r.command));
   check_limits(s, r, limits);
   if (r.command == "nccl-test") nccl_test_options(s, r.options);
-  if (r.command == "sweep") sweep_of(r, limits);
+  if (r.command == "sweep") {
+    sweep_of(r, limits);
+    sweep_objective_of(r);
+  }
   if (r.command == "tune") tune_request(r);
   if (r.command == "plan") plan_request(r);
 }
@@ -390,6 +399,8 @@ JobOutput run_job(const JobRequest& r, const JobLimits& limits, const std::funct
     const explore::Sweep grid = sweep_of(r, limits);
     explore::PointOptions options;
     options.allow_oom = flag(r.options, "allow_oom");
+    const explore::SweepObjective objective = sweep_objective_of(r);
+    explore::apply_sweep_objective(objective, options);
     const auto points = grid.overrides(r.overrides);
     // Points run one after another here (the server's workers are its parallelism), so a stop lands between points.
     std::vector<explore::PointOutcome> outcomes;
@@ -400,8 +411,9 @@ JobOutput run_job(const JobRequest& r, const JobLimits& limits, const std::funct
       progress(static_cast<double>(i + 1) / static_cast<double>(points.size()));
     }
     // Named as the CLI names it: the scenario file's stem.
-    out.result_json =
-        explore::sweep_json(grid, outcomes, std::filesystem::path(r.label).stem().string(), r.overrides).dump(2);
+    auto sweep = explore::sweep_json(grid, outcomes, std::filesystem::path(r.label).stem().string(), r.overrides);
+    if (objective.objective) sweep["objective"] = explore::sweep_objective_json(*objective.objective, outcomes);
+    out.result_json = sweep.dump(2);
   } else if (r.command == "tune") {
     explore::TuneRequest req = tune_request(r);
     req.progress = [&](std::size_t done, std::size_t total) {

@@ -207,6 +207,8 @@ constexpr std::string_view kPageBody = R"HTML(<body>
           <option value="tokens_per_s">tokens_per_s (fastest)</option>
           <option value="cost">cost (needs a GPU-hour price)</option>
           <option value="time_to_train">time_to_train (needs tokens)</option>
+          <option value="days">days of the whole run (needs tokens)</option>
+          <option value="energy">energy of the whole run (needs tokens)</option>
         </select>
       </label>
       <label class="field">gpu_hour_price (USD)

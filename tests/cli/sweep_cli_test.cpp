@@ -7,6 +7,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
 
@@ -279,6 +280,49 @@ TEST(SweepCli, BadVaryExitsOneNamingVary) {
   const auto missing = run("sweep " + temp_path("no_such_scenario.yaml") + " --vary cluster.nic_gbps=100,200");
   EXPECT_EQ(missing.status, 1) << missing.out;
   EXPECT_THAT(missing.out, HasSubstr("no_such_scenario.yaml"));
+}
+
+}  // namespace
+
+namespace {
+
+// The whole run per point: --tokens adds each point's run plan, --objective names the best point (text) and says
+// which (JSON); the run-level objectives need --tokens, and a point whose run cannot be planned says why by key.
+TEST(SweepCli, TokensPlanEachPointsRunAndTheObjectiveNamesTheBest) {
+  const std::string scenario =
+      temp_file("sweep_run_level.yaml", std::string(kSmallSweepScenario) + "cost: {usd_per_gpu_hour: 2}\n");
+  const std::string sweep =
+      "sweep " + scenario + " --vary cluster.num_gpus=4,12 --set training.resilience.storage_GBps=5";
+  const auto text = run(sweep + " --tokens 1e9 --objective days");
+  ASSERT_EQ(text.status, 0) << text.out;
+  // 12 GPUs finish the same tokens sooner than 4 (three times the data parallelism).
+  EXPECT_THAT(text.out, HasSubstr("best by days: cluster.num_gpus=12 ("));
+  const auto out = nlohmann::json::parse(run(sweep + " --tokens 1e9 --objective energy --json").out);
+  ASSERT_EQ(out.at("points").size(), 2u);
+  double energy[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto& result = out.at("points")[i].at("result");
+    const auto& plan = result.at("run_plan");
+    EXPECT_DOUBLE_EQ(plan.at("tokens").get<double>(), 1e9);
+    EXPECT_GT(plan.at("days").get<double>(), 0);
+    EXPECT_GT(plan.at("cost_usd").get<double>(), 0);  // the scenario's cost block
+    EXPECT_DOUBLE_EQ(result.at("objective").get<double>(), plan.at("energy_mwh").get<double>());
+    energy[i] = plan.at("energy_mwh").get<double>();
+  }
+  EXPECT_EQ(out.at("objective").at("name"), "energy");
+  EXPECT_EQ(out.at("objective").at("best_point"), energy[0] <= energy[1] ? 0 : 1);
+  // The CSV has the plan's columns.
+  const auto csv = run(sweep + " --tokens 1e9 --csv -");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  EXPECT_THAT(lines(csv.out).at(0), HasSubstr("run_plan.days,run_plan.goodput,run_plan.failures"));
+
+  EXPECT_THAT(run(sweep + " --objective days").out, HasSubstr("--tokens: --objective days needs the number of tokens"));
+  EXPECT_THAT(run(sweep + " --tokens lots").out, HasSubstr("--tokens: expected a positive token count"));
+  EXPECT_THAT(run(sweep + " --gpu-hour-price 2").out, HasSubstr("--gpu-hour-price: only used with --objective cost"));
+  // Without a storage bandwidth no point can be planned: each row names the key.
+  const auto bare = run("sweep " + scenario + " --vary cluster.num_gpus=4,12 --tokens 1e9 --csv -");
+  EXPECT_EQ(bare.status, 1);
+  EXPECT_THAT(bare.out, HasSubstr("training.resilience.storage_GBps"));
 }
 
 }  // namespace

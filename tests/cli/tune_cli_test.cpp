@@ -112,6 +112,27 @@ TEST(TuneCli, CostAndTimeToTrainObjectives) {
   EXPECT_EQ(jc["ranked"][0]["configuration"], jt["ranked"][0]["configuration"]);
 }
 
+// The run-level objectives rank by each configuration's run plan (`trainsim plan` per candidate).
+TEST(TuneCli, DaysAndEnergyObjectivesRankTheWholeRun) {
+  const std::string s = tune_scenario_file("run-level", 80.0);
+  const std::string args =
+      " --json --top 2 --tokens 1e10 --set training.resilience.storage_GBps=5" + std::string(kSmallSpace);
+  for (const char* objective : {"days", "energy"}) {
+    SCOPED_TRACE(objective);
+    const Result r = run("tune " + s + " --objective " + objective + args);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["objective"]["name"], objective);
+    EXPECT_EQ(j["objective"]["run_level"], true);
+    EXPECT_EQ(j["objective"]["tokens"], 1e10);
+    const auto& first = j["ranked"][0];
+    EXPECT_DOUBLE_EQ(
+        first["objective"].get<double>(),
+        first["result"]["run_plan"][std::string(objective) == "days" ? "days" : "energy_mwh"].get<double>());
+    EXPECT_LE(first["objective"].get<double>(), j["ranked"][1]["objective"].get<double>());
+  }
+}
+
 TEST(TuneCli, TensorBeyondTheScaleUpDomainIsCountedAndCanBeAllowed) {
   const std::string s = tune_scenario_file("scaleup", 80.0);
   const std::string args = " --json --top 1 --set cluster.scale_up.domain_size=2 --space parallelism.tensor=1,2,4" +
@@ -144,6 +165,9 @@ TEST(TuneCli, BadFlagsExitOneNamingTheFlag) {
       {" --objective cost --gpu-hour-price -3", "--gpu-hour-price"},
       {" --objective time_to_train", "--tokens"},
       {" --objective time_to_train --tokens lots", "--tokens"},
+      {" --objective days", "--tokens"},
+      {" --objective energy --tokens 1T --gpu-hour-price 2", "--gpu-hour-price"},
+      {" --objective days --tokens 1T", "training.resilience.storage_GBps"},
       {" --tokens 1T", "--tokens"},
       {" --objective fastest", "--objective"},
       {" --top 0", "--top"},

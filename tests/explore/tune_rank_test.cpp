@@ -120,7 +120,7 @@ TEST(TuneExplanation, PicksTheLargestBreakdownDifferences) {
   EXPECT_NEAR(diffs[1].seconds, 0.3, 1e-12);
   EXPECT_EQ(diffs[2].component, "dp");
 
-  const Explanation e = explain_versus(a, 1, b, ObjectiveKind::TokensPerS, 2);
+  const explore::Explanation e = explain_versus(a, 1, b, ObjectiveKind::TokensPerS, 2);
   EXPECT_EQ(e.rank, 1);
   EXPECT_EQ(e.versus, 2);
   ASSERT_EQ(e.largest.size(), 2u);
@@ -135,7 +135,7 @@ TEST(TuneExplanation, PicksTheLargestBreakdownDifferences) {
 TEST(TuneExplanation, SaysSoWhenNothingDiffersOrTheObjectiveTies) {
   const RankedConfig a{with_tensor(2), result(1, 1, 0, 0, 0), 5};
   const RankedConfig b{with_tensor(4), result(1, 1, 0, 0, 0), 5};
-  const Explanation e = explain_versus(a, 3, b, ObjectiveKind::TokensPerS);
+  const explore::Explanation e = explain_versus(a, 3, b, ObjectiveKind::TokensPerS);
   EXPECT_TRUE(e.largest.empty());
   EXPECT_THAT(e.text, HasSubstr("#3 vs #4"));
   EXPECT_THAT(e.text, HasSubstr("no component of the breakdown differs"));

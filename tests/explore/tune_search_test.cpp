@@ -129,6 +129,48 @@ TEST(TuneSearch, BoundingKeepsTheListedConfigurationsExact) {
     if (!kept.count(r.candidate.label(true))) { EXPECT_GT(r.result.at("iteration_time_s").get<double>(), third); }
 }
 
+// A run-level objective ranks by each candidate's run plan (days with failures, restarts and checkpoints), and
+// its bound (a run takes at least its training time) keeps the listed ones exact, as for the iteration's objectives.
+TEST(TuneSearch, RunLevelObjectivesRankByThePlanOfEachRun) {
+  const std::string text = tune_test::tiny_scenario_text(80.0);
+  const std::string with_storage = tune_test::write_scenario("run-level", text.substr(0, text.find("parallelism:")) +
+                                                                              "  resilience: {storage_GBps: 5}\n" +
+                                                                              text.substr(text.find("parallelism:")));
+  for (const ObjectiveKind kind : {ObjectiveKind::Days, ObjectiveKind::Energy}) {
+    SCOPED_TRACE(objective_name(kind));
+    TuneRequest all = request(with_storage), listed = request(with_storage);
+    all.top = 0;
+    listed.top = 2;
+    for (TuneRequest* r : {&all, &listed}) {
+      r->objective = read_objective(objective_name(kind), std::nullopt, std::string("1e11"));
+      add_space_values(r->space, "parallelism.zero_stage=1");
+    }
+    const TuneOutcome full = run_tune(all), bounded = run_tune(listed);
+    ASSERT_GE(full.ranked.size(), 2u);
+    for (std::size_t i = 0; i < full.ranked.size(); ++i) {
+      const auto& plan = full.ranked[i].result.at("run_plan");
+      EXPECT_DOUBLE_EQ(full.ranked[i].objective, plan.at(kind == ObjectiveKind::Days ? "days" : "energy_mwh"));
+      EXPECT_LT(plan.at("goodput").get<double>(), 1.0);  // checkpoints and failures cost something
+      if (i > 0) { EXPECT_LE(full.ranked[i - 1].objective, full.ranked[i].objective); }
+    }
+    for (std::size_t i = 0; i < 2; ++i)
+      EXPECT_EQ(bounded.ranked[i].candidate.label(true), full.ranked[i].candidate.label(true)) << "rank " << i + 1;
+    // Days have a bound (the training time), energy none here: every survivor is simulated.
+    if (kind == ObjectiveKind::Days) {
+      EXPECT_GT(bounded.counts.bounded, 0u);
+    } else {
+      EXPECT_EQ(bounded.counts.bounded, 0u);
+    }
+  }
+  // Without a storage bandwidth the base cannot be planned: one error naming the key, before anything runs.
+  TuneRequest no_storage = request(tune_test::write_scenario("run-level-bare", tune_test::tiny_scenario_text(80.0)));
+  no_storage.objective = read_objective("days", std::nullopt, std::string("1e11"));
+  try {
+    run_tune(no_storage);
+    ADD_FAILURE() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "training.resilience.storage_GBps"); }
+}
+
 TEST(TuneSearch, NothingFitsGivesTheSmallestShortfall) {
   const std::string path = tune_test::write_scenario("nofit", tune_test::tiny_scenario_text(1.0));
   const TuneOutcome o = run_tune(request(path));

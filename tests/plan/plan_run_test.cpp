@@ -178,6 +178,30 @@ TEST(PlanRun, BadInputNamesTheKey) {
   expect_key({"training.resilience.failure_rate=1"}, "training.resilience.failure_rate");  // unknown key
 }
 
+// A sweep or a search has the iteration already: planning from it gives the plan plan_run gives, and what plan_run
+// refuses before simulating, check_plan_inputs refuses the same way.
+TEST(PlanRun, FromAnIterationAlreadySimulatedIsThePlanOfTheScenario) {
+  const Scenario s = job({"training.resilience.straggler_fraction=0.001", "training.resilience.straggler_slowdown=2"});
+  const PlanResult direct = plan_run(s, iterations(50000));
+  const PlanResult from = plan_from_iteration(s, run_scenario(s).result, iterations(50000));
+  EXPECT_EQ(plan_json(from).dump(), plan_json(direct).dump());
+  EXPECT_GT(from.straggler_iteration_time_s, from.iteration_time_s);  // the straggler's iteration was simulated
+  for (const auto& [overrides, key] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"training.resilience.storage_GBps=null"}, "training.resilience.storage_GBps"},
+           {{"cluster.gpu=null",
+             "cluster.gpu_spec={name: unrated, architecture: hopper, peak_tflops: {bf16: 1000}, memory_gib: 80, "
+             "hbm_GBps: 3000, scale_up_GBps: 450}",
+             "power.gpu_idle_w=null", "power.gpu_communication_w=null", "power.gpu_compute_w=null"},
+            "power.gpu_compute_w"}}) {
+    try {
+      check_plan_inputs(job(overrides));
+      ADD_FAILURE() << "expected a ScenarioError on " << key;
+    } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), key) << e.what(); }
+  }
+  EXPECT_NO_THROW(check_plan_inputs(
+      job({"training.resilience.storage_GBps=null", "training.resilience.checkpoint_interval_min=none"})));
+}
+
 TEST(PlanRun, ARunThatCannotFinishIsAnError) {
   EXPECT_THROW(plan_run(job({"training.resilience.failure_rates.software=20",
                              "training.resilience.checkpoint_interval_min=none"}),

@@ -257,6 +257,15 @@ def test_tune_cost_objective():
     assert len(ranked) == 2 and ranked[0]["objective"] <= ranked[1]["objective"]  # cost: least first
 
 
+def test_tune_days_objective_ranks_the_whole_run():
+    storage = {"training.resilience.storage_GBps": 100}
+    ranked = trainsim.tune(TINY, top=2, space=SMALL_SPACE, objective="days", tokens="1B", set=storage)
+    assert len(ranked) == 2 and ranked[0]["objective"] <= ranked[1]["objective"]  # days: least first
+    assert ranked[0]["objective"] == ranked[0]["result"]["run_plan"]["days"]
+    with pytest.raises(trainsim.Error, match="tokens: objective days needs"):
+        trainsim.tune(TINY, objective="days", set=storage)
+
+
 def test_tune_with_nothing_that_fits_raises():
     with pytest.raises(trainsim.Error, match="no configuration fits"):
         trainsim.tune(TINY, set={"model.preset": "gpt3-175b"}, space={"parallelism.pipeline": [1]})

@@ -114,7 +114,9 @@ TEST(Serve, EveryCommandSubmittedPolledAndFetched) {
   EXPECT_EQ(run["state"], "queued");
   const json memory = s.submit("memory", kTiny);
   const json nccl = s.submit("nccl-test", kClusterOnly, {{"op", "all_reduce"}, {"minbytes", "1M"}, {"maxbytes", "4M"}});
-  const json sweep = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100,400"}}});
+  const json sweep =
+      s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100,400"}}, {"tokens", "1e9"}, {"objective", "days"}},
+               {"training.resilience.storage_GBps=100"});
   const json tune = s.submit("tune", kTiny, {{"space", {"parallelism.tensor=1,2"}}, {"top", 2}});
   const json plan = s.submit("plan", kTiny, {{"iterations", "1000"}}, {"training.resilience.storage_GBps=100"});
 
@@ -138,7 +140,11 @@ TEST(Serve, EveryCommandSubmittedPolledAndFetched) {
   }
   EXPECT_TRUE(s.result(memory["id"]).contains("stages"));
   EXPECT_EQ(s.result(nccl["id"])["rows"].size(), 3u);  // 1, 2 and 4 MiB
-  EXPECT_EQ(s.result(sweep["id"])["points"].size(), 2u);
+  const json swept = s.result(sweep["id"]);
+  EXPECT_EQ(swept["points"].size(), 2u);
+  EXPECT_GT(swept["points"][0]["result"]["run_plan"]["days"].get<double>(), 0);  // the whole run, planned
+  EXPECT_EQ(swept["objective"]["name"], "days");
+  EXPECT_TRUE(swept["objective"]["best_point"].is_number());
   EXPECT_FALSE(s.result(tune["id"])["ranked"].empty());
   EXPECT_GT(s.result(plan["id"])["wall_days"].get<double>(), 0);
   // A result that is not a run has no page.
@@ -175,6 +181,10 @@ TEST(Serve, BadRequestsAreRefusedWithTheKey) {
   EXPECT_EQ(e["key"], "cluster.num_gpus");
   e = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100:2000:1"}}}, {}, 400);
   EXPECT_EQ(e["key"], "options.vary");
+  e = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100,400"}}, {"tokens", "lots"}}, {}, 400);
+  EXPECT_EQ(e["key"], "options.tokens") << e.dump();
+  e = s.submit("tune", kTiny, {{"objective", "days"}}, {}, 400);
+  EXPECT_EQ(e["key"], "options.tokens") << e.dump();
   // Files: only an upload's bare name, and nothing written.
   e = s.submit("run", kTiny, {}, {"compute.database=/etc/passwd"}, 400);
   EXPECT_EQ(e["key"], "compute.database");
