@@ -72,8 +72,20 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     Phase phase;
   };
   // Each stream runs its ops one after another, so its boundaries come in time order: one sorted run per stream,
-  // merged (linear, where sorting all of them was most of this function's time).
+  // merged (linear, where sorting all of them was most of this function's time). An op that starts as the one
+  // before it on its stream ends, and counts the same, extends that one's interval: back-to-back kernels are one
+  // interval, and the merge walks a fraction of the points.
   std::vector<Point> by_stream[kNumStreams];
+  const auto add = [&](std::vector<Point>& run, SimTime from, SimTime to, std::int8_t cat, Phase phase) {
+    const auto counts_as = [](Phase x) { return x == Phase::Optimizer; };  // all the sweep tells apart
+    if (!run.empty() && run.back().at == from && run.back().cat == cat &&
+        (cat != -1 || counts_as(run.back().phase) == counts_as(phase))) {
+      run.back().at = to;
+      return;
+    }
+    run.push_back({from, +1, cat, phase});
+    run.push_back({to, -1, cat, phase});
+  };
   {
     std::size_t ops_on[kNumStreams] = {};
     for (const Op& op : p.ops) ++ops_on[static_cast<int>(op.stream)];
@@ -85,15 +97,13 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     if (t.end[i] <= t.start[i]) continue;
     std::vector<Point>& run = by_stream[static_cast<int>(op.stream)];
     if (op.type == Op::Type::Compute) {
-      run.push_back({t.start[i], +1, -1, op.phase});
-      run.push_back({t.end[i], -1, -1, op.phase});
+      add(run, t.start[i], t.end[i], -1, op.phase);
       if (op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute) {
         sched_end = std::max(sched_end, t.end[i]);
       }
     } else {
-      const auto cat = static_cast<std::int8_t>(category_of(wl.groups[wl.collectives[op.desc].group].kind));
-      run.push_back({t.start[i], +1, cat, op.phase});
-      run.push_back({t.end[i], -1, cat, op.phase});
+      add(run, t.start[i], t.end[i],
+          static_cast<std::int8_t>(category_of(wl.groups[wl.collectives[op.desc].group].kind)), op.phase);
     }
   }
   // The compute stream idle until the host issues its next kernel (launch-bound): one run, in time order.
@@ -133,7 +143,8 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   int active[kCategories] = {};
   int compute_active = 0, host_active = 0;
   Phase compute_phase = Phase::Other;
-  double acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_host = 0, acc_exposed[kCategories] = {};
+  // Sums in integer time, exact whichever way the intervals were cut; seconds at the end.
+  SimTime acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_host = 0, acc_exposed[kCategories] = {};
   for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
     const Point& pt = pts[k];
     if (pt.cat == -1) {
@@ -146,7 +157,7 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     }
     const SimTime a = std::max<SimTime>(pt.at, 0), b = std::min(pts[k + 1].at, iteration_end);
     if (b <= a) continue;
-    const double len = to_seconds(b - a);
+    const SimTime len = b - a;
     if (compute_active > 0) {
       (compute_phase == Phase::Optimizer ? acc_opt : acc_compute) += len;
       continue;
@@ -167,17 +178,17 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
       acc_other += len;
   }
   Breakdown bd;
-  bd.compute = acc_compute;
-  bd.optimizer = acc_opt;
-  bd.bubble = acc_bubble;
-  bd.other = acc_other + acc_host;
-  bd.host = acc_host;
-  bd.exposed_tp = acc_exposed[kTP];
-  bd.exposed_cp = acc_exposed[kCP];
-  bd.exposed_pp = acc_exposed[kPP];
-  bd.exposed_dp = acc_exposed[kDP];
-  bd.exposed_ep = acc_exposed[kEP];
-  bd.exposed_other = acc_exposed[kOther];
+  bd.compute = to_seconds(acc_compute);
+  bd.optimizer = to_seconds(acc_opt);
+  bd.bubble = to_seconds(acc_bubble);
+  bd.other = to_seconds(acc_other + acc_host);
+  bd.host = to_seconds(acc_host);
+  bd.exposed_tp = to_seconds(acc_exposed[kTP]);
+  bd.exposed_cp = to_seconds(acc_exposed[kCP]);
+  bd.exposed_pp = to_seconds(acc_exposed[kPP]);
+  bd.exposed_dp = to_seconds(acc_exposed[kDP]);
+  bd.exposed_ep = to_seconds(acc_exposed[kEP]);
+  bd.exposed_other = to_seconds(acc_exposed[kOther]);
   bd.exposed_comm = bd.exposed_tp + bd.exposed_cp + bd.exposed_pp + bd.exposed_ep + bd.exposed_dp + bd.exposed_other;
   return bd;
 }
