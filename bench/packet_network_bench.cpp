@@ -21,11 +21,14 @@ constexpr std::int64_t kBytesPerFlow = (std::int64_t{1} << 30) / kSenders;  // 1
 constexpr double kLinkBps = 50e9;
 constexpr SimTime kLinkLatency = 500'000;  // 0.5 us, picoseconds
 
-enum Mode { kPlain, kDcqcn, kLossy };
+enum Mode { kPlain, kDcqcn, kTimely, kLossy };
 
 PacketConfig config_for(Mode mode) {
   PacketConfig c;
-  if (mode != kDcqcn) c.dcqcn.enabled = c.ecn.enabled = false;
+  c.congestion_control = mode == kDcqcn    ? CongestionControl::Dcqcn
+                         : mode == kTimely ? CongestionControl::Timely
+                                           : CongestionControl::None;
+  c.ecn.enabled = mode == kDcqcn;
   if (mode == kLossy) c.pfc.enabled = false;
   return c;
 }
@@ -60,6 +63,7 @@ void run(benchmark::State& state, bool incast, Mode mode) {
 void BM_OneGiB8PairsThroughOneSwitch(benchmark::State& state) { run(state, false, kPlain); }
 void BM_OneGiB8to1IncastPfc(benchmark::State& state) { run(state, true, kPlain); }
 void BM_OneGiB8to1IncastPfcDcqcn(benchmark::State& state) { run(state, true, kDcqcn); }
+void BM_OneGiB8to1IncastPfcTimely(benchmark::State& state) { run(state, true, kTimely); }
 void BM_OneGiB8to1IncastLossyGoBackN(benchmark::State& state) { run(state, true, kLossy); }
 
 }  // namespace
@@ -67,6 +71,7 @@ void BM_OneGiB8to1IncastLossyGoBackN(benchmark::State& state) { run(state, true,
 BENCHMARK(BM_OneGiB8PairsThroughOneSwitch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneGiB8to1IncastPfc)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneGiB8to1IncastPfcDcqcn)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneGiB8to1IncastPfcTimely)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneGiB8to1IncastLossyGoBackN)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -23,16 +23,22 @@ PacketConfig packet_config(const NetworkSpec::Roce& r, double nic_gbps, std::uin
   c.mtu_payload_bytes = r.mtu_bytes;
   c.port_buffer_bytes = static_cast<std::int64_t>(r.port_buffer_mb * 1e6);
   c.seed = seed;
-  c.ecn.enabled = r.dcqcn;  // marks matter only to a sender that reacts to them
+  using Cc = NetworkSpec::Roce::CongestionControl;
+  c.congestion_control = r.congestion_control == Cc::Dcqcn    ? CongestionControl::Dcqcn
+                         : r.congestion_control == Cc::Timely ? CongestionControl::Timely
+                                                              : CongestionControl::None;
+  c.ecn.enabled = r.congestion_control == Cc::Dcqcn;  // marks matter only to a sender that reacts to them
   c.ecn.kmin_bytes = static_cast<std::int64_t>(r.ecn_kmin_kb * 1e3);
   c.ecn.kmax_bytes = static_cast<std::int64_t>(r.ecn_kmax_kb * 1e3);
   c.ecn.pmax = r.ecn_pmax;
   c.pfc.enabled = r.lossless;
   c.pfc.xoff_bytes = static_cast<std::int64_t>(r.pfc_xoff_kb * 1e3);
   c.pfc.xon_bytes = static_cast<std::int64_t>(r.pfc_xon_kb * 1e3);
-  c.dcqcn.enabled = r.dcqcn;
   c.dcqcn.additive_increase_Bps = r.dcqcn_ai_mbps.value_or(nic_gbps) * 1e6 / 8;     // auto: 0.1% of the line rate
   c.dcqcn.hyper_increase_Bps = r.dcqcn_hai_mbps.value_or(10 * nic_gbps) * 1e6 / 8;  // auto: 1%
+  c.timely.additive_increase_Bps = r.timely_ai_mbps.value_or(nic_gbps) * 1e6 / 8;   // auto: 0.1% of the line rate
+  c.timely.t_low = from_microseconds(r.timely_tlow_us);
+  c.timely.t_high = from_microseconds(r.timely_thigh_us);
   return c;
 }
 

@@ -17,8 +17,8 @@ SweepObjective read_sweep_objective(const std::string& objective, std::optional<
   if (tokens) {
     const std::optional<double> count = parse_token_count(*tokens);
     if (!count)
-      throw ScenarioError("", flags.tokens, "expected a positive token count such as 1e12, 15T or 300B, got '" +
-                                                *tokens + "'");
+      throw ScenarioError("", flags.tokens,
+                          "expected a positive token count such as 1e12, 15T or 300B, got '" + *tokens + "'");
     out.tokens = count;
     out.gpu_hour_price = gpu_hour_price;
   }

@@ -43,13 +43,18 @@ struct NetworkSpec {
   struct Roce {
     int mtu_bytes = 4096;  // RoCE path MTU (payload per packet)
     bool lossless = true;  // PFC on; false: lossy RoCE, drops recovered by go-back-N
-    bool dcqcn = true;     // congestion control at the sender NICs; false: none (PFC alone)
+    // Congestion control at the sender NICs: DCQCN (ECN marks), TIMELY (round-trip times) or none (PFC alone).
+    enum class CongestionControl { None, Dcqcn, Timely };
+    CongestionControl congestion_control = CongestionControl::Dcqcn;
     double ecn_kmin_kb = 100, ecn_kmax_kb = 400, ecn_pmax = 0.2;  // RED marking at switch egress queues
     double pfc_xoff_kb = 256, pfc_xon_kb = 240;                   // per ingress: PAUSE above, RESUME at or below
     double port_buffer_mb = 1;                                    // egress queue limit (lossy: drops beyond it)
     // DCQCN's additive and hyper rate-increase steps, Mb/s; nullopt = scaled to the NIC: the paper's steps are
     // 40 and 400 Mb/s on 40 Gb/s ports, 0.1% and 1% of the line rate, which the same share of nic_gbps keeps.
     std::optional<double> dcqcn_ai_mbps, dcqcn_hai_mbps;
+    // TIMELY's additive step (nullopt: 0.1% of nic_gbps, the paper's 10 Mb/s on 10 Gb/s) and its RTT thresholds.
+    std::optional<double> timely_ai_mbps;
+    double timely_tlow_us = 50, timely_thigh_us = 500;
   };
   Roce roce;
 };

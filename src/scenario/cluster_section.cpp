@@ -101,7 +101,16 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   if (r.mtu_bytes != 256 && r.mtu_bytes != 512 && r.mtu_bytes != 1024 && r.mtu_bytes != 2048 && r.mtu_bytes != 4096)
     roce.fail("mtu_bytes", "RoCE path MTUs are 256, 512, 1024, 2048 or 4096 bytes, got " + std::to_string(r.mtu_bytes));
   roce.read("lossless", r.lossless);
-  if (auto cc = roce.choice<bool>("congestion_control", {{"dcqcn", true}, {"none", false}})) r.dcqcn = *cc;
+  using Cc = NetworkSpec::Roce::CongestionControl;
+  if (auto cc =
+          roce.choice<Cc>("congestion_control", {{"dcqcn", Cc::Dcqcn}, {"timely", Cc::Timely}, {"none", Cc::None}}))
+    r.congestion_control = *cc;
+  roce.read("timely_tlow_us", r.timely_tlow_us, Bound::NonNegative);
+  roce.read("timely_thigh_us", r.timely_thigh_us, Bound::Positive);
+  if (r.timely_thigh_us <= r.timely_tlow_us)
+    roce.fail("timely_thigh_us", fmt::format("timely_thigh_us ({:g}) is not above timely_tlow_us ({:g}): TIMELY cuts "
+                                             "by the gradient between them",
+                                             r.timely_thigh_us, r.timely_tlow_us));
   roce.read("ecn_kmin_kb", r.ecn_kmin_kb, Bound::Positive);
   roce.read("ecn_kmax_kb", r.ecn_kmax_kb, Bound::Positive);
   roce.read("ecn_pmax", r.ecn_pmax, Bound::Positive);
@@ -122,12 +131,14 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   if (r.port_buffer_mb * 1e6 < r.mtu_bytes + 62)
     roce.fail("port_buffer_mb", fmt::format("{:g} MB holds less than one packet of mtu_bytes {} plus 62 header bytes",
                                             r.port_buffer_mb, r.mtu_bytes));
-  for (const char* key : {"dcqcn_ai_mbps", "dcqcn_hai_mbps"}) {
+  for (auto [key, step] : {std::pair{"dcqcn_ai_mbps", &r.dcqcn_ai_mbps},
+                           {"dcqcn_hai_mbps", &r.dcqcn_hai_mbps},
+                           {"timely_ai_mbps", &r.timely_ai_mbps}}) {
     if (!roce.has(key) || (roce.get(key).IsScalar() && roce.get(key).Scalar() == "auto")) continue;
     double v = 0;
     roce.read(key, v, Bound::Positive);
     require_at_most(roce, key, v, 1e7, "Mb/s", "a rate step above 10 Tb/s is beyond any NIC's line rate");
-    (std::string(key) == "dcqcn_ai_mbps" ? r.dcqcn_ai_mbps : r.dcqcn_hai_mbps) = v;
+    *step = v;
   }
   return r;
 }

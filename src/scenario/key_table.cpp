@@ -138,7 +138,7 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.network.routing", "choice", "ecmp", "", "ecmp | adaptive", "flow-level routing: hashed per flow (simulation.seed) or least-loaded path"},
   {"cluster.network.roce.mtu_bytes", "int", "4096", "bytes", "256 | 512 | 1024 | 2048 | 4096", "packet level: RoCE path MTU, the payload of one packet"},
   {"cluster.network.roce.lossless", "bool", "true", "", "", "packet level: PFC pauses upstream ports instead of dropping; false = lossy RoCE with go-back-N"},
-  {"cluster.network.roce.congestion_control", "choice", "dcqcn", "", "dcqcn | none", "packet level: the senders' congestion control (DCQCN reacting to ECN marks), or none"},
+  {"cluster.network.roce.congestion_control", "choice", "dcqcn", "", "dcqcn | timely | none", "packet level: the senders' congestion control (DCQCN reacting to ECN marks, TIMELY to round-trip times), or none"},
   {"cluster.network.roce.ecn_kmin_kb", "number", "100", "KB", "> 0", "packet level: egress queue at which ECN marking starts (RED)"},
   {"cluster.network.roce.ecn_kmax_kb", "number", "400", "KB", "> ecn_kmin_kb", "packet level: egress queue at which marking reaches ecn_pmax"},
   {"cluster.network.roce.ecn_pmax", "number", "0.2", "", "(0, 1]", "packet level: marking probability at ecn_kmax_kb"},
@@ -146,6 +146,9 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.network.roce.pfc_xon_kb", "number", "240", "KB", "< pfc_xoff_kb", "packet level: bytes at or below which a paused ingress resumes"},
   {"cluster.network.roce.dcqcn_ai_mbps", "number or auto", "auto", "Mb/s", "> 0", "packet level: DCQCN's additive rate increase (auto: 0.1% of the NIC rate, the paper's 40 Mb/s at 40 Gb/s)"},
   {"cluster.network.roce.dcqcn_hai_mbps", "number or auto", "auto", "Mb/s", "> 0", "packet level: DCQCN's hyper rate increase (auto: 1% of the NIC rate, the paper's step on 40 Gb/s scaled)"},
+  {"cluster.network.roce.timely_ai_mbps", "number or auto", "auto", "Mb/s", "> 0", "packet level: TIMELY's additive rate increase (auto: 0.1% of the NIC rate, the paper's 10 Mb/s at 10 Gb/s)"},
+  {"cluster.network.roce.timely_tlow_us", "number", "50", "us", ">= 0", "packet level: TIMELY increases the rate below this RTT"},
+  {"cluster.network.roce.timely_thigh_us", "number", "500", "us", "> timely_tlow_us", "packet level: TIMELY cuts by the RTT above this, by its gradient between the two"},
   {"cluster.network.roce.port_buffer_mb", "number", "1", "MB", "> 0", "packet level: egress queue limit per port (lossy mode drops beyond it)"},
 
   {"nccl.*", "string or number", "-", "", "NCCL_ environment variables", "NCCL settings as NCCL documents them (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, ...)"},

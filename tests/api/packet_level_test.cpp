@@ -115,6 +115,26 @@ TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
   EXPECT_LT(paper_steps, dcqcn);
 }
 
+// TIMELY on the same tapered fabric, its RTT thresholds lowered to the microseconds this fabric queues (the paper's
+// 50 us is far above them): the senders see the uplinks' queues in their RTTs and cut, without a CNP (switches do
+// not mark under TIMELY), and PFC pauses less than with no congestion control; the iteration finishes.
+TEST(PacketLevel, TimelyCutsOnRoundTripTimes) {
+  const std::vector<std::string> tapered = {"simulation.network_model=packet", "cluster.network.switch_radix=16",
+                                            "cluster.network.oversubscription=4"};
+  std::vector<std::string> timely = tapered, none = tapered;
+  for (const char* set : {"cluster.network.roce.congestion_control=timely", "cluster.network.roce.timely_tlow_us=2",
+                          "cluster.network.roce.timely_thigh_us=20"})
+    timely.push_back(set);
+  none.push_back("cluster.network.roce.congestion_control=none");
+  const RunResult t = run_small_job(timely), n = run_small_job(none);
+  ASSERT_TRUE(t.congestion && n.congestion);
+  EXPECT_GT(t.congestion->rate_cuts, 0);
+  EXPECT_EQ(t.congestion->cnps, 0);
+  EXPECT_EQ(t.congestion->ecn_marks, 0);
+  EXPECT_LT(t.congestion->pause_events, n.congestion->pause_events);
+  EXPECT_GT(t.iteration_time_s, 0);
+}
+
 // simulation.packet_scope: the data-parallel and world calls (every call of this job that leaves a node: the
 // gradient reduction and parameter gather, the optimizer's scalars) as packets give the same run as a full
 // packet run, the data-parallel calls alone all but the scalars' packets; a scope that takes none of them
@@ -230,6 +250,9 @@ TEST(PacketLevel, RoceKeysAreChecked) {
       {"simulation.packet_scope={groups: [dp]}", "simulation.packet_scope"},  // without network_model: packet
       {"cluster.network.roce.dcqcn_hai_mbps=fast", "cluster.network.roce.dcqcn_hai_mbps"},
       {"cluster.network.roce.dcqcn_ai_mbps=1e300", "cluster.network.roce.dcqcn_ai_mbps"},
+      {"cluster.network.roce.timely_ai_mbps=0", "cluster.network.roce.timely_ai_mbps"},
+      {"cluster.network.roce.timely_tlow_us=-1", "cluster.network.roce.timely_tlow_us"},
+      {"cluster.network.roce.timely_thigh_us=40", "cluster.network.roce.timely_thigh_us"},  // below tlow's 50
       // Values the packet network itself would refuse at run time, without the key: a buffer smaller than one
       // packet, and thresholds that are equal.
       {"cluster.network.roce.port_buffer_mb=0.001", "cluster.network.roce.port_buffer_mb"},

@@ -19,6 +19,7 @@ enum class PacketEventKind : std::uint8_t {
   kRateTimer,  // a = flow, b = timer generation, c = flow serial: DCQCN increase timer
   kNack,       // a = flow, b = the receiver's expected packet, c = flow serial (lossy mode)
   kTimeout,    // a = flow, b = watchdog generation, c = flow serial (lossy mode)
+  kAck,        // a = flow, b = segment, c = flow serial: a segment's completion reaches the sender (TIMELY)
 };
 
 struct PacketEvent {

@@ -37,6 +37,15 @@ void PacketConfig::validate() const {
   require(positive_rate(dcqcn.min_rate_Bps), "dcqcn.min_rate_Bps", "a rate > 0");
   require(dcqcn.cnp_interval >= 0, "dcqcn.cnp_interval", "a time >= 0");
   require(dcqcn.initial_alpha >= 0 && dcqcn.initial_alpha <= 1, "dcqcn.initial_alpha", "a value in [0, 1]");
+  require(timely.segment_bytes > 0, "timely.segment_bytes", "a positive byte count");
+  require(timely.ewma_alpha > 0 && timely.ewma_alpha <= 1, "timely.ewma_alpha", "a weight in (0, 1]");
+  require(timely.beta > 0 && timely.beta <= 1, "timely.beta", "a factor in (0, 1]");
+  require(timely.t_low >= 0 && timely.t_high > timely.t_low, "timely.t_low/t_high",
+          fmt::format("0 <= t_low < t_high, got t_low {} ps t_high {} ps", timely.t_low, timely.t_high));
+  require(timely.min_rtt > 0, "timely.min_rtt", "a positive time");
+  require(positive_rate(timely.additive_increase_Bps), "timely.additive_increase_Bps", "a rate > 0");
+  require(timely.hai_after >= 1, "timely.hai_after", "a count >= 1");
+  require(positive_rate(timely.min_rate_Bps), "timely.min_rate_Bps", "a rate > 0");
   require(retransmit.timeout > 0, "retransmit.timeout", "a positive time");
 }
 

@@ -15,7 +15,6 @@ namespace trainsim {
 // NICs expose the same knobs (mlx5: rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_ai_rate,
 // rpg_hai_rate, rpg_min_rate, dce_tcp_g, min_time_between_cnps) with their own firmware defaults.
 struct DcqcnConfig {
-  bool enabled = true;
   double g = 1.0 / 256;                      // alpha gain (paper)
   SimTime alpha_period = 55'000'000;         // K: alpha decays once per 55 us without CNP (paper)
   SimTime increase_period = 55'000'000;      // T: rate increase timer, 55 us (paper)
@@ -29,6 +28,27 @@ struct DcqcnConfig {
   SimTime cnp_interval = 50'000'000;  // N: at most one CNP per flow per 50 us (paper)
   double initial_alpha = 1.0;         // paper: alpha starts at 1
 };
+
+// TIMELY (the delay-based alternative): Mittal et al., SIGCOMM'15, §6: "segment size of 16 KB, Tlow of 50 us, Thigh
+// of 500 us, additive increment of 10 Mbps, and a multiplicative decrement factor (beta) of 0.8"; the EWMA weight
+// alpha 0.875, min RTT 20 us and the 5 completions before hyper-active increase as the ns-3 RDMA model of the HPCC
+// paper sets them (TimelyAlpha, TimelyMinRtt). The paper ran 10 Gb/s NICs: its 10 Mb/s step is 0.1% of the line
+// rate, the share the scenario's default keeps on faster NICs (flow_setup.cpp).
+struct TimelyConfig {
+  std::int64_t segment_bytes = 16 * 1024;  // an RTT sample per completed segment
+  double ewma_alpha = 0.875;
+  double beta = 0.8;
+  SimTime t_low = 50'000'000;    // 50 us
+  SimTime t_high = 500'000'000;  // 500 us
+  SimTime min_rtt = 20'000'000;  // 20 us: normalises the gradient
+  double additive_increase_Bps = 10e6 / 8;
+  int hai_after = 5;
+  double min_rate_Bps = 100e6 / 8;  // floor of a cut, as DCQCN's
+};
+
+// The senders' congestion control. DCQCN reacts to ECN marks (switches mark only under it); TIMELY to round-trip
+// times; none leaves PFC alone to hold the network.
+enum class CongestionControl : std::uint8_t { None, Dcqcn, Timely };
 
 // RED-style ECN marking at switch egress queues (by the queue's bytes when a packet joins it).
 // Defaults: the DCQCN settings of the HPCC paper's simulations (Li et al., SIGCOMM'19) for
@@ -67,9 +87,11 @@ struct PacketConfig {
   // on PFC and only records the peak (1 MiB: a shallow-buffer switch's share per port).
   std::int64_t port_buffer_bytes = 1024 * 1024;
   std::uint64_t seed = 1;  // ECN marking draws: hash(seed, flow serial, packet, hop)
+  CongestionControl congestion_control = CongestionControl::Dcqcn;
   EcnConfig ecn;
   PfcConfig pfc;
   DcqcnConfig dcqcn;
+  TimelyConfig timely;
   RetransmitConfig retransmit;
 
   // Throws trainsim::Error naming the first bad field.

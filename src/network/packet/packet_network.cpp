@@ -72,8 +72,16 @@ bool PacketNetwork::is_active(FlowId flow) const {
 double PacketNetwork::pacing_rate(const Flow& f) const {
   // line_rate 0: the first link was down at the start and there is no cap; DCQCN learns its line
   // rate at the first CNP, until then the port alone limits the flow.
-  if (!config_.dcqcn.enabled || f.cc.line_rate <= 0) return f.rate_cap;
-  return std::min(f.cc.rc, f.rate_cap);
+  switch (config_.congestion_control) {
+    case CongestionControl::None: break;
+    case CongestionControl::Dcqcn:
+      if (f.cc.line_rate > 0) return std::min(f.cc.rc, f.rate_cap);
+      break;
+    case CongestionControl::Timely:
+      if (f.timely.line_rate > 0) return std::min(f.timely.rate, f.rate_cap);
+      break;
+  }
+  return f.rate_cap;
 }
 
 double PacketNetwork::rate(FlowId flow) {
@@ -228,6 +236,8 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   double line_rate = std::min(rate_cap_Bps, first_capacity > 0 ? first_capacity : kUnlimitedRate);
   if (std::isinf(line_rate)) line_rate = 0;  // learnt at the first CNP (pacing_rate)
   f.cc.reset(line_rate, config_.dcqcn.initial_alpha, now_);
+  f.timely.reset(line_rate);
+  f.segments_sent.clear();
   f.record.id = id;
   f.record.serial = f.serial;
   f.record.bytes = bytes;
@@ -410,6 +420,7 @@ void PacketNetwork::process(const PacketEvent& e) {
       }
       return;
     case PacketEventKind::kCnp: on_cnp(e.a); return;
+    case PacketEventKind::kAck: on_ack(e.a, e.b); return;
     case PacketEventKind::kRateTimer:
       if (e.b == f.timer_gen) on_rate_timer(e.a);
       return;
@@ -479,7 +490,9 @@ QueuedPacket PacketNetwork::take_from_qp(FlowId id, LinkId link, SimTime port_fr
     f.last_hop = -1;
     ++f.last_copies;
   }
-  if (config_.dcqcn.enabled) dcqcn_on_sent(f.cc, config_.dcqcn, wire);
+  if (config_.congestion_control == CongestionControl::Dcqcn) dcqcn_on_sent(f.cc, config_.dcqcn, wire);
+  if (config_.congestion_control == CongestionControl::Timely && (seq + 1) % packets_per_segment() == 0)
+    f.segments_sent.emplace_back(seq / packets_per_segment(), now_);
   f.next_allowed = now_ + transmit_time(wire, pacing_rate(f));
   if (f.next_seq >= f.packets) {
     f.qp = QpState::kIdle;
@@ -582,7 +595,8 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     packet_gone(id, seq);
     return;
   }
-  if (ecn && config_.dcqcn.enabled && (!f.cnp_sent || now_ - f.last_cnp >= config_.dcqcn.cnp_interval)) {
+  if (ecn && config_.congestion_control == CongestionControl::Dcqcn &&
+      (!f.cnp_sent || now_ - f.last_cnp >= config_.dcqcn.cnp_interval)) {
     f.cnp_sent = true;
     f.last_cnp = now_;
     ++counters_.cnps;
@@ -593,7 +607,12 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     f.delivered_bytes += payload_of(f, seq);
     ++counters_.packets_delivered;
     packet_gone(id, seq);
-    if (f.expected == f.packets) complete(id);
+    if (f.expected == f.packets) {
+      complete(id);
+    } else if (config_.congestion_control == CongestionControl::Timely && f.expected % packets_per_segment() == 0) {
+      events_.push(now_ + f.reverse_latency, PacketEventKind::kAck, id, f.expected / packets_per_segment() - 1,
+                   static_cast<std::uint32_t>(f.serial));
+    }
     return;
   }
   if (seq > f.expected && f.nacked_for != f.expected) {
@@ -642,6 +661,36 @@ void PacketNetwork::on_cnp(FlowId id) {
                static_cast<std::uint32_t>(f.serial));
 }
 
+std::int32_t PacketNetwork::packets_per_segment() const {
+  return static_cast<std::int32_t>(std::max<std::int64_t>(1, config_.timely.segment_bytes / config_.mtu_payload_bytes));
+}
+
+// TIMELY: a segment's completion reached the sender. Its RTT is the time since its last packet began to leave, less
+// that packet's serialization at the line rate: TIMELY sends a segment back to back at the line rate and paces
+// between segments, so the RTT of Mittal et al. §3.1 (completion - send - segment / line rate) holds no pacing gap;
+// here pacing spaces every packet, and timing the segment's last packet keeps the gaps out the same way. Segments
+// acknowledged out of step (a go-back-N resend) give no sample.
+void PacketNetwork::on_ack(FlowId id, std::int32_t segment) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  while (!f.segments_sent.empty() && f.segments_sent.front().first < segment) f.segments_sent.pop_front();
+  if (f.segments_sent.empty() || f.segments_sent.front().first != segment) return;
+  const SimTime sent = f.segments_sent.front().second;
+  f.segments_sent.pop_front();
+  if (f.timely.line_rate <= 0) {  // the first link was down at the start: learn the line rate now
+    const double cap0 = capacity_[static_cast<std::size_t>(f.path.front())];
+    if (cap0 <= 0) return;
+    f.timely.reset(std::min(f.rate_cap, cap0));
+  }
+  const std::int64_t wire = config_.mtu_payload_bytes + config_.header_bytes;
+  const SimTime rtt = std::max<SimTime>(0, now_ - sent - transmit_time(static_cast<double>(wire), f.timely.line_rate));
+  const double before = pacing_rate(f);
+  if (timely_on_rtt(f.timely, config_.timely, rtt)) {
+    ++counters_.rate_cuts;
+    f.record.min_rate_Bps = std::min(f.record.min_rate_Bps, f.timely.rate);
+  }
+  repace(id, before);
+}
+
 void PacketNetwork::on_rate_timer(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   const double before = pacing_rate(f);
@@ -649,6 +698,12 @@ void PacketNetwork::on_rate_timer(FlowId id) {
     events_.push(now_ + config_.dcqcn.increase_period, PacketEventKind::kRateTimer, id, f.timer_gen,
                  static_cast<std::uint32_t>(f.serial));
   }
+  repace(id, before);
+}
+
+// The rate rose from `before`: a packet waiting for the rate limiter pays what it still owes at the new rate.
+void PacketNetwork::repace(FlowId id, double before) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
   const double after = pacing_rate(f);
   if (f.qp == QpState::kWaiting && after > before && f.next_allowed > now_) {
     // The wait left shrinks with the faster rate: the credit still owed is paid at the new rate.
@@ -668,6 +723,9 @@ void PacketNetwork::go_back(FlowId id, std::int32_t seq) {
   f.retransmitted = true;
   f.next_seq = seq;
   f.goback_seq = seq;
+  // Segments from the resent one on will be timed again when they leave.
+  while (!f.segments_sent.empty() && f.segments_sent.back().first >= seq / packets_per_segment())
+    f.segments_sent.pop_back();
   f.goback_time = now_;
   if (f.qp == QpState::kIdle) wake_qp(id);
 }

@@ -13,8 +13,11 @@
 //  - PFC (lossless, default): bytes queued at a node that came over one upstream link above XOFF
 //    pause that link's transmitter (after the link latency), at XON it resumes; pauses spread hop
 //    by hop. Lossy mode instead drops at a full FIFO and recovers by go-back-N (NACK, watchdog).
-//  - DCQCN (dcqcn.hpp): receivers send a CNP per ECN-marked packet (at most one per interval),
+//  - Congestion control, one of (PacketConfig::congestion_control):
+//    DCQCN (dcqcn.hpp): receivers send a CNP per ECN-marked packet (at most one per interval),
 //    which reaches the sender after the path's latency (not queued); the sender cuts its rate.
+//    TIMELY (timely.hpp): receivers acknowledge each completed segment (16 KB), the acknowledgement reaches the
+//    sender after the path's latency; the RTT of the segment's last packet (less its serialization) sets the rate.
 //  - A flow finishes when its last packet is delivered in order at the destination.
 //
 // The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and hop there are
@@ -29,6 +32,7 @@
 // simulates to t and reports what finished, which may be nothing; callers loop (as
 // run_flow_dag does). kNever means no flow can finish without a capacity change.
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <utility>
 #include <vector>
@@ -42,6 +46,7 @@
 #include "network/packet/packet_config.hpp"
 #include "network/packet/packet_stats.hpp"
 #include "network/packet/ring_queue.hpp"
+#include "network/packet/timely.hpp"
 
 namespace trainsim {
 
@@ -130,6 +135,9 @@ class PacketNetwork final : public TransferNetwork {
     std::int32_t goback_seq = -1;
     SimTime goback_time = 0;
     DcqcnState cc;
+    TimelyState timely;
+    // TIMELY: when the last packet of each segment still unacknowledged began to leave the sender, in segment order.
+    std::deque<std::pair<std::int32_t, SimTime>> segments_sent;
     // The last packet's progress, for the completion bound: -1 = not yet past its first link,
     // else the hop it crossed and when it reaches that link's far end.
     std::int32_t last_hop = -1;
@@ -188,6 +196,9 @@ class PacketNetwork final : public TransferNetwork {
   void release_ingress(LinkId ingress, std::int32_t wire);
   void on_pause(LinkId link, bool on);
   void on_cnp(FlowId flow);
+  void on_ack(FlowId flow, std::int32_t segment);
+  void repace(FlowId flow, double before);
+  std::int32_t packets_per_segment() const;
   void on_rate_timer(FlowId flow);
   void go_back(FlowId flow, std::int32_t seq);
   void on_watchdog(FlowId flow);
