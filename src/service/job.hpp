@@ -27,7 +27,8 @@ struct JobRecord {
   int attempts = 0;                                              // times a worker started it
   std::string result_json;                                       // done: what the command's --json prints
   std::string html;                                              // done, `run` only: the HTML report (run --html)
-  std::string error;                                             // failed: the message the CLI prints after "error: "
+  std::string trace;      // done, a `run` with options.trace: the Chrome trace (run --trace), else empty
+  std::string error;      // failed: the message the CLI prints after "error: "
   std::string error_key;  // failed on a scenario key: the key (as ScenarioError::key), else empty
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -31,7 +32,7 @@ struct OptionSpec {
 };
 const std::vector<OptionSpec>& options_of(const std::string& command) {
   static const std::vector<OptionSpec> run{
-      {"per_rank", Kind::Bool}, {"allow_oom", Kind::Bool}, {"explain", Kind::Bool}};
+      {"per_rank", Kind::Bool}, {"allow_oom", Kind::Bool}, {"explain", Kind::Bool}, {"trace", Kind::Bool}};
   static const std::vector<OptionSpec> memory{{"allow_oom", Kind::Bool}};
   static const std::vector<OptionSpec> nccl_test{
       {"op", Kind::String},        {"minbytes", Kind::String}, {"maxbytes", Kind::String}, {"stepfactor", Kind::Number},
@@ -378,13 +379,25 @@ JobOutput run_job(const JobRequest& r, const JobLimits& limits, const std::funct
     o.per_rank = flag(r.options, "per_rank");
     o.allow_oom = flag(r.options, "allow_oom");
     o.explain = flag(r.options, "explain");
+    o.want_trace = flag(r.options, "trace");
     o.progress = [&](const RunProgress& p) {
       check();
       if (p.stage != RunProgress::Stage::Estimated) progress(std::clamp(p.fraction, 0.0, 0.99));
     };
     const RunOutput result = run_scenario(s, o);
     out.result_json = to_json(result.result).dump(2);
-    out.html = run_html_page(s, result, false, r.label);
+    out.html = run_html_page(s, result, o.want_trace, r.label);
+    if (o.want_trace) {
+      std::ostringstream trace;
+      write_chrome_trace(trace, result.trace, result.stream_names, result.counters);
+      out.trace = std::move(trace).str();
+      if (static_cast<std::int64_t>(out.trace.size()) > limits.max_trace_bytes)
+        throw ScenarioError("", "options.trace",
+                            fmt::format("the trace is {:.0f} MB, more than this server keeps for a job ({:.0f} MB): "
+                                        "trace a smaller job, or run it with `trainsim run --trace` yourself",
+                                        static_cast<double>(out.trace.size()) / 1e6,
+                                        static_cast<double>(limits.max_trace_bytes) / 1e6));
+    }
   } else if (r.command == "memory") {
     const Scenario s = load_scenario(source, r.overrides);
     const std::vector<StageMemory> stages = estimate_memory(s);

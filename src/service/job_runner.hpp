@@ -17,10 +17,11 @@ namespace trainsim::service {
 
 // The server's bounds on one job (docs/service.md); 0 = no bound.
 struct JobLimits {
-  int max_gpus = 131072;              // cluster.num_gpus
-  int max_sweep_points = 1000;        // points of a sweep
-  std::int64_t max_ops = 50'000'000;  // simulation.max_ops: a run estimated above it is refused before it starts
-  double max_wall_s = 600;            // a run still simulating after this is stopped (failed)
+  int max_gpus = 131072;                     // cluster.num_gpus
+  int max_sweep_points = 1000;               // points of a sweep
+  std::int64_t max_ops = 50'000'000;         // simulation.max_ops: a run estimated above it is refused before it starts
+  double max_wall_s = 600;                   // a run still simulating after this is stopped (failed)
+  std::int64_t max_trace_bytes = 256 << 20;  // a run's trace above this fails the job (options.trace)
 };
 
 // A request as the API takes it: `options` holds the command's flags by their Python keyword names (docs/python.md),
@@ -57,6 +58,7 @@ struct JobStopped {
 struct JobOutput {
   std::string result_json;  // the command's --json
   std::string html;         // `run`: the HTML report
+  std::string trace;        // `run` with options.trace: the Chrome trace (run --trace)
 };
 
 // Runs the job. `progress(fraction)` is called as work advances; `stop` is polled there and, when true, the job

@@ -17,7 +17,8 @@ namespace {
 
 // The layout below. A database with a higher number was written by a newer trainsim and is refused rather than
 // misread; a change of layout raises it and adds a migration to open_schema().
-constexpr std::int64_t kJobStoreSchemaVersion = 1;
+// 2: jobs.trace (a run's Chrome trace). A version-1 file gains the column, empty, when a server opens it.
+constexpr std::int64_t kJobStoreSchemaVersion = 2;
 
 // `seq` (the rowid) is the insertion order: created_ms alone ties for jobs submitted in the same millisecond. The
 // state names are to_string(JobState)'s, written only by this file. The indexes serve the queue (oldest queued job),
@@ -40,7 +41,8 @@ CREATE TABLE jobs (
   result_json TEXT NOT NULL,
   html TEXT NOT NULL,
   error TEXT NOT NULL,
-  error_key TEXT NOT NULL
+  error_key TEXT NOT NULL,
+  trace TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX jobs_by_state ON jobs (state, created_ms, seq);
 CREATE INDEX jobs_by_created ON jobs (created_ms, seq);
@@ -50,10 +52,10 @@ CREATE INDEX jobs_by_created ON jobs (created_ms, seq);
 // their places, so that one reader serves both.
 constexpr const char* kJobFullColumns =
     "id, command, label, scenario, options_json, state, progress, created_ms, started_ms, finished_ms, attempts, "
-    "result_json, html, error, error_key";
+    "result_json, html, error, error_key, trace";
 constexpr const char* kJobSummaryColumns =
     "id, command, label, '', options_json, state, progress, created_ms, started_ms, finished_ms, attempts, "
-    "'', '', error, error_key";
+    "'', '', error, error_key, ''";
 
 [[noreturn]] void throw_job_store_error(sqlite3* db, const std::string& path, std::string_view what) {
   throw Error(fmt::format("job database {}: {}: {}", path, what, sqlite3_errmsg(db)));
@@ -158,6 +160,7 @@ JobRecord read_job_row(const JobStoreStatement& row) {
   job.html = row.text(12);
   job.error = row.text(13);
   job.error_key = row.text(14);
+  job.trace = row.text(15);
   return job;
 }
 
@@ -221,6 +224,14 @@ void JobStore::open_schema() {
             kJobStoreSchemaVersion));
       }
       if (v < 1) throw Error(fmt::format("job database {} has no valid schema version ({})", path_, v));
+      if (v < 2) {  // version 1: no trace column yet
+        exec_job_store_sql(db, path_, "add the trace column",
+                           "ALTER TABLE jobs ADD COLUMN trace TEXT NOT NULL DEFAULT ''");
+        JobStoreStatement upgraded(db, path_, "write the schema version",
+                                   "INSERT INTO trainsim_job_store (version) VALUES (?1)");
+        upgraded.bind_int(1, kJobStoreSchemaVersion);
+        upgraded.run();
+      }
     } else {
       JobStoreStatement tables(db, path_, "read the schema",
                                "SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
@@ -246,7 +257,7 @@ void JobStore::insert(const JobRecord& job) {
   const std::string what = "insert job " + job.id;
   JobStoreStatement s(db_.get(), path_, what,
                       fmt::format("INSERT INTO jobs ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                                  "?13, ?14, ?15)",
+                                  "?13, ?14, ?15, ?16)",
                                   kJobFullColumns));
   s.bind_text(1, job.id);
   s.bind_text(2, job.command);
@@ -263,6 +274,7 @@ void JobStore::insert(const JobRecord& job) {
   s.bind_text(13, job.html);
   s.bind_text(14, job.error);
   s.bind_text(15, job.error_key);
+  s.bind_text(16, job.trace);
   const int rc = s.step_code();
   if (rc == SQLITE_CONSTRAINT_UNIQUE) {
     throw Error(fmt::format("job database {}: {}: a job with this id exists already", path_, what));
@@ -304,15 +316,17 @@ void JobStore::set_progress(const std::string& id, double progress) {
   s.run();
 }
 
-bool JobStore::finish(const std::string& id, const std::string& result_json, const std::string& html) {
+bool JobStore::finish(const std::string& id, const std::string& result_json, const std::string& html,
+                      const std::string& trace) {
   const std::lock_guard lock(mutex_);
   JobStoreStatement s(db_.get(), path_, "finish job " + id,
-                      "UPDATE jobs SET state = 'done', progress = 1, finished_ms = ?2, result_json = ?3, html = ?4 "
-                      "WHERE id = ?1 AND state = 'running'");
+                      "UPDATE jobs SET state = 'done', progress = 1, finished_ms = ?2, result_json = ?3, html = ?4, "
+                      "trace = ?5 WHERE id = ?1 AND state = 'running'");
   s.bind_text(1, id);
   s.bind_int(2, now_ms());
   s.bind_text(3, result_json);
   s.bind_text(4, html);
+  s.bind_text(5, trace);
   return s.run() > 0;
 }
 

@@ -44,7 +44,8 @@ class JobStore {
   // running -> done (progress 1, finished_ms = now) or -> failed (finished_ms = now). A job that is no longer
   // running (cancelled meanwhile) or unknown is left as it is and the call returns false: the worker drops its
   // result.
-  bool finish(const std::string& id, const std::string& result_json, const std::string& html);
+  bool finish(const std::string& id, const std::string& result_json, const std::string& html,
+              const std::string& trace = "");
   bool fail(const std::string& id, const std::string& error, const std::string& error_key);
   // queued or running -> cancelled (finished_ms = now); false for a finished or unknown job. A running job's worker
   // learns it when its finish() or fail() returns false (or by polling get()).

@@ -116,6 +116,7 @@ Json job_links(const JobRecord& j) {
   if (j.state == JobState::Done) {
     links["result"] = base + "/result";
     if (!j.html.empty()) links["html"] = base + "/html";
+    if (!j.trace.empty()) links["trace"] = base + "/trace";
   }
   return links;
 }
@@ -263,7 +264,7 @@ struct Server::Impl {
       out["links"] = job_links(*job);
       reply(res, 200, out);
     });
-    http.Get(R"(/api/jobs/([0-9a-f]{16})/(result|html|scenario))",
+    http.Get(R"(/api/jobs/([0-9a-f]{16})/(result|html|trace|scenario))",
              [this](const httplib::Request& req, httplib::Response& res) { artefact(req, res); });
     http.Delete(R"(/api/jobs/([0-9a-f]{16}))",
                 [this](const httplib::Request& req, httplib::Response& res) { cancel(req.matches[1], res); });
@@ -357,6 +358,11 @@ struct Server::Impl {
       return reply(res, 409, body);
     }
     if (what == "result") return res.set_content(job->result_json, "application/json");
+    if (what == "trace") {
+      if (job->trace.empty())
+        return reply_error(res, 404, "job " + job->id + " has no trace: submit a run with options.trace: true");
+      return res.set_content(job->trace, "application/json");
+    }
     if (job->html.empty()) return reply_error(res, 404, "only a run has an HTML report");
     res.set_content(job->html, "text/html; charset=utf-8");
   }
@@ -500,7 +506,7 @@ struct Server::Impl {
       JobRequest request = job_request_of(job);
       request.label = (fs::path(files_dir()) / request.label).string();
       const JobOutput out = run_job(request, options.limits, progress, stop);
-      if (store->finish(job.id, out.result_json, out.html)) ++finished_done;
+      if (store->finish(job.id, out.result_json, out.html, out.trace)) ++finished_done;
     } catch (const JobStopped& s) {
       if (is_stopping()) return;  // shutting down: the job stays running in the store and is requeued at start
       if (!s.cancelled && store->fail(job.id, s.why, "")) ++finished_failed;

@@ -160,6 +160,8 @@ constexpr std::string_view kPageBody = R"HTML(<body>
     <label class="check"><input id="opt-run-allow_oom" type="checkbox"> allow_oom (run even if memory does not
       fit)</label>
     <label class="check"><input id="opt-run-per_rank" type="checkbox"> per_rank (every rank's times)</label>
+    <label class="check"><input id="opt-run-trace" type="checkbox"> trace (a Chrome trace, and the timeline in the
+      report)</label>
   </fieldset>
   <fieldset data-command="memory" hidden>
     <legend>memory options</legend>
@@ -708,6 +710,7 @@ constexpr std::string_view kPageScriptHome = R"JS(
       o.explain = checked("opt-run-explain");
       o.allow_oom = checked("opt-run-allow_oom");
       o.per_rank = checked("opt-run-per_rank");
+      o.trace = checked("opt-run-trace");
     } else if (command === "memory") {
       o.allow_oom = checked("opt-memory-allow_oom");
     } else if (command === "nccl-test") {
@@ -1039,6 +1042,9 @@ constexpr std::string_view kPageScriptViews = R"JS(
       var line = linksLine(j, resultUrl, text);
       if (!token && htmlUrl)
         add(line, el("a", { href: htmlUrl, target: "_blank", rel: "noopener", text: "report in a new tab" }));
+      var traceUrl = apiLink(j.links, "trace", null);
+      if (!token && traceUrl)
+        add(line, el("a", { href: traceUrl, download: "trace-" + j.id + ".json", text: "Chrome trace" }));
       box.replaceChild(line, links);
     }
     // Sandboxed with scripts but not the same origin: the report's script runs, in an origin of its own, so nothing in

@@ -632,3 +632,42 @@ TEST(JobStore, AnUnknownStateInTheFileIsAnInternalError) {
 
 }  // namespace
 }  // namespace trainsim::service
+
+namespace trainsim::service {
+namespace {
+
+// A file written by the first schema (no trace column) opens: its jobs keep every field, the column is added
+// empty, the version becomes 2, and a finished run can then keep its trace.
+TEST(JobStore, AVersionOneFileGainsTheTraceColumn) {
+  const JobStoreTempDir dir;
+  const std::string path = dir.file("jobs.db");
+  exec_on_job_file(path, R"sql(
+CREATE TABLE trainsim_job_store (version INTEGER NOT NULL);
+INSERT INTO trainsim_job_store (version) VALUES (1);
+CREATE TABLE jobs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, command TEXT NOT NULL, label TEXT NOT NULL,
+  scenario TEXT NOT NULL, options_json TEXT NOT NULL, state TEXT NOT NULL, progress REAL NOT NULL,
+  created_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL, finished_ms INTEGER NOT NULL, attempts INTEGER NOT NULL,
+  result_json TEXT NOT NULL, html TEXT NOT NULL, error TEXT NOT NULL, error_key TEXT NOT NULL);
+INSERT INTO jobs (id, command, label, scenario, options_json, state, progress, created_ms, started_ms, finished_ms,
+  attempts, result_json, html, error, error_key)
+  VALUES ('old', 'run', 'a.yaml', 'model: {}', '{}', 'done', 1, 5, 6, 7, 1, '{"x":1}', '<html/>', '', '');
+)sql");
+  JobStore store(path);
+  const auto old = store.get("old");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->result_json, R"({"x":1})");
+  EXPECT_EQ(old->html, "<html/>");
+  EXPECT_EQ(old->trace, "");
+  store.insert(queued_test_job("new", 10));
+  ASSERT_TRUE(store.claim_next());
+  ASSERT_TRUE(store.finish("new", "{}", "<html/>", R"({"traceEvents":[]})"));
+  EXPECT_EQ(store.get("new")->trace, R"({"traceEvents":[]})");
+  const std::string message = error_of([&] {
+    exec_on_job_file(path, "UPDATE trainsim_job_store SET version = 3");
+    JobStore again(path);
+  });
+  EXPECT_NE(message.find("newer trainsim"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace trainsim::service

@@ -161,6 +161,31 @@ TEST(Serve, EveryCommandSubmittedPolledAndFetched) {
   EXPECT_EQ(s.client().Get("/api/jobs?state=sleeping")->status, 400);
 }
 
+// A run submitted with options.trace keeps its Chrome trace: the job links it and /trace serves it; a run without
+// has none (404 saying how to get one).
+TEST(Serve, ARunSubmittedWithTraceServesIt) {
+  TestServer s;
+  const json traced = s.submit("run", kTiny, {{"trace", true}});
+  const json plain = s.submit("run", kTiny);
+  ASSERT_EQ(s.wait(traced["id"])["state"], "done");
+  ASSERT_EQ(s.wait(plain["id"])["state"], "done");
+  const std::string base = "/api/jobs/" + traced["id"].get<std::string>();
+  const json job = json::parse(s.client().Get(base)->body);
+  EXPECT_EQ(job["links"]["trace"], base + "/trace") << job.dump();
+  const auto trace = s.client().Get(base + "/trace");
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->status, 200);
+  const json events = json::parse(trace->body);
+  ASSERT_TRUE(events.contains("traceEvents"));
+  EXPECT_GT(events["traceEvents"].size(), 10u);
+  const auto none = s.client().Get("/api/jobs/" + plain["id"].get<std::string>() + "/trace");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 404);
+  EXPECT_NE(none->body.find("options.trace"), std::string::npos) << none->body;
+  EXPECT_FALSE(
+      json::parse(s.client().Get("/api/jobs/" + plain["id"].get<std::string>())->body)["links"].contains("trace"));
+}
+
 TEST(Serve, BadRequestsAreRefusedWithTheKey) {
   ServerOptions o;
   o.limits.max_gpus = 64;
