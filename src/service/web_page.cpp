@@ -95,7 +95,7 @@ details { margin-top: 14px; } summary { cursor: pointer; color: #1f4f9c; }
 div.scroll { overflow-x: auto; }
 dl.times { display: grid; grid-template-columns: max-content auto; gap: 2px 14px; margin: 8px 0; font-size: 0.92em; }
 dl.times dt { color: #5b6475; } dl.times dd { margin: 0; }
-.links a { margin-right: 14px; }
+.links a, .links button { margin-right: 14px; }
 </style>
 </head>
 )HTML";

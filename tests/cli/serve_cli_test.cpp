@@ -5,17 +5,22 @@
 
 #include <httplib.h>
 
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "support/examples.hpp"
 #include "support/tiny_scenario.hpp"
 
 #include "background_process.hpp"
+#include "chromium_devtools.hpp"
 #include "cli_support.hpp"
+#include "html_browser.hpp"
 #include "trainsim/scenario.hpp"
 #include "trainsim/trainsim.hpp"
 
@@ -124,6 +129,112 @@ TEST(ServeCli, StartupSaysWhereAndWhoMayConnect) {
   EXPECT_EQ(t.status, 1);
   EXPECT_NE(t.out.find("--token-file"), std::string::npos) << t.out;
   fs::remove_all(dir);
+}
+
+// Standard base64, for the screenshot the browser sends.
+std::string from_base64(const std::string& text) {
+  std::string out;
+  int bits = 0, value = 0;
+  for (const char c : text) {
+    const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char* at = std::strchr(table, c);
+    if (c == '=' || at == nullptr || c == '\0') continue;
+    value = (value << 6) | static_cast<int>(at - table);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((value >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+// The page as a person uses it, in headless Chromium against a running server: the demo scenario pasted into the
+// form and submitted, the job's page follows it to done and shows the run's numbers and its report; no console
+// error or uncaught exception on the way; a screenshot of the result.
+TEST(ServeCli, ThePageSubmitsTheDemoScenarioAndShowsItsReport) {
+  const std::string browser = trainsim_cli_test::chromium();
+  if (browser.empty()) GTEST_SKIP() << trainsim_cli_test::kNoChromium;
+  const fs::path dir = fs::temp_directory_path() / ("trainsim_serve_page_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Background* server = nullptr;
+  const int port = start_server(server, dir);
+  const std::unique_ptr<Background> stop_server(server);
+  ASSERT_GT(port, 0);
+
+  trainsim_cli_test::ChromiumDevTools chrome(browser, dir);
+  ASSERT_TRUE(chrome.started());
+  const json target = chrome.call("Target.createTarget", {{"url", "about:blank"}});
+  ASSERT_TRUE(target.contains("targetId")) << target.dump();
+  const json attached = chrome.call("Target.attachToTarget", {{"targetId", target["targetId"]}, {"flatten", true}});
+  ASSERT_TRUE(attached.contains("sessionId")) << attached.dump();
+  const std::string page = attached["sessionId"];
+  chrome.call("Runtime.enable", json::object(), page);
+  chrome.call("Page.enable", json::object(), page);
+  chrome.call("Page.navigate", {{"url", "http://127.0.0.1:" + std::to_string(port) + "/"}}, page);
+  const auto holds = [&](const std::string& expression, double seconds) {
+    return trainsim_cli_test::wait_until([&] { return chrome.evaluate(page, expression) == true; }, seconds);
+  };
+  // The page is ready once it has filled in the example scenario (from /api/presets).
+  ASSERT_TRUE(holds("document.getElementById('scenario').value.length > 0", 30));
+  const std::string demo = read_file(trainsim::test::example("gpt3-175b-1024-h100.yaml"));
+  ASSERT_FALSE(demo.empty());
+  ASSERT_EQ(chrome.evaluate(page,
+                            "document.getElementById('command').value = 'run'; "
+                            "document.getElementById('label').value = 'gpt3-175b-1024-h100.yaml'; "
+                            "document.getElementById('scenario').value = " +
+                                json(demo).dump() + "; document.getElementById('submit').click(); true"),
+            true);
+  // The page says the job is queued and links its page; following the link, the address names the job, its state
+  // reaches done, the numbers and the report appear.
+  ASSERT_TRUE(holds("!!document.querySelector('#message a')", 30));
+  EXPECT_EQ(chrome.evaluate(page, "document.getElementById('message').textContent.includes('queued')"), true);
+  chrome.evaluate(page, "document.querySelector('#message a').click(); true");
+  ASSERT_TRUE(holds("document.getElementById('job-state').textContent === 'done'", 60))
+      << chrome
+             .evaluate(page,
+                       "location.hash + ' | ' + document.getElementById('job-state').textContent + ' | ' + "
+                       "document.getElementById('message').textContent")
+             .dump();
+  EXPECT_EQ(chrome.evaluate(page, "/^#\\/job\\/[0-9a-f]{16}$/.test(location.hash)"), true)
+      << chrome.evaluate(page, "location.hash").dump();
+  ASSERT_TRUE(holds("document.querySelectorAll('#run-cards .card').length >= 3", 30));
+  EXPECT_EQ(chrome.evaluate(page, "document.getElementById('run-cards').textContent.includes('iteration')"), true);
+  EXPECT_EQ(chrome.evaluate(page, "!!document.getElementById('report-frame')"), true);
+  const std::string job_id = chrome.evaluate(page, "location.hash.split('/')[2]").get<std::string>();
+  // The same numbers as the API's result.
+  const json iteration =
+      chrome.evaluate(page,
+                      "fetch('/api/jobs/' + location.hash.split('/')[2] + '/result').then(r => r.json()).then(j => "
+                      "j.iteration_time_s)");
+  ASSERT_TRUE(iteration.is_number()) << iteration.dump();
+  EXPECT_GT(iteration.get<double>(), 1.0);
+
+  // The report's frame has loaded the run's HTML report (sandboxed, it runs as a target of its own).
+  const auto report_loaded = [&] {
+    const json targets = chrome.call("Target.getTargets");
+    if (!targets.contains("targetInfos")) return false;
+    for (const json& t : targets["targetInfos"])
+      if (t.value("url", "").ends_with("/api/jobs/" + job_id + "/html")) return true;
+    return false;
+  };
+  EXPECT_TRUE(trainsim_cli_test::wait_until(report_loaded, 30)) << chrome.call("Target.getTargets").dump();
+  chrome.evaluate(page, "new Promise(r => setTimeout(() => r(true), 500))");  // one more paint for the screenshot
+
+  const json shot = chrome.call("Page.captureScreenshot", {{"format", "png"}}, page);
+  ASSERT_TRUE(shot.contains("data")) << shot.dump().substr(0, 200);
+  const std::string png = from_base64(shot["data"].get<std::string>());
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_GT(png.size(), 10'000u);
+  std::ofstream(dir / "serve-page.png", std::ios::binary) << png;
+
+  fs::remove_all(dir / "profile");  // the browser's profile; the screenshot and the server's files stay for a look
+  for (const json& e : chrome.events()) {
+    const std::string method = e.value("method", "");
+    EXPECT_NE(method, "Runtime.exceptionThrown") << e.dump();
+    if (method == "Runtime.consoleAPICalled") { EXPECT_NE(e["params"].value("type", ""), "error") << e.dump(); }
+  }
 }
 
 }  // namespace
