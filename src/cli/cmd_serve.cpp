@@ -34,6 +34,9 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--max-body", options->max_body_bytes, "largest request body in bytes (413 above)")
       ->capture_default_str();
   cmd->add_option("--max-queue", options->max_queue, "queued jobs at most (429 above)")->capture_default_str();
+  cmd->add_option("--keep-days", options->keep_days,
+                  "delete finished jobs older than this many days, at start and hourly (0: keep every job)")
+      ->capture_default_str();
   cmd->add_option("--max-gpus", options->limits.max_gpus, "largest cluster.num_gpus a job may simulate")
       ->capture_default_str();
   cmd->add_option("--max-points", options->limits.max_sweep_points, "most points of one sweep")->capture_default_str();

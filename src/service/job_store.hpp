@@ -75,6 +75,9 @@ class JobStore {
   // Deletes the finished jobs (done, failed, cancelled) whose finished_ms is before `before_ms`; returns how many.
   // The file keeps its size (SQLite reuses the freed pages for new jobs).
   int purge_finished_before(std::int64_t before_ms);
+  // The store's clock (the one given, else the system's), in Unix epoch milliseconds: what created_ms and
+  // finished_ms are measured on.
+  std::int64_t now_ms() const;
 
   const std::string& path() const { return path_; }
 
@@ -82,7 +85,6 @@ class JobStore {
   struct Closer {
     void operator()(sqlite3* db) const;
   };
-  std::int64_t now_ms() const;
   void configure();
   void open_schema();
 

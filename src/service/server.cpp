@@ -149,7 +149,8 @@ struct Server::Impl {
   bool stopping = false;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running;  // job id -> its stop flag
 
-  std::atomic<std::int64_t> submitted{0}, rejected{0}, finished_done{0}, finished_failed{0}, cancelled{0};
+  std::atomic<std::int64_t> submitted{0}, rejected{0}, finished_done{0}, finished_failed{0}, cancelled{0}, purged{0};
+  std::int64_t last_purge_ms = 0;  // under `mutex`
   std::atomic<std::int64_t> http_requests{0}, http_errors{0};
 
   explicit Impl(ServerOptions o) : options(std::move(o)) {
@@ -159,8 +160,12 @@ struct Server::Impl {
     std::error_code ec;
     fs::create_directories(fs::path(options.data_dir) / "files", ec);
     if (ec) throw ScenarioError("", "--data", "cannot create " + options.data_dir + "/files: " + ec.message());
+    if (!(options.keep_days >= 0) || options.keep_days > 36500)
+      throw ScenarioError("", "--keep-days",
+                          fmt::format("expected 0 (keep every job) to 36500 days, got {}", options.keep_days));
     store = std::make_unique<JobStore>((fs::path(options.data_dir) / "jobs.sqlite").string());
     store->requeue_running();
+    purge_if_due();
     if (!options.token_file.empty()) {
       std::ifstream in(options.token_file);
       if (!in) throw ScenarioError("", "--token-file", "cannot read " + options.token_file);
@@ -450,6 +455,7 @@ struct Server::Impl {
     counter("trainsim_jobs_done_total", "Jobs finished with a result since start.", finished_done.load());
     counter("trainsim_jobs_failed_total", "Jobs finished with an error since start.", finished_failed.load());
     counter("trainsim_jobs_cancelled_total", "Jobs cancelled since start.", cancelled.load());
+    counter("trainsim_jobs_purged_total", "Finished jobs deleted by --keep-days since start.", purged.load());
     counter("trainsim_http_requests_total", "HTTP requests since start.", http_requests.load());
     counter("trainsim_http_errors_total", "HTTP requests answered with an error status by the server itself.",
             http_errors.load());
@@ -479,6 +485,7 @@ struct Server::Impl {
       }
       job = store->claim_next();
       if (!job) {
+        purge_if_due();
         std::unique_lock<std::mutex> lock(mutex);
         wake.wait_for(lock, std::chrono::milliseconds(500), [&] { return stopping; });
         continue;
@@ -517,6 +524,19 @@ struct Server::Impl {
     } catch (const std::exception& e) {
       if (store->fail(job.id, private_paths_removed(e.what()), "")) ++finished_failed;
     }
+  }
+
+  // --keep-days: deletes the finished jobs older than that, at most once an hour (an idle worker asks).
+  void purge_if_due() {
+    if (options.keep_days <= 0) return;
+    constexpr std::int64_t kHourMs = 3'600'000;
+    const std::int64_t now = store->now_ms();
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (last_purge_ms != 0 && now - last_purge_ms < kHourMs) return;
+      last_purge_ms = now;
+    }
+    purged += store->purge_finished_before(now - static_cast<std::int64_t>(options.keep_days * 86'400'000.0));
   }
 
   bool is_stopping() {

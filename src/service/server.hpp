@@ -18,6 +18,9 @@ struct ServerOptions {
   std::string token_file;                        // bearer tokens, one per line; empty: no authentication
   std::size_t max_body_bytes = 4 * 1024 * 1024;  // a larger request is answered 413
   int max_queue = 1000;                          // queued jobs; a submission beyond is answered 429
+  // Finished jobs (done, failed, cancelled) older than this many days are deleted at start and then hourly, result
+  // and all; 0 keeps every job. Uploaded files stay (other jobs may name them).
+  double keep_days = 0;
   JobLimits limits;
 };
 

@@ -186,6 +186,52 @@ TEST(Serve, ARunSubmittedWithTraceServesIt) {
       json::parse(s.client().Get("/api/jobs/" + plain["id"].get<std::string>())->body)["links"].contains("trace"));
 }
 
+// --keep-days: a server starting on a data directory deletes the finished jobs older than that (counted in
+// /metrics) and keeps the recent ones and every queued one; a bad value names the flag.
+TEST(Serve, KeepDaysPurgesOldFinishedJobsAtStart) {
+  const std::string dir = (fs::temp_directory_path() / ("trainsim-serve-keep-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    JobStore store((fs::path(dir) / "jobs.sqlite").string());
+    const std::int64_t now = store.now_ms(), day = 86'400'000;
+    const auto job = [&](const std::string& id, JobState state, std::int64_t finished_ms) {
+      JobRecord j;
+      j.id = id;
+      j.command = "run";
+      j.label = "job.yaml";
+      j.scenario = kTiny;
+      j.options_json = "{}";
+      j.state = state;
+      j.created_ms = finished_ms - 1000;
+      j.finished_ms = finished_ms;
+      store.insert(j);
+    };
+    job("0000000000000001", JobState::Done, now - 10 * day);
+    job("0000000000000002", JobState::Failed, now - 8 * day);
+    job("0000000000000003", JobState::Done, now - 1 * day);
+    job("0000000000000004", JobState::Queued, 0);
+  }
+  ServerOptions o;
+  o.keep_days = 7;
+  o.workers = 0;
+  TestServer s(o, dir);
+  EXPECT_EQ(s.client().Get("/api/jobs/0000000000000001")->status, 404);
+  EXPECT_EQ(s.client().Get("/api/jobs/0000000000000002")->status, 404);
+  EXPECT_EQ(s.client().Get("/api/jobs/0000000000000003")->status, 200);
+  EXPECT_EQ(s.client().Get("/api/jobs/0000000000000004")->status, 200);
+  EXPECT_NE(s.client().Get("/metrics")->body.find("trainsim_jobs_purged_total 2"), std::string::npos);
+  s.stop();
+  ServerOptions bad;
+  bad.keep_days = -1;
+  bad.data_dir = dir;
+  try {
+    Server server(bad);
+    ADD_FAILURE() << "accepted --keep-days -1";
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "--keep-days"); }
+  fs::remove_all(dir);
+}
+
 TEST(Serve, BadRequestsAreRefusedWithTheKey) {
   ServerOptions o;
   o.limits.max_gpus = 64;
