@@ -77,14 +77,18 @@ TEST(PacketLevel, NcclTestRunsOnPackets) {
   EXPECT_LE(packet.rows[0].busbw_GBps, flow.rows[0].busbw_GBps * 1.001);
 }
 
+// The small job at packet level on a 4:1 tapered fat-tree, with `more` settings.
+RunResult run_tapered(const std::vector<std::string>& more = {}) {
+  std::vector<std::string> set = {"simulation.network_model=packet", "cluster.network.switch_radix=16",
+                                  "cluster.network.oversubscription=4"};
+  set.insert(set.end(), more.begin(), more.end());
+  return run_small_job(set);
+}
+
 // The gradient all-reduce of a 4:1 tapered fabric congests its uplinks: lossless RoCE pauses and drops nothing,
 // lossy RoCE drops and retransmits, and both finish.
 TEST(PacketLevel, LosslessPausesWhereLossyDrops) {
-  const std::vector<std::string> tapered = {"simulation.network_model=packet", "cluster.network.switch_radix=16",
-                                            "cluster.network.oversubscription=4"};
-  std::vector<std::string> lossy = tapered;
-  lossy.push_back("cluster.network.roce.lossless=false");
-  const RunResult a = run_small_job(tapered), b = run_small_job(lossy);
+  const RunResult a = run_tapered(), b = run_tapered({"cluster.network.roce.lossless=false"});
   ASSERT_TRUE(a.congestion && b.congestion);
   EXPECT_GT(a.congestion->pause_events, 0);
   EXPECT_EQ(a.congestion->drops, 0);
@@ -119,14 +123,9 @@ TEST(PacketLevel, DcqcnRateCutsCostThroughputOnATaperedFabric) {
 // 50 us is far above them): the senders see the uplinks' queues in their RTTs and cut, without a CNP (switches do
 // not mark under TIMELY), and PFC pauses less than with no congestion control; the iteration finishes.
 TEST(PacketLevel, TimelyCutsOnRoundTripTimes) {
-  const std::vector<std::string> tapered = {"simulation.network_model=packet", "cluster.network.switch_radix=16",
-                                            "cluster.network.oversubscription=4"};
-  std::vector<std::string> timely = tapered, none = tapered;
-  for (const char* set : {"cluster.network.roce.congestion_control=timely", "cluster.network.roce.timely_tlow_us=2",
-                          "cluster.network.roce.timely_thigh_us=20"})
-    timely.push_back(set);
-  none.push_back("cluster.network.roce.congestion_control=none");
-  const RunResult t = run_small_job(timely), n = run_small_job(none);
+  const RunResult t = run_tapered({"cluster.network.roce.congestion_control=timely",
+                                   "cluster.network.roce.timely_tlow_us=2", "cluster.network.roce.timely_thigh_us=20"});
+  const RunResult n = run_tapered({"cluster.network.roce.congestion_control=none"});
   ASSERT_TRUE(t.congestion && n.congestion);
   EXPECT_GT(t.congestion->rate_cuts, 0);
   EXPECT_EQ(t.congestion->cnps, 0);
