@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@
 #include "service/job_store.hpp"
 #include "service/server.hpp"
 #include "trainsim/errors.hpp"
+#include "trainsim/scenario.hpp"
+#include "trainsim/trainsim.hpp"
 
 namespace trainsim::service {
 namespace {
@@ -88,6 +91,17 @@ class TestServer {
     }
     ADD_FAILURE() << "job " << id << " did not finish";
     return {};
+  }
+
+  // Polls the job until it is in `state` (true) or `seconds` have passed (false).
+  bool wait_for_state(const std::string& id, const std::string& state, double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      const auto res = client_->Get("/api/jobs/" + id);
+      if (res && res->status == 200 && json::parse(res->body)["state"] == state) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
   }
 
   json result(const std::string& id) {
@@ -449,6 +463,51 @@ TEST(Serve, UploadedFilesAreNamedByContent) {
   EXPECT_TRUE(fs::exists(fs::path(s.dir()) / "files" / name));
   const auto b = s.client().Post("/api/files?name=again.csv", "kernel,time\n", "application/octet-stream");
   EXPECT_EQ(json::parse(b->body)["name"], name);
+}
+
+// A job names an uploaded file by the name the upload gave (here NCCL's topology of a DGX H100 node): it runs as
+// the same scenario with the file's own path does.
+TEST(Serve, AJobUsesAnUploadedFile) {
+  TestServer s;
+  const std::string xml_path = std::string(TRAINSIM_SOURCE_DIR) + "/data/topologies/dgx-h100.xml";
+  std::ifstream in(xml_path);
+  std::stringstream xml;
+  xml << in.rdbuf();
+  ASSERT_FALSE(xml.str().empty());
+  const auto up = s.client().Post("/api/files?name=dgx-h100.xml", xml.str(), "application/xml");
+  ASSERT_TRUE(up);
+  ASSERT_EQ(up->status, 201) << up->body;
+  const std::string name = json::parse(up->body)["name"];
+  const json job = s.submit("run", kTiny, json::object(), {"nccl.NCCL_TOPO_FILE=" + name});
+  ASSERT_EQ(s.wait(job["id"])["state"], "done");
+  const json served = s.result(job["id"]);
+  const trainsim::RunOutput local =
+      trainsim::run_scenario(trainsim::parse_scenario(kTiny, "job.yaml", {"nccl.NCCL_TOPO_FILE=" + xml_path}));
+  EXPECT_DOUBLE_EQ(served["iteration_time_s"].get<double>(), local.result.iteration_time_s);
+  // The name is looked up among the uploads: a job naming one never uploaded fails, naming the key.
+  const json missing = s.submit("run", kTiny, json::object(), {"nccl.NCCL_TOPO_FILE=" + std::string(64, 'a') + ".xml"});
+  const json failed = s.wait(missing["id"]);
+  EXPECT_EQ(failed["state"], "failed") << failed.dump();
+  EXPECT_EQ(failed["key"], "nccl.NCCL_TOPO_FILE") << failed.dump();
+}
+
+// Cancelling a running job stops it between its steps (a sweep between points): it ends cancelled with no result,
+// and the worker goes on to the next job.
+TEST(Serve, CancelARunningJob) {
+  ServerOptions o;
+  o.workers = 1;
+  TestServer s(o);
+  const std::string id = s.submit("sweep", kTiny, {{"vary", {"cluster.nic_gbps=100:999:1"}}})["id"];
+  ASSERT_TRUE(s.wait_for_state(id, "running", 30));
+  const auto res = s.client().Delete("/api/jobs/" + id);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  const json ended = s.wait(id);
+  EXPECT_EQ(ended["state"], "cancelled") << ended.dump();
+  EXPECT_LT(ended["progress"].get<double>(), 1.0);
+  EXPECT_EQ(s.client().Get("/api/jobs/" + id + "/result")->status, 409);
+  const json next = s.submit("memory", kTiny);
+  EXPECT_EQ(s.wait(next["id"])["state"], "done");
 }
 
 // A second server on a port in use is refused (no SO_REUSEPORT sharing), naming --port.
