@@ -151,6 +151,14 @@ void check_file_keys(const YAML::Node& node, const std::string& path, const std:
                               "on the server a file is named by its upload name (POST /api/files), without "
                               "directories; got '" +
                                   node.Scalar() + "'");
+        // Files resolve beside the scenario (the server's files directory): one never uploaded is refused now, not
+        // when the job runs.
+        if (const std::filesystem::path dir = std::filesystem::path(label).parent_path();
+            !dir.empty() && !std::filesystem::exists(dir / node.Scalar()))
+          throw ScenarioError(label, path,
+                              "no uploaded file '" + node.Scalar() +
+                                  "': upload it first (POST /api/files) and name it "
+                                  "by the name the upload returns");
     }
   }
 }

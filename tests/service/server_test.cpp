@@ -484,11 +484,12 @@ TEST(Serve, AJobUsesAnUploadedFile) {
   const trainsim::RunOutput local =
       trainsim::run_scenario(trainsim::parse_scenario(kTiny, "job.yaml", {"nccl.NCCL_TOPO_FILE=" + xml_path}));
   EXPECT_DOUBLE_EQ(served["iteration_time_s"].get<double>(), local.result.iteration_time_s);
-  // The name is looked up among the uploads: a job naming one never uploaded fails, naming the key.
-  const json missing = s.submit("run", kTiny, json::object(), {"nccl.NCCL_TOPO_FILE=" + std::string(64, 'a') + ".xml"});
-  const json failed = s.wait(missing["id"]);
-  EXPECT_EQ(failed["state"], "failed") << failed.dump();
-  EXPECT_EQ(failed["key"], "nccl.NCCL_TOPO_FILE") << failed.dump();
+  // The name is looked up among the uploads: a job naming one never uploaded is refused at submission, naming the key.
+  const json missing =
+      s.submit("run", kTiny, json::object(), {"nccl.NCCL_TOPO_FILE=" + std::string(64, 'a') + ".xml"}, 400);
+  EXPECT_EQ(missing["key"], "nccl.NCCL_TOPO_FILE") << missing.dump();
+  EXPECT_NE(missing["error"].get<std::string>().find("no uploaded file"), std::string::npos) << missing.dump();
+  EXPECT_EQ(missing["error"].get<std::string>().find(s.dir()), std::string::npos) << "the server's paths stay private";
 }
 
 // Cancelling a running job stops it between its steps (a sweep between points): it ends cancelled with no result,
