@@ -252,12 +252,15 @@ void JobStore::open_schema() {
   }
 }
 
-void JobStore::insert(const JobRecord& job) {
+bool JobStore::insert(const JobRecord& job, std::int64_t max_queued) {
   const std::lock_guard lock(mutex_);
   const std::string what = "insert job " + job.id;
+  // One statement: the count and the insert are one write transaction, so concurrent submissions (or a second
+  // server on the file) cannot together pass the bound.
   JobStoreStatement s(db_.get(), path_, what,
-                      fmt::format("INSERT INTO jobs ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                                  "?13, ?14, ?15, ?16)",
+                      fmt::format("INSERT INTO jobs ({}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                                  "?13, ?14, ?15, ?16 WHERE ?17 < 0 OR "
+                                  "(SELECT COUNT(*) FROM jobs WHERE state = 'queued') < ?17",
                                   kJobFullColumns));
   s.bind_text(1, job.id);
   s.bind_text(2, job.command);
@@ -275,11 +278,13 @@ void JobStore::insert(const JobRecord& job) {
   s.bind_text(14, job.error);
   s.bind_text(15, job.error_key);
   s.bind_text(16, job.trace);
+  s.bind_int(17, max_queued);
   const int rc = s.step_code();
   if (rc == SQLITE_CONSTRAINT_UNIQUE) {
     throw Error(fmt::format("job database {}: {}: a job with this id exists already", path_, what));
   }
   if (rc != SQLITE_DONE) s.fail();
+  return sqlite3_changes(db_.get()) > 0;
 }
 
 std::optional<JobRecord> JobStore::get(const std::string& id) const {

@@ -31,8 +31,10 @@ class JobStore {
   JobStore& operator=(const JobStore&) = delete;
 
   // Stores `job` as given, every field (the server inserts it queued). A created_ms of 0 is stamped with the store's
-  // clock, so that the queue and the list keep their order. Throws Error when a job with the same id exists.
-  void insert(const JobRecord& job);
+  // clock, so that the queue and the list keep their order. Throws Error when a job with the same id exists. With
+  // `max_queued` >= 0 it is stored only while fewer jobs than that are queued (checked in the same transaction);
+  // returns whether it was stored.
+  bool insert(const JobRecord& job, std::int64_t max_queued = -1);
   // Everything, including scenario, result_json and html; nullopt for an unknown id.
   std::optional<JobRecord> get(const std::string& id) const;
   // The oldest queued job (by created_ms, then insertion order) made running: started_ms = now, attempts + 1; the

@@ -277,6 +277,13 @@ struct Server::Impl {
     http.Post("/api/files", [this](const httplib::Request& req, httplib::Response& res) { upload(req, res); });
   }
 
+  // 429: --max-queue jobs wait already.
+  void queue_full(httplib::Response& res) {
+    ++rejected;
+    res.set_header("Retry-After", "10");
+    reply_error(res, 429, fmt::format("the queue is full ({} jobs wait); try again later", options.max_queue));
+  }
+
   void submit(const httplib::Request& req, httplib::Response& res) {
     JobRequest request;
     try {
@@ -300,12 +307,7 @@ struct Server::Impl {
         request = job_request_from_json(body);
       }
       request.label = (fs::path(files_dir()) / request.label).string();  // relative file names resolve in files/
-      if (store->count(JobState::Queued) >= options.max_queue) {
-        ++rejected;
-        res.set_header("Retry-After", "10");
-        return reply_error(res, 429,
-                           fmt::format("the queue is full ({} jobs wait); try again later", options.max_queue));
-      }
+      if (store->count(JobState::Queued) >= options.max_queue) return queue_full(res);
       check_job_request(request, options.limits);
     } catch (const ScenarioError& e) {
       ++rejected;
@@ -321,7 +323,9 @@ struct Server::Impl {
     job.scenario = request.scenario;
     job.options_json = options_json_of(request);
     job.created_ms = now_ms();
-    store->insert(job);  // on disk before the answer
+    // On disk before the answer; the queue's bound is checked again in the insert's transaction, as concurrent
+    // submissions may all have passed the check above.
+    if (!store->insert(job, options.max_queue)) return queue_full(res);
     ++submitted;
     {
       const std::lock_guard<std::mutex> lock(mutex);

@@ -671,3 +671,29 @@ INSERT INTO jobs (id, command, label, scenario, options_json, state, progress, c
 
 }  // namespace
 }  // namespace trainsim::service
+
+namespace trainsim::service {
+namespace {
+
+// A bounded insert counts the queued jobs in its own transaction: from many threads at once, exactly the bound's
+// number of jobs get in, and running or finished ones do not count.
+TEST(JobStore, ABoundedInsertNeverOvershootsTheQueue) {
+  const JobStoreTempDir dir;
+  JobStore store(dir.file("jobs.db"));
+  store.insert(queued_test_job("running", 1));
+  ASSERT_TRUE(store.claim_next());
+  std::atomic<int> stored{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i)
+        if (store.insert(queued_test_job("job-" + std::to_string(t) + "-" + std::to_string(i), 10 + i), 25)) ++stored;
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(stored.load(), 25);
+  EXPECT_EQ(store.count(JobState::Queued), 25);
+  EXPECT_TRUE(store.insert(queued_test_job("unbounded", 99)));  // no bound given: always stored
+}
+
+}  // namespace
+}  // namespace trainsim::service
