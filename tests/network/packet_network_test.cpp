@@ -587,12 +587,6 @@ TEST(PacketNetworkErrors, BadConfigurationNamesTheField) {
   EXPECT_THAT(error_of([&] { PacketNetwork({1}, {0}, 0, c); }), HasSubstr("dcqcn.g"));
 }
 
-}  // namespace
-}  // namespace trainsim
-
-namespace trainsim {
-namespace {
-
 // TIMELY's sender by hand (Mittal et al., Algorithm 1): line rate 10 GB/s, delta 1 MB/s, beta 0.8, alpha 0.875,
 // T_low 50 us, T_high 500 us, min RTT 20 us.
 TEST(Timely, EachRegimeOfTheAlgorithm) {

@@ -630,12 +630,6 @@ TEST(JobStore, AnUnknownStateInTheFileIsAnInternalError) {
   EXPECT_EQ(store.claim_next(), std::nullopt);  // not queued, so not claimed
 }
 
-}  // namespace
-}  // namespace trainsim::service
-
-namespace trainsim::service {
-namespace {
-
 // A file written by the first schema (no trace column) opens: its jobs keep every field, the column is added
 // empty, the version becomes 2, and a finished run can then keep its trace.
 TEST(JobStore, AVersionOneFileGainsTheTraceColumn) {
@@ -668,12 +662,6 @@ INSERT INTO jobs (id, command, label, scenario, options_json, state, progress, c
   });
   EXPECT_NE(message.find("newer trainsim"), std::string::npos) << message;
 }
-
-}  // namespace
-}  // namespace trainsim::service
-
-namespace trainsim::service {
-namespace {
 
 // A bounded insert counts the queued jobs in its own transaction: from many threads at once, exactly the bound's
 // number of jobs get in, and running or finished ones do not count.
