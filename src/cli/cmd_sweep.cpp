@@ -66,14 +66,14 @@ std::string preflight(const SweepArgs& a) {
 // Evaluates this rank's share of the points and brings every outcome to rank 0 (in point order).
 // One process with --csv FILE writes the CSV as points finish (`csv`); under MPI rank 0 learns the
 // other ranks' outcomes only at the gather, so the file is written at the end.
-std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep, const MpiWorld& world,
-                                         std::optional<SweepCsvStream>& csv) {
+std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const SweepObjective& objective, const Sweep& sweep,
+                                         const MpiWorld& world, std::optional<SweepCsvStream>& csv) {
   const std::vector<Overrides> points = sweep.overrides(a.overrides);
   const std::vector<std::size_t> mine = rank_share(points.size(), world.rank(), world.size());
   const int threads = a.threads > 0 ? a.threads : threads_per_rank(world.ranks_on_this_node());
   PointOptions options;
   options.allow_oom = a.allow_oom;
-  apply_sweep_objective(read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens), options);
+  apply_sweep_objective(objective, options);
   if (world.size() == 1 && !a.csv.empty() && a.csv != "-") csv.emplace(a.csv, sweep, points.size());
 
   Progress progress(world.size() > 1 ? "points of rank 0" : "points");
@@ -87,7 +87,8 @@ std::vector<PointOutcome> evaluate_sweep(const SweepArgs& a, const Sweep& sweep,
   return world.gather(points.size(), mine, std::move(outcomes));
 }
 
-int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<PointOutcome>& outcomes, bool csv_written) {
+int write_outputs(const SweepArgs& a, const std::optional<Objective>& objective, const Sweep& sweep,
+                  const std::vector<PointOutcome>& outcomes, bool csv_written) {
   const SweepTable table = make_sweep_table(sweep, outcomes);
   std::size_t simulated = 0;
   for (bool ok : table.ok) simulated += ok ? 1 : 0;
@@ -96,13 +97,12 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
   if (!a.plot.empty() && simulated > 0) plot = make_plot_data(sweep, table, a.y);
 
   // The --json object: printed, and embedded in the page.
-  const std::optional<Objective> objective = read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens).objective;
   const std::size_t best = objective ? best_point(outcomes, *objective) : outcomes.size();
   const bool has_best = best < outcomes.size();
   nlohmann::ordered_json json;
   if (a.json || !a.html.empty()) {
     json = sweep_json(sweep, outcomes, fs::path(a.scenario).stem().string(), a.overrides);
-    if (objective) json["objective"] = sweep_objective_json(*objective, outcomes);
+    if (objective) json["objective"] = sweep_objective_json(*objective, best, outcomes.size());
   }
 
   if (a.csv == "-") {
@@ -148,7 +148,7 @@ int write_outputs(const SweepArgs& a, const Sweep& sweep, const std::vector<Poin
 
 int run_sweep(const SweepArgs& a, const MpiWorld& world) {
   // Checks that give the same answer on every rank: each rank throws the same error by itself.
-  read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens);
+  const SweepObjective objective = read_sweep_objective(a.objective, a.gpu_hour_price, a.tokens);
   if (a.y_without_plot) throw Error("--y chooses what --plot draws; give --plot out.svg too");
   if (a.json && a.csv == "-") throw Error("--json and --csv - both write to standard output; give --csv a file");
   const Sweep sweep = make_sweep(a.vary, a.zip, a.zip_position);
@@ -160,9 +160,9 @@ int run_sweep(const SweepArgs& a, const MpiWorld& world) {
     throw Error(problem);
 
   std::optional<SweepCsvStream> csv;
-  const std::vector<PointOutcome> outcomes = evaluate_sweep(a, sweep, world, csv);
+  const std::vector<PointOutcome> outcomes = evaluate_sweep(a, objective, sweep, world, csv);
   if (!world.is_root()) return 0;  // rank 0 writes everything
-  return write_outputs(a, sweep, outcomes, csv.has_value());
+  return write_outputs(a, objective.objective, sweep, outcomes, csv.has_value());
 }
 
 // How many --vary values the command line gives before its first --zip: the zipped axis takes that

@@ -2,21 +2,13 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 
 namespace trainsim::explore {
-
-ObjectiveKind parse_objective_kind(const std::string& text) {
-  if (text == "tokens_per_s") return ObjectiveKind::TokensPerS;
-  if (text == "cost") return ObjectiveKind::Cost;
-  if (text == "time_to_train") return ObjectiveKind::TimeToTrain;
-  if (text == "days") return ObjectiveKind::Days;
-  if (text == "energy") return ObjectiveKind::Energy;
-  throw Error("--objective: expected tokens_per_s, cost, time_to_train, days or energy, got '" + text + "'");
-}
 
 const char* objective_name(ObjectiveKind k) {
   switch (k) {
@@ -49,6 +41,13 @@ namespace {
 
 }  // namespace
 
+ObjectiveKind parse_objective_kind(const std::string& text, const ObjectiveFlags& flags) {
+  for (const ObjectiveKind k : {ObjectiveKind::TokensPerS, ObjectiveKind::Cost, ObjectiveKind::TimeToTrain,
+                                ObjectiveKind::Days, ObjectiveKind::Energy})
+    if (text == objective_name(k)) return k;
+  refuse(flags.objective, "expected tokens_per_s, cost, time_to_train, days or energy, got '" + text + "'");
+}
+
 void check_objective(const Objective& o, const ObjectiveFlags& f) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
   if (o.kind == ObjectiveKind::Cost && !o.run_level() && !positive(o.gpu_hour_price_usd))
@@ -69,11 +68,7 @@ void check_objective(const Objective& o, const ObjectiveFlags& f) {
 Objective read_objective(const std::string& kind, std::optional<double> gpu_hour_price,
                          const std::optional<std::string>& tokens, const ObjectiveFlags& flags) {
   Objective o;
-  try {
-    o.kind = parse_objective_kind(kind);
-  } catch (const Error&) {
-    refuse(flags.objective, "expected tokens_per_s, cost, time_to_train, days or energy, got '" + kind + "'");
-  }
+  o.kind = parse_objective_kind(kind, flags);
   if (gpu_hour_price) {
     if (o.kind != ObjectiveKind::Cost)
       refuse(flags.gpu_hour_price, fmt::format("only used with {} cost (the objective is {})", flags.objective, kind));
@@ -127,10 +122,10 @@ double objective_value(const Objective& o, double tokens_per_s, int num_gpus) {
     case ObjectiveKind::TokensPerS: return tokens_per_s;
     case ObjectiveKind::Cost: return num_gpus * o.gpu_hour_price_usd / 3600.0 / tokens_per_s * 1e6;
     case ObjectiveKind::TimeToTrain: return o.tokens / tokens_per_s / 3600.0;
-    case ObjectiveKind::Days: return o.tokens / tokens_per_s / 86400.0;  // at full goodput: a lower bound
-    case ObjectiveKind::Energy: return 0;                                // needs the run plan
+    case ObjectiveKind::Days: return o.tokens / tokens_per_s / 86400.0;
+    case ObjectiveKind::Energy: break;
   }
-  return 0;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 std::optional<double> objective_of(const Objective& o, const nlohmann::ordered_json& result, int num_gpus) {

@@ -27,18 +27,18 @@ struct Objective {
   }
 };
 
-// "tokens_per_s" | "cost" | "time_to_train" | "days" | "energy"; throws Error naming --objective otherwise.
-ObjectiveKind parse_objective_kind(const std::string& text);
-const char* objective_name(ObjectiveKind k);
-// The unit of the objective's value, for headers: "tokens/s", "USD/M tokens", "hours", "days", "MWh".
-const char* objective_unit(ObjectiveKind k);
-bool maximises(ObjectiveKind k);
 // The names a front end gives the objective's settings in its errors: the CLI's flags, the Python keywords.
 struct ObjectiveFlags {
   const char* objective = "--objective";
   const char* gpu_hour_price = "--gpu-hour-price";
   const char* tokens = "--tokens";
 };
+// "tokens_per_s" | "cost" | "time_to_train" | "days" | "energy"; throws ScenarioError naming flags.objective otherwise.
+ObjectiveKind parse_objective_kind(const std::string& text, const ObjectiveFlags& flags = {});
+const char* objective_name(ObjectiveKind k);
+// The unit of the objective's value, for headers: "tokens/s", "USD/M tokens", "hours", "days", "MWh".
+const char* objective_unit(ObjectiveKind k);
+bool maximises(ObjectiveKind k);
 // Throws Error naming --gpu-hour-price (cost of the iteration) or --tokens (time_to_train, days, energy) when the
 // companion value is missing, not positive or not finite.
 void check_objective(const Objective& o, const ObjectiveFlags& flags = {});
@@ -52,7 +52,9 @@ Objective read_objective(const std::string& kind, std::optional<double> gpu_hour
 std::optional<double> parse_token_count(const std::string& text);
 
 // The objective of a configuration that processes `tokens_per_s` (the whole job's) on `num_gpus` GPUs:
-//   tokens_per_s;  cost = num_gpus x price / 3600 / tokens_per_s x 1e6;  time_to_train = tokens / tokens_per_s / 3600.
+//   tokens_per_s;  cost = num_gpus x price / 3600 / tokens_per_s x 1e6;  time_to_train = tokens / tokens_per_s / 3600;
+//   days = tokens / tokens_per_s / 86400, the run at full goodput: a lower bound of the run-level days. Energy has no
+//   such form (it needs the run plan): NaN.
 double objective_value(const Objective& o, double tokens_per_s, int num_gpus);
 // The objective of a simulated configuration from its `trainsim run --json` result: objective_value of its
 // tokens_per_s, or for a run-level objective the result's `run_plan` (days, energy_mwh, cost_usd per million

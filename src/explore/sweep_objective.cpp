@@ -50,13 +50,12 @@ std::size_t best_point(const std::vector<PointOutcome>& outcomes, const Objectiv
   return best;
 }
 
-nlohmann::ordered_json sweep_objective_json(const Objective& objective, const std::vector<PointOutcome>& outcomes) {
-  const std::size_t best = best_point(outcomes, objective);
+nlohmann::ordered_json sweep_objective_json(const Objective& objective, std::size_t best, std::size_t points) {
   return {{"name", objective_name(objective.kind)},
           {"goal", maximises(objective.kind) ? "maximise" : "minimise"},
           {"unit", objective_unit(objective.kind)},
           {"run_level", objective.run_level()},
-          {"best_point", best < outcomes.size() ? nlohmann::ordered_json(best) : nlohmann::ordered_json()}};
+          {"best_point", best < points ? nlohmann::ordered_json(best) : nlohmann::ordered_json()}};
 }
 
 }  // namespace trainsim::explore

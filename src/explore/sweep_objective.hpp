@@ -30,7 +30,8 @@ void apply_sweep_objective(const SweepObjective& o, PointOptions& options);
 // The simulated point with the best `objective` field (ties: the first); outcomes.size() when none has one.
 std::size_t best_point(const std::vector<PointOutcome>& outcomes, const Objective& objective);
 
-// The sweep JSON's "objective" object: name, goal, unit, run_level, best_point (null when none).
-nlohmann::ordered_json sweep_objective_json(const Objective& objective, const std::vector<PointOutcome>& outcomes);
+// The sweep JSON's "objective" object: name, goal, unit, run_level, best_point (best_point's answer; null when it
+// found none, i.e. best == points).
+nlohmann::ordered_json sweep_objective_json(const Objective& objective, std::size_t best, std::size_t points);
 
 }  // namespace trainsim::explore

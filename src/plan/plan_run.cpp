@@ -69,17 +69,35 @@ void check_plan_inputs(const Scenario& s) {
   }
 }
 
-PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
-  check_plan_inputs(s);
-  return plan_from_iteration(s, run_scenario(s).result, request);
-}
+namespace {
 
-PlanResult plan_from_iteration(const Scenario& s, const RunResult& r, const PlanRequest& request) {
-  check_plan_inputs(s);
+void check_plan_request(const PlanRequest& request) {
   if (!(request.amount > 0) || !std::isfinite(request.amount))
     throw Error(fmt::format("the run's size must be a positive number, got {:g}", request.amount));
   if (request.trials < 0 || request.trials > kMaxPlanTrials)
     throw Error(fmt::format("trials: expected 0 to {} Monte-Carlo runs, got {}", kMaxPlanTrials, request.trials));
+}
+
+PlanResult plan_checked(const Scenario& s, const RunResult& r, const PlanRequest& request);
+
+}  // namespace
+
+// Everything that can be refused is refused before the iteration is simulated.
+PlanResult plan_run(const Scenario& s, const PlanRequest& request) {
+  check_plan_inputs(s);
+  check_plan_request(request);
+  return plan_checked(s, run_scenario(s).result, request);
+}
+
+PlanResult plan_from_iteration(const Scenario& s, const RunResult& r, const PlanRequest& request) {
+  check_plan_inputs(s);
+  check_plan_request(request);
+  return plan_checked(s, r, request);
+}
+
+namespace {
+
+PlanResult plan_checked(const Scenario& s, const RunResult& r, const PlanRequest& request) {
   const ResilienceSpec& rs = s.resilience;
   const FleetResilience& fleet = fleet_resilience();
   PlanResult p;
@@ -262,5 +280,7 @@ PlanResult plan_from_iteration(const Scenario& s, const RunResult& r, const Plan
     p.cost_usd = p.gpu_hour_cost_usd.value_or(0) + p.energy_cost_usd.value_or(0);
   return p;
 }
+
+}  // namespace
 
 }  // namespace trainsim

@@ -50,11 +50,6 @@ cluster:
   nic_gbps: 400
 )";
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string new_job_id() {
   static std::mutex m;
   static std::mt19937_64 random{std::random_device{}()};
@@ -322,7 +317,7 @@ struct Server::Impl {
     job.label = fs::path(request.label).filename().string();
     job.scenario = request.scenario;
     job.options_json = options_json_of(request);
-    job.created_ms = now_ms();
+    job.created_ms = store->now_ms();
     // On disk before the answer; the queue's bound is checked again in the insert's transaction, as concurrent
     // submissions may all have passed the check above.
     if (!store->insert(job, options.max_queue)) return queue_full(res);

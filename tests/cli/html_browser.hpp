@@ -2,13 +2,13 @@
 // Headless Chromium for the HTML page tests (run, sweep and tune pages): the DOM after the page's script ran, the
 // browser's log and a screenshot, from one launch. Tests skip when there is no chromium.
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "cli_support.hpp"
+#include "support/chromium.hpp"
 
 namespace trainsim_cli_test {
 
@@ -29,17 +29,9 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-// Chromium: $TRAINSIM_CHROMIUM, else chromium on the PATH (Debian's package, scripts/install-deps); "" if none.
-inline std::string chromium() {
-  if (const char* env = std::getenv("TRAINSIM_CHROMIUM"); env && *env) return env;
-  const Result r = run_shell("command -v chromium");
-  if (r.status != 0 || r.out.empty()) return "";
-  return r.out.substr(0, r.out.find('\n'));
-}
-
-inline constexpr const char* kNoChromium =
-    "chromium not found (install Debian's chromium package, as scripts/install-deps does, or set TRAINSIM_CHROMIUM): "
-    "the HTML page is not checked in a browser";
+using trainsim::test::chromium;
+using trainsim::test::console_messages;
+using trainsim::test::kNoChromium;
 
 struct Rendered {
   int status = -1;
@@ -67,17 +59,6 @@ inline Rendered render_in_chromium(const std::string& browser, const std::filesy
   r.dom = read_file(dom_path);
   r.log = b.out + read_file(log_path);
   return r;
-}
-
-// The log's lines about `page_name` that are console messages or uncaught exceptions ("" when none).
-inline std::string console_messages(const std::string& log, const std::string& page_name) {
-  std::istringstream lines(log);
-  std::string found;
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(page_name) != std::string::npos &&
-        (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos))
-      found += line + "\n";
-  return found;
 }
 
 }  // namespace trainsim_cli_test

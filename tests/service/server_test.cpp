@@ -198,6 +198,13 @@ TEST(Serve, ARunSubmittedWithTraceServesIt) {
   EXPECT_NE(none->body.find("options.trace"), std::string::npos) << none->body;
   EXPECT_FALSE(
       json::parse(s.client().Get("/api/jobs/" + plain["id"].get<std::string>())->body)["links"].contains("trace"));
+  // A trace above the server's limit fails the job before it is built, naming the option.
+  ServerOptions small;
+  small.limits.max_trace_bytes = 1000;
+  TestServer t(small);
+  const json refused = t.wait(t.submit("run", kTiny, {{"trace", true}})["id"]);
+  EXPECT_EQ(refused["state"], "failed") << refused.dump();
+  EXPECT_EQ(refused["key"], "options.trace") << refused.dump();
 }
 
 // --keep-days: a server starting on a data directory deletes the finished jobs older than that (counted in

@@ -8,9 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,10 +16,11 @@
 #include <string>
 #include <string_view>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "service/web_page.hpp"
+#include "support/chromium.hpp"
+#include "support/shell.hpp"
 
 namespace {
 
@@ -104,23 +103,6 @@ TEST(WebPage, CallsTheApi) {
 
 // ---- headless Chromium ----
 
-struct Shell {
-  int status = -1;
-  std::string out;
-};
-
-Shell shell(const std::string& command) {
-  Shell r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -128,18 +110,10 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
-// As tests/cli/html_browser.hpp (which needs the trainsim binary, so it is not included here): $TRAINSIM_CHROMIUM,
-// else chromium on the PATH; "" if none.
-std::string chromium() {
-  if (const char* env = std::getenv("TRAINSIM_CHROMIUM"); env && *env) return env;
-  const Shell r = shell("command -v chromium");
-  if (r.status != 0 || r.out.empty()) return "";
-  return r.out.substr(0, r.out.find('\n'));
-}
-
-constexpr const char* kNoChromium =
-    "chromium not found (install Debian's chromium package, as scripts/install-deps does, or set TRAINSIM_CHROMIUM): "
-    "the web page is not checked in a browser";
+using trainsim::test::chromium;
+using trainsim::test::kNoChromium;
+using trainsim::test::run_shell;
+using trainsim::test::ShellResult;
 
 struct Rendered {
   fs::path dir;
@@ -170,7 +144,7 @@ Rendered render(const std::string& html, const std::string& name, const std::str
   const fs::path page = dir / (name + ".html");
   std::ofstream(page, std::ios::binary) << html;
   const auto start = std::chrono::steady_clock::now();
-  const Shell b = shell(
+  const ShellResult b = run_shell(
       "{ timeout 60 " + chromium() +
       " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
       " --disable-background-networking --disable-component-update --disable-sync --user-data-dir=" +
@@ -182,11 +156,7 @@ Rendered render(const std::string& html, const std::string& name, const std::str
   r.status = b.status;
   r.dom_path = (dir / "dom.html").string();
   r.dom = read_text(r.dom_path);
-  std::istringstream log(b.out + read_text(dir / "chromium.log"));
-  for (std::string line; std::getline(log, line);)
-    if (line.find(page.filename().string()) != std::string::npos &&
-        (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos))
-      r.console += line + "\n";
+  r.console = trainsim::test::console_messages(b.out + read_text(dir / "chromium.log"), page.filename().string());
   return r;
 }
 
