@@ -1,10 +1,14 @@
 #include "api/flow_setup.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "api/network_faults.hpp"
 #include "core/error.hpp"
+#include "network/packet/switch_buffer.hpp"
 #include "topology/generate.hpp"
 #include "workload/generator.hpp"
 #include "workload/group_replicas.hpp"
@@ -14,6 +18,30 @@ namespace trainsim {
 namespace {
 
 std::string fault_key(std::size_t i, const char* field) { return "faults[" + std::to_string(i) + "]." + field; }
+
+// With switch buffers, each switch's lossless ports keep their PFC headroom out of its buffer: the packet network
+// would refuse a buffer left with no shared pool at its first packet; refused here, before anything runs, naming the
+// key (as prepare_buffers in the packet network counts it).
+void check_switch_buffers(const Scenario& s, const NetworkGraph& g, const PacketConfig& c) {
+  if (c.switch_buffer.size_bytes <= 0 || !c.pfc.enabled) return;
+  std::map<NodeId, std::int64_t> headroom;
+  const std::int32_t full_packet = c.mtu_payload_bytes + c.header_bytes;
+  for (LinkId l = 0; l < g.link_count(); ++l) {
+    const Link& link = g.link(l);
+    if (link.kind == LinkKind::ScaleUp || link.kind == LinkKind::Pcie || g.node(link.to).kind != NodeKind::Switch)
+      continue;
+    headroom[link.to] += c.switch_buffer.headroom_bytes >= 0
+                             ? c.switch_buffer.headroom_bytes
+                             : pfc_headroom_bytes(link.capacity_Bps, from_seconds(link.latency_ns * 1e-9), full_packet);
+  }
+  for (const auto& [sw, bytes] : headroom)
+    if (c.switch_buffer.size_bytes - bytes < full_packet)
+      throw ScenarioError(s.file, "cluster.network.roce.switch_buffer_mb",
+                          fmt::format("{:g} MB leaves no shared buffer at switch {}: its ports' PFC headroom takes "
+                                      "{:.3g} MB; give more, or a smaller pfc_headroom_kb",
+                                      static_cast<double>(c.switch_buffer.size_bytes) / 1e6, g.node_name(sw),
+                                      static_cast<double>(bytes) / 1e6));
+}
 
 }  // namespace
 
@@ -34,6 +62,9 @@ PacketConfig packet_config(const NetworkSpec::Roce& r, double nic_gbps, std::uin
   c.pfc.enabled = r.lossless;
   c.pfc.xoff_bytes = static_cast<std::int64_t>(r.pfc_xoff_kb * 1e3);
   c.pfc.xon_bytes = static_cast<std::int64_t>(r.pfc_xon_kb * 1e3);
+  c.switch_buffer.size_bytes = static_cast<std::int64_t>(r.switch_buffer_mb * 1e6);
+  c.switch_buffer.alpha = r.buffer_alpha;
+  c.switch_buffer.headroom_bytes = r.pfc_headroom_kb ? static_cast<std::int64_t>(*r.pfc_headroom_kb * 1e3) : -1;
   c.dcqcn.additive_increase_Bps = r.dcqcn_ai_mbps.value_or(nic_gbps) * 1e6 / 8;     // auto: 0.1% of the line rate
   c.dcqcn.hyper_increase_Bps = r.dcqcn_hai_mbps.value_or(10 * nic_gbps) * 1e6 / 8;  // auto: 1%
   c.timely.additive_increase_Bps = r.timely_ai_mbps.value_or(nic_gbps) * 1e6 / 8;   // auto: 0.1% of the line rate
@@ -70,6 +101,7 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
   options.seed = s.simulation.seed;
   if (s.simulation.network_model == NetworkModel::Packet) {
     options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
+    check_switch_buffers(s, *out.graph, *options.packet);
     options.packet_groups = std::move(packet_groups);
     options.packet_min_bytes = s.simulation.packet_scope_min_bytes;
   }

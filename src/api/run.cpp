@@ -197,6 +197,18 @@ Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
   constexpr std::size_t kWorstLinks = 8;
   if (rows.size() > kWorstLinks) rows.resize(kWorstLinks);
   c.worst_links = std::move(rows);
+  const auto buffers = net.switch_buffer_statistics();
+  if (!buffers.empty()) {
+    Congestion::SwitchBuffers sb;
+    sb.size_mb = static_cast<double>(buffers.front().size_bytes) / 1e6;
+    const auto fullest = std::max_element(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) {
+      return a.peak_bytes < b.peak_bytes;  // the first of equals: the lowest switch id
+    });
+    sb.peak_kb = static_cast<double>(fullest->peak_bytes) / 1e3;
+    sb.peak_switch = g.node_name(fullest->switch_id);
+    sb.headroom_drops = k.headroom_drops;
+    c.switch_buffers = sb;
+  }
   return c;
 }
 

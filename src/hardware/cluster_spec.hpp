@@ -49,6 +49,10 @@ struct NetworkSpec {
     double ecn_kmin_kb = 100, ecn_kmax_kb = 400, ecn_pmax = 0.2;  // RED marking at switch egress queues
     double pfc_xoff_kb = 256, pfc_xon_kb = 240;                   // per ingress: PAUSE above, RESUME at or below
     double port_buffer_mb = 1;                                    // egress queue limit (lossy: drops beyond it)
+    // Each switch's buffer shared by its ports with dynamic thresholds (0: none, the per-port limits above),
+    // their alpha, and the PFC headroom per lossless ingress (nullopt: 2 x the link's bandwidth-delay + 2 packets).
+    double switch_buffer_mb = 0, buffer_alpha = 0.125;
+    std::optional<double> pfc_headroom_kb;
     // DCQCN's additive and hyper rate-increase steps, Mb/s; nullopt = scaled to the NIC: the paper's steps are
     // 40 and 400 Mb/s on 40 Gb/s ports, 0.1% and 1% of the line rate, which the same share of nic_gbps keeps.
     std::optional<double> dcqcn_ai_mbps, dcqcn_hai_mbps;

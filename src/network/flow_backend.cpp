@@ -42,6 +42,12 @@ std::unique_ptr<PacketNetwork> make_packet_network(const NetworkGraph& g, const 
       net->set_host_link(l);
     else if (g.node(g.link(l).from).kind == NodeKind::Nic)
       net->set_nic_port(l);
+  // Switch buffers are shared by a switch's ports: the network learns which switch each link leaves and enters.
+  const auto switch_id = [&](NodeId n) {
+    return g.node(n).kind == NodeKind::Switch ? static_cast<std::int32_t>(n) : -1;
+  };
+  for (LinkId l = 0; l < g.link_count(); ++l)
+    net->set_switch_ends(l, switch_id(g.link(l).from), switch_id(g.link(l).to));
   return net;
 }
 

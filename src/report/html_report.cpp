@@ -515,6 +515,12 @@ void write_congestion(Page& p) {
   row("completion time p50, us", "congestion.fct_p50_us", fmt::format("{:.1f}", c.fct_p50_us));
   row("completion time p99, us", "congestion.fct_p99_us", fmt::format("{:.1f}", c.fct_p99_us));
   row("completion time max, us", "congestion.fct_max_us", fmt::format("{:.1f}", c.fct_max_us));
+  if (c.switch_buffers) {
+    row("fullest switch buffer, KB", "congestion.switch_buffers.peak_kb",
+        fmt::format("{:.1f}", c.switch_buffers->peak_kb));
+    row("drops past PFC headroom", "congestion.switch_buffers.headroom_drops",
+        group_digits(c.switch_buffers->headroom_drops));
+  }
   put(b, "</tbody>\n</table>\n</section>\n");
 }
 

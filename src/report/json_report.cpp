@@ -129,6 +129,11 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     x["fct_p50_us"] = c.fct_p50_us;
     x["fct_p99_us"] = c.fct_p99_us;
     x["fct_max_us"] = c.fct_max_us;
+    if (c.switch_buffers)
+      x["switch_buffers"] = {{"size_mb", c.switch_buffers->size_mb},
+                             {"peak_kb", c.switch_buffers->peak_kb},
+                             {"peak_switch", c.switch_buffers->peak_switch},
+                             {"headroom_drops", c.switch_buffers->headroom_drops}};
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const CongestionLinkRow& l : c.worst_links)
       links.push_back({{"link", l.name},

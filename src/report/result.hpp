@@ -95,6 +95,14 @@ struct Congestion {
   double fct_p50_us = 0, fct_p99_us = 0, fct_max_us = 0;  // transfers' completion times (start to last byte)
   std::int64_t transfers = 0;
   std::vector<CongestionLinkRow> worst_links;  // most paused, then deepest queue; at most 8
+  // cluster.network.roce.switch_buffer_mb: each switch's shared buffer, the fullest one's peak and where, and the
+  // packets lost past a full PFC headroom (lossless). Absent with per-port limits.
+  struct SwitchBuffers {
+    double size_mb = 0, peak_kb = 0;
+    std::string peak_switch;
+    std::int64_t headroom_drops = 0;
+  };
+  std::optional<SwitchBuffers> switch_buffers;
 };
 
 // `trainsim run --explain`: where the critical rank's time goes, op by op, and where each time came

@@ -210,6 +210,12 @@ void write_congestion(Buffer& buf, const Congestion& c) {
        group_digits(c.cnps), group_digits(c.rate_cuts), group_digits(c.drops), group_digits(c.retransmitted_packets));
   line(buf, "  transfer completion times over {} transfers: median {:.1f} us, p99 {:.1f} us, max {:.1f} us",
        group_digits(c.transfers), c.fct_p50_us, c.fct_p99_us, c.fct_max_us);
+  if (c.switch_buffers)
+    line(buf,
+         "  switch buffers: {:g} MB shared by each switch's ports; the fullest held {:.1f} KB ({}); {} drops past "
+         "a full PFC headroom",
+         c.switch_buffers->size_mb, c.switch_buffers->peak_kb, c.switch_buffers->peak_switch,
+         group_digits(c.switch_buffers->headroom_drops));
   if (!c.worst_links.empty()) {
     std::size_t name_w = 4;
     for (const CongestionLinkRow& l : c.worst_links) name_w = std::max(name_w, l.name.size());

@@ -131,6 +131,24 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   if (r.port_buffer_mb * 1e6 < r.mtu_bytes + 62)
     roce.fail("port_buffer_mb", fmt::format("{:g} MB holds less than one packet of mtu_bytes {} plus 62 header bytes",
                                             r.port_buffer_mb, r.mtu_bytes));
+  roce.read("switch_buffer_mb", r.switch_buffer_mb, Bound::NonNegative);
+  roce.read("buffer_alpha", r.buffer_alpha, Bound::Positive);
+  require_at_most(roce, "buffer_alpha", r.buffer_alpha, 64, "",
+                  "a queue allowed 64 x the free buffer is unbounded in practice");
+  if (roce.has("pfc_headroom_kb") &&
+      !(roce.get("pfc_headroom_kb").IsScalar() && roce.get("pfc_headroom_kb").Scalar() == "auto")) {
+    double kb = 0;
+    roce.read("pfc_headroom_kb", kb, Bound::NonNegative);
+    r.pfc_headroom_kb = kb;
+  }
+  if (r.switch_buffer_mb > 0) {
+    // The shared buffer's dynamic thresholds replace the per-port ones: a per-port value given beside it would be
+    // ignored at every switch.
+    for (const char* key : {"pfc_xoff_kb", "pfc_xon_kb", "port_buffer_mb"})
+      if (roce.has(key))
+        roce.fail(key, std::string(key) + " is a per-port limit; with switch_buffer_mb each switch's ports share its " +
+                           "buffer by dynamic thresholds (buffer_alpha, pfc_headroom_kb): leave it out");
+  }
   for (auto [key, step] : {std::pair{"dcqcn_ai_mbps", &r.dcqcn_ai_mbps},
                            {"dcqcn_hai_mbps", &r.dcqcn_hai_mbps},
                            {"timely_ai_mbps", &r.timely_ai_mbps}}) {

@@ -150,6 +150,9 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.network.roce.timely_tlow_us", "number", "50", "us", ">= 0", "packet level: TIMELY increases the rate below this RTT"},
   {"cluster.network.roce.timely_thigh_us", "number", "500", "us", "> timely_tlow_us", "packet level: TIMELY cuts by the RTT above this, by its gradient between the two"},
   {"cluster.network.roce.port_buffer_mb", "number", "1", "MB", "> 0", "packet level: egress queue limit per port (lossy mode drops beyond it)"},
+  {"cluster.network.roce.switch_buffer_mb", "number", "0", "MB", ">= 0", "packet level: each switch's buffer, shared by its ports with dynamic thresholds in place of pfc_xoff_kb, pfc_xon_kb and port_buffer_mb; 0 = per-port limits"},
+  {"cluster.network.roce.buffer_alpha", "number", "0.125", "", "(0, 64]", "packet level, with switch_buffer_mb: a queue or paused ingress may hold alpha x the free shared buffer"},
+  {"cluster.network.roce.pfc_headroom_kb", "number or auto", "auto", "KB", ">= 0", "packet level, with switch_buffer_mb: buffer each lossless ingress keeps for what arrives after its PAUSE (auto: 2 x the link's bandwidth-delay product + 2 packets)"},
 
   {"nccl.*", "string or number", "-", "", "NCCL_ environment variables", "NCCL settings as NCCL documents them (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, ...)"},
 

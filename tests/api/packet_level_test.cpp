@@ -97,6 +97,40 @@ TEST(PacketLevel, LosslessPausesWhereLossyDrops) {
   EXPECT_EQ(b.congestion->pause_events, 0);
 }
 
+// Switch buffers shared by their ports (cluster.network.roce.switch_buffer_mb): the same tapered fabric pauses at
+// the dynamic threshold, drops nothing, and the report names the fullest switch and its peak, below the buffer. A
+// headroom too small for the links drops even with PFC on and the run still completes; a buffer the headroom fills
+// is refused before the run, naming the key.
+TEST(PacketLevel, SharedSwitchBuffersPauseAtTheDynamicThreshold) {
+  const RunResult a = run_tapered({"cluster.network.roce.switch_buffer_mb=4"});
+  ASSERT_TRUE(a.congestion && a.congestion->switch_buffers);
+  const auto& sb = *a.congestion->switch_buffers;
+  EXPECT_EQ(sb.size_mb, 4);
+  EXPECT_GT(sb.peak_kb, 0);
+  EXPECT_LE(sb.peak_kb, 4000);
+  EXPECT_FALSE(sb.peak_switch.empty());
+  EXPECT_EQ(sb.headroom_drops, 0);
+  EXPECT_GT(a.congestion->pause_events, 0);
+  EXPECT_EQ(a.congestion->drops, 0);
+  EXPECT_FALSE(run_tapered().congestion->switch_buffers.has_value());  // per-port limits: no such section
+
+  const RunResult tight =
+      run_tapered({"cluster.network.roce.switch_buffer_mb=4", "cluster.network.roce.pfc_headroom_kb=5"});
+  ASSERT_TRUE(tight.congestion && tight.congestion->switch_buffers);
+  EXPECT_GT(tight.congestion->switch_buffers->headroom_drops, 0);
+  EXPECT_EQ(tight.congestion->drops, tight.congestion->switch_buffers->headroom_drops);
+  EXPECT_GT(tight.congestion->retransmitted_packets, 0);
+  EXPECT_GT(tight.iteration_time_s, a.iteration_time_s);
+
+  try {
+    run_tapered({"cluster.network.roce.switch_buffer_mb=0.1"});
+    ADD_FAILURE() << "a 0.1 MB buffer beside 16 ports' headroom was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key(), "cluster.network.roce.switch_buffer_mb");
+    EXPECT_NE(std::string(e.what()).find("headroom"), std::string::npos) << e.what();
+  }
+}
+
 // A 64 MiB all-gather over a 4:1 tapered fabric: with PFC alone the packets move at the flow level's rate (the
 // uplinks are the bottleneck either way); DCQCN's rate cuts cost throughput, and its paper's absolute increase
 // steps (40 / 400 Mb/s, made for 40 Gb/s ports) more than the NIC-scaled default.
@@ -237,6 +271,31 @@ TEST(PacketLevel, PacketScopeKeysAreChecked) {
   }
 }
 
+// With a shared switch buffer, per-port limits would be ignored at every switch: refused, naming them; the shared
+// buffer's own settings are checked.
+TEST(PacketLevel, SwitchBufferKeysAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"cluster.network.roce.pfc_xoff_kb=300", "cluster.network.roce.pfc_xoff_kb"},
+      {"cluster.network.roce.pfc_xon_kb=100", "cluster.network.roce.pfc_xon_kb"},
+      {"cluster.network.roce.port_buffer_mb=2", "cluster.network.roce.port_buffer_mb"},
+      {"cluster.network.roce.buffer_alpha=0", "cluster.network.roce.buffer_alpha"},
+      {"cluster.network.roce.buffer_alpha=100", "cluster.network.roce.buffer_alpha"},
+      {"cluster.network.roce.pfc_headroom_kb=-3", "cluster.network.roce.pfc_headroom_kb"},
+      {"cluster.network.roce.pfc_headroom_kb=lots", "cluster.network.roce.pfc_headroom_kb"},
+  };
+  for (const auto& [set, key] : bad) {
+    try {
+      parse_scenario(kSmallJob, "small.yaml", {"cluster.network.roce.switch_buffer_mb=32", set});
+      ADD_FAILURE() << "accepted " << set;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << set << ": " << e.what();
+    }
+  }
+  EXPECT_NO_THROW(parse_scenario(kSmallJob, "small.yaml",
+                                 {"cluster.network.roce.switch_buffer_mb=32", "cluster.network.roce.buffer_alpha=0.5",
+                                  "cluster.network.roce.pfc_headroom_kb=auto"}));
+}
+
 TEST(PacketLevel, RoceKeysAreChecked) {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"cluster.network.roce.mtu_bytes=3000", "cluster.network.roce.mtu_bytes"},
@@ -257,6 +316,7 @@ TEST(PacketLevel, RoceKeysAreChecked) {
       {"cluster.network.roce.port_buffer_mb=0.001", "cluster.network.roce.port_buffer_mb"},
       {"cluster.network.roce.pfc_xon_kb=256", "cluster.network.roce.pfc_xon_kb"},
       {"cluster.network.roce.ecn_kmax_kb=100", "cluster.network.roce.ecn_kmax_kb"},
+      {"cluster.network.roce.switch_buffer_mb=-1", "cluster.network.roce.switch_buffer_mb"},
   };
   for (const auto& [set, key] : bad) {
     try {

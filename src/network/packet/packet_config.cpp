@@ -46,6 +46,11 @@ void PacketConfig::validate() const {
   require(positive_rate(timely.additive_increase_Bps), "timely.additive_increase_Bps", "a rate > 0");
   require(timely.hai_after >= 1, "timely.hai_after", "a count >= 1");
   require(positive_rate(timely.min_rate_Bps), "timely.min_rate_Bps", "a rate > 0");
+  require(switch_buffer.size_bytes >= 0, "switch_buffer.size_bytes", "a byte count >= 0");
+  require(std::isfinite(switch_buffer.alpha) && switch_buffer.alpha > 0 && switch_buffer.alpha <= 64,
+          "switch_buffer.alpha", fmt::format("0 < alpha <= 64, got {}", switch_buffer.alpha));
+  require(switch_buffer.headroom_bytes >= -1, "switch_buffer.headroom_bytes", "a byte count >= 0, or -1 (auto)");
+  require(switch_buffer.resume_offset_bytes >= 0, "switch_buffer.resume_offset_bytes", "a byte count >= 0");
   require(retransmit.timeout > 0, "retransmit.timeout", "a positive time");
 }
 

@@ -70,6 +70,19 @@ struct PfcConfig {
   std::int64_t xon_bytes = 240 * 1024;   // RESUME at or below this: ~4 packets of hysteresis
 };
 
+// A shared buffer per switch with dynamic thresholds (switch_buffer.hpp), in place of the per-port limits above
+// (PfcConfig's XOFF/XON and port_buffer_bytes), which then apply only where no switch is (a NIC forwarding to its
+// host). Off by default (size 0): the per-port model is what earlier results used.
+struct SwitchBufferConfig {
+  std::int64_t size_bytes = 0;  // each switch's buffer; 0: none (per-port thresholds)
+  // alpha of the dynamic threshold, 1/8: the HPCC paper's ns-3 RDMA model (pfc_a_shift 3) for ports at the NIC rate.
+  double alpha = 0.125;
+  // Headroom of each lossless ingress; -1: pfc_headroom_bytes of its link (2 x bandwidth-delay + 2 packets).
+  std::int64_t headroom_bytes = -1;
+  // A paused ingress resumes this far below the threshold: 3 KiB, as the ns-3 model's resume_offset.
+  std::int64_t resume_offset_bytes = 3 * 1024;
+};
+
 // Lossy mode only: go-back-N recovery as RoCE NICs without selective repeat do it.
 struct RetransmitConfig {
   // Sender watchdog: no delivery progress for this long with packets outstanding -> go back to the
@@ -92,6 +105,7 @@ struct PacketConfig {
   PfcConfig pfc;
   DcqcnConfig dcqcn;
   TimelyConfig timely;
+  SwitchBufferConfig switch_buffer;
   RetransmitConfig retransmit;
 
   // Throws trainsim::Error naming the first bad field.

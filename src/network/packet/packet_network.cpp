@@ -27,6 +27,8 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
       latency_(std::move(latency)),
       ports_(capacity_.size()),
       host_link_(capacity_.size(), 0),
+      from_switch_(capacity_.size(), -1),
+      to_switch_(capacity_.size(), -1),
       path_seen_(capacity_.size(), 0),
       now_(start) {
   config_.validate();
@@ -182,6 +184,85 @@ void PacketNetwork::set_nic_port(LinkId link) {
 // which a collective's buffers size, so it cannot hold its sender back. (Holding it back would chain the send and
 // receive sides of a node through the NVSwitch's shared queues into a cyclic buffer dependency, a deadlock
 // that real scale-up fabrics avoid with separate virtual channels.)
+void PacketNetwork::set_switch_ends(LinkId link, std::int32_t from_switch, std::int32_t to_switch) {
+  check_link(link, "set_switch_ends");
+  TRAINSIM_CHECK(
+      from_switch >= -1 && to_switch >= -1,
+      fmt::format("packet network: set_switch_ends: link {} switch ids {} {}", link, from_switch, to_switch));
+  TRAINSIM_CHECK(!buffers_ready_, "packet network: set_switch_ends after the first start()");
+  from_switch_[static_cast<std::size_t>(link)] = from_switch;
+  to_switch_[static_cast<std::size_t>(link)] = to_switch;
+}
+
+// One buffer per switch that some Ethernet link leaves, and a lossless ingress slot with its headroom for every
+// Ethernet link that enters one. Done once, at the first start(), when every link has been described.
+void PacketNetwork::prepare_buffers() {
+  buffers_ready_ = true;
+  egress_buffer_.assign(capacity_.size(), -1);
+  ingress_slot_.assign(capacity_.size(), -1);
+  const SwitchBufferConfig& sb = config_.switch_buffer;
+  if (sb.size_bytes <= 0) return;
+  std::vector<std::int32_t> ids;
+  for (std::size_t l = 0; l < capacity_.size(); ++l)
+    if (host_link_[l] != 1) {
+      if (from_switch_[l] >= 0) ids.push_back(from_switch_[l]);
+      if (to_switch_[l] >= 0) ids.push_back(to_switch_[l]);
+    }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  buffer_switch_ = ids;
+  buffers_.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) buffers_.emplace_back(sb.size_bytes, sb.alpha, sb.resume_offset_bytes);
+  const auto index_of = [&](std::int32_t id) {
+    return static_cast<std::int32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
+  const std::int32_t full_packet = config_.mtu_payload_bytes + config_.header_bytes;
+  for (std::size_t l = 0; l < capacity_.size(); ++l) {
+    if (host_link_[l] == 1) continue;
+    if (from_switch_[l] >= 0) egress_buffer_[l] = index_of(from_switch_[l]);
+    if (to_switch_[l] >= 0 && config_.pfc.enabled) {
+      const std::int64_t headroom =
+          sb.headroom_bytes >= 0 ? sb.headroom_bytes : pfc_headroom_bytes(capacity_[l], latency_[l], full_packet);
+      ingress_slot_[l] = buffers_[static_cast<std::size_t>(index_of(to_switch_[l]))].add_ingress(headroom);
+    }
+  }
+  for (std::size_t b = 0; b < buffers_.size(); ++b)
+    if (buffers_[b].pool_bytes() < full_packet)
+      throw Error(
+          fmt::format("packet network: switch_buffer.size_bytes: switch {}'s {} bytes leave no shared pool "
+                      "beside its ports' PFC headroom ({} bytes)",
+                      buffer_switch_[b], sb.size_bytes, sb.size_bytes - buffers_[b].pool_bytes()));
+}
+
+std::vector<SwitchBufferStats> PacketNetwork::switch_buffer_statistics() const {
+  std::vector<SwitchBufferStats> out;
+  out.reserve(buffers_.size());
+  for (std::size_t b = 0; b < buffers_.size(); ++b)
+    out.push_back(SwitchBufferStats{buffer_switch_[b], config_.switch_buffer.size_bytes, buffers_[b].peak_bytes()});
+  return out;
+}
+
+// The shared buffer a packet joining `out`'s queue takes room in, if any: a switch's Ethernet egress.
+SwitchBuffer* PacketNetwork::egress_buffer(LinkId out) {
+  if (buffers_.empty() || host_link_[static_cast<std::size_t>(out)] != 0) return nullptr;
+  const std::int32_t b = egress_buffer_[static_cast<std::size_t>(out)];
+  return b < 0 ? nullptr : &buffers_[static_cast<std::size_t>(b)];
+}
+
+// The lossless ingress slot a packet from `in` queued at `out` is accounted to in their switch's shared buffer,
+// or -1 (no switch buffers, lossy, or not a switch between them: the per-port thresholds apply).
+std::int32_t PacketNetwork::buffer_slot(LinkId in, LinkId out) const {
+  if (buffers_.empty() || host_link_[static_cast<std::size_t>(out)] != 0) return -1;
+  if (egress_buffer_[static_cast<std::size_t>(out)] < 0) return -1;
+  return ingress_slot_[static_cast<std::size_t>(in)];
+}
+
+void PacketNetwork::send_pause(LinkId ingress_link, bool on) {
+  ports_[static_cast<std::size_t>(ingress_link)].pause_sent = on;
+  events_.push(now_ + latency_[static_cast<std::size_t>(ingress_link)], PacketEventKind::kPause, ingress_link,
+               on ? 1 : 0);
+}
+
 bool PacketNetwork::backpressured(LinkId link) const {
   return config_.pfc.enabled && host_link_[static_cast<std::size_t>(link)] != 1;
 }
@@ -206,6 +287,7 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   TRAINSIM_CHECK(packets64 < INT32_MAX,
                  fmt::format("packet network: start: {} bytes is more than {} packets", bytes, INT32_MAX - 1));
   run_until(now);
+  if (!buffers_ready_) prepare_buffers();
 
   FlowId id;
   if (!free_slots_.empty()) {
@@ -289,7 +371,7 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
   } else {
     try_transmit(link);
   }
-  if (old <= 0 && !config_.pfc.enabled) {
+  if (old <= 0) {  // lossy flows, and lossless ones that lost a packet past a full headroom
     // Back up: the watchdogs parked while it was down run again (by id: deterministic).
     for (std::size_t i = 0; i < flows_.size(); ++i) {
       const Flow& f = flows_[i];
@@ -470,7 +552,16 @@ void PacketNetwork::try_transmit(LinkId link) {
     wire = wire_of(f, pkt.seq);
     p.fifo_bytes -= wire;
     note_queue(link);
-    if (backpressured(f.path[pkt.hop - 1u])) release_ingress(f.path[pkt.hop - 1u], wire);
+    const LinkId in = f.path[pkt.hop - 1u];
+    if (!config_.pfc.enabled) {
+      if (SwitchBuffer* b = egress_buffer(link)) b->give_back(wire);
+    } else if (const std::int32_t slot = buffer_slot(in, link); slot >= 0) {
+      SwitchBuffer& b = buffers_[static_cast<std::size_t>(egress_buffer_[static_cast<std::size_t>(link)])];
+      b.release(slot, wire);
+      if (ports_[static_cast<std::size_t>(in)].pause_sent && b.should_resume(slot)) send_pause(in, false);
+    } else if (backpressured(in)) {
+      release_ingress(in, wire);
+    }
   }
   p.busy = true;
   p.in_tx = pkt;
@@ -538,7 +629,20 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
   Port& q = ports_[static_cast<std::size_t>(out)];
   const std::int32_t wire = wire_of(f, seq);
   const bool host_out = host_link_[static_cast<std::size_t>(out)] != 0;
-  if (!config_.pfc.enabled && !host_out && q.fifo_bytes + wire > config_.port_buffer_bytes) {
+  SwitchBuffer* buffer = egress_buffer(out);
+  const std::int32_t slot = buffer_slot(in, out);
+  bool admitted = true;
+  if (!config_.pfc.enabled && !host_out) {
+    admitted = buffer != nullptr ? buffer->admits_egress(q.fifo_bytes, wire)
+                                 : q.fifo_bytes + wire <= config_.port_buffer_bytes;
+    if (admitted && buffer != nullptr) buffer->take(wire);
+  } else if (slot >= 0 && buffer->admit(slot, wire) == SwitchBuffer::Admission::Drop) {
+    admitted = false;
+    ++counters_.headroom_drops;
+    // Lossless flows arm no watchdog; one that lost a packet needs it for a lost tail.
+    if (!flows_[static_cast<std::size_t>(id)].watchdog_armed) arm_watchdog(id);
+  }
+  if (!admitted) {
     ++q.stats.drops;
     ++counters_.drops;
     packet_gone(id, seq);
@@ -553,13 +657,12 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
   note_queue(out);
-  if (backpressured(in)) {
+  if (slot >= 0) {
+    if (!ports_[static_cast<std::size_t>(in)].pause_sent && buffer->should_pause(slot)) send_pause(in, true);
+  } else if (backpressured(in)) {
     Port& ingress = ports_[static_cast<std::size_t>(in)];
     ingress.ingress_bytes += wire;
-    if (!ingress.pause_sent && ingress.ingress_bytes > config_.pfc.xoff_bytes) {
-      ingress.pause_sent = true;
-      events_.push(now_ + latency_[static_cast<std::size_t>(in)], PacketEventKind::kPause, in, 1);
-    }
+    if (!ingress.pause_sent && ingress.ingress_bytes > config_.pfc.xoff_bytes) send_pause(in, true);
   }
   try_transmit(out);
 }
@@ -567,10 +670,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
 void PacketNetwork::release_ingress(LinkId ingress_link, std::int32_t wire) {
   Port& ingress = ports_[static_cast<std::size_t>(ingress_link)];
   ingress.ingress_bytes -= wire;
-  if (ingress.pause_sent && ingress.ingress_bytes <= config_.pfc.xon_bytes) {
-    ingress.pause_sent = false;
-    events_.push(now_ + latency_[static_cast<std::size_t>(ingress_link)], PacketEventKind::kPause, ingress_link, 0);
-  }
+  if (ingress.pause_sent && ingress.ingress_bytes <= config_.pfc.xon_bytes) send_pause(ingress_link, false);
 }
 
 void PacketNetwork::on_pause(LinkId link, bool on) {
@@ -764,6 +864,7 @@ void PacketNetwork::on_watchdog(FlowId id) {
 void PacketNetwork::arm_watchdog(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.watchdog_parked = false;
+  f.watchdog_armed = true;
   f.watchdog_mark = f.expected;
   events_.push(now_ + config_.retransmit.timeout, PacketEventKind::kTimeout, id, f.watchdog_gen,
                static_cast<std::uint32_t>(f.serial));

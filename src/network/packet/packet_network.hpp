@@ -13,6 +13,9 @@
 //  - PFC (lossless, default): bytes queued at a node that came over one upstream link above XOFF
 //    pause that link's transmitter (after the link latency), at XON it resumes; pauses spread hop
 //    by hop. Lossy mode instead drops at a full FIFO and recovers by go-back-N (NACK, watchdog).
+//  - With switch buffers (PacketConfig::switch_buffer, set_switch_ends), a switch's ports share one buffer with
+//    dynamic thresholds (switch_buffer.hpp) in place of the fixed XOFF/XON and FIFO limits: an ingress pauses at
+//    alpha x the free buffer, keeps headroom for what is on its wire, and drops only past that headroom.
 //  - Congestion control, one of (PacketConfig::congestion_control):
 //    DCQCN (dcqcn.hpp): receivers send a CNP per ECN-marked packet (at most one per interval),
 //    which reaches the sender after the path's latency (not queued); the sender cuts its rate.
@@ -46,6 +49,7 @@
 #include "network/packet/packet_config.hpp"
 #include "network/packet/packet_stats.hpp"
 #include "network/packet/ring_queue.hpp"
+#include "network/packet/switch_buffer.hpp"
 #include "network/packet/timely.hpp"
 
 namespace trainsim {
@@ -88,6 +92,9 @@ class PacketNetwork final : public TransferNetwork {
   // drains (no drops, no ECN marks: marking is the switches'); PFC pauses it; its capacity is the DCQCN line
   // rate of the flows that leave through it.
   void set_nic_port(LinkId link);
+  // `link` leaves switch `from_switch` and enters switch `to_switch` (any ids >= 0, -1: not a switch). With
+  // PacketConfig::switch_buffer set, the ports of one switch share its buffer; call before the first start().
+  void set_switch_ends(LinkId link, std::int32_t from_switch, std::int32_t to_switch);
 
   // Keep each fabric port's egress queue over time (for the trace's counter tracks): a sample when the queue
   // has moved by `min_step_bytes` since the last one and `min_gap` has passed, and whenever it empties; at most
@@ -110,6 +117,8 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<LinkStats> link_statistics() const override;
   std::vector<PacketLinkStats> packet_link_statistics() const;  // paused_time up to now()
   const PacketCounters& counters() const { return counters_; }
+  // Each switch's shared buffer and its peak, in order of switch id (empty without switch buffers).
+  std::vector<SwitchBufferStats> switch_buffer_statistics() const;
   // Every completed flow, in completion order.
   const std::vector<FlowRecord>& completed_flows() const { return completed_; }
 
@@ -131,6 +140,7 @@ class PacketNetwork final : public TransferNetwork {
     SimTime next_allowed = 0;  // rate limiter: earliest start of the next packet
     std::int32_t pacing_gen = 0, timer_gen = 0, watchdog_gen = 0;
     std::int32_t watchdog_mark = 0;  // receiver progress when the watchdog was armed
+    bool watchdog_armed = false;     // lossless: armed at the flow's first drop (a full headroom)
     bool watchdog_parked = false;    // a link on the path was down when it fired
     std::int32_t goback_seq = -1;
     SimTime goback_time = 0;
@@ -194,6 +204,10 @@ class PacketNetwork final : public TransferNetwork {
   bool backpressured(LinkId link) const;
   LinkId nic_link(std::span<const LinkId> path) const;
   void release_ingress(LinkId ingress, std::int32_t wire);
+  void prepare_buffers();
+  SwitchBuffer* egress_buffer(LinkId out);
+  std::int32_t buffer_slot(LinkId in, LinkId out) const;
+  void send_pause(LinkId ingress, bool on);
   void on_pause(LinkId link, bool on);
   void on_cnp(FlowId flow);
   void on_ack(FlowId flow, std::int32_t segment);
@@ -217,6 +231,12 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<Port> ports_;
   std::vector<char> host_link_;                          // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
   std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
+  // Switch buffers: by link, the switch it leaves / enters (ids as given; -1: none) and, once prepared, the index
+  // in buffers_ of the switch it leaves and its lossless ingress slot in the buffer of the switch it enters.
+  std::vector<std::int32_t> from_switch_, to_switch_, egress_buffer_, ingress_slot_;
+  std::vector<SwitchBuffer> buffers_;
+  std::vector<std::int32_t> buffer_switch_;  // by buffer: its switch id
+  bool buffers_ready_ = false;
   std::int64_t sample_step_ = 0;
   SimTime sample_gap_ = 0;
   void note_queue(LinkId link);

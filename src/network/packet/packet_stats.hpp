@@ -35,6 +35,13 @@ struct PacketCounters {
   std::int64_t timeouts = 0;  // sender watchdogs that went back
   std::int64_t retransmitted_packets = 0;
   std::int64_t pause_events = 0;
+  std::int64_t headroom_drops = 0;  // lossless with switch buffers: packets past a full PFC headroom (also in drops)
+};
+
+// A switch's shared buffer (PacketConfig::switch_buffer) and the most it held at once.
+struct SwitchBufferStats {
+  std::int32_t switch_id = -1;
+  std::int64_t size_bytes = 0, peak_bytes = 0;
 };
 
 struct FlowRecord {
