@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "api/network_faults.hpp"
@@ -18,30 +17,6 @@ namespace trainsim {
 namespace {
 
 std::string fault_key(std::size_t i, const char* field) { return "faults[" + std::to_string(i) + "]." + field; }
-
-// With switch buffers, each switch's lossless ports keep their PFC headroom out of its buffer: the packet network
-// would refuse a buffer left with no shared pool at its first packet; refused here, before anything runs, naming the
-// key (as prepare_buffers in the packet network counts it).
-void check_switch_buffers(const Scenario& s, const NetworkGraph& g, const PacketConfig& c) {
-  if (c.switch_buffer.size_bytes <= 0 || !c.pfc.enabled) return;
-  std::map<NodeId, std::int64_t> headroom;
-  const std::int32_t full_packet = c.mtu_payload_bytes + c.header_bytes;
-  for (LinkId l = 0; l < g.link_count(); ++l) {
-    const Link& link = g.link(l);
-    if (link.kind == LinkKind::ScaleUp || link.kind == LinkKind::Pcie || g.node(link.to).kind != NodeKind::Switch)
-      continue;
-    headroom[link.to] += c.switch_buffer.headroom_bytes >= 0
-                             ? c.switch_buffer.headroom_bytes
-                             : pfc_headroom_bytes(link.capacity_Bps, from_seconds(link.latency_ns * 1e-9), full_packet);
-  }
-  for (const auto& [sw, bytes] : headroom)
-    if (c.switch_buffer.size_bytes - bytes < full_packet)
-      throw ScenarioError(s.file, "cluster.network.roce.switch_buffer_mb",
-                          fmt::format("{:g} MB leaves no shared buffer at switch {}: its ports' PFC headroom takes "
-                                      "{:.3g} MB; give more, or a smaller pfc_headroom_kb",
-                                      static_cast<double>(c.switch_buffer.size_bytes) / 1e6, g.node_name(sw),
-                                      static_cast<double>(bytes) / 1e6));
-}
 
 }  // namespace
 
@@ -101,12 +76,19 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
   options.seed = s.simulation.seed;
   if (s.simulation.network_model == NetworkModel::Packet) {
     options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
-    check_switch_buffers(s, *out.graph, *options.packet);
     options.packet_groups = std::move(packet_groups);
     options.packet_min_bytes = s.simulation.packet_scope_min_bytes;
   }
-  out.backend =
-      std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
+  try {
+    out.backend =
+        std::make_unique<FlowBackend>(cluster, collectives, *out.graph, std::move(replicas), options, std::move(timed));
+  } catch (const NoSharedPoolError& e) {
+    throw ScenarioError(s.file, "cluster.network.roce.switch_buffer_mb",
+                        fmt::format("{:g} MB leaves no shared buffer at switch {}: its ports' PFC headroom takes "
+                                    "{:.3g} MB; give more, or a smaller pfc_headroom_kb",
+                                    static_cast<double>(e.size_bytes()) / 1e6, out.graph->node_name(e.switch_id()),
+                                    static_cast<double>(e.headroom_bytes()) / 1e6));
+  }
   return out;
 }
 

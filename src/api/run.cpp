@@ -200,7 +200,7 @@ Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
   const auto buffers = net.switch_buffer_statistics();
   if (!buffers.empty()) {
     Congestion::SwitchBuffers sb;
-    sb.size_mb = static_cast<double>(buffers.front().size_bytes) / 1e6;
+    sb.size_mb = static_cast<double>(net.config().switch_buffer.size_bytes) / 1e6;
     const auto fullest = std::max_element(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) {
       return a.peak_bytes < b.peak_bytes;  // the first of equals: the lowest switch id
     });

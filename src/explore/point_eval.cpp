@@ -9,6 +9,11 @@
 
 namespace trainsim::explore {
 
+void PointOptions::plan_runs(double tokens, std::optional<double> price) {
+  plan = PlanRequest{PlanRequest::Target::Tokens, tokens, 0, 0};
+  gpu_hour_price_usd = price;
+}
+
 const char* to_string(PointStatus s) {
   switch (s) {
     case PointStatus::Ok: return "ok";

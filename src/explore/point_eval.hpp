@@ -47,6 +47,9 @@ struct PointOptions {
   // A sweep's objective: each simulated point's result gains `objective` (objective_of; null when the result lacks
   // what it needs). A run-level objective needs `plan`.
   std::optional<Objective> objective;
+
+  // Plan each point's whole run on `tokens` (> 0), its cost at `gpu_hour_price_usd` when given (else the scenario's).
+  void plan_runs(double tokens, std::optional<double> gpu_hour_price_usd);
 };
 
 // The numbers of a run plan that sweeps and searches rank and tabulate: tokens, days (expected wall clock), goodput,

@@ -27,10 +27,7 @@ SweepObjective read_sweep_objective(const std::string& objective, std::optional<
 
 void apply_sweep_objective(const SweepObjective& o, PointOptions& options) {
   options.objective = o.objective;
-  if (o.tokens) {
-    options.plan = PlanRequest{PlanRequest::Target::Tokens, *o.tokens, 0, 0};
-    options.gpu_hour_price_usd = o.gpu_hour_price;
-  }
+  if (o.tokens) options.plan_runs(*o.tokens, o.gpu_hour_price);
 }
 
 std::size_t best_point(const std::vector<PointOutcome>& outcomes, const Objective& objective) {

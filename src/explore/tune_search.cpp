@@ -101,8 +101,9 @@ TuneOutcome run_tune(const TuneRequest& request) {
       objective.gpu_hour_price_usd > 0 ? objective.gpu_hour_price_usd : base.cost.usd_per_gpu_hour.value_or(0);
   if (objective.run_level()) {
     check_plan_inputs(base);
-    plan_options.plan = PlanRequest{PlanRequest::Target::Tokens, objective.tokens, 0, 0};
-    if (objective.gpu_hour_price_usd > 0) plan_options.gpu_hour_price_usd = objective.gpu_hour_price_usd;
+    plan_options.plan_runs(objective.tokens, objective.gpu_hour_price_usd > 0
+                                                 ? std::optional<double>(objective.gpu_hour_price_usd)
+                                                 : std::nullopt);
     if (objective.kind == ObjectiveKind::Cost && !(gpu_hour_price > 0) && !base.cost.usd_per_mwh)
       throw Error(
           "--objective cost with --tokens: the run's cost needs a price: --gpu-hour-price, or cost.usd_per_gpu_hour "

@@ -48,6 +48,7 @@ std::unique_ptr<PacketNetwork> make_packet_network(const NetworkGraph& g, const 
   };
   for (LinkId l = 0; l < g.link_count(); ++l)
     net->set_switch_ends(l, switch_id(g.link(l).from), switch_id(g.link(l).to));
+  net->seal_links();  // a buffer its ports' headroom fills is refused now, before the run
   return net;
 }
 

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -70,7 +71,7 @@ void resolve_job_placement(const Section& scale_up, ClusterSpec& c) {
   const int node = c.gpus_per_node, hardware = s.hardware_domain_size;
   const bool spans_nodes = hardware > node;
   const std::string key = "job_gpus_per_domain";
-  if (scale_up.has(key) && !(scale_up.get(key).IsScalar() && scale_up.get(key).Scalar() == "auto")) {
+  if (scale_up.has(key) && !scale_up.is_auto(key)) {
     const YAML::Node value = scale_up.get(key);
     if (!value.IsScalar() || value.Scalar().find_first_not_of("0123456789") != std::string::npos)
       scale_up.fail(key, "expected auto or a positive whole number of GPUs, got " + describe_node(value));
@@ -135,12 +136,19 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   roce.read("buffer_alpha", r.buffer_alpha, Bound::Positive);
   require_at_most(roce, "buffer_alpha", r.buffer_alpha, 64, "",
                   "a queue allowed 64 x the free buffer is unbounded in practice");
-  if (roce.has("pfc_headroom_kb") &&
-      !(roce.get("pfc_headroom_kb").IsScalar() && roce.get("pfc_headroom_kb").Scalar() == "auto")) {
+  if (roce.has("pfc_headroom_kb") && !roce.is_auto("pfc_headroom_kb")) {
     double kb = 0;
     roce.read("pfc_headroom_kb", kb, Bound::NonNegative);
     r.pfc_headroom_kb = kb;
   }
+  // Sizes become whole bytes in the packet network: beyond any switch's memory they would not fit its integers.
+  for (auto [key, value, limit] : {std::tuple{"port_buffer_mb", r.port_buffer_mb, 1e6},
+                                   {"switch_buffer_mb", r.switch_buffer_mb, 1e6},
+                                   {"pfc_xoff_kb", r.pfc_xoff_kb, 1e9},
+                                   {"pfc_xon_kb", r.pfc_xon_kb, 1e9},
+                                   {"pfc_headroom_kb", r.pfc_headroom_kb.value_or(0), 1e9}})
+    require_at_most(roce, key, value, limit, std::string(key).ends_with("_mb") ? "MB" : "KB",
+                    "a switch buffer of a terabyte is beyond any switch");
   if (r.switch_buffer_mb > 0) {
     // The shared buffer's dynamic thresholds replace the per-port ones: a per-port value given beside it would be
     // ignored at every switch.
@@ -152,7 +160,7 @@ NetworkSpec::Roce read_roce(const Section& roce) {
   for (auto [key, step] : {std::pair{"dcqcn_ai_mbps", &r.dcqcn_ai_mbps},
                            {"dcqcn_hai_mbps", &r.dcqcn_hai_mbps},
                            {"timely_ai_mbps", &r.timely_ai_mbps}}) {
-    if (!roce.has(key) || (roce.get(key).IsScalar() && roce.get(key).Scalar() == "auto")) continue;
+    if (!roce.has(key) || roce.is_auto(key)) continue;
     double v = 0;
     roce.read(key, v, Bound::Positive);
     require_at_most(roce, key, v, 1e7, "Mb/s", "a rate step above 10 Tb/s is beyond any NIC's line rate");

@@ -176,6 +176,11 @@ bool Section::contains(const std::string& key) const {
 
 bool Section::has(const std::string& key) const { return !is_missing(get(key)); }
 
+bool Section::is_auto(const std::string& key) const {
+  const YAML::Node v = get(key);
+  return v.IsDefined() && v.IsScalar() && v.Scalar() == "auto";
+}
+
 std::string Section::path_of(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 Section Section::child(const std::string& key) const { return Section(get(key), path_of(key), file_); }

@@ -59,6 +59,7 @@ class Section {
   bool present() const { return !is_missing(node_); }
   bool has(const std::string& key) const;       // given with a non-null value
   bool contains(const std::string& key) const;  // written at all, even as null (null can override a preset)
+  bool is_auto(const std::string& key) const;   // given as the word `auto` (a key whose default is derived)
   YAML::Node get(const std::string& key) const;
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }

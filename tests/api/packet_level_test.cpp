@@ -290,6 +290,7 @@ TEST(PacketLevel, SwitchBufferKeysAreChecked) {
       {"cluster.network.roce.buffer_alpha=100", "cluster.network.roce.buffer_alpha"},
       {"cluster.network.roce.pfc_headroom_kb=-3", "cluster.network.roce.pfc_headroom_kb"},
       {"cluster.network.roce.pfc_headroom_kb=lots", "cluster.network.roce.pfc_headroom_kb"},
+      {"cluster.network.roce.pfc_headroom_kb=1e300", "cluster.network.roce.pfc_headroom_kb"},
   };
   expect_each_refused(bad, {"cluster.network.roce.switch_buffer_mb=32"});
   EXPECT_NO_THROW(parse_scenario(kSmallJob, "small.yaml",
@@ -318,6 +319,10 @@ TEST(PacketLevel, RoceKeysAreChecked) {
       {"cluster.network.roce.pfc_xon_kb=256", "cluster.network.roce.pfc_xon_kb"},
       {"cluster.network.roce.ecn_kmax_kb=100", "cluster.network.roce.ecn_kmax_kb"},
       {"cluster.network.roce.switch_buffer_mb=-1", "cluster.network.roce.switch_buffer_mb"},
+      // Sizes beyond any switch's memory, which would not fit the packet network's byte counts.
+      {"cluster.network.roce.switch_buffer_mb=1e300", "cluster.network.roce.switch_buffer_mb"},
+      {"cluster.network.roce.port_buffer_mb=1e300", "cluster.network.roce.port_buffer_mb"},
+      {"cluster.network.roce.pfc_xoff_kb=1e300", "cluster.network.roce.pfc_xoff_kb"},
   };
   expect_each_refused(bad);
 }

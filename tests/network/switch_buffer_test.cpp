@@ -137,7 +137,6 @@ TEST(SharedSwitchBuffer, PfcPausesAtTheDynamicThresholdAndDropsNothing) {
     const auto buffers = in.net.switch_buffer_statistics();
     EXPECT_EQ(buffers.size(), 1u);
     EXPECT_EQ(buffers.at(0).switch_id, 5);
-    EXPECT_EQ(buffers.at(0).size_bytes, size);
     EXPECT_LE(buffers.at(0).peak_bytes, size);
     EXPECT_EQ(buffers.at(0).peak_bytes, ports[8].max_queue_bytes);  // one switch, one queue
     return ports[8].max_queue_bytes;
@@ -210,9 +209,15 @@ TEST(SharedSwitchBuffer, ABufferTheHeadroomFillsIsRefusedNamingTheField) {
   try {
     SharedIncast in(c);
     FAIL() << "accepted";
-  } catch (const Error& e) {
+  } catch (const NoSharedPoolError& e) {
     EXPECT_NE(std::string(e.what()).find("switch_buffer.size_bytes"), std::string::npos) << e.what();
+    EXPECT_EQ(e.switch_id(), 5);
+    EXPECT_EQ(e.headroom_bytes(), 8 * 28'316);
   }
+  // seal_links() refuses it before any flow, and so does the first start() when nobody sealed them.
+  PacketNetwork sealed(std::vector<double>(9, 10 * kGBps), std::vector<SimTime>(9, 1 * kUs), 0, c);
+  for (LinkId l = 0; l < 8; ++l) sealed.set_switch_ends(l, -1, 5);
+  EXPECT_THROW(sealed.seal_links(), NoSharedPoolError);
   PacketConfig bad_alpha = shared_buffer(1'000'000, 0);
   EXPECT_THROW(PacketNetwork({10 * kGBps}, {1 * kUs}, 0, bad_alpha), Error);
 }

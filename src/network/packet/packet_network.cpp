@@ -189,37 +189,36 @@ void PacketNetwork::set_switch_ends(LinkId link, std::int32_t from_switch, std::
   TRAINSIM_CHECK(
       from_switch >= -1 && to_switch >= -1,
       fmt::format("packet network: set_switch_ends: link {} switch ids {} {}", link, from_switch, to_switch));
-  TRAINSIM_CHECK(!buffers_ready_, "packet network: set_switch_ends after the first start()");
+  TRAINSIM_CHECK(!sealed_, "packet network: set_switch_ends after seal_links() or the first start()");
   from_switch_[static_cast<std::size_t>(link)] = from_switch;
   to_switch_[static_cast<std::size_t>(link)] = to_switch;
 }
 
-// One buffer per switch that some Ethernet link leaves, and a lossless ingress slot with its headroom for every
-// Ethernet link that enters one. Done once, at the first start(), when every link has been described.
-void PacketNetwork::prepare_buffers() {
-  buffers_ready_ = true;
+// One buffer per switch that an Ethernet link leaves or enters; each switch's Ethernet egress ports draw on it, and
+// each Ethernet link into it (a NIC's port included) is a lossless ingress keeping its headroom.
+void PacketNetwork::seal_links() {
+  if (sealed_) return;
+  sealed_ = true;
   egress_buffer_.assign(capacity_.size(), -1);
   ingress_slot_.assign(capacity_.size(), -1);
   const SwitchBufferConfig& sb = config_.switch_buffer;
   if (sb.size_bytes <= 0) return;
+  const auto ethernet = [&](std::size_t l) { return host_link_[l] != 1; };
   std::vector<std::int32_t> ids;
   for (std::size_t l = 0; l < capacity_.size(); ++l)
-    if (host_link_[l] != 1) {
-      if (from_switch_[l] >= 0) ids.push_back(from_switch_[l]);
-      if (to_switch_[l] >= 0) ids.push_back(to_switch_[l]);
-    }
+    if (ethernet(l))
+      for (std::int32_t id : {from_switch_[l], to_switch_[l]})
+        if (id >= 0) ids.push_back(id);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  buffer_switch_ = ids;
-  buffers_.reserve(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) buffers_.emplace_back(sb.size_bytes, sb.alpha, sb.resume_offset_bytes);
+  buffers_.assign(ids.size(), SwitchBuffer(sb.size_bytes, sb.alpha, sb.resume_offset_bytes));
   const auto index_of = [&](std::int32_t id) {
     return static_cast<std::int32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
   };
   const std::int32_t full_packet = config_.mtu_payload_bytes + config_.header_bytes;
   for (std::size_t l = 0; l < capacity_.size(); ++l) {
-    if (host_link_[l] == 1) continue;
-    if (from_switch_[l] >= 0) egress_buffer_[l] = index_of(from_switch_[l]);
+    if (!ethernet(l)) continue;
+    if (from_switch_[l] >= 0 && host_link_[l] == 0) egress_buffer_[l] = index_of(from_switch_[l]);
     if (to_switch_[l] >= 0 && config_.pfc.enabled) {
       const std::int64_t headroom =
           sb.headroom_bytes >= 0 ? sb.headroom_bytes : pfc_headroom_bytes(capacity_[l], latency_[l], full_packet);
@@ -228,23 +227,19 @@ void PacketNetwork::prepare_buffers() {
   }
   for (std::size_t b = 0; b < buffers_.size(); ++b)
     if (buffers_[b].pool_bytes() < full_packet)
-      throw Error(
-          fmt::format("packet network: switch_buffer.size_bytes: switch {}'s {} bytes leave no shared pool "
-                      "beside its ports' PFC headroom ({} bytes)",
-                      buffer_switch_[b], sb.size_bytes, sb.size_bytes - buffers_[b].pool_bytes()));
+      throw NoSharedPoolError(ids[b], sb.size_bytes, sb.size_bytes - buffers_[b].pool_bytes());
+  buffer_switch_ = std::move(ids);
 }
 
 std::vector<SwitchBufferStats> PacketNetwork::switch_buffer_statistics() const {
   std::vector<SwitchBufferStats> out;
   out.reserve(buffers_.size());
-  for (std::size_t b = 0; b < buffers_.size(); ++b)
-    out.push_back(SwitchBufferStats{buffer_switch_[b], config_.switch_buffer.size_bytes, buffers_[b].peak_bytes()});
+  for (std::size_t b = 0; b < buffers_.size(); ++b) out.push_back({buffer_switch_[b], buffers_[b].peak_bytes()});
   return out;
 }
 
-// The shared buffer a packet joining `out`'s queue takes room in, if any: a switch's Ethernet egress.
+// The shared buffer a packet joining `out`'s queue takes room in: a switch's Ethernet egress; else nullptr.
 SwitchBuffer* PacketNetwork::egress_buffer(LinkId out) {
-  if (buffers_.empty() || host_link_[static_cast<std::size_t>(out)] != 0) return nullptr;
   const std::int32_t b = egress_buffer_[static_cast<std::size_t>(out)];
   return b < 0 ? nullptr : &buffers_[static_cast<std::size_t>(b)];
 }
@@ -252,9 +247,7 @@ SwitchBuffer* PacketNetwork::egress_buffer(LinkId out) {
 // The lossless ingress slot a packet from `in` queued at `out` is accounted to in their switch's shared buffer,
 // or -1 (no switch buffers, lossy, or not a switch between them: the per-port thresholds apply).
 std::int32_t PacketNetwork::buffer_slot(LinkId in, LinkId out) const {
-  if (buffers_.empty() || host_link_[static_cast<std::size_t>(out)] != 0) return -1;
-  if (egress_buffer_[static_cast<std::size_t>(out)] < 0) return -1;
-  return ingress_slot_[static_cast<std::size_t>(in)];
+  return egress_buffer_[static_cast<std::size_t>(out)] < 0 ? -1 : ingress_slot_[static_cast<std::size_t>(in)];
 }
 
 void PacketNetwork::send_pause(LinkId ingress_link, bool on) {
@@ -287,7 +280,7 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   TRAINSIM_CHECK(packets64 < INT32_MAX,
                  fmt::format("packet network: start: {} bytes is more than {} packets", bytes, INT32_MAX - 1));
   run_until(now);
-  if (!buffers_ready_) prepare_buffers();
+  seal_links();
 
   FlowId id;
   if (!free_slots_.empty()) {
@@ -556,7 +549,7 @@ void PacketNetwork::try_transmit(LinkId link) {
     if (!config_.pfc.enabled) {
       if (SwitchBuffer* b = egress_buffer(link)) b->give_back(wire);
     } else if (const std::int32_t slot = buffer_slot(in, link); slot >= 0) {
-      SwitchBuffer& b = buffers_[static_cast<std::size_t>(egress_buffer_[static_cast<std::size_t>(link)])];
+      SwitchBuffer& b = *egress_buffer(link);
       b.release(slot, wire);
       if (ports_[static_cast<std::size_t>(in)].pause_sent && b.should_resume(slot)) send_pause(in, false);
     } else if (backpressured(in)) {

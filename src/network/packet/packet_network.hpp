@@ -93,8 +93,11 @@ class PacketNetwork final : public TransferNetwork {
   // rate of the flows that leave through it.
   void set_nic_port(LinkId link);
   // `link` leaves switch `from_switch` and enters switch `to_switch` (any ids >= 0, -1: not a switch). With
-  // PacketConfig::switch_buffer set, the ports of one switch share its buffer; call before the first start().
+  // PacketConfig::switch_buffer set, the ports of one switch share its buffer; call before seal_links().
   void set_switch_ends(LinkId link, std::int32_t from_switch, std::int32_t to_switch);
+  // Every link is described (set_host_link, set_nic_port, set_switch_ends): builds the switch buffers, throwing
+  // NoSharedPoolError for a switch whose ports' headroom fills its buffer. The first start() seals them otherwise.
+  void seal_links();
 
   // Keep each fabric port's egress queue over time (for the trace's counter tracks): a sample when the queue
   // has moved by `min_step_bytes` since the last one and `min_gap` has passed, and whenever it empties; at most
@@ -204,7 +207,6 @@ class PacketNetwork final : public TransferNetwork {
   bool backpressured(LinkId link) const;
   LinkId nic_link(std::span<const LinkId> path) const;
   void release_ingress(LinkId ingress, std::int32_t wire);
-  void prepare_buffers();
   SwitchBuffer* egress_buffer(LinkId out);
   std::int32_t buffer_slot(LinkId in, LinkId out) const;
   void send_pause(LinkId ingress, bool on);
@@ -231,12 +233,13 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<Port> ports_;
   std::vector<char> host_link_;                          // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
   std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
-  // Switch buffers: by link, the switch it leaves / enters (ids as given; -1: none) and, once prepared, the index
-  // in buffers_ of the switch it leaves and its lossless ingress slot in the buffer of the switch it enters.
+  // Switch buffers: by link, the switch it leaves / enters (ids as given; -1: none) and, once sealed, the index in
+  // buffers_ of the switch whose Ethernet egress it is and its lossless ingress slot in the buffer of the switch it
+  // enters (-1: none).
   std::vector<std::int32_t> from_switch_, to_switch_, egress_buffer_, ingress_slot_;
   std::vector<SwitchBuffer> buffers_;
   std::vector<std::int32_t> buffer_switch_;  // by buffer: its switch id
-  bool buffers_ready_ = false;
+  bool sealed_ = false;
   std::int64_t sample_step_ = 0;
   SimTime sample_gap_ = 0;
   void note_queue(LinkId link);

@@ -38,10 +38,10 @@ struct PacketCounters {
   std::int64_t headroom_drops = 0;  // lossless with switch buffers: packets past a full PFC headroom (also in drops)
 };
 
-// A switch's shared buffer (PacketConfig::switch_buffer) and the most it held at once.
+// The most a switch's shared buffer (PacketConfig::switch_buffer) held at once.
 struct SwitchBufferStats {
   std::int32_t switch_id = -1;
-  std::int64_t size_bytes = 0, peak_bytes = 0;
+  std::int64_t peak_bytes = 0;
 };
 
 struct FlowRecord {

@@ -14,6 +14,14 @@ std::int64_t pfc_headroom_bytes(double capacity_Bps, SimTime latency, std::int32
   return static_cast<std::int64_t>(std::llround(2 * bdp)) + 2 * static_cast<std::int64_t>(packet_wire_bytes);
 }
 
+NoSharedPoolError::NoSharedPoolError(std::int32_t switch_id, std::int64_t size_bytes, std::int64_t headroom_bytes)
+    : Error(fmt::format("packet network: switch_buffer.size_bytes: switch {}'s {} bytes leave no shared pool beside "
+                        "its ports' PFC headroom ({} bytes)",
+                        switch_id, size_bytes, headroom_bytes)),
+      switch_id_(switch_id),
+      size_bytes_(size_bytes),
+      headroom_bytes_(headroom_bytes) {}
+
 SwitchBuffer::SwitchBuffer(std::int64_t size_bytes, double alpha, std::int64_t resume_offset_bytes)
     : size_(size_bytes), alpha_(alpha), resume_offset_(resume_offset_bytes) {
   TRAINSIM_CHECK(

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/time.hpp"
 
 namespace trainsim {
@@ -29,6 +30,20 @@ namespace trainsim {
 // packets (the sizing rule of NVIDIA's and Cisco's PFC headroom guides, without cable-length margins).
 std::int64_t pfc_headroom_bytes(double capacity_Bps, SimTime latency, std::int32_t packet_wire_bytes);
 
+// A switch whose ports' PFC headroom leaves its buffer no shared pool (PacketNetwork::seal_links): the caller names
+// the switch and the setting.
+class NoSharedPoolError : public Error {
+ public:
+  NoSharedPoolError(std::int32_t switch_id, std::int64_t size_bytes, std::int64_t headroom_bytes);
+  std::int32_t switch_id() const { return switch_id_; }
+  std::int64_t size_bytes() const { return size_bytes_; }
+  std::int64_t headroom_bytes() const { return headroom_bytes_; }
+
+ private:
+  std::int32_t switch_id_;
+  std::int64_t size_bytes_, headroom_bytes_;
+};
+
 class SwitchBuffer {
  public:
   enum class Admission : std::uint8_t { Pool, Headroom, Drop };
@@ -37,7 +52,7 @@ class SwitchBuffer {
   SwitchBuffer(std::int64_t size_bytes, double alpha, std::int64_t resume_offset_bytes);
 
   // A lossless ingress keeping `headroom_bytes` (>= 0) of the buffer; returns its index. The headroom of every
-  // ingress must leave a pool (checked by pool_bytes() > 0 before the first packet, by the caller).
+  // ingress must leave a pool of at least a packet (checked by the caller before the first packet).
   int add_ingress(std::int64_t headroom_bytes);
   std::int64_t pool_bytes() const { return size_ - headroom_total_; }
 
