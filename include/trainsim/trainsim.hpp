@@ -56,6 +56,7 @@ struct RunOptions {
   bool allow_oom = false;        // simulate even if the memory model says it does not fit
   bool want_trace = false;       // collect trace spans
   bool want_queues = false;      // packet level: every fabric port's egress queue over time (RunOutput::queues)
+  bool want_pauses = false;      // packet level: every interval PFC paused a fabric port (RunOutput::pauses)
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
   bool explain = false;          // the critical rank's longest ops and collectives (RunResult::explain)
   std::function<void(const RunProgress&)> progress;  // called on the simulating thread; empty = none
@@ -86,8 +87,9 @@ struct RunOutput {
   RunResult result;
   std::vector<LinkUsageRow> links;     // flow-level runs: every link of the fabric
   std::vector<TraceSpan> trace;        // when RunOptions::want_trace
-  std::vector<TraceCounter> counters;  // with the trace, packet level: the fabric's deepest egress queues over time
+  std::vector<TraceCounter> counters;  // with the trace, packet level: the deepest egress queues, the longest pauses
   std::vector<QueueSampleRow> queues;  // RunOptions::want_queues, packet level: every port that queued, over time
+  std::vector<PauseRow> pauses;        // RunOptions::want_pauses, packet level: every pause of a fabric port
   std::vector<std::string> stream_names;
   // With nccl.NCCL_DEBUG=INFO: for each distinct communicator of the job, a line naming it ("# trainsim: ...")
   // and the lines NCCL's rank 0 of it would log (NCCL's formats, message only); the CLI prints them on stderr.

@@ -101,8 +101,9 @@ struct Simulated {
   SimulationOutput sim;
   std::int64_t flows = 0;
   std::optional<Congestion> congestion;  // packet level, the reported run only
-  std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues over time
+  std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues, the longest pauses
   std::vector<QueueSampleRow> queues;    // packet level, RunOptions::want_queues: every port that queued
+  std::vector<PauseRow> pauses;          // packet level, RunOptions::want_pauses: every pause of a fabric port
   std::vector<LinkUsageRow> links;       // the reported run only
   std::vector<LinkUsageRow> hot_links;   // its busiest fabric links, busiest first
 };
@@ -223,8 +224,26 @@ std::vector<std::pair<LinkId, std::int64_t>> queued_ports(const NetworkGraph& g,
   return out;
 }
 
-// The trace's counter tracks: the egress queues of the fabric ports that queued deepest (at most 16), in KB.
-std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetwork& net) {
+// The fabric ports PFC paused, most paused first (equal times in link order), at most `limit`.
+std::vector<LinkId> most_paused_ports(const FlowSetup& flow, const PacketNetwork& net, std::size_t limit) {
+  const auto stats = net.packet_link_statistics();
+  std::vector<LinkId> out;
+  for (LinkId l = 0; l < flow.graph->link_count(); ++l)
+    if (stats[static_cast<std::size_t>(l)].pause_events > 0) out.push_back(l);
+  std::stable_sort(out.begin(), out.end(), [&](LinkId a, LinkId b) {
+    return stats[static_cast<std::size_t>(a)].paused_time > stats[static_cast<std::size_t>(b)].paused_time;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+double pause_end_us(const PauseInterval& p, const PacketNetwork& net) {
+  return static_cast<double>(to_nanoseconds_rounded(p.to == kNever ? net.now() : p.to)) / 1e3;
+}
+
+// The trace's counter tracks: the egress queues of the fabric ports that queued deepest (at most 16), in KB, and
+// the pauses of those PFC held longest.
+std::vector<TraceCounter> port_counters(const FlowSetup& flow, const PacketNetwork& net) {
   const NetworkGraph& g = *flow.graph;
   auto deepest = queued_ports(g, net);
   // Deepest first; equal peaks in link order.
@@ -238,6 +257,25 @@ std::vector<TraceCounter> queue_counters(const FlowSetup& flow, const PacketNetw
       out.push_back(
           {name, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3, "KB"});
   }
+  // And the ports PFC held longest (at most 16): 1 while paused, 0 when released.
+  for (LinkId l : most_paused_ports(flow, net, kTracks)) {
+    const std::string name = "paused " + g.link_name(l);
+    for (const PauseInterval& p : net.pause_intervals(l)) {
+      out.push_back({name, static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, 1, "paused"});
+      out.push_back({name, pause_end_us(p, net), 0, "paused"});
+    }
+  }
+  return out;
+}
+
+// `run --pauses-csv`: every pause of every fabric port, ports in link order, pauses in time order.
+std::vector<PauseRow> pause_rows(const FlowSetup& flow, const PacketNetwork& net) {
+  const NetworkGraph& g = *flow.graph;
+  std::vector<PauseRow> out;
+  for (LinkId l = 0; l < g.link_count(); ++l)
+    for (const PauseInterval& p : net.pause_intervals(l))
+      out.push_back({g.link_name(l), to_string(g.link(l).kind),
+                     static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, pause_end_us(p, net)});
   return out;
 }
 
@@ -339,11 +377,11 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     flow = make_flow_setup(s, wl, coll, per_rank, with_faults);
     eo.network = flow.backend.get();
     if (s.simulation.network_model == NetworkModel::Packet && at.run == 1) check_packet_limit(s, wl, *flow.backend);
-    // The trace's queue tracks and --queues-csv: a sample per 4 packets of change, at most one a microsecond per
-    // port.
-    if ((options.want_trace || options.want_queues) && with_faults)
+    // The trace's queue and pause tracks, --queues-csv and --pauses-csv: a queue sample per 4 packets of change, at
+    // most one a microsecond per port, and every pause.
+    if ((options.want_trace || options.want_queues || options.want_pauses) && with_faults)
       if (PacketNetwork* packets = flow.backend->packet_network())
-        packets->record_queues(4 * 4096, from_microseconds(1));
+        packets->record_port_history(4 * 4096, from_microseconds(1));
   }
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
@@ -353,8 +391,9 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
       link_usage(flow, out.sim.makespan, out);
       if (const PacketNetwork* packets = flow.backend->packet_network()) {
         out.congestion = congestion_of(flow, *packets);
-        if (options.want_trace) out.counters = queue_counters(flow, *packets);
+        if (options.want_trace) out.counters = port_counters(flow, *packets);
         if (options.want_queues) out.queues = queue_rows(flow, *packets);
+        if (options.want_pauses) out.pauses = pause_rows(flow, *packets);
       }
     }
   }
@@ -513,6 +552,7 @@ void move_network_details(const Scenario& s, const Workload& wl, Simulated& run,
   out.result.congestion = std::move(run.congestion);
   out.counters = std::move(run.counters);
   out.queues = std::move(run.queues);
+  out.pauses = std::move(run.pauses);
 }
 
 // The last progress report: every run done.

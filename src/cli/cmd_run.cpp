@@ -25,6 +25,7 @@ struct RunArgs {
   std::string csv;
   std::string links_csv;
   std::string queues_csv;
+  std::string pauses_csv;
   std::string html;
   bool allow_oom = false;
   bool explain = false;
@@ -50,6 +51,8 @@ Command add_run_command(CLI::App& app) {
                   "write per-link traffic and utilisation as CSV (needs simulation.network_model: flow or packet)");
   cmd->add_option("--queues-csv", args->queues_csv,
                   "write every fabric port's egress queue over time as CSV (needs simulation.network_model: packet)");
+  cmd->add_option("--pauses-csv", args->pauses_csv,
+                  "write every interval PFC paused a fabric port as CSV (needs simulation.network_model: packet)");
   cmd->add_option("--html", args->html,
                   "write a self-contained HTML report: headline numbers, breakdown and memory charts, collectives, "
                   "busiest links, the critical rank's timeline with --trace");
@@ -74,6 +77,8 @@ Command add_run_command(CLI::App& app) {
                               "per-link statistics need simulation.network_model: flow or packet");
         if (!args->queues_csv.empty() && s.simulation.network_model != NetworkModel::Packet)
           throw ScenarioError(s.file, "--queues-csv", "queues over time need simulation.network_model: packet");
+        if (!args->pauses_csv.empty() && s.simulation.network_model != NetworkModel::Packet)
+          throw ScenarioError(s.file, "--pauses-csv", "PFC pauses need simulation.network_model: packet");
         const bool trace_from_file = args->trace.empty() && s.output.trace;
         const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
         // Ranks of a trace that is not written would be accepted and never used.
@@ -85,6 +90,7 @@ Command add_run_command(CLI::App& app) {
         o.per_rank = args->per_rank;
         o.want_trace = !trace.empty();
         o.want_queues = !args->queues_csv.empty();
+        o.want_pauses = !args->pauses_csv.empty();
         o.trace_ranks = args->trace_ranks;
         o.workload_file = args->workload;
         // Progress goes to stderr only, so stdout is the same with or without it.
@@ -108,6 +114,9 @@ Command add_run_command(CLI::App& app) {
         if (!args->queues_csv.empty())
           write_output_file("--queues-csv", args->queues_csv,
                             [&](std::ostream& f) { write_queues_csv(f, out.queues); });
+        if (!args->pauses_csv.empty())
+          write_output_file("--pauses-csv", args->pauses_csv,
+                            [&](std::ostream& f) { write_pauses_csv(f, out.pauses); });
         if (!args->html.empty())
           write_output_file("--html", args->html,
                             [&](std::ostream& f) { f << run_html_page(s, out, o.want_trace, args->scenario); });

@@ -51,4 +51,14 @@ void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samp
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses) {
+  using report_format::csv_field;
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), "link,kind,start_us,end_us\n");
+  for (const PauseRow& p : pauses)
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(p.link), csv_field(p.kind), p.start_us,
+                   p.end_us);
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
 }  // namespace trainsim

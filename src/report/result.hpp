@@ -214,6 +214,13 @@ struct QueueSampleRow {
   double queue_kb = 0;
 };
 
+// An interval PFC held a fabric port's transmitter at packet level (`run --pauses-csv`).
+struct PauseRow {
+  std::string link;  // the paused transmitter's link: "leaf1>spine0"
+  std::string kind;
+  double start_us = 0, end_us = 0;  // a pause still on when the run ended ends then
+};
+
 // A value over time in the trace (a Perfetto counter track), e.g. a port's egress queue at packet level.
 struct TraceCounter {
   std::string name;  // the track: "queue node0.nic3>leaf1"

@@ -233,9 +233,12 @@ TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
 
 // With a trace, the deepest fabric queues become counter tracks: at most 16, each in time order, each back to
 // empty at the end of the iteration's traffic.
-TEST(PacketLevel, TheTraceShowsTheDeepestQueuesOverTime) {
+// The trace's counter tracks: the deepest queues (KB) and the ports PFC held longest (1 while paused), at most 16
+// of each; the pause tracks hold exactly the intervals RunOptions::want_pauses lists for those ports.
+TEST(PacketLevel, TheTraceShowsTheDeepestQueuesAndLongestPausesOverTime) {
   RunOptions o;
   o.want_trace = true;
+  o.want_pauses = true;
   const RunOutput out = run_scenario(
       parse_scenario(
           kSmallJob, "small.yaml",
@@ -244,13 +247,31 @@ TEST(PacketLevel, TheTraceShowsTheDeepestQueuesOverTime) {
   ASSERT_FALSE(out.counters.empty());
   std::map<std::string, std::vector<TraceCounter>> tracks;
   for (const TraceCounter& c : out.counters) tracks[c.name].push_back(c);
-  EXPECT_LE(tracks.size(), 16u);
+  std::size_t queue_tracks = 0, pause_tracks = 0;
   for (const auto& [name, points] : tracks) {
-    EXPECT_EQ(name.rfind("queue ", 0), 0u) << name;
+    const bool queue = name.rfind("queue ", 0) == 0, paused = name.rfind("paused ", 0) == 0;
+    EXPECT_TRUE(queue || paused) << name;
+    queue_tracks += queue;
+    pause_tracks += paused;
     for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].ts_us, points[i].ts_us) << name;
     EXPECT_DOUBLE_EQ(points.back().value, 0.0) << name;
     for (const TraceCounter& c : points) EXPECT_GE(c.value, 0.0) << name;
+    if (!paused) continue;
+    // On and off in turn, matching the port's rows of the pause list.
+    std::vector<PauseRow> rows;
+    for (const PauseRow& p : out.pauses)
+      if ("paused " + p.link == name) rows.push_back(p);
+    ASSERT_EQ(points.size(), 2 * rows.size()) << name;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(points[2 * i].value, 1.0) << name;
+      EXPECT_EQ(points[2 * i].ts_us, rows[i].start_us) << name;
+      EXPECT_EQ(points[2 * i + 1].ts_us, rows[i].end_us) << name;
+    }
   }
+  EXPECT_GT(queue_tracks, 0u);
+  EXPECT_LE(queue_tracks, 16u);
+  EXPECT_GT(pause_tracks, 0u);
+  EXPECT_LE(pause_tracks, 16u);
   RunOptions no_trace;
   EXPECT_TRUE(run_scenario(parse_scenario(kSmallJob, "small.yaml", {"simulation.network_model=packet"}), no_trace)
                   .counters.empty());

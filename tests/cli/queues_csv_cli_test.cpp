@@ -1,6 +1,7 @@
 // `trainsim run --queues-csv FILE` at packet level: every fabric port that queued, its egress queue over time (the
 // samples the trace's counter tracks draw from), consistent with the peak queue `--links-csv` reports; stdout does
-// not change with it; a run that is not packet level is an error naming --queues-csv.
+// not change with it; a run that is not packet level is an error naming --queues-csv. `--pauses-csv FILE`: every
+// interval PFC paused a port, as many and as long as `--links-csv` counts them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -74,14 +75,63 @@ TEST(QueuesCsvCli, EveryQueuedPortOverTimeAgreesWithTheLinkTable) {
   EXPECT_GT(queued, 0);
 }
 
-TEST(QueuesCsvCli, OnlyAtPacketLevel) {
-  for (const char* model : {"analytical", "flow"}) {
-    const Result r = run("run " + kTinyExample + " --set simulation.network_model=" + model + " --queues-csv " +
-                         temp_path("never.csv"));
-    EXPECT_EQ(r.status, 1) << r.out;
-    EXPECT_THAT(r.out, HasSubstr("--queues-csv"));
-    EXPECT_THAT(r.out, HasSubstr("simulation.network_model: packet"));
+TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
+  const std::string pauses = temp_path("pauses.csv"), links = temp_path("pauses_links.csv");
+  const Result plain = run(kCongested + " --json --no-timing");
+  const Result r = run(kCongested + " --json --no-timing --pauses-csv " + pauses + " --links-csv " + links);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, plain.out);
+
+  std::istringstream p(read_file(pauses));
+  std::string line;
+  ASSERT_TRUE(std::getline(p, line));
+  EXPECT_EQ(line, "link,kind,start_us,end_us");
+  std::map<std::string, int> count;
+  std::map<std::string, double> paused_us, last_end;
+  while (std::getline(p, line)) {
+    const auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), 4u) << line;
+    const double start = std::stod(f[2]), end = std::stod(f[3]);
+    EXPECT_LE(start, end) << line;
+    if (last_end.count(f[0])) {
+      EXPECT_GE(start, last_end[f[0]]) << line;  // a port's pauses in order, apart
+    }
+    last_end[f[0]] = end;
+    ++count[f[0]];
+    paused_us[f[0]] += end - start;
   }
+  ASSERT_FALSE(count.empty());
+
+  // The link table's pause_events and paused_s, port by port (times in the file are rounded to the nanosecond).
+  std::istringstream l(read_file(links));
+  ASSERT_TRUE(std::getline(l, line));
+  const auto header = csv_fields(line);
+  const auto column = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t events = column("pause_events"), seconds = column("paused_s");
+  ASSERT_LT(seconds, header.size()) << line;
+  int paused_links = 0;
+  while (std::getline(l, line)) {
+    const auto f = csv_fields(line);
+    const int n = std::stoi(f[events]);
+    const bool listed = count.count(f[0]) > 0;  // (no operator[]: it would list the link)
+    EXPECT_EQ(listed ? count.at(f[0]) : 0, n) << f[0];
+    EXPECT_NEAR(listed ? paused_us.at(f[0]) : 0.0, std::stod(f[seconds]) * 1e6, 1e-3 * n + 1e-9) << f[0];
+    paused_links += n > 0;
+  }
+  EXPECT_EQ(paused_links, static_cast<int>(count.size()));
+}
+
+TEST(QueuesCsvCli, OnlyAtPacketLevel) {
+  for (const char* model : {"analytical", "flow"})
+    for (const char* flag : {"--queues-csv", "--pauses-csv"}) {
+      const Result r = run("run " + kTinyExample + " --set simulation.network_model=" + model + " " + flag + " " +
+                           temp_path("never.csv"));
+      EXPECT_EQ(r.status, 1) << r.out;
+      EXPECT_THAT(r.out, HasSubstr(flag));
+      EXPECT_THAT(r.out, HasSubstr("simulation.network_model: packet"));
+    }
 }
 
 }  // namespace

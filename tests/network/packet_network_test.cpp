@@ -241,6 +241,31 @@ TEST(PacketNetworkIncast, PfcPausesSendersAndDropsNothing) {
   EXPECT_LE(static_cast<double>(done.back().second), 1.02 * Incast::kBottleneckPs + 2.0 * kUs);
 }
 
+// Recording the ports' history lists every pause: as many intervals as PAUSEs took effect, in order, apart, summing
+// to the paused time; without recording there are none.
+TEST(PacketNetworkIncast, RecordedPausesAreThePortsPausedTime) {
+  PacketNetwork net(std::vector<double>(Incast::kSenders + 1, 10 * kGBps),
+                    std::vector<SimTime>(Incast::kSenders + 1, 1 * kUs), 0, no_congestion_control());
+  net.record_port_history(4 * 4096, 1 * kUs);
+  for (LinkId s = 0; s < Incast::kSenders; ++s) start_flow(net, 0, {s, Incast::kSenders}, Incast::kBytes);
+  run_to_idle(net);
+  const auto stats = net.packet_link_statistics();
+  for (LinkId s = 0; s < Incast::kSenders; ++s) {
+    const auto& pauses = net.pause_intervals(s);
+    ASSERT_EQ(static_cast<std::int64_t>(pauses.size()), stats[static_cast<std::size_t>(s)].pause_events);
+    SimTime total = 0;
+    for (std::size_t i = 0; i < pauses.size(); ++i) {
+      EXPECT_LT(pauses[i].from, pauses[i].to);
+      if (i > 0) { EXPECT_GE(pauses[i].from, pauses[i - 1].to); }
+      total += pauses[i].to - pauses[i].from;
+    }
+    EXPECT_EQ(total, stats[static_cast<std::size_t>(s)].paused_time) << "sender link " << s;
+  }
+  Incast unrecorded(no_congestion_control());
+  run_to_idle(unrecorded.net);
+  EXPECT_TRUE(unrecorded.net.pause_intervals(0).empty());
+}
+
 // Lossy: a 256 KiB egress buffer overflows (8 packets arrive per one that leaves), packets are
 // dropped, receivers NACK, senders go back N, and every flow still completes.
 TEST(PacketNetworkIncast, LossyModeDropsRetransmitsAndCompletes) {

@@ -141,9 +141,10 @@ void PacketNetwork::set_host_link(LinkId link) {
   host_link_[static_cast<std::size_t>(link)] = 1;
 }
 
-void PacketNetwork::record_queues(std::int64_t min_step_bytes, SimTime min_gap) {
-  TRAINSIM_CHECK(min_step_bytes > 0 && min_gap >= 0, "packet network: record_queues needs a positive step");
+void PacketNetwork::record_port_history(std::int64_t min_step_bytes, SimTime min_gap) {
+  TRAINSIM_CHECK(min_step_bytes > 0 && min_gap >= 0, "packet network: record_port_history needs a positive step");
   queue_samples_.assign(capacity_.size(), {});
+  pause_intervals_.assign(capacity_.size(), {});
   sample_step_ = min_step_bytes;
   sample_gap_ = min_gap;
 }
@@ -153,6 +154,13 @@ const std::vector<QueueSample>& PacketNetwork::queue_samples(LinkId link) const 
   if (queue_samples_.empty()) return none;
   check_link(link, "queue_samples");
   return queue_samples_[static_cast<std::size_t>(link)];
+}
+
+const std::vector<PauseInterval>& PacketNetwork::pause_intervals(LinkId link) const {
+  static const std::vector<PauseInterval> none;
+  if (pause_intervals_.empty()) return none;
+  check_link(link, "pause_intervals");
+  return pause_intervals_[static_cast<std::size_t>(link)];
 }
 
 void PacketNetwork::note_queue(LinkId link) {
@@ -670,12 +678,15 @@ void PacketNetwork::on_pause(LinkId link, bool on) {
   Port& p = ports_[static_cast<std::size_t>(link)];
   if (on == p.paused) return;
   p.paused = on;
+  auto* history = pause_intervals_.empty() ? nullptr : &pause_intervals_[static_cast<std::size_t>(link)];
   if (on) {
     p.paused_since = now_;
     ++p.stats.pause_events;
     ++counters_.pause_events;
+    if (history && history->size() < kMaxQueueSamples) history->push_back({now_, kNever});
   } else {
     p.stats.paused_time += now_ - p.paused_since;
+    if (history && !history->empty() && history->back().to == kNever) history->back().to = now_;
     try_transmit(link);
   }
 }

@@ -99,13 +99,17 @@ class PacketNetwork final : public TransferNetwork {
   // NoSharedPoolError for a switch whose ports' headroom fills its buffer. The first start() seals them otherwise.
   void seal_links();
 
-  // Keep each fabric port's egress queue over time (for the trace's counter tracks): a sample when the queue
-  // has moved by `min_step_bytes` since the last one and `min_gap` has passed, and whenever it empties; at most
-  // kMaxQueueSamples per port. Call before the first start(); off by default.
-  void record_queues(std::int64_t min_step_bytes, SimTime min_gap);
+  // Keep each fabric port's history (for the trace's counter tracks, --queues-csv, --pauses-csv): its egress queue,
+  // a sample when the queue has moved by `min_step_bytes` since the last one and `min_gap` has passed, and whenever
+  // it empties; and every interval PFC held its transmitter. At most kMaxQueueSamples of each per port. Call before
+  // the first start(); off by default.
+  void record_port_history(std::int64_t min_step_bytes, SimTime min_gap);
   static constexpr std::size_t kMaxQueueSamples = 100'000;
   // The samples of `link`'s port, in time order (empty unless recording, or for host links).
   const std::vector<QueueSample>& queue_samples(LinkId link) const;
+  // The intervals PFC paused `link`'s transmitter, in time order; one still paused ends at kNever (empty unless
+  // recording).
+  const std::vector<PauseInterval>& pause_intervals(LinkId link) const;
 
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
@@ -233,6 +237,7 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<Port> ports_;
   std::vector<char> host_link_;                          // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
   std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
+  std::vector<std::vector<PauseInterval>> pause_intervals_;  // by link, when recording
   // Switch buffers: by link, the switch it leaves / enters (ids as given; -1: none) and, once sealed, the index in
   // buffers_ of the switch whose Ethernet egress it is and its lossless ingress slot in the buffer of the switch it
   // enters (-1: none).

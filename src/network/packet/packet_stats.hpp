@@ -19,10 +19,16 @@ struct PacketLinkStats {
   std::int64_t drops = 0;            // packets dropped at this link's queue (lossy mode)
 };
 
-// A port's egress queue at a time (PacketNetwork::record_queues).
+// A port's egress queue at a time (PacketNetwork::record_port_history).
 struct QueueSample {
   SimTime at = 0;
   std::int64_t bytes = 0;
+};
+
+// An interval PFC held a port's transmitter (PacketNetwork::record_port_history): [from, to), to = kNever while it
+// still holds.
+struct PauseInterval {
+  SimTime from = 0, to = 0;
 };
 
 struct PacketCounters {
