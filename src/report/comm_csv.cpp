@@ -2,6 +2,8 @@
 // names as the JSON "comm" objects; doubles are written with fmt's shortest round-trip form.
 #include <algorithm>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -41,24 +43,31 @@ void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) 
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples) {
+namespace {
+
+// A port's rows over time: `link,kind,` then the row's own two columns.
+template <class Row, class Format>
+void write_port_rows(std::ostream& out, const char* header, const std::vector<Row>& rows, Format second_pair) {
   using report_format::csv_field;
   fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf), "link,kind,time_us,queue_kb\n");
-  for (const QueueSampleRow& q : samples)
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(q.link), csv_field(q.kind), q.time_us,
-                   q.queue_kb);
+  fmt::format_to(std::back_inserter(buf), "link,kind,{}\n", header);
+  for (const Row& r : rows) {
+    const auto [a, b] = second_pair(r);
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(r.link), csv_field(r.kind), a, b);
+  }
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+}  // namespace
+
+void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples) {
+  write_port_rows(out, "time_us,queue_kb", samples, [](const QueueSampleRow& q) {
+    return std::pair{q.time_us, q.queue_kb};
+  });
+}
+
 void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses) {
-  using report_format::csv_field;
-  fmt::memory_buffer buf;
-  fmt::format_to(std::back_inserter(buf), "link,kind,start_us,end_us\n");
-  for (const PauseRow& p : pauses)
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(p.link), csv_field(p.kind), p.start_us,
-                   p.end_us);
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  write_port_rows(out, "start_us,end_us", pauses, [](const PauseRow& p) { return std::pair{p.start_us, p.end_us}; });
 }
 
 }  // namespace trainsim
