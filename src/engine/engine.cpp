@@ -20,19 +20,29 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 // An event whose op carries this bit is the host issuing that op (its predecessors had finished before).
 constexpr std::uint32_t kIssueBit = 0x80000000u;
 
-EngineRankPlan plan_rank(const RankProgram& p, SimTime host_launch) {
+EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_launch,
+                         const std::vector<KernelTiming>& kernels) {
   EngineRankPlan s;
   const std::size_t n = p.ops.size();
+  TRAINSIM_CHECK(n < kIssueBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
+  s.ops.resize(n + 1);
   s.pending.assign(n, 0);
-  s.stream_next.assign(n, kNone);
   std::uint32_t last_on_stream[kNumStreams];
   std::fill(std::begin(last_on_stream), std::end(last_on_stream), kNone);
   std::vector<std::uint32_t> count(n + 1, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const Op& op = p.ops[i];
+    PlannedOp& po = s.ops[i];
+    po.stream_next = kNone;
+    po.desc = op.desc;
+    po.type = op.type;
+    if (op.type == Op::Type::Compute)
+      po.time = kernels[op.desc].time;
+    else
+      po.alone = wl.groups[wl.collectives[op.desc].group].simulated_members <= 1;
     auto& last = last_on_stream[static_cast<int>(op.stream)];
     if (last != kNone) {
-      s.stream_next[last] = i;
+      s.ops[last].stream_next = i;
       s.pending[i] += 1;
     }
     last = i;
@@ -44,7 +54,7 @@ EngineRankPlan plan_rank(const RankProgram& p, SimTime host_launch) {
     }
   }
   for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
-  s.dep_begin = count;
+  for (std::size_t i = 0; i <= n; ++i) s.ops[i].dep_begin = count[i];
   s.dependents.resize(count[n]);
   std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -52,12 +62,23 @@ EngineRankPlan plan_rank(const RankProgram& p, SimTime host_launch) {
     for (std::uint32_t k = 0; k < op.num_deps; ++k) s.dependents[fill[p.deps[op.first_dep + k]]++] = i;
   }
   if (host_launch > 0) {
-    TRAINSIM_CHECK(n < kIssueBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
-    s.issued.resize(n);
     SimTime host = 0;
-    for (std::size_t i = 0; i < n; ++i) s.issued[i] = host += host_launch * p.ops[i].launches;
+    for (std::size_t i = 0; i < n; ++i) s.ops[i].issued = host += host_launch * p.ops[i].launches;
   }
   return s;
+}
+
+// std::llround (halves away from zero) of a time, without the library call that was a tenth of the engine's
+// instructions. Exact: for |x| < 2^53 the truncation and the fraction are exact; beyond, x is an integer already.
+std::int64_t round_time(double x) {
+  if (!(std::fabs(x) < 9007199254740992.0)) return std::llround(x);
+  auto i = static_cast<std::int64_t>(x);
+  const double frac = x - static_cast<double>(i);
+  if (frac >= 0.5)
+    ++i;
+  else if (frac <= -0.5)
+    --i;
+  return i;
 }
 
 // A compute kernel in flight and how fast it progresses: `left` picoseconds of work at full speed
@@ -105,6 +126,7 @@ class Simulator {
           has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group])
                      : coll.estimate(c.kind, c.bytes, placements[c.group]));
     }
+    note_call_loads();
     pending_ops_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
     out_.interference.assign(wl.ranks.size(), 0);
@@ -161,19 +183,19 @@ class Simulator {
  private:
   // Its predecessors have finished; it starts once the host has issued it.
   void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
-    const auto& issued = plan_.ranks[r].issued;
-    if (!issued.empty() && issued[i] > now) {
-      if (wl_.ranks[r].ops[i].type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, issued[i]);
-      queue_.push(issued[i], r, i | kIssueBit);
+    const PlannedOp& po = plan_.ranks[r].ops[i];
+    if (po.issued > now) {
+      if (po.type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, po.issued);
+      queue_.push(po.issued, r, i | kIssueBit);
       return;
     }
     start(r, i, now);
   }
 
   void start(std::uint32_t r, std::uint32_t i, SimTime now) {
-    const Op& op = wl_.ranks[r].ops[i];
-    if (op.type == Op::Type::Compute) {
-      SimTime dur = out_.kernel_timings[op.desc].time;
+    const PlannedOp& po = plan_.ranks[r].ops[i];
+    if (po.type == Op::Type::Compute) {
+      SimTime dur = po.time;
       if (!opt_.compute_slowdown.empty() && opt_.compute_slowdown[r] != 1.0)
         dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
       out_.timelines[r].start[i] = now;
@@ -181,20 +203,26 @@ class Simulator {
         queue_.push(now + dur, r, i);
         return;
       }
-      RunningKernel k{i, dur, static_cast<double>(dur), slowdown(op.desc, loads_[r]), now, 0};
-      k.end = now + static_cast<SimTime>(std::llround(k.left * k.factor));
-      running_[r].push_back(k);
+      const double factor = slowdown(po.desc, loads_[r]);
+      RunningKernel& k = running_[r].emplace_back();  // filled in place: no temporary copied in
+      k.op = i;
+      k.nominal = dur;
+      k.left = static_cast<double>(dur);
+      k.factor = factor;
+      k.since = now;
+      k.end = now + round_time(k.left * factor);
       queue_.push(k.end, r, i);
       return;
     }
-    const CollectiveDesc& cd = wl_.collectives[op.desc];
-    const CommGroup& g = wl_.groups[cd.group];
-    if (g.simulated_members <= 1 && opt_.network == nullptr) {  // no other member to wait for: no rendezvous
-      add_load(r, op.desc, +1, now);
+    if (po.alone && opt_.network == nullptr) {  // no other member to wait for: no rendezvous
+      add_load(r, po.desc, +1, now);
       out_.timelines[r].start[i] = now;
-      queue_.push(now + out_.collective_estimates[op.desc].time, r, i);
+      queue_.push(now + out_.collective_estimates[po.desc].time, r, i);
       return;
     }
+    const Op& op = wl_.ranks[r].ops[i];
+    const CollectiveDesc& cd = wl_.collectives[op.desc];
+    const CommGroup& g = wl_.groups[cd.group];
     const std::uint64_t key = (static_cast<std::uint64_t>(cd.group) << 32) | op.coll_seq;
     Rendezvous& rv = pending_[key];
     if (rv.arrived == 0) rv.desc = op.desc;
@@ -240,13 +268,23 @@ class Simulator {
   // memory, each byte received written to it).
   void add_load(std::uint32_t r, std::uint32_t desc, int sign, SimTime now) {
     if (!opt_.interference) return;
-    const CollectiveEstimate& est = out_.collective_estimates[desc];
-    const int sms = wl_.collectives[desc].sms >= 0 ? wl_.collectives[desc].sms : est.channels;
-    if (sms <= 0 && !(est.busbw_GBps > 0)) return;
+    const RankCommLoad& call = call_loads_[desc];
+    if (call.ctas == 0 && call.hbm_MBps == 0) return;
     RankCommLoad& l = loads_[r];
-    l.ctas += sign * sms;
-    l.hbm_MBps += sign * static_cast<std::int64_t>(std::llround(2.0 * est.busbw_GBps * 1e3));
+    l.ctas += sign * call.ctas;
+    l.hbm_MBps += sign * call.hbm_MBps;
     retime(r, now);
+  }
+
+  // What each collective takes from the GPU while it runs (add_load), worked out once per call kind.
+  void note_call_loads() {
+    call_loads_.resize(wl_.collectives.size());
+    for (std::size_t d = 0; d < wl_.collectives.size(); ++d) {
+      const CollectiveEstimate& est = out_.collective_estimates[d];
+      const int sms = wl_.collectives[d].sms >= 0 ? wl_.collectives[d].sms : est.channels;
+      if (sms <= 0 && !(est.busbw_GBps > 0)) continue;
+      call_loads_[d] = RankCommLoad{sms, std::llround(2.0 * est.busbw_GBps * 1e3)};
+    }
   }
 
   double slowdown(std::uint32_t desc, const RankCommLoad& l) {
@@ -266,13 +304,12 @@ class Simulator {
   // new speed. Their old end events become stale (see stale()).
   void retime(std::uint32_t r, SimTime now) {
     for (RunningKernel& k : running_[r]) {
-      const Op& op = wl_.ranks[r].ops[k.op];
-      const double f = slowdown(op.desc, loads_[r]);
+      const double f = slowdown(plan_.ranks[r].ops[k.op].desc, loads_[r]);
       if (f == k.factor) continue;
       k.left = std::max(0.0, k.left - static_cast<double>(now - k.since) / k.factor);
       k.factor = f;
       k.since = now;
-      const SimTime end = now + static_cast<SimTime>(std::llround(k.left * k.factor));
+      const SimTime end = now + round_time(k.left * k.factor);
       if (end == k.end) continue;
       k.end = end;
       queue_.push(end, r, k.op);
@@ -282,8 +319,7 @@ class Simulator {
   // An end event of a kernel that was re-timed after it was queued.
   bool stale(const Event& e) const {
     if (!opt_.interference) return false;
-    const Op& op = wl_.ranks[e.rank].ops[e.op];
-    if (op.type != Op::Type::Compute) return false;
+    if (plan_.ranks[e.rank].ops[e.op].type != Op::Type::Compute) return false;
     for (const RunningKernel& k : running_[e.rank])
       if (k.op == e.op) return k.end != e.time;
     return true;  // already finished
@@ -291,10 +327,10 @@ class Simulator {
 
   void finish(std::uint32_t r, std::uint32_t i, SimTime now) {
     const EngineRankPlan& st = plan_.ranks[r];
+    const PlannedOp& po = st.ops[i];
     auto& pending = pending_ops_[r];
     if (opt_.interference) {
-      const Op& op = wl_.ranks[r].ops[i];
-      if (op.type == Op::Type::Compute) {
+      if (po.type == Op::Type::Compute) {
         auto& run = running_[r];
         const auto it = std::find_if(run.begin(), run.end(), [&](const RunningKernel& k) { return k.op == i; });
         if (it != run.end()) {
@@ -302,7 +338,7 @@ class Simulator {
           run.erase(it);
         }
       } else {
-        add_load(r, op.desc, -1, now);
+        add_load(r, po.desc, -1, now);
       }
     }
     out_.timelines[r].end[i] = now;  // >= 0: finished (see check_complete)
@@ -311,8 +347,8 @@ class Simulator {
     auto release = [&](std::uint32_t j) {
       if (--pending[j] == 0) become_ready(r, j, now);
     };
-    if (st.stream_next[i] != kNone) release(st.stream_next[i]);
-    for (std::uint32_t k = st.dep_begin[i]; k < st.dep_begin[i + 1]; ++k) release(st.dependents[k]);
+    if (po.stream_next != kNone) release(po.stream_next);
+    for (std::uint32_t k = po.dep_begin, end = st.ops[i + 1].dep_begin; k < end; ++k) release(st.dependents[k]);
   }
 
   static std::string group_label(const CommGroup& g) {
@@ -392,6 +428,7 @@ class Simulator {
   const EnginePlan& plan_;
   std::vector<std::vector<RunningKernel>> running_;  // per rank
   std::vector<RankCommLoad> loads_;                  // per rank
+  std::vector<RankCommLoad> call_loads_;             // per Workload::collectives entry
   std::unordered_map<std::tuple<std::uint32_t, int, std::int64_t>, double, KeyHash> slowdowns_;
   SimulationOutput out_;
   std::vector<std::vector<std::uint32_t>> pending_ops_;  // per rank and op: predecessors not yet finished
@@ -408,10 +445,10 @@ class Simulator {
 EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime host_launch) {
   EnginePlan plan;
   plan.host_launch = host_launch;
-  plan.ranks.reserve(wl.ranks.size());
-  for (const RankProgram& p : wl.ranks) plan.ranks.push_back(plan_rank(p, host_launch));
   plan.kernel_timings.reserve(wl.kernels.size());
   for (const auto& k : wl.kernels) plan.kernel_timings.push_back(compute.time(k));
+  plan.ranks.reserve(wl.ranks.size());
+  for (const RankProgram& p : wl.ranks) plan.ranks.push_back(plan_rank(wl, p, host_launch, plan.kernel_timings));
   return plan;
 }
 
