@@ -2,6 +2,8 @@
 // own answer, and a node that differs in anything the search reads is searched again.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "collective/nccl/nccl_search_cache.hpp"
 #include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
@@ -66,6 +68,116 @@ TEST(NcclSearchCache, ASingleNodeSearchIsTheSameAtEveryNicSpeed) {
       testing::expect_same_graph(cached.tree, direct.tree);
       testing::expect_same_graph(cached.nvls, direct.nvls);
     }
+  }
+}
+
+// A multi-node search reads the NETs' bandwidths only by comparing them with the speeds it tries, so the graphs it
+// finds hold while every such comparison comes out the same (NodeGraphSearch::net_moves). Checked on every pair of
+// a grid of NIC speeds, the speeds on the search's ladder and a hair either side of them included: wherever one
+// search's moves allow another speed, the other speed's own search walks the same steps to the same graphs. And the
+// allowance is wide enough to matter: a sweep in steps of 4 Gb/s has many of its speeds covered by another one's
+// search (not all: a NIC path's bandwidth truncated to whole GB/s is among the inputs matched exactly).
+void expect_same_walk(const SearchGraph& a, const SearchGraph& b) {
+  testing::expect_same_graph(a, b);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.steps_walked, b.steps_walked);
+  EXPECT_EQ(a.same_channels, b.same_channels);
+  EXPECT_EQ(a.cross_nic, b.cross_nic);
+}
+
+struct SearchedSpeed {
+  double gbps = 0;
+  NetBandwidthInputs inputs;
+  NetBandwidthMoves moves;
+  NodeGraphs graphs;
+};
+
+bool allows(const SearchedSpeed& entry, const NetBandwidthInputs& query) {
+  if (entry.inputs.decided != query.decided || entry.inputs.values.size() != query.values.size()) return false;
+  for (std::size_t i = 0; i < query.values.size(); ++i)
+    if (!entry.moves.allow(static_cast<double>(query.values[i]) - static_cast<double>(entry.inputs.values[i])))
+      return false;
+  return true;
+}
+
+TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
+  std::vector<double> grid;
+  for (double gbps = 272; gbps <= 432; gbps += 4) grid.push_back(gbps);
+  for (const double GBps : {12.0, 15.0, 20.0, 24.0, 30.0, 40.0, 48.0})  // ladder speeds, in GB/s
+    for (const double hair : {-0.001, 0.0, 0.001}) grid.push_back((GBps + hair) * 8);
+  ClusterSpec two_nics = testing::h100_cluster(2), one_nic = testing::h100_cluster(2);
+  two_nics.nics_per_node = 2;
+  one_nic.nics_per_node = 1;
+  for (const ClusterSpec& base : {testing::h100_cluster(2), two_nics, one_nic}) {
+    SCOPED_TRACE(std::string(base.gpu.name) + " with " + std::to_string(base.nics_per_node) + " NICs");
+    std::vector<SearchedSpeed> searched;
+    for (const double gbps : grid) {
+      ClusterSpec c = base;
+      c.nic_gbps = gbps;
+      const NodeTopology node = [&] {
+        NodeTopology n = generate_node_topology(c);
+        compute_paths(n, PathOptions{});
+        return n;
+      }();
+      SearchOptions options;
+      options.multi_node = true;
+      NodeGraphSearch search(node, options);
+      SearchedSpeed s{gbps, search.net_inputs(), {}, search.search(true, false)};
+      s.moves = search.net_moves();
+      EXPECT_FALSE(s.inputs.values.empty());
+      searched.push_back(std::move(s));
+    }
+    int covered = 0;
+    for (const SearchedSpeed& a : searched) {
+      bool by_another = false;
+      for (const SearchedSpeed& b : searched) {
+        if (&a == &b || !allows(b, a.inputs)) continue;
+        SCOPED_TRACE(std::to_string(a.gbps) + " Gb/s answered by the search at " + std::to_string(b.gbps));
+        expect_same_walk(a.graphs.ring, b.graphs.ring);
+        expect_same_walk(a.graphs.tree, b.graphs.tree);
+        expect_same_walk(a.graphs.nvls, b.graphs.nvls);
+        by_another = true;
+      }
+      covered += by_another ? 1 : 0;
+    }
+    EXPECT_GT(covered, static_cast<int>(grid.size()) / 3);
+    // At the edges of what each search allows: every NIC bandwidth moved by the most its moves allow.
+    for (const SearchedSpeed& a : searched) {
+      for (const double d : {a.moves.high - 1e-4, a.moves.low}) {
+        if (!std::isfinite(d) || std::fabs(d) > 8 || !a.moves.allow(d)) continue;
+        ClusterSpec c = base;
+        c.nic_gbps = a.gbps + d * 8;
+        NodeTopology node = generate_node_topology(c);
+        compute_paths(node, PathOptions{});
+        SearchOptions options;
+        options.multi_node = true;
+        NodeGraphSearch search(node, options);
+        if (!allows(a, search.net_inputs())) continue;
+        SCOPED_TRACE(std::to_string(a.gbps) + " Gb/s moved by " + std::to_string(d) + " GB/s");
+        const NodeGraphs g = search.search(true, false);
+        expect_same_walk(g.ring, a.graphs.ring);
+        expect_same_walk(g.tree, a.graphs.tree);
+        expect_same_walk(g.nvls, a.graphs.nvls);
+      }
+    }
+  }
+}
+
+// The memo serves a sweep of NIC speeds from few searches, and each answer is the search's own.
+TEST(NcclSearchCache, ANicSpeedSweepGetsEachSpeedsOwnGraphs) {
+  for (double gbps = 100; gbps <= 300; gbps += 10) {
+    SCOPED_TRACE(std::to_string(gbps) + " Gb/s");
+    ClusterSpec c = testing::h100_cluster(2);
+    c.nic_gbps = gbps;
+    NodeTopology node = generate_node_topology(c);
+    compute_paths(node, PathOptions{});
+    SearchOptions options;
+    options.multi_node = true;
+    const NodeGraphs direct = search_node_graphs(node, options, true);
+    const NodeGraphs cached = cached_search_node_graphs(node, options, true, false);
+    expect_same_walk(cached.ring, direct.ring);
+    expect_same_walk(cached.tree, direct.tree);
+    expect_same_walk(cached.nvls, direct.nvls);
   }
 }
 

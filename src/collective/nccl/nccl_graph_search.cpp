@@ -13,7 +13,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "core/check.hpp"
@@ -82,6 +84,10 @@ float round_half_away(float x) {
 
 // SUB_ROUND: NCCL rounds every bandwidth update to 1/1000 GB/s to keep float drift out of the search.
 float sub_round(float a, float b) { return round_half_away((a - b) * 1000.0f) / 1000.0f; }
+
+// NodeGraphSearch::net_moves: a NET bandwidth moved by d moves what is left of it by d and at most one rounding to
+// the 1/1000 grid (sub_round; after that the speeds taken and given back are on the grid), plus float noise.
+constexpr double kNetMarginSlack = 0.002;
 
 class Searcher {
  public:
@@ -160,7 +166,46 @@ class Searcher {
 
   Graph compute(GraphPattern pattern, int min_channels, int max_channels);
 
+  // What the search reads of the NETs' bandwidths (NetBandwidthInputs). Only a multi-node search reads them.
+  NetBandwidthInputs net_inputs() const {
+    NetBandwidthInputs in;
+    if (!inter_) return in;
+    for (const TopoVertex& v : node_.vertices)
+      for (const TopoLink& l : v.links)
+        if (v.kind == TopoKind::Net || vx(l.to).kind == TopoKind::Net) in.values.push_back(static_cast<float>(l.bw));
+    in.values.insert(in.values.end(), net_bw_.begin(), net_bw_.end());
+    in.values.push_back(sys_max_bw_);
+    for (const CompiledPath& cp : compiled_) in.decided.push_back(cp.int_bw);
+    in.decided.insert(in.decided.end(), net_local_gpu_.begin(), net_local_gpu_.end());
+    for (const auto* lists : {&net_local_gpus_, &pref_nets_}) {
+      for (const std::vector<int>& list : *lists) {
+        in.decided.push_back(static_cast<std::int64_t>(list.size()));
+        in.decided.insert(in.decided.end(), list.begin(), list.end());
+      }
+    }
+    return in;
+  }
+  // The moves of the NET-dependent bandwidths that change no comparison the search made: [low, high).
+  std::pair<float, float> net_moves() const { return {net_low_, net_high_}; }
+
  private:
+  // The search asked whether a NET-dependent bandwidth (what is left on a NET link or a NET, or the fastest
+  // GPU-to-NET path) is below a bandwidth it wants. Moved by d, the value gives the same answer while d stays
+  // below wanted - value (it was below) or at least wanted - value (it was not).
+  void note_net_comparison(float value, float wanted) const {
+    if (!inter_) return;
+    const float d = wanted - value;
+    if (value < wanted)
+      net_high_ = std::min(net_high_, d);
+    else
+      net_low_ = std::max(net_low_, d);
+  }
+  // A speed compared with the node's fastest GPU-to-NET path; returns the speed.
+  float note_max_bw_comparison(float speed) const {
+    note_net_comparison(sys_max_bw_, speed);
+    return speed;
+  }
+
   // A try reads typeIntra / typeInter only by comparing path types with them (followPath, ncclTopoSelectNets), so
   // two limits between which no path's type lies allow the same paths: the try walks the same steps. Marks the
   // types present, inside the node (GPU and NVS ends) and towards the NETs, both directions.
@@ -214,7 +259,8 @@ class Searcher {
   struct Hop {
     std::size_t id = 0, rev_id = 0;
     bool pci = false;
-    float rev_share = 0;  // 0, 1/8 (into a pre-Ampere GPU from a non-GPU) or 1 (POWER NVLink CPU)
+    bool net = false, rev_net = false;  // the link (or its reverse) starts or ends at a NET
+    float rev_share = 0;                // 0, 1/8 (into a pre-Ampere GPU from a non-GPU) or 1 (POWER NVLink CPU)
   };
   struct CompiledPath {
     int type = kPathDis, rev_type = kPathDis, nccl_hops = 0;
@@ -242,6 +288,7 @@ class Searcher {
       Hop h;
       h.id = static_cast<std::size_t>(link_base_[static_cast<std::size_t>(v)] + l);
       h.pci = link.type == TopoLinkType::Pci;
+      h.net = vx(v).kind == TopoKind::Net || rem.kind == TopoKind::Net;
       const bool old_gpu = rem.kind == TopoKind::Gpu && rem.sm < 80 && !is_gpu(from);
       const bool power_nvl = rem.kind == TopoKind::Cpu && rem.arch == CpuArch::Power && link.type == TopoLinkType::Nvl;
       if (old_gpu || power_nvl) {
@@ -250,6 +297,7 @@ class Searcher {
           if (rl[k].to == v && rl[k].type == link.type) {
             h.rev_id = static_cast<std::size_t>(link_base_[static_cast<std::size_t>(link.to)]) + k;
             h.rev_share = old_gpu ? 0.125f : 1.0f;
+            h.rev_net = h.net;
             break;
           }
         }
@@ -266,6 +314,8 @@ class Searcher {
       const Hop& h = cp.hops[static_cast<std::size_t>(step)];
       const float fw = h.pci ? pci_bw : bw;
       const float rev = h.rev_share == 0 ? 0.0f : h.rev_share == 1 ? fw : fw / 8;
+      if (h.net) note_net_comparison(bw_[h.id], fw);
+      if (h.rev_net && rev != 0) note_net_comparison(bw_[h.rev_id], rev);
       if (bw_[h.id] < fw || (rev != 0 && bw_[h.rev_id] < rev)) return step;
       bw_[h.id] = sub_round(bw_[h.id], fw);
       if (rev != 0) bw_[h.rev_id] = sub_round(bw_[h.rev_id], rev);
@@ -573,6 +623,7 @@ class Searcher {
     for (int i = 0; i < count; ++i) {
       if (heads && found) break;
       const int n = nets[static_cast<std::size_t>((g.nChannels + i) % count)];
+      note_net_comparison(net_bw_[static_cast<std::size_t>(n)], static_cast<float>(bw));
       if (net_bw_[static_cast<std::size_t>(n)] < static_cast<float>(bw)) continue;
       if (g.pattern == GraphPattern::Ring && g.crossNic == 2 && (g.nChannels & 1) &&
           n != g.inter[static_cast<std::size_t>((g.nChannels - 1) * 2 + 1)]) {
@@ -817,7 +868,8 @@ class Searcher {
       total_bw = static_cast<float>(total_bw * (ngpus_ * 1.0 / (ngpus_ - 1)));
     }
     int idx = 0;
-    while ((run.speed(idx) > sys_max_bw_ || run.speed(idx) * static_cast<float>(run.best.minChannels) > total_bw) &&
+    while ((note_max_bw_comparison(run.speed(idx)) > sys_max_bw_ ||
+            run.speed(idx) * static_cast<float>(run.best.minChannels) > total_bw) &&
            idx < run.last_speed_index()) {
       ++idx;
     }
@@ -948,7 +1000,10 @@ class Searcher {
   // The ladder is exhausted: back to the fastest speed the node allows.
   void restart_at_top_speed(SearchRun& run) const {
     run.speed_index = 0;
-    while (run.speed(run.speed_index) > sys_max_bw_ && run.speed_index < run.last_speed_index()) ++run.speed_index;
+    while (note_max_bw_comparison(run.speed(run.speed_index)) > sys_max_bw_ &&
+           run.speed_index < run.last_speed_index()) {
+      ++run.speed_index;
+    }
     run.trial.bwIntra = run.trial.bwInter = run.speed(run.speed_index);
   }
 
@@ -1029,6 +1084,9 @@ class Searcher {
   std::vector<std::vector<int>> net_local_gpus_, pref_nets_;
   std::map<std::pair<int, int>, std::vector<int>> select_cache_;
   float sys_max_bw_ = 0, sys_total_bw_ = 0;
+  // The moves of every NET-dependent bandwidth that keep each comparison the search made (net_moves()).
+  mutable float net_low_ = -std::numeric_limits<float>::infinity();
+  mutable float net_high_ = std::numeric_limits<float>::infinity();
   std::int64_t total_steps_ = 0, replayed_steps_ = 0;
   bool exhausted_ = false;
   std::array<bool, kPathDis> intra_types_present_{}, inter_types_present_{};
@@ -1039,6 +1097,7 @@ class Searcher {
   std::int64_t replayed_steps() const { return replayed_steps_; }
   int rank_of(int s) const { return gpu_rank_[static_cast<std::size_t>(s)]; }
   bool inter() const { return inter_; }
+  const SearchOptions& options() const { return options_; }
 };
 
 Graph Searcher::compute(GraphPattern pattern, int min_channels, int max_channels) {
@@ -1119,11 +1178,37 @@ SearchGraph search_graph(const NodeTopology& node, GraphPattern pattern, const S
   return run_search(searcher, pattern, options.min_channels, options.max_channels);
 }
 
-NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
-                              bool search_collnet) {
+struct NodeGraphSearch::Impl {
+  virtual ~Impl() = default;
+};
+
+namespace {
+// The searcher behind a NodeGraphSearch (a subclass, since the searcher's type is private to this file).
+struct HeldSearcher final : NodeGraphSearch::Impl {
+  HeldSearcher(const NodeTopology& node, const SearchOptions& options) : searcher(node, options) {}
+  Searcher searcher;
+};
+Searcher& held(const std::unique_ptr<NodeGraphSearch::Impl>& impl) {
+  return static_cast<HeldSearcher&>(*impl).searcher;
+}
+}  // namespace
+
+NodeGraphSearch::NodeGraphSearch(const NodeTopology& node, const SearchOptions& options)
+    : impl_(std::make_unique<HeldSearcher>(node, options)) {}
+NodeGraphSearch::~NodeGraphSearch() = default;
+
+NetBandwidthInputs NodeGraphSearch::net_inputs() const { return held(impl_).net_inputs(); }
+
+NetBandwidthMoves NodeGraphSearch::net_moves() const {
+  const auto [low, high] = held(impl_).net_moves();
+  return {static_cast<double>(low) + kNetMarginSlack, static_cast<double>(high) - kNetMarginSlack};
+}
+
+NodeGraphs NodeGraphSearch::search(bool search_nvls, bool search_collnet) {
   // The searcher's set-up (every endpoint pair's path compiled, each NET's local GPU) is the same for every
   // pattern; only the channel bounds differ.
-  Searcher searcher(node, options);
+  Searcher& searcher = held(impl_);
+  const SearchOptions& options = searcher.options();
   NodeGraphs out;
   out.ring = run_search(searcher, GraphPattern::Ring, options.min_channels, options.max_channels);
   const int ring_channels = out.ring.nchannels;
@@ -1139,6 +1224,11 @@ NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& opt
   if (search_nvls) out.nvls = run_search(searcher, GraphPattern::Nvls, options.min_channels, options.max_channels);
   out.nvls.pattern = GraphPattern::Nvls;
   return out;
+}
+
+NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
+                              bool search_collnet) {
+  return NodeGraphSearch(node, options).search(search_nvls, search_collnet);
 }
 
 }  // namespace trainsim

@@ -4,6 +4,7 @@
 // entry and exit NIC — and the per-channel bandwidths, with NCCL's speed ladders, bandwidth
 // accounting along paths, candidate ordering, crossNic handling, stop rules and channel duplication.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "collective/nccl/nccl_node_topology.hpp"
@@ -64,5 +65,42 @@ struct NodeGraphs {
 };
 NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
                               bool search_collnet = false);
+
+// What a multi-node search reads of the NETs' bandwidths. It compares what is left on a NET link or a NET, and
+// the node's fastest GPU-to-NET path, with the speeds it tries (`values`, in a fixed order); everything else
+// they decide is settled before the search starts (`decided`: the GPU-to-NET paths' bandwidths as NCCL truncates
+// them, each GPU's NICs, each NET's local GPUs). Empty for a search inside one node, which reads none of them.
+struct NetBandwidthInputs {
+  std::vector<float> values;
+  std::vector<std::int64_t> decided;
+};
+
+// How far the NET-dependent bandwidths may move, each on its own, with every comparison a search made of them
+// coming out the same: by d with low <= d < high. A move of 0 always does.
+struct NetBandwidthMoves {
+  double low = 0, high = 0;
+  bool allow(double d) const { return d == 0 || (d >= low && d < high); }
+};
+
+// search_node_graphs in two steps, so that a memo can tell which searches of one node with other NIC speeds
+// would find the same graphs: a node whose `decided` inputs are equal and whose `values` each moved by a d that
+// net_moves() allows gives every comparison the same outcome, so the search walks the same steps and finds the
+// same graphs. The node must outlive the object.
+class NodeGraphSearch {
+ public:
+  NodeGraphSearch(const NodeTopology& node, const SearchOptions& options);
+  ~NodeGraphSearch();
+  NodeGraphSearch(const NodeGraphSearch&) = delete;
+  NodeGraphSearch& operator=(const NodeGraphSearch&) = delete;
+  NetBandwidthInputs net_inputs() const;
+  NodeGraphs search(bool search_nvls, bool search_collnet);
+  // After search(): the moves of net_inputs().values with which the same graphs are found.
+  NetBandwidthMoves net_moves() const;
+
+  struct Impl;  // the searcher, defined where it is implemented
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace trainsim

@@ -63,9 +63,13 @@ NodeTopology without_net_bandwidth(const NodeTopology& node) {
   return out;
 }
 
-Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet) {
-  const bool net_bw_read = options.multi_node;
+// The NETs' bandwidths are left out: a search inside one node does not read them, and what a multi-node search
+// reads of them is `decided` (in the key) and NetBandwidthInputs::values (matched within a margin, Entry).
+Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet,
+           const std::vector<std::int64_t>& decided) {
   Fingerprint f;
+  f.add(decided.size());
+  for (const std::int64_t d : decided) f.add(d);
   f.add(options.cross_nic);
   f.add(options.multi_node);
   f.add(options.min_channels);
@@ -90,7 +94,7 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
     f.add(v.rank);
     f.add(v.sm);
     f.add(v.gdr);
-    if (net_bw_read || v.kind != TopoKind::Net) f.add(v.net_bw);
+    if (v.kind != TopoKind::Net) f.add(v.net_bw);
     f.add(v.latency_us);
     f.add(v.guid);
     f.add(v.port);
@@ -103,7 +107,7 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
     for (const TopoLink& l : v.links) {
       f.add(l.to);
       f.add(l.type);
-      if (net_bw_read || !(net || is_net(node, l.to))) f.add(l.bw);
+      if (!(net || is_net(node, l.to))) f.add(l.bw);
     }
   }
   f.add(node.paths.size());
@@ -113,7 +117,7 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
     for (std::size_t to = 0; to < row.size(); ++to) {
       const TopoPath& p = row[to];
       f.add(p.type);
-      if (net_bw_read || !(is_net(node, static_cast<int>(from)) || is_net(node, static_cast<int>(to)))) f.add(p.bw);
+      if (!(is_net(node, static_cast<int>(from)) || is_net(node, static_cast<int>(to)))) f.add(p.bw);
       f.add(p.links.size());
       for (const auto& [via, link] : p.links) {
         f.add(via);
@@ -124,7 +128,22 @@ Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bo
   return f.key();
 }
 
-// Enough for every group shape of many jobs; past it the memo starts again rather than grow without bound.
+// A search's graphs, and for a multi-node search the NET bandwidths it started from and how far they may move with
+// the same graphs found (NodeGraphSearch::net_moves).
+struct Entry {
+  std::vector<float> net_values;
+  NetBandwidthMoves moves;
+  NodeGraphs graphs;
+  bool answers(const std::vector<float>& values) const {
+    if (values.size() != net_values.size()) return false;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (!moves.allow(static_cast<double>(values[i]) - static_cast<double>(net_values[i]))) return false;
+    return true;
+  }
+};
+
+// Enough for every group shape of many jobs and the NIC speeds of a long sweep; past it the memo starts again
+// rather than grow without bound.
 constexpr std::size_t kMaxEntries = 4096;
 
 }  // namespace
@@ -132,18 +151,33 @@ constexpr std::size_t kMaxEntries = 4096;
 NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
                                      bool search_collnet) {
   static std::mutex mutex;
-  static std::map<Key, NodeGraphs> memo;
-  const Key key = key_of(node, options, search_nvls, search_collnet);
+  static std::map<Key, std::vector<Entry>> memo;
+  static std::size_t entries = 0;
+  // A search inside one node reads no NET bandwidth: it runs on the node without them, so every NIC speed shares it.
+  const NodeTopology* searched = &node;
+  NodeTopology without_net;
+  if (!options.multi_node) {
+    without_net = without_net_bandwidth(node);
+    searched = &without_net;
+  }
+  NodeGraphSearch search(*searched, options);
+  NetBandwidthInputs inputs = search.net_inputs();
+  const Key key = key_of(node, options, search_nvls, search_collnet, inputs.decided);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    if (auto it = memo.find(key); it != memo.end())
+      for (const Entry& e : it->second)
+        if (e.answers(inputs.values)) return e.graphs;
   }
-  NodeGraphs graphs = options.multi_node
-                          ? search_node_graphs(node, options, search_nvls, search_collnet)
-                          : search_node_graphs(without_net_bandwidth(node), options, search_nvls, search_collnet);
+  NodeGraphs graphs = search.search(search_nvls, search_collnet);
+  Entry entry{std::move(inputs.values), search.net_moves(), graphs};
   std::lock_guard<std::mutex> lock(mutex);
-  if (memo.size() >= kMaxEntries) memo.clear();
-  memo.emplace(key, graphs);
+  if (entries >= kMaxEntries) {
+    memo.clear();
+    entries = 0;
+  }
+  memo[key].push_back(std::move(entry));
+  ++entries;
   return graphs;
 }
 

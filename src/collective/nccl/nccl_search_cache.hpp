@@ -3,7 +3,10 @@
 // (its vertices and links, and every path compute_paths found) and of the search options, and the same
 // node shapes come back across the scenarios one process simulates: the candidates of `trainsim tune`, the
 // points of a sweep, the groups of one job that see the same GPUs. The memo returns the graphs a search
-// found before for the same inputs; the answer is the one the search would give.
+// found before for the same inputs; the answer is the one the search would give. The NICs' speeds are matched
+// loosely: a search inside one node does not read them, and a multi-node search holds for every NIC speed that
+// gives each comparison it made the same outcome (NodeGraphSearch::net_moves), so a sweep of cluster.nic_gbps
+// searches a node once per few GB/s rather than once per point.
 #include "collective/nccl/nccl_graph_search.hpp"
 #include "collective/nccl/nccl_node_topology.hpp"
 
