@@ -386,11 +386,14 @@ def test_bad_argument_values_raise_value_error():
 
 
 def test_simulations_run_in_parallel_threads():
-    """The GIL is released while simulating: two runs on two threads give the results of one each."""
+    """The GIL is released while simulating: two runs on two threads give the results of one each. The runs are of
+    the 1,024-GPU example, long enough (a quarter of a second) that the main thread sees them running; the tiny
+    example could finish before the main thread looked."""
     results = [None, None]
+    example = os.path.join(ROOT, "examples", "gpt3-175b-1024-h100.yaml")
 
     def work(i):
-        results[i] = trainsim.run(TINY, set={"cluster.nic_gbps": 100 * (i + 1)})
+        results[i] = trainsim.run(example, set={"cluster.nic_gbps": 100 * (i + 1)})
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
     ticks = 0
@@ -403,7 +406,7 @@ def test_simulations_run_in_parallel_threads():
         t.join()
     assert ticks > 0
     for i in range(2):
-        alone = trainsim.run(TINY, set={"cluster.nic_gbps": 100 * (i + 1)})
+        alone = trainsim.run(example, set={"cluster.nic_gbps": 100 * (i + 1)})
         assert without_wall_time(results[i]) == without_wall_time(alone)
 
 
