@@ -20,13 +20,11 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 // An event whose op carries this bit is the host issuing that op (its predecessors had finished before).
 constexpr std::uint32_t kIssueBit = 0x80000000u;
 
-EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_launch,
-                         const std::vector<KernelTiming>& kernels) {
+EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_launch) {
   EngineRankPlan s;
   const std::size_t n = p.ops.size();
   TRAINSIM_CHECK(n < kIssueBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
   s.ops.resize(n + 1);
-  s.pending.assign(n, 0);
   std::uint32_t last_on_stream[kNumStreams];
   std::fill(std::begin(last_on_stream), std::end(last_on_stream), kNone);
   std::vector<std::uint32_t> count(n + 1, 0);
@@ -36,17 +34,16 @@ EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_
     po.stream_next = kNone;
     po.desc = op.desc;
     po.type = op.type;
-    if (op.type == Op::Type::Compute)
-      po.time = kernels[op.desc].time;
-    else
-      po.alone = wl.groups[wl.collectives[op.desc].group].simulated_members <= 1;
+    if (op.type == Op::Type::Collective) po.alone = wl.groups[wl.collectives[op.desc].group].simulated_members <= 1;
     auto& last = last_on_stream[static_cast<int>(op.stream)];
     if (last != kNone) {
       s.ops[last].stream_next = i;
-      s.pending[i] += 1;
+      po.pending = 1;
     }
     last = i;
-    s.pending[i] += op.num_deps;
+    TRAINSIM_CHECK(op.num_deps < 0xffff, fmt::format("rank {}: op {} has {} dependencies, more than the engine counts",
+                                                     p.rank, i, op.num_deps));
+    po.pending = static_cast<std::uint16_t>(po.pending + op.num_deps);
     for (std::uint32_t k = 0; k < op.num_deps; ++k) {
       const auto dep = p.deps[op.first_dep + k];
       TRAINSIM_CHECK(dep < i, fmt::format("rank {}: op {} depends on a later op {}", p.rank, i, dep));
@@ -62,8 +59,13 @@ EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_
     for (std::uint32_t k = 0; k < op.num_deps; ++k) s.dependents[fill[p.deps[op.first_dep + k]]++] = i;
   }
   if (host_launch > 0) {
-    SimTime host = 0;
-    for (std::size_t i = 0; i < n; ++i) s.ops[i].issued = host += host_launch * p.ops[i].launches;
+    std::uint64_t launches = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      launches += p.ops[i].launches;
+      TRAINSIM_CHECK(launches <= 0xffffffffu,
+                     fmt::format("rank {}: more kernel launches than the engine counts", p.rank));
+      s.ops[i].launches = static_cast<std::uint32_t>(launches);
+    }
   }
   return s;
 }
@@ -135,7 +137,9 @@ class Simulator {
     loads_.resize(wl.ranks.size());
     std::size_t total_ops = 0;
     for (std::size_t r = 0; r < wl.ranks.size(); ++r) {
-      pending_ops_.push_back(plan_.ranks[r].pending);
+      const auto& planned = plan_.ranks[r].ops;
+      auto& pending = pending_ops_.emplace_back(wl.ranks[r].ops.size());
+      for (std::size_t i = 0; i < pending.size(); ++i) pending[i] = planned[i].pending;
       out_.timelines[r].start.assign(wl.ranks[r].ops.size(), -1);
       out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
       total_ops += wl.ranks[r].ops.size();
@@ -184,9 +188,10 @@ class Simulator {
   // Its predecessors have finished; it starts once the host has issued it.
   void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
     const PlannedOp& po = plan_.ranks[r].ops[i];
-    if (po.issued > now) {
-      if (po.type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, po.issued);
-      queue_.push(po.issued, r, i | kIssueBit);
+    const SimTime issued = plan_.host_launch * po.launches;
+    if (issued > now) {
+      if (po.type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, issued);
+      queue_.push(issued, r, i | kIssueBit);
       return;
     }
     start(r, i, now);
@@ -195,7 +200,7 @@ class Simulator {
   void start(std::uint32_t r, std::uint32_t i, SimTime now) {
     const PlannedOp& po = plan_.ranks[r].ops[i];
     if (po.type == Op::Type::Compute) {
-      SimTime dur = po.time;
+      SimTime dur = out_.kernel_timings[po.desc].time;
       if (!opt_.compute_slowdown.empty() && opt_.compute_slowdown[r] != 1.0)
         dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
       out_.timelines[r].start[i] = now;
@@ -416,7 +421,7 @@ class Simulator {
                        opt.plan->kernel_timings.size() == wl.kernels.size(),
                    "engine: the plan given was made for another workload or host launch cost");
     for (std::size_t r = 0; r < wl.ranks.size(); ++r)
-      TRAINSIM_CHECK(opt.plan->ranks[r].pending.size() == wl.ranks[r].ops.size(),
+      TRAINSIM_CHECK(opt.plan->ranks[r].ops.size() == wl.ranks[r].ops.size() + 1,
                      "engine: the plan given was made for another workload");
     return *opt.plan;
   }
@@ -448,7 +453,7 @@ EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime 
   plan.kernel_timings.reserve(wl.kernels.size());
   for (const auto& k : wl.kernels) plan.kernel_timings.push_back(compute.time(k));
   plan.ranks.reserve(wl.ranks.size());
-  for (const RankProgram& p : wl.ranks) plan.ranks.push_back(plan_rank(wl, p, host_launch, plan.kernel_timings));
+  for (const RankProgram& p : wl.ranks) plan.ranks.push_back(plan_rank(wl, p, host_launch));
   return plan;
 }
 

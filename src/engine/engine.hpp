@@ -38,21 +38,21 @@ struct SimulationOutput {
 // simulated rank, each op's successor on its stream, the ops that depend on it and how many predecessors it waits
 // for, and when the host issues it; and every kernel's time from the compute model. Runs of one workload with the
 // same compute model share it (a sweep's points that change only the network, a fault's fault-free baseline).
-// What the engine reads of an op as it runs sits in one 32-byte record, so that starting and finishing an op read
-// one record and not the workload's op beside five arrays of the plan (a third of the engine's time went there).
+// What the engine reads of an op as it runs sits in one 20-byte record, so that starting and finishing an op read
+// one record and not the workload's op beside four arrays of the plan (a third of the engine's time went there),
+// in no more memory than those arrays took.
 struct PlannedOp {
-  SimTime issued = 0;             // when the host has issued it (0 when the host is always ahead)
-  SimTime time = 0;               // compute: the kernel's time alone, from the compute model
+  std::uint32_t launches = 0;     // kernel launches the host has made once it issued this op (x host_launch: when)
   std::uint32_t stream_next = 0;  // next op on the same stream, or 0xffffffff
   std::uint32_t dep_begin = 0;    // its dependents: EngineRankPlan::dependents[dep_begin .. next op's dep_begin)
   std::uint32_t desc = 0;         // Op::desc
+  std::uint16_t pending = 0;      // unmet predecessors at the start (deps + stream predecessor)
   Op::Type type = Op::Type::Compute;
   bool alone = false;  // a collective of a group with one simulated member: nobody to wait for
 };
-static_assert(sizeof(PlannedOp) == 32, "two planned ops per cache line");
+static_assert(sizeof(PlannedOp) == 20, "the plan takes no more memory than its arrays did");
 struct EngineRankPlan {
-  std::vector<PlannedOp> ops;          // one per op of the rank's program, and one more closing the CSR
-  std::vector<std::uint32_t> pending;  // unmet predecessors at the start (deps + stream predecessor)
+  std::vector<PlannedOp> ops;  // one per op of the rank's program, and one more closing the CSR
   std::vector<std::uint32_t> dependents;
 };
 struct EnginePlan {
