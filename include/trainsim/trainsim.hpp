@@ -57,6 +57,7 @@ struct RunOptions {
   bool want_trace = false;       // collect trace spans
   bool want_queues = false;      // packet level: every fabric port's egress queue over time (RunOutput::queues)
   bool want_pauses = false;      // packet level: every interval PFC paused a fabric port (RunOutput::pauses)
+  bool want_rates = false;       // packet level: every flow's sending rate over time (RunOutput::rates)
   std::vector<int> trace_ranks;  // global ranks to trace; empty = every simulated rank
   bool explain = false;          // the critical rank's longest ops and collectives (RunResult::explain)
   std::function<void(const RunProgress&)> progress;  // called on the simulating thread; empty = none
@@ -90,6 +91,7 @@ struct RunOutput {
   std::vector<TraceCounter> counters;  // with the trace, packet level: the deepest egress queues, the longest pauses
   std::vector<QueueSampleRow> queues;  // RunOptions::want_queues, packet level: every port that queued, over time
   std::vector<PauseRow> pauses;        // RunOptions::want_pauses, packet level: every pause of a fabric port
+  std::vector<RateRow> rates;          // RunOptions::want_rates, packet level: each flow's rate changes, in time order
   std::vector<std::string> stream_names;
   // With nccl.NCCL_DEBUG=INFO: for each distinct communicator of the job, a line naming it ("# trainsim: ...")
   // and the lines NCCL's rank 0 of it would log (NCCL's formats, message only); the CLI prints them on stderr.

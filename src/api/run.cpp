@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <cmath>
 
@@ -104,6 +105,8 @@ struct Simulated {
   std::vector<TraceCounter> counters;    // packet level with a trace: the deepest queues, the longest pauses
   std::vector<QueueSampleRow> queues;    // packet level, RunOptions::want_queues: every port that queued
   std::vector<PauseRow> pauses;          // packet level, RunOptions::want_pauses: every pause of a fabric port
+  std::vector<RateRow> rates;            // packet level, RunOptions::want_rates: every flow's rate changes
+  bool rates_truncated = false;          // more rate changes than the packet network keeps
   std::vector<LinkUsageRow> links;       // the reported run only
   std::vector<LinkUsageRow> hot_links;   // its busiest fabric links, busiest first
 };
@@ -268,6 +271,46 @@ std::vector<TraceCounter> port_counters(const FlowSetup& flow, const PacketNetwo
   return out;
 }
 
+double time_us(SimTime t) { return static_cast<double>(to_nanoseconds_rounded(t)) / 1e3; }
+
+// The trace's rate tracks: for the NIC ports whose flows changed rate most often (at most `limit`), the sum of the
+// rates of the flows leaving through each, in Gb/s, at every change.
+void rate_counters(const FlowSetup& flow, const PacketNetwork& net, std::size_t limit, std::vector<TraceCounter>& out) {
+  const auto& samples = net.rate_samples();
+  std::map<LinkId, std::size_t> changes;
+  for (const RateSample& x : samples) ++changes[x.nic];
+  std::vector<std::pair<LinkId, std::size_t>> busiest(changes.begin(), changes.end());
+  // Most changes first; equal counts in link order.
+  std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (busiest.size() > limit) busiest.resize(limit);
+  for (const auto& [nic, count] : busiest) {
+    const std::string name = "rate " + flow.graph->link_name(nic);
+    std::map<std::uint64_t, double> current;  // by flow: its rate now
+    double total = 0;
+    for (const RateSample& x : samples) {
+      if (x.nic != nic) continue;
+      double& r = current[x.flow];
+      total += x.rate_Bps - r;
+      r = x.rate_Bps;
+      const double gbps = std::max(0.0, total) * 8e-9;
+      const double at = time_us(x.at);
+      if (!out.empty() && out.back().name == name && out.back().ts_us == at)
+        out.back().value = gbps;  // changes at one instant: the track shows where they end
+      else
+        out.push_back({name, at, gbps, "Gb/s"});
+    }
+  }
+}
+
+// `run --rates-csv`: every change of every flow's sending rate, in time order.
+std::vector<RateRow> rate_rows(const FlowSetup& flow, const PacketNetwork& net) {
+  std::vector<RateRow> out;
+  out.reserve(net.rate_samples().size());
+  for (const RateSample& x : net.rate_samples())
+    out.push_back({x.flow, flow.graph->link_name(x.nic), time_us(x.at), x.rate_Bps * 8e-9});
+  return out;
+}
+
 // `run --pauses-csv`: every pause of every fabric port, ports in link order, pauses in time order.
 std::vector<PauseRow> pause_rows(const FlowSetup& flow, const PacketNetwork& net) {
   const NetworkGraph& g = *flow.graph;
@@ -382,6 +425,9 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     if ((options.want_trace || options.want_queues || options.want_pauses) && with_faults)
       if (PacketNetwork* packets = flow.backend->packet_network())
         packets->record_port_history(4 * 4096, from_microseconds(1));
+    // The trace's rate tracks and --rates-csv: every change of every flow's rate.
+    if ((options.want_trace || options.want_rates) && with_faults)
+      if (PacketNetwork* packets = flow.backend->packet_network()) packets->record_rates();
   }
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
@@ -391,7 +437,12 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
       link_usage(flow, out.sim.makespan, out);
       if (const PacketNetwork* packets = flow.backend->packet_network()) {
         out.congestion = congestion_of(flow, *packets);
-        if (options.want_trace) out.counters = port_counters(flow, *packets);
+        if (options.want_trace) {
+          out.counters = port_counters(flow, *packets);
+          rate_counters(flow, *packets, 16, out.counters);
+        }
+        if (options.want_rates) out.rates = rate_rows(flow, *packets);
+        out.rates_truncated = packets->rate_samples_truncated();
         if (options.want_queues) out.queues = queue_rows(flow, *packets);
         if (options.want_pauses) out.pauses = pause_rows(flow, *packets);
       }
@@ -553,6 +604,12 @@ void move_network_details(const Scenario& s, const Workload& wl, Simulated& run,
   out.counters = std::move(run.counters);
   out.queues = std::move(run.queues);
   out.pauses = std::move(run.pauses);
+  out.rates = std::move(run.rates);
+  if (run.rates_truncated)
+    out.result.warnings.push_back(
+        {"rates", fmt::format("the flows' rates changed more than {} times: the rate list and tracks end at the "
+                              "{}th change",
+                              PacketNetwork::kMaxRateSamples, PacketNetwork::kMaxRateSamples)});
 }
 
 // The last progress report: every run done.

@@ -26,6 +26,7 @@ struct RunArgs {
   std::string links_csv;
   std::string queues_csv;
   std::string pauses_csv;
+  std::string rates_csv;
   std::string html;
   bool allow_oom = false;
   bool explain = false;
@@ -53,6 +54,9 @@ Command add_run_command(CLI::App& app) {
                   "write every fabric port's egress queue over time as CSV (needs simulation.network_model: packet)");
   cmd->add_option("--pauses-csv", args->pauses_csv,
                   "write every interval PFC paused a fabric port as CSV (needs simulation.network_model: packet)");
+  cmd->add_option("--rates-csv", args->rates_csv,
+                  "write every change of every flow's sending rate (its congestion control's) as CSV (needs "
+                  "simulation.network_model: packet)");
   cmd->add_option("--html", args->html,
                   "write a self-contained HTML report: headline numbers, breakdown and memory charts, collectives, "
                   "busiest links, the critical rank's timeline with --trace");
@@ -79,6 +83,8 @@ Command add_run_command(CLI::App& app) {
           throw ScenarioError(s.file, "--queues-csv", "queues over time need simulation.network_model: packet");
         if (!args->pauses_csv.empty() && s.simulation.network_model != NetworkModel::Packet)
           throw ScenarioError(s.file, "--pauses-csv", "PFC pauses need simulation.network_model: packet");
+        if (!args->rates_csv.empty() && s.simulation.network_model != NetworkModel::Packet)
+          throw ScenarioError(s.file, "--rates-csv", "sending rates over time need simulation.network_model: packet");
         const bool trace_from_file = args->trace.empty() && s.output.trace;
         const std::string trace = !args->trace.empty() ? args->trace : s.output.trace.value_or("");
         // Ranks of a trace that is not written would be accepted and never used.
@@ -91,6 +97,7 @@ Command add_run_command(CLI::App& app) {
         o.want_trace = !trace.empty();
         o.want_queues = !args->queues_csv.empty();
         o.want_pauses = !args->pauses_csv.empty();
+        o.want_rates = !args->rates_csv.empty();
         o.trace_ranks = args->trace_ranks;
         o.workload_file = args->workload;
         // Progress goes to stderr only, so stdout is the same with or without it.
@@ -117,6 +124,8 @@ Command add_run_command(CLI::App& app) {
         if (!args->pauses_csv.empty())
           write_output_file("--pauses-csv", args->pauses_csv,
                             [&](std::ostream& f) { write_pauses_csv(f, out.pauses); });
+        if (!args->rates_csv.empty())
+          write_output_file("--rates-csv", args->rates_csv, [&](std::ostream& f) { write_rates_csv(f, out.rates); });
         if (!args->html.empty())
           write_output_file("--html", args->html,
                             [&](std::ostream& f) { f << run_html_page(s, out, o.want_trace, args->scenario); });

@@ -70,4 +70,13 @@ void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses) {
   write_port_rows(out, "start_us,end_us", pauses, [](const PauseRow& p) { return std::pair{p.start_us, p.end_us}; });
 }
 
+void write_rates_csv(std::ostream& out, const std::vector<RateRow>& rates) {
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), "flow,link,time_us,rate_gbps\n");
+  for (const RateRow& r : rates)
+    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", r.flow, report_format::csv_field(r.link), r.time_us,
+                   r.rate_gbps);
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
 }  // namespace trainsim

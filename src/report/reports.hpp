@@ -31,5 +31,7 @@ void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links);
 void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples);
 // `run --pauses-csv`: link,kind,start_us,end_us, one row per pause of a fabric port.
 void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses);
+// `run --rates-csv`: flow,link,time_us,rate_gbps, in time order.
+void write_rates_csv(std::ostream& out, const std::vector<RateRow>& rates);
 
 }  // namespace trainsim

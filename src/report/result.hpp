@@ -221,6 +221,15 @@ struct PauseRow {
   double start_us = 0, end_us = 0;  // a pause still on when the run ended ends then
 };
 
+// A flow's sending rate at packet level from `time_us` on (`run --rates-csv`): what its congestion control allows, at
+// most its NIC port's capacity; 0 from when it finished.
+struct RateRow {
+  std::uint64_t flow = 0;  // the flow, numbered in the order the run started them
+  std::string link;        // the NIC port it leaves through: "node0.nic3>leaf1"
+  double time_us = 0;
+  double rate_gbps = 0;
+};
+
 // A value over time in the trace (a Perfetto counter track), e.g. a port's egress queue at packet level.
 struct TraceCounter {
   std::string name;  // the track: "queue node0.nic3>leaf1"

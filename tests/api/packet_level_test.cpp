@@ -231,14 +231,15 @@ TEST(PacketLevel, LinkRowsCarryTheCongestionOfEachLink) {
   EXPECT_GT(worst, 0);
 }
 
-// With a trace, the deepest fabric queues become counter tracks: at most 16, each in time order, each back to
-// empty at the end of the iteration's traffic.
-// The trace's counter tracks: the deepest queues (KB) and the ports PFC held longest (1 while paused), at most 16
-// of each; the pause tracks hold exactly the intervals RunOptions::want_pauses lists for those ports.
-TEST(PacketLevel, TheTraceShowsTheDeepestQueuesAndLongestPausesOverTime) {
+// The trace's counter tracks: the deepest queues (KB), the ports PFC held longest (1 while paused) and the NIC ports
+// whose flows changed rate most often (the sum of their flows' rates, Gb/s), at most 16 of each, each in time order
+// and back to 0 at the end of the iteration's traffic; the pause tracks hold exactly the intervals
+// RunOptions::want_pauses lists for those ports, the rate tracks the running sum of what RunOptions::want_rates lists.
+TEST(PacketLevel, TheTraceShowsTheDeepestQueuesLongestPausesAndRatesOverTime) {
   RunOptions o;
   o.want_trace = true;
   o.want_pauses = true;
+  o.want_rates = true;
   const RunOutput out = run_scenario(
       parse_scenario(
           kSmallJob, "small.yaml",
@@ -247,15 +248,37 @@ TEST(PacketLevel, TheTraceShowsTheDeepestQueuesAndLongestPausesOverTime) {
   ASSERT_FALSE(out.counters.empty());
   std::map<std::string, std::vector<TraceCounter>> tracks;
   for (const TraceCounter& c : out.counters) tracks[c.name].push_back(c);
-  std::size_t queue_tracks = 0, pause_tracks = 0;
+  std::size_t queue_tracks = 0, pause_tracks = 0, rate_tracks = 0;
   for (const auto& [name, points] : tracks) {
-    const bool queue = name.rfind("queue ", 0) == 0, paused = name.rfind("paused ", 0) == 0;
-    EXPECT_TRUE(queue || paused) << name;
+    const bool queue = name.rfind("queue ", 0) == 0, paused = name.rfind("paused ", 0) == 0,
+               rate = name.rfind("rate ", 0) == 0;
+    EXPECT_TRUE(queue || paused || rate) << name;
     queue_tracks += queue;
     pause_tracks += paused;
+    rate_tracks += rate;
     for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].ts_us, points[i].ts_us) << name;
-    EXPECT_DOUBLE_EQ(points.back().value, 0.0) << name;
+    EXPECT_NEAR(points.back().value, 0.0, 1e-9) << name;
     for (const TraceCounter& c : points) EXPECT_GE(c.value, 0.0) << name;
+    if (rate) {
+      // The sum of the rates its flows last had, after all the changes listed at each instant.
+      std::map<std::uint64_t, double> current;
+      std::map<double, double> total_at;
+      double total = 0;
+      for (const RateRow& r : out.rates) {
+        if ("rate " + r.link != name) continue;
+        total += r.rate_gbps - current[r.flow];
+        current[r.flow] = r.rate_gbps;
+        total_at[r.time_us] = total;
+      }
+      ASSERT_EQ(points.size(), total_at.size()) << name;
+      std::size_t i = 0;
+      for (const auto& [t, gbps] : total_at) {
+        EXPECT_EQ(points[i].ts_us, t) << name;
+        EXPECT_NEAR(points[i].value, std::max(0.0, gbps), 1e-6) << name;
+        ++i;
+      }
+      continue;
+    }
     if (!paused) continue;
     // On and off in turn, matching the port's rows of the pause list.
     std::vector<PauseRow> rows;
@@ -272,6 +295,8 @@ TEST(PacketLevel, TheTraceShowsTheDeepestQueuesAndLongestPausesOverTime) {
   EXPECT_LE(queue_tracks, 16u);
   EXPECT_GT(pause_tracks, 0u);
   EXPECT_LE(pause_tracks, 16u);
+  EXPECT_GT(rate_tracks, 0u);
+  EXPECT_LE(rate_tracks, 16u);
   RunOptions no_trace;
   EXPECT_TRUE(run_scenario(parse_scenario(kSmallJob, "small.yaml", {"simulation.network_model=packet"}), no_trace)
                   .counters.empty());

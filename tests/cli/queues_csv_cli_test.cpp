@@ -1,7 +1,8 @@
 // `trainsim run --queues-csv FILE` at packet level: every fabric port that queued, its egress queue over time (the
 // samples the trace's counter tracks draw from), consistent with the peak queue `--links-csv` reports; stdout does
 // not change with it; a run that is not packet level is an error naming --queues-csv. `--pauses-csv FILE`: every
-// interval PFC paused a port, as many and as long as `--links-csv` counts them.
+// interval PFC paused a port, as many and as long as `--links-csv` counts them. `--rates-csv FILE`: every change of
+// every flow's sending rate.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -123,9 +124,56 @@ TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
   EXPECT_EQ(paused_links, static_cast<int>(count.size()));
 }
 
+// Each flow's rows, in time order: it starts at its NIC port's line rate (400 Gb/s here) or below, DCQCN cuts some
+// flows on the congested leaves, and each ends at 0 when it finishes, leaving through one NIC port.
+TEST(QueuesCsvCli, EveryFlowsRateOverTime) {
+  const std::string rates = temp_path("rates.csv");
+  const Result plain = run(kCongested + " --json --no-timing");
+  const Result r = run(kCongested + " --json --no-timing --rates-csv " + rates);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, plain.out);
+
+  std::istringstream in(read_file(rates));
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "flow,link,time_us,rate_gbps");
+  struct Seen {
+    std::string link;
+    double first = -1, last = -1, lowest = 1e300, time = -1;
+  };
+  std::map<std::string, Seen> flows;
+  double previous_time = 0;
+  while (std::getline(in, line)) {
+    const auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), 4u) << line;
+    const double t = std::stod(f[2]), gbps = std::stod(f[3]);
+    EXPECT_GE(t, previous_time) << line;  // the file is in time order
+    previous_time = t;
+    Seen& s = flows[f[0]];
+    if (s.first < 0) {
+      s.first = gbps;
+      s.link = f[1];
+    }
+    EXPECT_EQ(f[1], s.link) << line;
+    EXPECT_LE(gbps, 400.0 + 1e-6) << line;
+    s.last = gbps;
+    s.lowest = std::min(s.lowest, gbps == 0 ? s.lowest : gbps);
+    s.time = t;
+  }
+  ASSERT_GT(flows.size(), 8u);
+  int cut = 0;
+  for (const auto& [flow, s] : flows) {
+    EXPECT_GT(s.first, 0.0) << flow;
+    EXPECT_EQ(s.last, 0.0) << flow << ": finished";
+    EXPECT_THAT(s.link, HasSubstr("nic")) << flow;
+    cut += s.lowest < s.first;
+  }
+  EXPECT_GT(cut, 0);
+}
+
 TEST(QueuesCsvCli, OnlyAtPacketLevel) {
   for (const char* model : {"analytical", "flow"})
-    for (const char* flag : {"--queues-csv", "--pauses-csv"}) {
+    for (const char* flag : {"--queues-csv", "--pauses-csv", "--rates-csv"}) {
       const Result r = run("run " + kTinyExample + " --set simulation.network_model=" + model + " " + flag + " " +
                            temp_path("never.csv"));
       EXPECT_EQ(r.status, 1) << r.out;

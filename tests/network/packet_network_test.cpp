@@ -305,6 +305,47 @@ TEST(PacketNetworkIncast, DcqcnMarksAndCutsRates) {
   }
 }
 
+// Recording rates lists each flow's DCQCN rate over time: the line rate at its start, each cut and raise, 0 when it
+// finishes; the lowest is the flow's recorded minimum, there is a cut for no more than each CNP, and every sample
+// names the flow's NIC port. Without recording there are none.
+TEST(PacketNetworkIncast, RecordedRatesFollowEachFlowsCutsAndRaises) {
+  PacketNetwork net(std::vector<double>(Incast::kSenders + 1, 10 * kGBps),
+                    std::vector<SimTime>(Incast::kSenders + 1, 1 * kUs), 0, PacketConfig{});
+  net.record_rates();
+  for (LinkId s = 0; s < Incast::kSenders; ++s) start_flow(net, 0, {s, Incast::kSenders}, Incast::kBytes);
+  run_to_idle(net);
+  const auto& samples = net.rate_samples();
+  EXPECT_FALSE(net.rate_samples_truncated());
+  for (std::size_t i = 1; i < samples.size(); ++i) EXPECT_LE(samples[i - 1].at, samples[i].at);
+  ASSERT_EQ(net.completed_flows().size(), 8u);
+  for (const FlowRecord& r : net.completed_flows()) {
+    SCOPED_TRACE("flow " + std::to_string(r.serial));
+    std::vector<RateSample> mine;
+    for (const RateSample& x : samples)
+      if (x.flow == r.serial) mine.push_back(x);
+    ASSERT_GE(mine.size(), 3u);
+    EXPECT_EQ(mine.front().at, r.start);
+    EXPECT_DOUBLE_EQ(mine.front().rate_Bps, 10 * kGBps);
+    EXPECT_EQ(mine.back().at, r.finish);
+    EXPECT_EQ(mine.back().rate_Bps, 0);
+    double lowest = mine.front().rate_Bps;
+    std::int64_t cuts = 0, raises = 0;
+    for (std::size_t i = 0; i + 1 < mine.size(); ++i) {
+      EXPECT_EQ(mine[i].nic, static_cast<LinkId>(r.serial));             // flow s leaves through link s
+      EXPECT_NE(mine[i].rate_Bps, i > 0 ? mine[i - 1].rate_Bps : -1.0);  // a sample is a change
+      lowest = std::min(lowest, mine[i].rate_Bps);
+      if (i > 0) (mine[i].rate_Bps < mine[i - 1].rate_Bps ? cuts : raises) += 1;
+    }
+    EXPECT_DOUBLE_EQ(lowest, r.min_rate_Bps);
+    EXPECT_GT(cuts, 0);
+    EXPECT_LE(cuts, r.cnps);
+    EXPECT_GT(raises, 0);
+  }
+  Incast unrecorded(PacketConfig{});
+  run_to_idle(unrecorded.net);
+  EXPECT_TRUE(unrecorded.net.rate_samples().empty());
+}
+
 // Determinism: the same inputs give the same finish times, counters and per-link statistics.
 TEST(PacketNetworkIncast, IdenticalRunsGiveIdenticalResults) {
   const auto run = [] {

@@ -149,6 +149,25 @@ void PacketNetwork::record_port_history(std::int64_t min_step_bytes, SimTime min
   sample_gap_ = min_gap;
 }
 
+void PacketNetwork::record_rates() { record_rates_ = true; }
+
+// The flow's sending rate changed (or it started or finished): one more sample, unless the rate is the one last noted.
+// A flow that stays on host and scale-up links (NVLink, PCIe) has no NIC port and no congestion control: not listed.
+void PacketNetwork::note_rate(FlowId id) {
+  if (!record_rates_) return;
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  const LinkId nic = nic_link(f.path);
+  if (host_link_[static_cast<std::size_t>(nic)] == 1) return;
+  const double rate = f.done ? 0.0 : std::min(pacing_rate(f), capacity_[static_cast<std::size_t>(nic)]);
+  if (rate == f.noted_rate) return;
+  f.noted_rate = rate;
+  if (rate_samples_.size() >= kMaxRateSamples) {
+    rate_samples_truncated_ = true;
+    return;
+  }
+  rate_samples_.push_back({f.serial, nic, now_, rate});
+}
+
 const std::vector<QueueSample>& PacketNetwork::queue_samples(LinkId link) const {
   static const std::vector<QueueSample> none;
   if (queue_samples_.empty()) return none;
@@ -329,6 +348,7 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   for (LinkId link : path) usage_[static_cast<std::size_t>(link)].flow_added(now_);
   ++active_;
   bound_valid_ = false;
+  note_rate(id);
   if (!config_.pfc.enabled) arm_watchdog(id);
   f.qp = QpState::kReady;
   ports_[static_cast<std::size_t>(path.front())].ready.push(id);
@@ -351,8 +371,12 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
   capacity_[l] = capacity_Bps;
   refresh_port_timing(link);
   bound_valid_ = false;
-  for (Flow& f : flows_)
-    if (f.active && !f.done && std::find(f.path.begin(), f.path.end(), link) != f.path.end()) compute_tail(f);
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    Flow& f = flows_[i];
+    if (!f.active || f.done || std::find(f.path.begin(), f.path.end(), link) == f.path.end()) continue;
+    compute_tail(f);
+    note_rate(static_cast<FlowId>(i));  // its NIC port's capacity may bound its rate
+  }
   Port& p = ports_[l];
   if (p.busy) {
     // The packet on the wire keeps the bytes it has left and goes on at the new speed.
@@ -748,6 +772,7 @@ void PacketNetwork::complete(FlowId id) {
   f.record.finish = now_;
   completed_.push_back(f.record);
   unreported_.emplace_back(now_, id);
+  note_rate(id);
 }
 
 void PacketNetwork::on_cnp(FlowId id) {
@@ -763,6 +788,7 @@ void PacketNetwork::on_cnp(FlowId id) {
   f.record.min_rate_Bps = std::min(f.record.min_rate_Bps, f.cc.rc);
   events_.push(now_ + config_.dcqcn.increase_period, PacketEventKind::kRateTimer, id, ++f.timer_gen,
                static_cast<std::uint32_t>(f.serial));
+  note_rate(id);
 }
 
 std::int32_t PacketNetwork::packets_per_segment() const {
@@ -807,6 +833,7 @@ void PacketNetwork::on_rate_timer(FlowId id) {
 
 // The rate rose from `before`: a packet waiting for the rate limiter pays what it still owes at the new rate.
 void PacketNetwork::repace(FlowId id, double before) {
+  note_rate(id);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   const double after = pacing_rate(f);
   if (f.qp == QpState::kWaiting && after > before && f.next_allowed > now_) {

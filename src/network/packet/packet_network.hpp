@@ -111,6 +111,15 @@ class PacketNetwork final : public TransferNetwork {
   // recording).
   const std::vector<PauseInterval>& pause_intervals(LinkId link) const;
 
+  // Keep every change of each flow's sending rate (RateSample): at its start, at each cut or raise of its congestion
+  // control, and 0 when it finishes; in time order, at most kMaxRateSamples in all (rate_samples_truncated() says
+  // when more were left out). Flows on host links alone (set_host_link) are left out. Call before the first start();
+  // off by default.
+  void record_rates();
+  static constexpr std::size_t kMaxRateSamples = 2'000'000;
+  const std::vector<RateSample>& rate_samples() const { return rate_samples_; }
+  bool rate_samples_truncated() const { return rate_samples_truncated_; }
+
   std::size_t active_flows() const { return active_; }
   bool is_active(FlowId flow) const;
   double rate(FlowId flow);                   // current sending rate, bytes/s (0 while stalled)
@@ -170,6 +179,7 @@ class PacketNetwork final : public TransferNetwork {
     bool cnp_sent = false;
     SimTime last_cnp = 0;
     std::int64_t delivered_bytes = 0;
+    double noted_rate = -1;      // the rate last recorded (record_rates)
     std::int32_t in_flight = 0;  // packets in queues or on the wire: the slot is reused only at 0
     FlowRecord record;
   };
@@ -248,6 +258,9 @@ class PacketNetwork final : public TransferNetwork {
   std::int64_t sample_step_ = 0;
   SimTime sample_gap_ = 0;
   void note_queue(LinkId link);
+  void note_rate(FlowId flow);
+  bool record_rates_ = false, rate_samples_truncated_ = false;
+  std::vector<RateSample> rate_samples_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;
   std::vector<std::uint32_t> path_seen_;

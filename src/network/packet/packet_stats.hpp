@@ -31,6 +31,15 @@ struct PauseInterval {
   SimTime from = 0, to = 0;
 };
 
+// A flow's sending rate from `at` on (PacketNetwork::record_rates): what its congestion control allows, at most its
+// NIC port's capacity; 0 once the flow has finished.
+struct RateSample {
+  std::uint64_t flow = 0;  // the flow's serial (FlowRecord::serial)
+  LinkId nic = -1;         // the NIC port it leaves through
+  SimTime at = 0;
+  double rate_Bps = 0;
+};
+
 struct PacketCounters {
   std::int64_t events = 0;             // events processed (stale ones included)
   std::int64_t packets_delivered = 0;  // in-order packets accepted by receivers
