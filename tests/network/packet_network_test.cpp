@@ -346,6 +346,104 @@ TEST(PacketNetworkIncast, RecordedRatesFollowEachFlowsCutsAndRaises) {
   EXPECT_TRUE(unrecorded.net.rate_samples().empty());
 }
 
+// Two leaves joined by two spines: link 0 NIC -> leaf A, 1 A -> spine 1, 2 A -> spine 2, 3 spine 1 -> leaf B,
+// 4 spine 2 -> leaf B, 5 B -> receiver NIC, 6 a second sender -> A. NICs at 10 GB/s, the spine links at `spine`.
+struct TwoSpines {
+  static constexpr std::int64_t kBytes = 4'096'000;  // 1,000 full packets: 4,158,000 B on the wire
+  PacketNetwork net;
+  TwoSpines(PacketConfig config, double spine_GBps, SimTime spine2_latency = 1 * kUs)
+      : net({10 * kGBps, spine_GBps * kGBps, spine_GBps * kGBps, spine_GBps * kGBps, spine_GBps * kGBps, 10 * kGBps,
+             10 * kGBps},
+            {1 * kUs, 1 * kUs, spine2_latency, 1 * kUs, spine2_latency, 1 * kUs, 1 * kUs}, 0, config) {}
+  static std::vector<std::vector<LinkId>> both() { return {{0, 1, 3, 5}, {0, 2, 4, 5}}; }
+};
+
+// Spraying one flow over two spines of half the NIC's speed: each carries half its packets, and the flow runs at the
+// NIC's 10 GB/s where either spine alone holds it to 5 (4,158,000 B: 415.8 us against 831.6 us, plus latencies and a
+// packet's store and forward per hop).
+TEST(PacketNetworkMultipath, SprayingOverTwoSpinesDoublesWhatOneCarries) {
+  TwoSpines one(no_congestion_control(), 5);
+  const auto alone = run_to_idle(one.net);
+  start_flow(one.net, one.net.now(), {0, 1, 3, 5}, TwoSpines::kBytes);
+  const auto single = run_to_idle(one.net);
+  ASSERT_TRUE(alone.empty());
+  ASSERT_EQ(single.size(), 1u);
+  TwoSpines two(no_congestion_control(), 5);
+  two.net.start(0, TwoSpines::both(), TwoSpines::kBytes);
+  const auto sprayed = run_to_idle(two.net);
+  ASSERT_EQ(sprayed.size(), 1u);
+  const double one_path_us = static_cast<double>(single[0].second) / 1e6;
+  const double sprayed_us = static_cast<double>(sprayed[0].second) / 1e6;
+  EXPECT_NEAR(one_path_us, 831.6 + 4 + 3 * 0.8316, 2.0);
+  EXPECT_NEAR(sprayed_us, 415.8 + 4 + 0.4158 + 2 * 0.8316, 2.0);
+  const auto stats = two.net.packet_link_statistics();
+  EXPECT_EQ(stats[1].packets_sent, 500);
+  EXPECT_EQ(stats[2].packets_sent, 500);
+  EXPECT_EQ(stats[5].packets_sent, 1000);
+  EXPECT_EQ(two.net.counters().packets_delivered, 1000);
+  EXPECT_EQ(two.net.completed_flows().front().bytes, TwoSpines::kBytes);
+}
+
+// A spine 20 us longer than the other: sprayed packets arrive out of order, the receiver places them as they come,
+// nothing is resent, and the flow ends when the last of the slow spine's packets arrives.
+TEST(PacketNetworkMultipath, PacketsArrivingOutOfOrderArePlacedAsTheyCome) {
+  TwoSpines net(no_congestion_control(), 10, 21 * kUs);
+  net.net.start(0, TwoSpines::both(), TwoSpines::kBytes);
+  const auto done = run_to_idle(net.net);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(net.net.counters().packets_delivered, 1000);
+  EXPECT_EQ(net.net.counters().retransmitted_packets, 0);
+  EXPECT_EQ(net.net.counters().nacks, 0);
+  // The NIC sends at 10 GB/s, each spine carries every other packet: the last one (on spine 2) leaves the NIC at
+  // 415.8 us and takes the slow way.
+  EXPECT_NEAR(static_cast<double>(done[0].second) / 1e6, 415.8 + 1 + 21 + 21 + 1 + 3 * 0.4158, 2.0);
+}
+
+// Adaptive routing steers around a spine that another flow keeps busy (a flow from the second sender into spine 1):
+// the flow finishes sooner than sprayed evenly over both, and so does the other flow.
+TEST(PacketNetworkMultipath, AdaptiveRoutingAvoidsTheBusySpine) {
+  const auto run = [](Multipath how) {
+    PacketConfig config = no_congestion_control();
+    config.multipath = how;
+    TwoSpines t(config, 10);
+    const FlowId busy = start_flow(t.net, 0, {6, 1}, TwoSpines::kBytes);
+    t.net.start(0, TwoSpines::both(), TwoSpines::kBytes);
+    std::pair<SimTime, SimTime> finish{0, 0};
+    for (const auto& [id, at] : run_to_idle(t.net)) (id == busy ? finish.first : finish.second) = at;
+    const auto stats = t.net.packet_link_statistics();
+    EXPECT_EQ(stats[1].packets_sent + stats[2].packets_sent, 2000);
+    return std::tuple{finish.first, finish.second, stats[2].packets_sent};
+  };
+  const auto [busy_sprayed, spread_sprayed, spine2_sprayed] = run(Multipath::Spray);
+  const auto [busy_adaptive, spread_adaptive, spine2_adaptive] = run(Multipath::Adaptive);
+  EXPECT_EQ(spine2_sprayed, 500);
+  EXPECT_GT(spine2_adaptive, 700);
+  EXPECT_LT(spread_adaptive, spread_sprayed);
+  EXPECT_LE(busy_adaptive, busy_sprayed);
+}
+
+TEST(PacketNetworkMultipath, BadRoutesAreRefused) {
+  TwoSpines t(PacketConfig{}, 10);
+  EXPECT_THAT(error_of([&] { t.net.start(0, std::vector<std::vector<LinkId>>{}, 1000); }), HasSubstr("routes"));
+  EXPECT_THAT(error_of([&] {
+                t.net.start(0, {{0, 1, 3, 5}, {6, 2, 4, 5}}, 1000);
+              }),
+              HasSubstr("share its first and last link"));
+  EXPECT_THAT(error_of([&] {
+                t.net.start(0, std::vector<std::vector<LinkId>>(256, {0, 1, 3, 5}), 1000);
+              }),
+              HasSubstr("255"));
+  PacketConfig lossy = PacketConfig{};
+  lossy.pfc.enabled = false;
+  TwoSpines l(lossy, 10);
+  EXPECT_THAT(error_of([&] { l.net.start(0, TwoSpines::both(), 1000); }), HasSubstr("PFC"));
+  EXPECT_EQ(t.net.active_flows(), 0u);
+  EXPECT_EQ(l.net.active_flows(), 0u);
+  // One route is a flow like any other, lossy or not.
+  l.net.start(0, std::vector<std::vector<LinkId>>{{0, 1, 3, 5}}, 1000);
+  EXPECT_EQ(run_to_idle(l.net).size(), 1u);
+}
+
 // Determinism: the same inputs give the same finish times, counters and per-link statistics.
 TEST(PacketNetworkIncast, IdenticalRunsGiveIdenticalResults) {
   const auto run = [] {

@@ -91,6 +91,13 @@ struct RetransmitConfig {
   SimTime timeout = 200'000'000;
 };
 
+// How a flow given several routes (PacketNetwork::start with routes) spreads its packets over them.
+enum class Multipath : std::uint8_t {
+  Spray,     // per-packet spraying: the flow's packets take its routes in turn
+  Adaptive,  // adaptive routing: at each switch where its routes part, a packet takes the one whose next port has
+             // the least queued
+};
+
 struct PacketConfig {
   std::int32_t mtu_payload_bytes = 4096;  // RoCE path MTU 4096 (the largest IB MTU)
   // Per packet on the wire: Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 62 B.
@@ -107,6 +114,7 @@ struct PacketConfig {
   TimelyConfig timely;
   SwitchBufferConfig switch_buffer;
   RetransmitConfig retransmit;
+  Multipath multipath = Multipath::Spray;
 
   // Throws trainsim::Error naming the first bad field.
   void validate() const;

@@ -298,6 +298,64 @@ LinkId PacketNetwork::nic_link(std::span<const LinkId> path) const {
 }
 
 FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
+  const FlowId id = begin_flow(now, path, bytes, rate_cap_Bps);
+  launch(id);
+  return id;
+}
+
+FlowId PacketNetwork::start(SimTime now, const std::vector<std::vector<LinkId>>& routes, std::int64_t bytes,
+                            double rate_cap_Bps) {
+  // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
+  if (routes.empty() || routes.size() > kMaxRoutes)
+    throw Error(fmt::format("packet network: start: {} routes; 1 to {} are supported", routes.size(), kMaxRoutes));
+  if (routes.size() == 1) return start(now, routes.front(), bytes, rate_cap_Bps);
+  if (!config_.pfc.enabled)
+    throw Error(
+        "packet network: start: a flow over several routes needs PFC (lossless): a lossy receiver's "
+        "go-back-N takes reordering for loss");
+  for (const auto& r : routes) {
+    link_checks::check_start(r, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "packet network");
+    if (r.front() != routes.front().front() || r.back() != routes.front().back())
+      throw Error("packet network: start: the routes of a flow must share its first and last link");
+  }
+  const FlowId id = begin_flow(now, routes.front(), bytes, rate_cap_Bps);
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.route_count = static_cast<std::uint16_t>(routes.size());
+  f.route_begin.assign(1, 0);
+  std::size_t hops = 0;
+  for (const auto& r : routes) {
+    f.routes.insert(f.routes.end(), r.begin(), r.end());
+    f.route_begin.push_back(static_cast<std::uint32_t>(f.routes.size()));
+    hops = std::max(hops, r.size());
+  }
+  f.route_hops = static_cast<std::uint16_t>(hops);
+  // Route r's class at hop h: the first route q that shares r's links 0..h.
+  f.route_class.assign(routes.size() * hops, 0);
+  for (std::size_t r = 0; r < routes.size(); ++r) {
+    for (std::size_t h = 0; h < routes[r].size(); ++h) {
+      std::size_t q = 0;
+      while (q < r && !(h < routes[q].size() && routes[q][h] == routes[r][h] &&
+                        (h == 0 || f.route_class[q * hops + h - 1] == f.route_class[r * hops + h - 1]))) {
+        ++q;
+      }
+      f.route_class[r * hops + h] = static_cast<std::uint8_t>(q);
+    }
+  }
+  ++path_epoch_;
+  for (LinkId l : routes.front()) path_seen_[static_cast<std::size_t>(l)] = path_epoch_;
+  for (std::size_t r = 1; r < routes.size(); ++r)
+    for (LinkId l : routes[r])
+      if (path_seen_[static_cast<std::size_t>(l)] != path_epoch_) {
+        path_seen_[static_cast<std::size_t>(l)] = path_epoch_;
+        f.extra_links.push_back(l);
+        usage_[static_cast<std::size_t>(l)].flow_added(now_);
+      }
+  f.received.assign((static_cast<std::size_t>(f.packets) + 63) / 64, 0);
+  launch(id);
+  return id;
+}
+
+FlowId PacketNetwork::begin_flow(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps) {
   // Everything is checked before anything changes, so a rejected flow leaves the network as it was.
   link_checks::check_start(path, bytes, rate_cap_Bps, now, now_, path_seen_, path_epoch_, "packet network");
   TRAINSIM_CHECK(path.size() <= 65535,
@@ -350,10 +408,15 @@ FlowId PacketNetwork::start(SimTime now, std::span<const LinkId> path, std::int6
   bound_valid_ = false;
   note_rate(id);
   if (!config_.pfc.enabled) arm_watchdog(id);
-  f.qp = QpState::kReady;
-  ports_[static_cast<std::size_t>(path.front())].ready.push(id);
-  try_transmit(path.front());
   return id;
+}
+
+// The flow's first packet may go.
+void PacketNetwork::launch(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.qp = QpState::kReady;
+  ports_[static_cast<std::size_t>(f.path.front())].ready.push(id);
+  try_transmit(f.path.front());
 }
 
 void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) {
@@ -417,6 +480,8 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
 // each later hop without queueing. If the only copy ever sent is on its way, the same from where
 // it is. Otherwise (copies after a go-back, or one still on its first link) the next event.
 SimTime PacketNetwork::completion_bound(const Flow& f) const {
+  // Over several routes any packet may be the last to arrive: the next event is the bound.
+  if (f.route_count > 1) return now_;
   const std::int32_t last = f.packets - 1;
   const std::int32_t last_wire = wire_of(f, last);
   const auto n = static_cast<std::int32_t>(f.path.size());
@@ -511,7 +576,7 @@ void PacketNetwork::process(const PacketEvent& e) {
     case PacketEventKind::kTxDone:
       if (e.b == ports_[static_cast<std::size_t>(e.a)].tx_gen) on_tx_done(e.a);
       return;
-    case PacketEventKind::kArrive: on_arrive(e.a, e.b, e.hop, e.ecn); return;
+    case PacketEventKind::kArrive: on_arrive(e.a, e.b, e.hop, e.ecn, static_cast<std::uint8_t>(e.c)); return;
     case PacketEventKind::kPause: on_pause(e.a, e.b != 0); return;
     default: break;
   }
@@ -577,7 +642,7 @@ void PacketNetwork::try_transmit(LinkId link) {
     wire = wire_of(f, pkt.seq);
     p.fifo_bytes -= wire;
     note_queue(link);
-    const LinkId in = f.path[pkt.hop - 1u];
+    const LinkId in = route_of(f, pkt.route)[pkt.hop - 1u];
     if (!config_.pfc.enabled) {
       if (SwitchBuffer* b = egress_buffer(link)) b->give_back(wire);
     } else if (const std::int32_t slot = buffer_slot(in, link); slot >= 0) {
@@ -620,7 +685,13 @@ QueuedPacket PacketNetwork::take_from_qp(FlowId id, LinkId link, SimTime port_fr
     f.qp = QpState::kWaiting;
     events_.push(f.next_allowed, PacketEventKind::kQpReady, id, ++f.pacing_gen, static_cast<std::uint32_t>(f.serial));
   }
-  return QueuedPacket{id, seq, 0, 0};
+  // Spraying: the packets take the routes in turn. Adaptive routing: all leave on route 0, the switches choose.
+  std::uint8_t route = 0;
+  if (f.route_count > 1 && config_.multipath == Multipath::Spray) {
+    route = f.next_route;
+    f.next_route = static_cast<std::uint8_t>((route + 1u) % f.route_count);
+  }
+  return QueuedPacket{id, seq, 0, 0, route};
 }
 
 void PacketNetwork::on_tx_done(LinkId link) {
@@ -639,18 +710,39 @@ void PacketNetwork::on_tx_done(LinkId link) {
     mf.last_hop = pkt.hop;
     mf.last_at = arrival;
   }
-  events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, 0, pkt.hop, pkt.ecn);
+  events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, pkt.route, pkt.hop, pkt.ecn);
   try_transmit(link);
 }
 
-void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn) {
+// Adaptive routing at the switch a packet on `route` reached after `hop`: of the flow's routes that share its links so
+// far, the one whose next port has the least queued (the packet's own on a tie, then the first).
+std::uint8_t PacketNetwork::adaptive_route(const Flow& f, std::uint8_t route, std::uint16_t hop) const {
+  const std::size_t hops = f.route_hops;
+  const std::uint8_t cls = f.route_class[route * hops + hop];
+  std::uint8_t best = route;
+  std::int64_t best_bytes = ports_[static_cast<std::size_t>(route_of(f, route)[hop + 1u])].fifo_bytes;
+  for (std::uint16_t q = 0; q < f.route_count; ++q) {
+    const auto r = route_of(f, static_cast<std::uint8_t>(q));
+    if (q == route || r.size() <= static_cast<std::size_t>(hop) + 1 || f.route_class[q * hops + hop] != cls) continue;
+    const std::int64_t bytes = ports_[static_cast<std::size_t>(r[hop + 1u])].fifo_bytes;
+    if (bytes < best_bytes) {
+      best = static_cast<std::uint8_t>(q);
+      best_bytes = bytes;
+    }
+  }
+  return best;
+}
+
+void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn, std::uint8_t route) {
   const Flow& f = flows_[static_cast<std::size_t>(id)];
-  if (static_cast<std::size_t>(hop) + 1 == f.path.size()) {
+  if (static_cast<std::size_t>(hop) + 1 == route_of(f, route).size()) {
     deliver(id, seq, ecn);
     return;
   }
-  const LinkId in = f.path[hop];
-  const LinkId out = f.path[hop + 1u];
+  if (f.route_count > 1 && config_.multipath == Multipath::Adaptive) route = adaptive_route(f, route, hop);
+  const auto path = route_of(f, route);
+  const LinkId in = path[hop];
+  const LinkId out = path[hop + 1u];
   Port& q = ports_[static_cast<std::size_t>(out)];
   const std::int32_t wire = wire_of(f, seq);
   const bool host_out = host_link_[static_cast<std::size_t>(out)] != 0;
@@ -678,7 +770,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
     ecn = 1;
     ++q.stats.ecn_marks;
   }
-  q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint16_t>(hop + 1), ecn});
+  q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint16_t>(hop + 1), ecn, route});
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
   note_queue(out);
@@ -730,6 +822,10 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
     ++counters_.cnps;
     events_.push(now_ + f.reverse_latency, PacketEventKind::kCnp, id, 0, static_cast<std::uint32_t>(f.serial));
   }
+  if (f.route_count > 1) {
+    deliver_reordered(id, seq);
+    return;
+  }
   if (seq == f.expected) {
     ++f.expected;
     f.delivered_bytes += payload_of(f, seq);
@@ -753,6 +849,36 @@ void PacketNetwork::deliver(FlowId id, std::int32_t seq, std::uint8_t ecn) {
   packet_gone(id, seq);
 }
 
+// A receiver of a flow over several routes places each packet as it arrives (its first copy; a resent one is
+// discarded); the flow is done when it has them all. `expected` is the first it still lacks, as for one route.
+void PacketNetwork::deliver_reordered(FlowId id, std::int32_t seq) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  std::uint64_t& word = f.received[static_cast<std::size_t>(seq) / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (static_cast<unsigned>(seq) % 64);
+  if (word & bit) {
+    packet_gone(id, seq);
+    return;
+  }
+  word |= bit;
+  f.delivered_bytes += payload_of(f, seq);
+  ++counters_.packets_delivered;
+  packet_gone(id, seq);
+  const std::int32_t before = f.expected;
+  while (f.expected < f.packets &&
+         ((f.received[static_cast<std::size_t>(f.expected) / 64] >> (static_cast<unsigned>(f.expected) % 64)) & 1u)) {
+    ++f.expected;
+  }
+  if (f.expected == f.packets) {
+    complete(id);
+    return;
+  }
+  if (config_.congestion_control != CongestionControl::Timely) return;
+  // Every segment now complete up to the first packet still missing is acknowledged.
+  const std::int32_t per = packets_per_segment();
+  for (std::int32_t segment = before / per; segment < f.expected / per; ++segment)
+    events_.push(now_ + f.reverse_latency, PacketEventKind::kAck, id, segment, static_cast<std::uint32_t>(f.serial));
+}
+
 // A packet of the flow left the network (delivered, discarded or dropped).
 void PacketNetwork::packet_gone(FlowId id, std::int32_t seq) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
@@ -769,6 +895,7 @@ void PacketNetwork::complete(FlowId id) {
   --active_;
   bound_valid_ = false;
   for (LinkId link : f.path) usage_[static_cast<std::size_t>(link)].flow_removed(now_, 0);
+  for (LinkId link : f.extra_links) usage_[static_cast<std::size_t>(link)].flow_removed(now_, 0);
   f.record.finish = now_;
   completed_.push_back(f.record);
   unreported_.emplace_back(now_, id);

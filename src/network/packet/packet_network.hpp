@@ -74,6 +74,13 @@ class PacketNetwork final : public TransferNetwork {
   // twice, at most 65,535 links) from `now`, at most at `rate_cap_Bps` (also DCQCN's line rate).
   FlowId start(SimTime now, std::span<const LinkId> path, std::int64_t bytes,
                double rate_cap_Bps = kUnlimitedRate) override;
+  // The same flow over several routes between the same two ends (each as `path` above; at most 255, route 0 counts
+  // as the flow's path for its NIC, latency and statistics): its packets take them as PacketConfig::multipath says,
+  // and the receiver places them in whatever order they arrive. Lossless (PFC) only: a lossy receiver's go-back-N
+  // would take reordering for loss.
+  FlowId start(SimTime now, const std::vector<std::vector<LinkId>>& routes, std::int64_t bytes,
+               double rate_cap_Bps = kUnlimitedRate);
+  static constexpr std::size_t kMaxRoutes = 255;
   // From `now` on `link` serializes at `capacity_Bps`; 0 = down: the packet on the wire freezes
   // mid-serialization and resumes where it was when the link comes back; queues wait.
   void set_capacity(LinkId link, double capacity_Bps, SimTime now) override;
@@ -179,7 +186,18 @@ class PacketNetwork final : public TransferNetwork {
     bool cnp_sent = false;
     SimTime last_cnp = 0;
     std::int64_t delivered_bytes = 0;
-    double noted_rate = -1;      // the rate last recorded (record_rates)
+    double noted_rate = -1;  // the rate last recorded (record_rates)
+    // A flow started with several routes: route r is routes[route_begin[r] .. route_begin[r + 1]) (route 0 is also
+    // `path`); route_class[r * route_hops + h] is the first route whose links 0..h are route r's (the routes a switch
+    // can choose among at hop h); `extra_links` are the links of routes other than 0, once each; the receiver marks
+    // in `received` the packets it has, in whatever order they came. All empty with one route.
+    std::vector<LinkId> routes, extra_links;
+    std::vector<std::uint32_t> route_begin;
+    std::vector<std::uint8_t> route_class;
+    std::vector<std::uint64_t> received;
+    std::uint16_t route_hops = 0;
+    std::uint16_t route_count = 1;
+    std::uint8_t next_route = 0;
     std::int32_t in_flight = 0;  // packets in queues or on the wire: the slot is reused only at 0
     FlowRecord record;
   };
@@ -203,6 +221,15 @@ class PacketNetwork final : public TransferNetwork {
   };
 
   void check_link(LinkId link, const char* what) const;
+  FlowId begin_flow(SimTime now, std::span<const LinkId> path, std::int64_t bytes, double rate_cap_Bps);
+  void launch(FlowId id);
+  std::span<const LinkId> route_of(const Flow& f, std::uint8_t route) const {
+    if (f.route_count <= 1) return f.path;
+    return std::span<const LinkId>(f.routes).subspan(f.route_begin[route],
+                                                     f.route_begin[route + 1u] - f.route_begin[route]);
+  }
+  std::uint8_t adaptive_route(const Flow& f, std::uint8_t route, std::uint16_t hop) const;
+  void deliver_reordered(FlowId flow, std::int32_t seq);
   const Flow& checked_flow(FlowId flow, const char* what) const;
   std::int32_t payload_of(const Flow& f, std::int32_t seq) const {
     return seq + 1 < f.packets ? config_.mtu_payload_bytes : f.last_payload;
@@ -216,7 +243,7 @@ class PacketNetwork final : public TransferNetwork {
   void try_transmit(LinkId link);
   QueuedPacket take_from_qp(FlowId flow, LinkId link, SimTime port_free_at);
   void on_tx_done(LinkId link);
-  void on_arrive(FlowId flow, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn);
+  void on_arrive(FlowId flow, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn, std::uint8_t route);
   void deliver(FlowId flow, std::int32_t seq, std::uint8_t ecn);
   bool backpressured(LinkId link) const;
   LinkId nic_link(std::span<const LinkId> path) const;

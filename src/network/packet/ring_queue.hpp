@@ -40,8 +40,9 @@ class RingQueue {
 // A packet waiting in an egress FIFO (or being serialized).
 struct QueuedPacket {
   std::int32_t flow, seq;
-  std::uint16_t hop;  // index of this port's link on the flow's path
-  std::uint8_t ecn;   // marked congestion-experienced on the way
+  std::uint16_t hop;   // index of this port's link on the packet's route
+  std::uint8_t ecn;    // marked congestion-experienced on the way
+  std::uint8_t route;  // which of the flow's routes it takes (0 for a flow with one)
 };
 
 }  // namespace trainsim
