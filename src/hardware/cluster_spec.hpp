@@ -36,8 +36,10 @@ struct NetworkSpec {
   // Keys this implementation adds (docs/topologies.md):
   bool dual_tor = false;  // fat-tree: each NIC's two ports go to a pair of ToRs (hpn always is)
   double pcie_GBps = 64;  // GPU <-> NIC, per direction (PCIe Gen5 x16)
-  enum class Routing { Ecmp, Adaptive };
-  Routing routing = Routing::Ecmp;  // ecmp: hash over equal-cost paths; adaptive: least-loaded one
+  enum class Routing { Ecmp, Adaptive, Spray };
+  // ecmp: hash over equal-cost paths; adaptive: the least-loaded one per flow (flow level), the least-queued port at
+  // each switch per packet (packet level); spray: each packet takes the flow's equal-cost paths in turn (packet level)
+  Routing routing = Routing::Ecmp;
   // RoCE as the packet-level network runs it (simulation.network_model: packet; docs/packet-network.md).
   // Defaults and their sources: src/network/packet/packet_config.hpp.
   struct Roce {

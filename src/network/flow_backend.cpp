@@ -76,6 +76,7 @@ FlowBackend::FlowBackend(const ClusterSpec& cluster, const CollectiveModel& coll
       link_changes_(std::move(link_changes)),
       router_(graph, options.seed),
       paths_(cluster, router_, options.adaptive_routing),
+      ecmp_paths_(cluster, router_, false),
       link_load_(graph.links().size(), 0.0),
       link_stamp_(graph.links().size(), 0),
       link_slot_(graph.links().size(), 0) {
@@ -183,7 +184,47 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
     ++stamp_epoch_;
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
     t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
-    call.transfers.push_back(t);
+    // Other routes: each hop of the ring hashed with another key, the hops joined as above.
+    add_alt_routes(ci, t, [&](std::uint64_t salt, std::vector<LinkId>& out) {
+      for (std::uint32_t i : flows) {
+        path_scratch_.clear();
+        ecmp_paths_.append(dag.flows[i], members, mix(key_base ^ (i * 0x100000001b3ULL) ^ salt), link_load_,
+                           path_scratch_);
+        for (LinkId l : path_scratch_) {
+          auto& stamp = link_stamp_[static_cast<std::size_t>(l)];
+          if (stamp == stamp_epoch_) continue;
+          stamp = stamp_epoch_;
+          out.push_back(l);
+        }
+      }
+      ++stamp_epoch_;
+    });
+    calls_[ci].transfers.push_back(t);
+  }
+}
+
+template <class Route>
+void FlowBackend::add_alt_routes(std::uint32_t ci, Transfer& t, Route route) {
+  if (options_.packet_routes <= 1 || calls_[ci].network != kPackets) return;
+  Call& call = calls_[ci];
+  t.alt_begin = t.alt_end = static_cast<std::uint32_t>(call.alt_routes.size());
+  const auto own = [&] { return std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin); };
+  std::vector<LinkId> candidate;
+  for (int k = 1; k < options_.packet_routes; ++k) {
+    candidate.clear();
+    route(mix(static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL), candidate);
+    const auto same = [&](std::span<const LinkId> other) { return std::ranges::equal(other, candidate); };
+    if (same(own())) continue;
+    bool seen = false;
+    for (std::uint32_t r = t.alt_begin; r < t.alt_end && !seen; ++r) {
+      const auto [first, second] = call.alt_routes[r];
+      seen = same(std::span<const LinkId>(call.alt_links).subspan(first, second - first));
+    }
+    if (seen) continue;
+    const auto first = static_cast<std::uint32_t>(call.alt_links.size());
+    call.alt_links.insert(call.alt_links.end(), candidate.begin(), candidate.end());
+    call.alt_routes.emplace_back(first, static_cast<std::uint32_t>(call.alt_links.size()));
+    t.alt_end = static_cast<std::uint32_t>(call.alt_routes.size());
   }
 }
 
@@ -248,7 +289,10 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
     t.latency = network_of(ci).delay_before_start(path_scratch_);
     t.next_begin = t.next_end = static_cast<std::uint32_t>(call.dependents.size());
-    call.transfers.push_back(t);
+    add_alt_routes(ci, t, [&](std::uint64_t salt, std::vector<LinkId>& out) {
+      ecmp_paths_.append(f, members, connection_key(key_base, f) ^ salt, link_load_, out);
+    });
+    calls_[ci].transfers.push_back(t);
   }
 }
 
@@ -343,7 +387,10 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
     t.latency = network_of(ci).delay_before_start(
         std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.pending = f.dep_end - f.dep_begin;
-    call.transfers.push_back(t);
+    add_alt_routes(ci, t, [&](std::uint64_t salt, std::vector<LinkId>& out) {
+      ecmp_paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)) ^ salt, link_load_, out);
+    });
+    calls_[ci].transfers.push_back(t);
   }
   // Dependents in CSR, per copy (dependencies never cross copies).
   const auto n = static_cast<std::uint32_t>(dag.flows.size());
@@ -458,6 +505,8 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.token = token;
   c.transfers.clear();
   c.paths.clear();
+  c.alt_links.clear();
+  c.alt_routes.clear();
   c.weights.clear();
   c.dependents.clear();
   c.tail_latency = 0;
@@ -500,8 +549,19 @@ void FlowBackend::transfer_ready(SimTime now, std::uint32_t ci, std::uint32_t x)
     return;
   }
   const int n = c.network;
-  const FlowId f =
-      t.coflow ? flow_->start(now, path, hop_weights(c, t), t.bytes) : networks_[n]->start(now, path, t.bytes);
+  FlowId f;
+  if (t.alt_end > t.alt_begin) {  // several routes: its packets spread over them
+    const std::size_t count = 1 + t.alt_end - t.alt_begin;
+    routes_scratch_.resize(count);
+    routes_scratch_[0].assign(path.begin(), path.end());
+    for (std::uint32_t r = t.alt_begin; r < t.alt_end; ++r) {
+      const auto [first, second] = c.alt_routes[r];
+      routes_scratch_[1 + r - t.alt_begin].assign(c.alt_links.begin() + first, c.alt_links.begin() + second);
+    }
+    f = packet_->start(now, routes_scratch_, t.bytes);
+  } else {
+    f = t.coflow ? flow_->start(now, path, hop_weights(c, t), t.bytes) : networks_[n]->start(now, path, t.bytes);
+  }
   auto& owner = flow_owner_[n];
   if (static_cast<std::size_t>(f) >= owner.size()) owner.resize(static_cast<std::size_t>(f) + 1);
   owner[static_cast<std::size_t>(f)] = {ci, x};

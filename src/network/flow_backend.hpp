@@ -38,6 +38,9 @@ struct FlowBackendOptions {
   // whether its calls may go to packets (empty = every communicator's), and the smallest call that does.
   std::vector<char> packet_groups;
   std::int64_t packet_min_bytes = 0;
+  // > 1: a transfer that moves as packets goes over up to this many routes, the distinct ones the ECMP hash gives
+  // for as many keys (the first is the transfer's own path); PacketConfig::multipath spreads its packets over them.
+  int packet_routes = 1;
 };
 
 // A link changes state at a time (a fault that starts mid-run). Down: routes chosen from then on
@@ -97,6 +100,8 @@ class FlowBackend final : public NetworkBackend {
     std::uint32_t pending = 0;                   // unfinished dependencies
     std::uint32_t next_begin = 0, next_end = 0;  // dependents (CSR into Call::dependents)
     bool coflow = false;                         // its hops' weights are Call::weights[path_begin, path_end)
+    // Its other routes (FlowBackendOptions::packet_routes): Call::alt_routes[alt_begin, alt_end).
+    std::uint32_t alt_begin = 0, alt_end = 0;
   };
   struct Call {
     std::uint64_t token = 0;
@@ -106,6 +111,9 @@ class FlowBackend final : public NetworkBackend {
     std::vector<LinkId> paths;
     std::vector<float> weights;  // beside `paths` up to the last coflow's hops
     std::vector<std::uint32_t> dependents;
+    // The transfers' other routes: each is alt_links[first, second).
+    std::vector<LinkId> alt_links;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> alt_routes;
     std::uint8_t network = 0;  // kFlows or kPackets: what moves its transfers
   };
   enum class TimerKind : std::uint8_t { CallDone, TransferReady, LinkState };
@@ -163,6 +171,12 @@ class FlowBackend final : public NetworkBackend {
   std::vector<ScheduledLinkState> link_changes_;
   Router router_;
   FlowPaths paths_;
+  FlowPaths ecmp_paths_;  // the ECMP hash alone: other routes of a transfer that moves as packets
+  // Adds to `t` the distinct routes other than its own path that `route(salt, out)` gives for salts 1, 2, ...
+  // (FlowBackendOptions::packet_routes - 1 of them), when its call moves as packets over several routes.
+  template <class Route>
+  void add_alt_routes(std::uint32_t ci, Transfer& t, Route route);
+  std::vector<std::vector<LinkId>> routes_scratch_;
   // What moves the routed transfers' bytes: [kFlows] max-min fair flows (flow/), [kPackets] RoCE packets
   // (packet/); a run has one or both (hybrid: the packet scope's calls as packets).
   static constexpr int kFlows = 0, kPackets = 1;

@@ -237,8 +237,9 @@ NetworkSpec read_network(const Section& network, const std::optional<SimaiFabric
   network.read("pcie_GBps", n.pcie_GBps, Bound::Positive);
   require_at_least(network, "pcie_GBps", n.pcie_GBps, kMinLinkGBps, "GB/s",
                    "one PCIe Gen3 lane; a NIC's x16 slot gives 16-64 GB/s");
-  if (auto r = network.choice<NetworkSpec::Routing>(
-          "routing", {{"ecmp", NetworkSpec::Routing::Ecmp}, {"adaptive", NetworkSpec::Routing::Adaptive}}))
+  if (auto r = network.choice<NetworkSpec::Routing>("routing", {{"ecmp", NetworkSpec::Routing::Ecmp},
+                                                                {"adaptive", NetworkSpec::Routing::Adaptive},
+                                                                {"spray", NetworkSpec::Routing::Spray}}))
     n.routing = *r;
   n.roce = read_roce(network.child("roce"));
   network.read("dual_tor", n.dual_tor);

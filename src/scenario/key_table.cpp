@@ -135,7 +135,7 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.network.switch_latency_ns", "number", "300", "ns", ">= 0", "per switch hop"},
   {"cluster.network.dual_tor", "bool", "false", "", "", "fat-tree: each NIC's two ports to a pair of ToRs (hpn always is)"},
   {"cluster.network.pcie_GBps", "number", "64", "GB/s", ">= 1", "GPU <-> NIC PCIe, per direction (Gen5 x16)"},
-  {"cluster.network.routing", "choice", "ecmp", "", "ecmp | adaptive", "flow-level routing: hashed per flow (simulation.seed) or least-loaded path"},
+  {"cluster.network.routing", "choice", "ecmp", "", "ecmp | adaptive | spray", "ecmp: one path per flow, hashed (simulation.seed); adaptive: the least-loaded path per flow (flow level), the least-queued port at each switch per packet (packet level, lossless); spray: each packet over the flow's equal-cost paths in turn (packet level, lossless)"},
   {"cluster.network.roce.mtu_bytes", "int", "4096", "bytes", "256 | 512 | 1024 | 2048 | 4096", "packet level: RoCE path MTU, the payload of one packet"},
   {"cluster.network.roce.lossless", "bool", "true", "", "", "packet level: PFC pauses upstream ports instead of dropping; false = lossy RoCE with go-back-N"},
   {"cluster.network.roce.congestion_control", "choice", "dcqcn", "", "dcqcn | timely | none", "packet level: the senders' congestion control (DCQCN reacting to ECN marks, TIMELY to round-trip times), or none"},

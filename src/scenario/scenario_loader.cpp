@@ -71,6 +71,23 @@ void reject_job_overrides(const std::vector<std::string>& overrides) {
                                 " block (it uses the cluster, nccl, algorithms, faults and collective blocks)");
 }
 
+// Routing that spreads one flow's packets over several paths: there are no packets at flow level (adaptive is that
+// level's closest), and a lossy receiver's go-back-N would take the reordering for loss.
+void check_routing(const Scenario& s, const std::string& file) {
+  const NetworkSpec::Routing routing = s.cluster.network.routing;
+  if (routing == NetworkSpec::Routing::Spray && s.simulation.network_model == NetworkModel::Flow)
+    throw ScenarioError(file, "cluster.network.routing",
+                        "spray sends each packet of a flow its own way: it needs simulation.network_model: packet "
+                        "(at flow level, adaptive is the closest)");
+  if (routing != NetworkSpec::Routing::Ecmp && s.simulation.network_model == NetworkModel::Packet &&
+      !s.cluster.network.roce.lossless)
+    throw ScenarioError(file, "cluster.network.routing",
+                        std::string(routing == NetworkSpec::Routing::Spray ? "spray" : "adaptive") +
+                            " spreads a flow's packets over its equal-cost paths, which reorders them: it needs "
+                            "cluster.network.roce.lossless: true (a lossy receiver's go-back-N takes reordering for "
+                            "loss); use ecmp on a lossy fabric");
+}
+
 Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds needs) {
   check_known_keys(root, file);
   const Section top(root, "", file);
@@ -103,6 +120,7 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
   s.faults = read_faults(top.get("faults"), file);
   s.reference = read_reference(top.child("reference"));
   s.collective = read_collective(top.child("collective"));
+  check_routing(s, file);
   if (s.has_training_job) {
     s.model = read_model(top.child("model"));
     s.training = read_training(top.child("training"));

@@ -302,6 +302,30 @@ TEST(PacketLevel, TheTraceShowsTheDeepestQueuesLongestPausesAndRatesOverTime) {
                   .counters.empty());
 }
 
+// A 16 MB all-to-all over 32 GPUs on four leaves and two spines: hashed per flow, flows collide on the spines;
+// adaptive routing moves packets off the port that queues, spraying spreads every flow over both spines. Each is the
+// same run after run.
+TEST(PacketLevel, SprayingAndAdaptiveRoutingSpreadAnAllToAllOverTheSpines) {
+  const auto busbw = [](const char* routing) {
+    const Scenario s =
+        load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/examples/gpt3-175b-1024-h100.yaml",
+                      {"cluster.network.topology=fat-tree", "cluster.network.switch_radix=16",
+                       "simulation.network_model=packet", std::string("cluster.network.routing=") + routing});
+    NcclTestOptions o;
+    o.op = CollectiveOp::AllToAll;
+    o.min_bytes = o.max_bytes = 16 << 20;
+    o.gpus = 32;
+    const NcclTestTable t = run_nccl_test(s, o);
+    EXPECT_EQ(t.rows.size(), 1u);
+    return t.rows.front().busbw_GBps;
+  };
+  const double ecmp = busbw("ecmp"), adaptive = busbw("adaptive"), spray = busbw("spray");
+  EXPECT_GT(adaptive, 1.05 * ecmp);
+  EXPECT_GT(spray, 1.15 * ecmp);
+  EXPECT_EQ(busbw("spray"), spray);
+  EXPECT_EQ(busbw("adaptive"), adaptive);
+}
+
 TEST(PacketLevel, AnIterationTooLargeForPacketsIsRefusedNamingTheKey) {
   const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/examples/gpt3-175b-1024-h100.yaml",
                                    {"simulation.network_model=packet"});

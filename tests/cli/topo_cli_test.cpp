@@ -115,7 +115,7 @@ TEST(TopoCli, ErrorsNameTheKey) {
   r = run("topo " + sc + " --set cluster.num_gpus=4096");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find(sc + ": cluster.network.tiers:"), std::string::npos) << r.out;
-  r = run("topo " + sc + " --set cluster.network.routing=spray");
+  r = run("topo " + sc + " --set cluster.network.routing=random");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("cluster.network.routing"), std::string::npos) << r.out;
 }

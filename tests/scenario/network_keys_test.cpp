@@ -31,10 +31,40 @@ TEST(NetworkKeys, BadValuesNameTheKey) {
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.dual_tor", "maybe"), "cluster.network.dual_tor");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.pcie_GBps", "0"), "cluster.network.pcie_GBps",
                         "expected a positive number");
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.routing", "spray"), "cluster.network.routing", "ecmp",
-                        "adaptive");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.routing", "random"), "cluster.network.routing", "ecmp",
+                        "adaptive", "spray");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.network.pcie_gbps", "64"), "cluster.network.pcie_gbps",
                         "did you mean cluster.network.pcie_GBps?");
+}
+
+// Spraying moves packets: refused at flow level; spraying and adaptive routing reorder a flow's packets at packet
+// level, which a lossy fabric's go-back-N takes for loss: refused there too, naming the key.
+TEST(NetworkKeys, SprayingAndAdaptiveRoutingNeedPacketsOnALosslessFabric) {
+  const Scenario packet =
+      parse_scenario(kValidScenario, "test.yaml", {"cluster.network.routing=spray", "simulation.network_model=packet"});
+  EXPECT_EQ(packet.cluster.network.routing, NetworkSpec::Routing::Spray);
+  EXPECT_NO_THROW(parse_scenario(kValidScenario, "test.yaml",
+                                 {"cluster.network.routing=adaptive", "simulation.network_model=flow"}));
+  try {
+    parse_scenario(kValidScenario, "test.yaml", {"cluster.network.routing=spray", "simulation.network_model=flow"});
+    FAIL() << "spraying accepted at flow level";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key(), "cluster.network.routing");
+    EXPECT_NE(std::string(e.what()).find("simulation.network_model: packet"), std::string::npos) << e.what();
+  }
+  for (const char* routing : {"spray", "adaptive"}) {
+    try {
+      parse_scenario(kValidScenario, "test.yaml",
+                     {std::string("cluster.network.routing=") + routing, "simulation.network_model=packet",
+                      "cluster.network.roce.lossless=false"});
+      FAIL() << routing << " accepted on a lossy fabric";
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(e.key(), "cluster.network.routing");
+      EXPECT_NE(std::string(e.what()).find("cluster.network.roce.lossless: true"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(parse_scenario(kValidScenario, "test.yaml",
+                                 {"simulation.network_model=packet", "cluster.network.roce.lossless=false"}));
 }
 
 TEST(NetworkKeys, SetOverrides) {

@@ -322,24 +322,9 @@ FlowId PacketNetwork::start(SimTime now, const std::vector<std::vector<LinkId>>&
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.route_count = static_cast<std::uint16_t>(routes.size());
   f.route_begin.assign(1, 0);
-  std::size_t hops = 0;
   for (const auto& r : routes) {
     f.routes.insert(f.routes.end(), r.begin(), r.end());
     f.route_begin.push_back(static_cast<std::uint32_t>(f.routes.size()));
-    hops = std::max(hops, r.size());
-  }
-  f.route_hops = static_cast<std::uint16_t>(hops);
-  // Route r's class at hop h: the first route q that shares r's links 0..h.
-  f.route_class.assign(routes.size() * hops, 0);
-  for (std::size_t r = 0; r < routes.size(); ++r) {
-    for (std::size_t h = 0; h < routes[r].size(); ++h) {
-      std::size_t q = 0;
-      while (q < r && !(h < routes[q].size() && routes[q][h] == routes[r][h] &&
-                        (h == 0 || f.route_class[q * hops + h - 1] == f.route_class[r * hops + h - 1]))) {
-        ++q;
-      }
-      f.route_class[r * hops + h] = static_cast<std::uint8_t>(q);
-    }
   }
   ++path_epoch_;
   for (LinkId l : routes.front()) path_seen_[static_cast<std::size_t>(l)] = path_epoch_;
@@ -351,6 +336,9 @@ FlowId PacketNetwork::start(SimTime now, const std::vector<std::vector<LinkId>>&
         usage_[static_cast<std::size_t>(l)].flow_added(now_);
       }
   f.received.assign((static_cast<std::size_t>(f.packets) + 63) / 64, 0);
+  // Flows spray from different routes first, as a switch's per-packet hash would start them: flows started together
+  // do not all put their first packets on one route.
+  f.next_route = static_cast<std::uint8_t>(f.serial % f.route_count);
   launch(id);
   return id;
 }
@@ -714,16 +702,16 @@ void PacketNetwork::on_tx_done(LinkId link) {
   try_transmit(link);
 }
 
-// Adaptive routing at the switch a packet on `route` reached after `hop`: of the flow's routes that share its links so
-// far, the one whose next port has the least queued (the packet's own on a tie, then the first).
+// Adaptive routing at the switch a packet on `route` reached after `hop`: of the flow's routes whose link at `hop` is
+// the one it came over (any of them continues from here), the one whose next port has the least queued (the packet's
+// own on a tie, then the first).
 std::uint8_t PacketNetwork::adaptive_route(const Flow& f, std::uint8_t route, std::uint16_t hop) const {
-  const std::size_t hops = f.route_hops;
-  const std::uint8_t cls = f.route_class[route * hops + hop];
+  const auto here = route_of(f, route);
   std::uint8_t best = route;
-  std::int64_t best_bytes = ports_[static_cast<std::size_t>(route_of(f, route)[hop + 1u])].fifo_bytes;
+  std::int64_t best_bytes = ports_[static_cast<std::size_t>(here[hop + 1u])].fifo_bytes;
   for (std::uint16_t q = 0; q < f.route_count; ++q) {
     const auto r = route_of(f, static_cast<std::uint8_t>(q));
-    if (q == route || r.size() <= static_cast<std::size_t>(hop) + 1 || f.route_class[q * hops + hop] != cls) continue;
+    if (q == route || r.size() <= static_cast<std::size_t>(hop) + 1 || r[hop] != here[hop]) continue;
     const std::int64_t bytes = ports_[static_cast<std::size_t>(r[hop + 1u])].fifo_bytes;
     if (bytes < best_bytes) {
       best = static_cast<std::uint8_t>(q);

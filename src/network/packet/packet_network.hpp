@@ -188,14 +188,11 @@ class PacketNetwork final : public TransferNetwork {
     std::int64_t delivered_bytes = 0;
     double noted_rate = -1;  // the rate last recorded (record_rates)
     // A flow started with several routes: route r is routes[route_begin[r] .. route_begin[r + 1]) (route 0 is also
-    // `path`); route_class[r * route_hops + h] is the first route whose links 0..h are route r's (the routes a switch
-    // can choose among at hop h); `extra_links` are the links of routes other than 0, once each; the receiver marks
-    // in `received` the packets it has, in whatever order they came. All empty with one route.
+    // `path`); `extra_links` are the links of routes other than 0, once each; the receiver marks in `received` the
+    // packets it has, in whatever order they came. All empty with one route.
     std::vector<LinkId> routes, extra_links;
     std::vector<std::uint32_t> route_begin;
-    std::vector<std::uint8_t> route_class;
     std::vector<std::uint64_t> received;
-    std::uint16_t route_hops = 0;
     std::uint16_t route_count = 1;
     std::uint8_t next_route = 0;
     std::int32_t in_flight = 0;  // packets in queues or on the wire: the slot is reused only at 0
