@@ -205,7 +205,7 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
 
 template <class Route>
 void FlowBackend::add_alt_routes(std::uint32_t ci, Transfer& t, Route route) {
-  if (options_.packet_routes <= 1 || calls_[ci].network != kPackets) return;
+  if (options_.packet_routes <= 1 || calls_[ci].network != kPackets || t.path_end == t.path_begin) return;
   Call& call = calls_[ci];
   t.alt_begin = t.alt_end = static_cast<std::uint32_t>(call.alt_routes.size());
   const auto own = [&] { return std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin); };
@@ -214,7 +214,9 @@ void FlowBackend::add_alt_routes(std::uint32_t ci, Transfer& t, Route route) {
     candidate.clear();
     route(mix(static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ULL), candidate);
     const auto same = [&](std::span<const LinkId> other) { return std::ranges::equal(other, candidate); };
-    if (same(own())) continue;
+    // A route of the transfer joins its two ends (a ring's hops joined otherwise could end elsewhere).
+    if (candidate.empty() || candidate.front() != own().front() || candidate.back() != own().back() || same(own()))
+      continue;
     bool seen = false;
     for (std::uint32_t r = t.alt_begin; r < t.alt_end && !seen; ++r) {
       const auto [first, second] = call.alt_routes[r];
