@@ -12,6 +12,14 @@
 namespace trainsim {
 namespace {
 
+// The node `base` describes with its NICs at `gbps`, its paths computed.
+NodeTopology node_with_nics_at(ClusterSpec base, double gbps) {
+  base.nic_gbps = gbps;
+  NodeTopology node = generate_node_topology(base);
+  compute_paths(node, PathOptions{});
+  return node;
+}
+
 TEST(NcclSearchCache, GivesTheSearchsOwnAnswer) {
   const NodeTopology node = testing::generated_h100_node();
   SearchOptions options;
@@ -56,10 +64,7 @@ TEST(NcclSearchCache, ASingleNodeSearchIsTheSameAtEveryNicSpeed) {
   for (const ClusterSpec& base : {testing::h100_cluster(2), testing::a100_cluster(2), pcie}) {
     for (const double gbps : {25.0, 100.0, 400.0, 3200.0}) {
       SCOPED_TRACE(std::to_string(base.gpus_per_node) + " GPUs, NICs at " + std::to_string(gbps) + " Gb/s");
-      ClusterSpec c = base;
-      c.nic_gbps = gbps;
-      NodeTopology node = generate_node_topology(c);
-      compute_paths(node, PathOptions{});
+      const NodeTopology node = node_with_nics_at(base, gbps);
       SearchOptions single;
       single.multi_node = false;
       const NodeGraphs direct = search_node_graphs(node, single, true);
@@ -112,13 +117,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
     SCOPED_TRACE(std::string(base.gpu.name) + " with " + std::to_string(base.nics_per_node) + " NICs");
     std::vector<SearchedSpeed> searched;
     for (const double gbps : grid) {
-      ClusterSpec c = base;
-      c.nic_gbps = gbps;
-      const NodeTopology node = [&] {
-        NodeTopology n = generate_node_topology(c);
-        compute_paths(n, PathOptions{});
-        return n;
-      }();
+      const NodeTopology node = node_with_nics_at(base, gbps);
       SearchOptions options;
       options.multi_node = true;
       NodeGraphSearch search(node, options);
@@ -145,10 +144,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
     for (const SearchedSpeed& a : searched) {
       for (const double d : {a.moves.high - 1e-4, a.moves.low}) {
         if (!std::isfinite(d) || std::fabs(d) > 8 || !a.moves.allow(d)) continue;
-        ClusterSpec c = base;
-        c.nic_gbps = a.gbps + d * 8;
-        NodeTopology node = generate_node_topology(c);
-        compute_paths(node, PathOptions{});
+        const NodeTopology node = node_with_nics_at(base, a.gbps + d * 8);
         SearchOptions options;
         options.multi_node = true;
         NodeGraphSearch search(node, options);
@@ -167,10 +163,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
 TEST(NcclSearchCache, ANicSpeedSweepGetsEachSpeedsOwnGraphs) {
   for (double gbps = 100; gbps <= 300; gbps += 10) {
     SCOPED_TRACE(std::to_string(gbps) + " Gb/s");
-    ClusterSpec c = testing::h100_cluster(2);
-    c.nic_gbps = gbps;
-    NodeTopology node = generate_node_topology(c);
-    compute_paths(node, PathOptions{});
+    const NodeTopology node = node_with_nics_at(testing::h100_cluster(2), gbps);
     SearchOptions options;
     options.multi_node = true;
     const NodeGraphs direct = search_node_graphs(node, options, true);
