@@ -318,7 +318,8 @@ std::vector<PauseRow> pause_rows(const FlowSetup& flow, const PacketNetwork& net
   for (LinkId l = 0; l < g.link_count(); ++l)
     for (const PauseInterval& p : net.pause_intervals(l))
       out.push_back({g.link_name(l), to_string(g.link(l).kind),
-                     static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, pause_end_us(p, net)});
+                     static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, pause_end_us(p, net),
+                     p.cause >= 0 ? g.link_name(p.cause) : std::string()});
   return out;
 }
 

@@ -45,29 +45,28 @@ void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links) 
 
 namespace {
 
-// A port's rows over time: `link,kind,` then the row's own two columns.
+// A port's rows over time: `link,kind,` then the row's own columns.
 template <class Row, class Format>
-void write_port_rows(std::ostream& out, const char* header, const std::vector<Row>& rows, Format second_pair) {
+void write_port_rows(std::ostream& out, const char* header, const std::vector<Row>& rows, Format rest) {
   using report_format::csv_field;
   fmt::memory_buffer buf;
   fmt::format_to(std::back_inserter(buf), "link,kind,{}\n", header);
-  for (const Row& r : rows) {
-    const auto [a, b] = second_pair(r);
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", csv_field(r.link), csv_field(r.kind), a, b);
-  }
+  for (const Row& r : rows)
+    fmt::format_to(std::back_inserter(buf), "{},{},{}\n", csv_field(r.link), csv_field(r.kind), rest(r));
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
 }  // namespace
 
 void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples) {
-  write_port_rows(out, "time_us,queue_kb", samples, [](const QueueSampleRow& q) {
-    return std::pair{q.time_us, q.queue_kb};
-  });
+  write_port_rows(out, "time_us,queue_kb", samples,
+                  [](const QueueSampleRow& q) { return fmt::format("{},{}", q.time_us, q.queue_kb); });
 }
 
 void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses) {
-  write_port_rows(out, "start_us,end_us", pauses, [](const PauseRow& p) { return std::pair{p.start_us, p.end_us}; });
+  write_port_rows(out, "start_us,end_us,cause", pauses, [](const PauseRow& p) {
+    return fmt::format("{},{},{}", p.start_us, p.end_us, report_format::csv_field(p.cause));
+  });
 }
 
 void write_rates_csv(std::ostream& out, const std::vector<RateRow>& rates) {

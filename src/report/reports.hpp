@@ -29,7 +29,7 @@ void write_comm_csv(std::ostream& out, const RunResult& r);
 void write_links_csv(std::ostream& out, const std::vector<LinkUsageRow>& links);
 // `run --queues-csv`: link,kind,time_us,queue_kb, one row per sample, each port's samples in time order.
 void write_queues_csv(std::ostream& out, const std::vector<QueueSampleRow>& samples);
-// `run --pauses-csv`: link,kind,start_us,end_us, one row per pause of a fabric port.
+// `run --pauses-csv`: link,kind,start_us,end_us,cause, one row per pause of a fabric port.
 void write_pauses_csv(std::ostream& out, const std::vector<PauseRow>& pauses);
 // `run --rates-csv`: flow,link,time_us,rate_gbps, in time order.
 void write_rates_csv(std::ostream& out, const std::vector<RateRow>& rates);

@@ -219,6 +219,9 @@ struct PauseRow {
   std::string link;  // the paused transmitter's link: "leaf1>spine0"
   std::string kind;
   double start_us = 0, end_us = 0;  // a pause still on when the run ended ends then
+  // The egress port where the most of the link's bytes waited when the PAUSE left: the next edge of the congestion
+  // tree, towards its root ("spine0>leaf3"); empty when none of them waited there.
+  std::string cause;
 };
 
 // A flow's sending rate at packet level from `time_us` on (`run --rates-csv`): what its congestion control allows, at

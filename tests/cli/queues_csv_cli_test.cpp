@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,12 +87,14 @@ TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
   std::istringstream p(read_file(pauses));
   std::string line;
   ASSERT_TRUE(std::getline(p, line));
-  EXPECT_EQ(line, "link,kind,start_us,end_us");
+  EXPECT_EQ(line, "link,kind,start_us,end_us,cause");
   std::map<std::string, int> count;
   std::map<std::string, double> paused_us, last_end;
+  std::set<std::string> causes;
   while (std::getline(p, line)) {
     const auto f = csv_fields(line);
-    ASSERT_EQ(f.size(), 4u) << line;
+    ASSERT_EQ(f.size(), 5u) << line;
+    if (!f[4].empty()) causes.insert(f[4]);
     const double start = std::stod(f[2]), end = std::stod(f[3]);
     EXPECT_LE(start, end) << line;
     if (last_end.count(f[0])) {
@@ -122,6 +125,10 @@ TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
     paused_links += n > 0;
   }
   EXPECT_EQ(paused_links, static_cast<int>(count.size()));
+  // The pauses' causes are the ports the paused links' bytes waited at: fabric links that queued, each in the table.
+  EXPECT_FALSE(causes.empty());
+  const std::string table = read_file(links);
+  for (const std::string& c : causes) EXPECT_NE(table.find("\n" + c + ","), std::string::npos) << c;
 }
 
 // Each flow's rows, in time order: it starts at its NIC port's line rate (400 Gb/s here) or below, DCQCN cuts some

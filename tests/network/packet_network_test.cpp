@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -264,6 +265,30 @@ TEST(PacketNetworkIncast, RecordedPausesAreThePortsPausedTime) {
   Incast unrecorded(no_congestion_control());
   run_to_idle(unrecorded.net);
   EXPECT_TRUE(unrecorded.net.pause_intervals(0).empty());
+}
+
+// A congestion tree of two levels: senders 0..3 into switch A, A -> B (link 4), senders 5..8 into B, B -> the
+// receiver (link 9). B's egress 9 backs up and pauses its ingresses, A -> B among them; A's egress 4 then backs up
+// and pauses A's senders. Each recorded pause names where the paused link's bytes waited: 4 for A's senders, 9 for
+// A -> B and B's own senders.
+TEST(PacketNetworkIncast, EachPauseNamesThePortItsLinksBytesWaitedFor) {
+  PacketNetwork net(std::vector<double>(10, 10 * kGBps), std::vector<SimTime>(10, 1 * kUs), 0, no_congestion_control());
+  net.record_port_history(4 * 4096, 1 * kUs);
+  for (LinkId s = 0; s < 4; ++s) start_flow(net, 0, {s, 4, 9}, Incast::kBytes);
+  for (LinkId s = 5; s < 9; ++s) start_flow(net, 0, {s, 9}, Incast::kBytes);
+  run_to_idle(net);
+  const auto causes = [&](LinkId l) {
+    std::set<LinkId> out;
+    for (const PauseInterval& p : net.pause_intervals(l)) out.insert(p.cause);
+    return out;
+  };
+  for (LinkId s = 0; s < 4; ++s) {
+    EXPECT_FALSE(net.pause_intervals(s).empty()) << "sender link " << s;
+    EXPECT_EQ(causes(s), std::set<LinkId>{4}) << "sender link " << s;
+  }
+  ASSERT_FALSE(net.pause_intervals(4).empty());
+  EXPECT_EQ(causes(4), std::set<LinkId>{9});
+  for (LinkId s = 5; s < 9; ++s) EXPECT_EQ(causes(s), std::set<LinkId>{9}) << "sender link " << s;
 }
 
 // Lossy: a 256 KiB egress buffer overflows (8 packets arrive per one that leaves), packets are

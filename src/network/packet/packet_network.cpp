@@ -277,8 +277,31 @@ std::int32_t PacketNetwork::buffer_slot(LinkId in, LinkId out) const {
   return egress_buffer_[static_cast<std::size_t>(out)] < 0 ? -1 : ingress_slot_[static_cast<std::size_t>(in)];
 }
 
+// Recording the port history: `wire` more (or, negative, fewer) bytes that came over `in` wait at egress `out`.
+void PacketNetwork::note_held(LinkId in, LinkId out, std::int32_t wire) {
+  if (pause_intervals_.empty()) return;
+  auto& held = ports_[static_cast<std::size_t>(in)].held_at;
+  for (auto& [link, bytes] : held)
+    if (link == out) {
+      bytes += wire;
+      return;
+    }
+  held.emplace_back(out, wire);
+}
+
 void PacketNetwork::send_pause(LinkId ingress_link, bool on) {
-  ports_[static_cast<std::size_t>(ingress_link)].pause_sent = on;
+  Port& p = ports_[static_cast<std::size_t>(ingress_link)];
+  p.pause_sent = on;
+  if (on && !pause_intervals_.empty()) {
+    // The congestion tree's next edge: where this link's bytes wait most (the first such egress on a tie).
+    p.pause_cause = -1;
+    std::int64_t most = 0;
+    for (const auto& [link, bytes] : p.held_at)
+      if (bytes > most) {
+        most = bytes;
+        p.pause_cause = link;
+      }
+  }
   events_.push(now_ + latency_[static_cast<std::size_t>(ingress_link)], PacketEventKind::kPause, ingress_link,
                on ? 1 : 0);
 }
@@ -631,6 +654,7 @@ void PacketNetwork::try_transmit(LinkId link) {
     p.fifo_bytes -= wire;
     note_queue(link);
     const LinkId in = route_of(f, pkt.route)[pkt.hop - 1u];
+    note_held(in, link, -wire);
     if (!config_.pfc.enabled) {
       if (SwitchBuffer* b = egress_buffer(link)) b->give_back(wire);
     } else if (const std::int32_t slot = buffer_slot(in, link); slot >= 0) {
@@ -759,6 +783,7 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
     ++q.stats.ecn_marks;
   }
   q.fifo.push(QueuedPacket{id, seq, static_cast<std::uint16_t>(hop + 1), ecn, route});
+  note_held(in, out, wire);
   q.fifo_bytes += wire;
   q.stats.max_queue_bytes = std::max(q.stats.max_queue_bytes, q.fifo_bytes);
   note_queue(out);
@@ -787,7 +812,7 @@ void PacketNetwork::on_pause(LinkId link, bool on) {
     p.paused_since = now_;
     ++p.stats.pause_events;
     ++counters_.pause_events;
-    if (history && history->size() < kMaxQueueSamples) history->push_back({now_, kNever});
+    if (history && history->size() < kMaxQueueSamples) history->push_back({now_, kNever, p.pause_cause});
   } else {
     p.stats.paused_time += now_ - p.paused_since;
     if (history && !history->empty() && history->back().to == kNever) history->back().to = now_;

@@ -211,6 +211,10 @@ class PacketNetwork final : public TransferNetwork {
     SimTime full_packet_ps = 0;  // serialization of a full packet at the current capacity
     // PFC, this link as an ingress: bytes queued downstream that came over it.
     std::int64_t ingress_bytes = 0;
+    // Recording the port history: the bytes that came over this link queued at each egress of the switch it enters,
+    // and which of those egresses held the most when this link's last PAUSE left (PauseInterval::cause).
+    std::vector<std::pair<LinkId, std::int64_t>> held_at;
+    LinkId pause_cause = -1;
     bool pause_sent = false;
     SimTime paused_since = 0;
     std::int64_t payload_bytes_sent = 0;
@@ -245,6 +249,7 @@ class PacketNetwork final : public TransferNetwork {
   bool backpressured(LinkId link) const;
   LinkId nic_link(std::span<const LinkId> path) const;
   void release_ingress(LinkId ingress, std::int32_t wire);
+  void note_held(LinkId in, LinkId out, std::int32_t wire);
   SwitchBuffer* egress_buffer(LinkId out);
   std::int32_t buffer_slot(LinkId in, LinkId out) const;
   void send_pause(LinkId ingress, bool on);

@@ -26,9 +26,11 @@ struct QueueSample {
 };
 
 // An interval PFC held a port's transmitter (PacketNetwork::record_port_history): [from, to), to = kNever while it
-// still holds.
+// still holds. `cause`: the egress port of the switch the paused link enters that held the most of the link's bytes
+// when the PAUSE left (-1: none held there) - the next edge of the congestion tree.
 struct PauseInterval {
   SimTime from = 0, to = 0;
+  LinkId cause = -1;
 };
 
 // A flow's sending rate from `at` on (PacketNetwork::record_rates): what its congestion control allows, at most its
