@@ -161,7 +161,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
 
 // The memo serves a sweep of NIC speeds from few searches, and each answer is the search's own.
 TEST(NcclSearchCache, ANicSpeedSweepGetsEachSpeedsOwnGraphs) {
-  for (double gbps = 100; gbps <= 300; gbps += 10) {
+  for (double gbps = 100; gbps <= 300; gbps += 20) {
     SCOPED_TRACE(std::to_string(gbps) + " Gb/s");
     const NodeTopology node = node_with_nics_at(testing::h100_cluster(2), gbps);
     SearchOptions options;
