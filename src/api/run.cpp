@@ -2,6 +2,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -240,8 +241,11 @@ std::vector<LinkId> most_paused_ports(const FlowSetup& flow, const PacketNetwork
   return out;
 }
 
+// A time in µs as the trace and the CSVs give it: rounded to the nanosecond.
+double time_us(SimTime t) { return static_cast<double>(to_nanoseconds_rounded(t)) / 1e3; }
+
 double pause_end_us(const PauseInterval& p, const PacketNetwork& net) {
-  return static_cast<double>(to_nanoseconds_rounded(p.to == kNever ? net.now() : p.to)) / 1e3;
+  return time_us(p.to == kNever ? net.now() : p.to);
 }
 
 // The trace's counter tracks: the egress queues of the fabric ports that queued deepest (at most 16), in KB, and
@@ -257,21 +261,18 @@ std::vector<TraceCounter> port_counters(const FlowSetup& flow, const PacketNetwo
   for (const auto& [l, peak] : deepest) {
     const std::string name = "queue " + g.link_name(l);
     for (const QueueSample& q : net.queue_samples(l))
-      out.push_back(
-          {name, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3, "KB"});
+      out.push_back({name, time_us(q.at), static_cast<double>(q.bytes) / 1e3, "KB"});
   }
   // And the ports PFC held longest (at most 16): 1 while paused, 0 when released.
   for (LinkId l : most_paused_ports(flow, net, kTracks)) {
     const std::string name = "paused " + g.link_name(l);
     for (const PauseInterval& p : net.pause_intervals(l)) {
-      out.push_back({name, static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, 1, "paused"});
+      out.push_back({name, time_us(p.from), 1, "paused"});
       out.push_back({name, pause_end_us(p, net), 0, "paused"});
     }
   }
   return out;
 }
-
-double time_us(SimTime t) { return static_cast<double>(to_nanoseconds_rounded(t)) / 1e3; }
 
 // The trace's rate tracks: for the NIC ports whose flows changed rate most often (at most `limit`), the sum of the
 // rates of the flows leaving through each, in Gb/s, at every change.
@@ -283,22 +284,31 @@ void rate_counters(const FlowSetup& flow, const PacketNetwork& net, std::size_t 
   // Most changes first; equal counts in link order.
   std::stable_sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (busiest.size() > limit) busiest.resize(limit);
-  for (const auto& [nic, count] : busiest) {
-    const std::string name = "rate " + flow.graph->link_name(nic);
-    std::map<std::uint64_t, double> current;  // by flow: its rate now
+  // One pass over the samples: each chosen port's running sum, a point per instant (the last change at it wins).
+  struct Track {
+    std::string name;
     double total = 0;
-    for (const RateSample& x : samples) {
-      if (x.nic != nic) continue;
-      double& r = current[x.flow];
-      total += x.rate_Bps - r;
-      r = x.rate_Bps;
-      const double gbps = std::max(0.0, total) * 8e-9;
-      const double at = time_us(x.at);
-      if (!out.empty() && out.back().name == name && out.back().ts_us == at)
-        out.back().value = gbps;  // changes at one instant: the track shows where they end
-      else
-        out.push_back({name, at, gbps, "Gb/s"});
-    }
+    std::vector<TraceCounter> points;
+  };
+  std::map<LinkId, Track> tracks;
+  for (const auto& [nic, count] : busiest) tracks[nic].name = "rate " + flow.graph->link_name(nic);
+  std::unordered_map<std::uint64_t, double> current;  // by flow: its rate now
+  for (const RateSample& x : samples) {
+    const auto it = tracks.find(x.nic);
+    if (it == tracks.end()) continue;
+    Track& t = it->second;
+    double& r = current[x.flow];
+    t.total += x.rate_Bps - r;
+    r = x.rate_Bps;
+    const double gbps = std::max(0.0, t.total) * 8e-9, at = time_us(x.at);
+    if (!t.points.empty() && t.points.back().ts_us == at)
+      t.points.back().value = gbps;
+    else
+      t.points.push_back({t.name, at, gbps, "Gb/s"});
+  }
+  for (const auto& [nic, count] : busiest) {
+    auto& points = tracks[nic].points;
+    out.insert(out.end(), std::make_move_iterator(points.begin()), std::make_move_iterator(points.end()));
   }
 }
 
@@ -317,8 +327,7 @@ std::vector<PauseRow> pause_rows(const FlowSetup& flow, const PacketNetwork& net
   std::vector<PauseRow> out;
   for (LinkId l = 0; l < g.link_count(); ++l)
     for (const PauseInterval& p : net.pause_intervals(l))
-      out.push_back({g.link_name(l), to_string(g.link(l).kind),
-                     static_cast<double>(to_nanoseconds_rounded(p.from)) / 1e3, pause_end_us(p, net),
+      out.push_back({g.link_name(l), to_string(g.link(l).kind), time_us(p.from), pause_end_us(p, net),
                      p.cause >= 0 ? g.link_name(p.cause) : std::string()});
   return out;
 }
@@ -330,8 +339,7 @@ std::vector<QueueSampleRow> queue_rows(const FlowSetup& flow, const PacketNetwor
   for (const auto& [l, peak] : queued_ports(g, net)) {
     const std::string name = g.link_name(l), kind = to_string(g.link(l).kind);
     for (const QueueSample& q : net.queue_samples(l))
-      out.push_back(
-          {name, kind, static_cast<double>(to_nanoseconds_rounded(q.at)) / 1e3, static_cast<double>(q.bytes) / 1e3});
+      out.push_back({name, kind, time_us(q.at), static_cast<double>(q.bytes) / 1e3});
   }
   return out;
 }

@@ -26,17 +26,28 @@ const std::string kCongested = "run " + kTinyExample +
                                " --set cluster.network.topology=fat-tree --set cluster.network.switch_radix=16"
                                " --set cluster.network.oversubscription=4 --set model.num_layers=2";
 
-TEST(QueuesCsvCli, EveryQueuedPortOverTimeAgreesWithTheLinkTable) {
-  const std::string queues = temp_path("queues.csv"), links = temp_path("queues_links.csv");
+// Runs the congested example with `flags` (options writing files) and without: stdout is the same.
+void expect_the_same_result_with(const std::string& flags) {
   const Result plain = run(kCongested + " --json --no-timing");
-  const Result r = run(kCongested + " --json --no-timing --queues-csv " + queues + " --links-csv " + links);
+  const Result r = run(kCongested + " --json --no-timing " + flags);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out, plain.out);  // the same result, the file beside it
+}
 
-  std::istringstream q(read_file(queues));
+// The CSV file's rows, after checking its header.
+std::istringstream csv_rows(const std::string& file, const std::string& header) {
+  std::istringstream in(read_file(file));
   std::string line;
-  ASSERT_TRUE(std::getline(q, line));
-  EXPECT_EQ(line, "link,kind,time_us,queue_kb");
+  EXPECT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, header);
+  return in;
+}
+
+TEST(QueuesCsvCli, EveryQueuedPortOverTimeAgreesWithTheLinkTable) {
+  const std::string queues = temp_path("queues.csv"), links = temp_path("queues_links.csv");
+  ASSERT_NO_FATAL_FAILURE(expect_the_same_result_with("--queues-csv " + queues + " --links-csv " + links));
+  std::istringstream q = csv_rows(queues, "link,kind,time_us,queue_kb");
+  std::string line;
   std::map<std::string, double> last_time, peak;
   int rows = 0;
   while (std::getline(q, line)) {
@@ -79,15 +90,9 @@ TEST(QueuesCsvCli, EveryQueuedPortOverTimeAgreesWithTheLinkTable) {
 
 TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
   const std::string pauses = temp_path("pauses.csv"), links = temp_path("pauses_links.csv");
-  const Result plain = run(kCongested + " --json --no-timing");
-  const Result r = run(kCongested + " --json --no-timing --pauses-csv " + pauses + " --links-csv " + links);
-  ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(r.out, plain.out);
-
-  std::istringstream p(read_file(pauses));
+  ASSERT_NO_FATAL_FAILURE(expect_the_same_result_with("--pauses-csv " + pauses + " --links-csv " + links));
+  std::istringstream p = csv_rows(pauses, "link,kind,start_us,end_us,cause");
   std::string line;
-  ASSERT_TRUE(std::getline(p, line));
-  EXPECT_EQ(line, "link,kind,start_us,end_us,cause");
   std::map<std::string, int> count;
   std::map<std::string, double> paused_us, last_end;
   std::set<std::string> causes;
@@ -135,15 +140,9 @@ TEST(QueuesCsvCli, EveryPauseAgreesWithTheLinkTable) {
 // flows on the congested leaves, and each ends at 0 when it finishes, leaving through one NIC port.
 TEST(QueuesCsvCli, EveryFlowsRateOverTime) {
   const std::string rates = temp_path("rates.csv");
-  const Result plain = run(kCongested + " --json --no-timing");
-  const Result r = run(kCongested + " --json --no-timing --rates-csv " + rates);
-  ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(r.out, plain.out);
-
-  std::istringstream in(read_file(rates));
+  ASSERT_NO_FATAL_FAILURE(expect_the_same_result_with("--rates-csv " + rates));
+  std::istringstream in = csv_rows(rates, "flow,link,time_us,rate_gbps");
   std::string line;
-  ASSERT_TRUE(std::getline(in, line));
-  EXPECT_EQ(line, "flow,link,time_us,rate_gbps");
   struct Seen {
     std::string link;
     double first = -1, last = -1, lowest = 1e300, time = -1;

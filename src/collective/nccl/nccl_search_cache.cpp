@@ -153,31 +153,43 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
   static std::mutex mutex;
   static std::map<Key, std::vector<Entry>> memo;
   static std::size_t entries = 0;
-  // A search inside one node reads no NET bandwidth: it runs on the node without them, so every NIC speed shares it.
-  const NodeTopology* searched = &node;
-  NodeTopology without_net;
+  const auto lookup = [&](const Key& key, const std::vector<float>& values) -> const NodeGraphs* {
+    const auto it = memo.find(key);
+    if (it == memo.end()) return nullptr;
+    for (const Entry& e : it->second)
+      if (e.answers(values)) return &e.graphs;
+    return nullptr;
+  };
+  const auto remember = [&](const Key& key, Entry entry) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (entries >= kMaxEntries) {
+      memo.clear();
+      entries = 0;
+    }
+    memo[key].push_back(std::move(entry));
+    ++entries;
+  };
   if (!options.multi_node) {
-    without_net = without_net_bandwidth(node);
-    searched = &without_net;
+    // A search inside one node reads no NET bandwidth: every NIC speed shares it, found without setting up a search.
+    const Key key = key_of(node, options, search_nvls, search_collnet, {});
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (const NodeGraphs* g = lookup(key, {})) return *g;
+    }
+    NodeGraphs graphs = search_node_graphs(without_net_bandwidth(node), options, search_nvls, search_collnet);
+    remember(key, Entry{{}, NetBandwidthMoves{}, graphs});
+    return graphs;
   }
-  NodeGraphSearch search(*searched, options);
+  // A multi-node search: what it reads of the NETs comes from setting it up.
+  NodeGraphSearch search(node, options);
   NetBandwidthInputs inputs = search.net_inputs();
   const Key key = key_of(node, options, search_nvls, search_collnet, inputs.decided);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = memo.find(key); it != memo.end())
-      for (const Entry& e : it->second)
-        if (e.answers(inputs.values)) return e.graphs;
+    if (const NodeGraphs* g = lookup(key, inputs.values)) return *g;
   }
   NodeGraphs graphs = search.search(search_nvls, search_collnet);
-  Entry entry{std::move(inputs.values), search.net_moves(), graphs};
-  std::lock_guard<std::mutex> lock(mutex);
-  if (entries >= kMaxEntries) {
-    memo.clear();
-    entries = 0;
-  }
-  memo[key].push_back(std::move(entry));
-  ++entries;
+  remember(key, Entry{std::move(inputs.values), search.net_moves(), graphs});
   return graphs;
 }
 
