@@ -20,6 +20,8 @@ enum class PacketEventKind : std::uint8_t {
   kNack,       // a = flow, b = the receiver's expected packet, c = flow serial (lossy mode)
   kTimeout,    // a = flow, b = watchdog generation, c = flow serial (lossy mode)
   kAck,        // a = flow, b = segment, c = flow serial: a segment's completion reaches the sender (TIMELY)
+  kHostExit,   // a = link: the first packet that ends its run of host links there reaches the link's far end
+  kHostXon,    // a = ingress link, b = host link: PFC may resume the ingress once the host link's backlog is low
 };
 
 struct PacketEvent {
@@ -46,17 +48,34 @@ class PacketEventQueue {
     sift_up(heap_.size() - 1);
   }
 
+  // Floyd's pop: the hole left by the top goes down to a leaf along the smaller children (one comparison per level,
+  // picked without a branch), then the last event rises from there (usually a level or two). The order of events
+  // is a strict total order, so they come out in the same sequence as with any other heap.
   PacketEvent pop() {
-    PacketEvent top = heap_.front();
-    heap_.front() = heap_.back();
+    const PacketEvent top = heap_.front();
+    const PacketEvent last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0);
+    const std::size_t n = heap_.size();
+    if (n == 0) return top;
+    std::size_t i = 0;
+    for (std::size_t child = 1; child < n; child = 2 * i + 1) {
+      if (child + 1 < n) child += static_cast<std::size_t>(before(heap_[child + 1], heap_[child]));
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!before(last, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = last;
     return top;
   }
 
  private:
   static bool before(const PacketEvent& x, const PacketEvent& y) {
-    return x.time != y.time ? x.time < y.time : x.order < y.order;
+    return (x.time < y.time) | ((x.time == y.time) & (x.order < y.order));
   }
   void sift_up(std::size_t i) {
     const PacketEvent e = heap_[i];
@@ -68,20 +87,6 @@ class PacketEventQueue {
     }
     heap_[i] = e;
   }
-  void sift_down(std::size_t i) {
-    const std::size_t n = heap_.size();
-    const PacketEvent e = heap_[i];
-    for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-      if (!before(heap_[child], e)) break;
-      heap_[i] = heap_[child];
-      i = child;
-    }
-    heap_[i] = e;
-  }
-
   std::vector<PacketEvent> heap_;
   std::uint64_t next_order_ = 0;
 };

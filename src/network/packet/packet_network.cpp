@@ -26,6 +26,7 @@ PacketNetwork::PacketNetwork(std::vector<double> capacity_Bps, std::vector<SimTi
       capacity_(std::move(capacity_Bps)),
       latency_(std::move(latency)),
       ports_(capacity_.size()),
+      source_port_(capacity_.size(), 0),
       host_link_(capacity_.size(), 0),
       from_switch_(capacity_.size(), -1),
       to_switch_(capacity_.size(), -1),
@@ -289,10 +290,12 @@ void PacketNetwork::note_held(LinkId in, LinkId out, std::int32_t wire) {
   held.emplace_back(out, wire);
 }
 
-void PacketNetwork::send_pause(LinkId ingress_link, bool on) {
+void PacketNetwork::send_pause(LinkId ingress_link, bool on, LinkId cause) {
   Port& p = ports_[static_cast<std::size_t>(ingress_link)];
   p.pause_sent = on;
-  if (on && !pause_intervals_.empty()) {
+  if (on && cause >= 0) {
+    p.pause_cause = cause;
+  } else if (on && !pause_intervals_.empty()) {
     // The congestion tree's next edge: where this link's bytes wait most (the first such egress on a tie).
     p.pause_cause = -1;
     std::int64_t most = 0;
@@ -394,6 +397,7 @@ FlowId PacketNetwork::begin_flow(SimTime now, std::span<const LinkId> path, std:
   f.path = std::move(path_storage);
   f.tail = std::move(tail_storage);
   f.path.assign(path.begin(), path.end());
+  source_port_[static_cast<std::size_t>(path.front())] = 1;
   f.serial = next_serial_++;
   f.bytes = bytes;
   f.packets = static_cast<std::int32_t>(packets64);
@@ -453,11 +457,13 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
   }
   Port& p = ports_[l];
   if (p.busy) {
-    // The packet on the wire keeps the bytes it has left and goes on at the new speed.
+    // The packet on the wire keeps the bytes it has left and goes on at the new speed. (On a host link it may not
+    // have started yet: packets reserved the link before it.)
     if (old > 0) {
-      const double sent = old * static_cast<double>(now_ - p.tx_update) / static_cast<double>(kPicosPerSecond);
+      const SimTime elapsed = std::max<SimTime>(0, now_ - p.tx_update);
+      const double sent = old * static_cast<double>(elapsed) / static_cast<double>(kPicosPerSecond);
       p.tx_remaining = std::max(0.0, p.tx_remaining - sent);
-      p.stats.transmit_time += now_ - p.tx_update;
+      p.stats.transmit_time += elapsed;
     }
     p.tx_update = now_;
     ++p.tx_gen;
@@ -467,9 +473,18 @@ void PacketNetwork::set_capacity(LinkId link, double capacity_Bps, SimTime now) 
     } else {
       p.tx_end = kNever;
     }
-  } else {
-    try_transmit(link);
   }
+  if (virtual_host(link) && capacity_Bps > 0) {
+    // Packets reserved the link at the old speed and keep their times; the one on the wire goes first; those that
+    // reached it while it was down go on now, in their order.
+    if (p.busy) p.free_at = std::max(p.free_at, p.tx_end);
+    while (!p.fifo.empty()) {
+      const QueuedPacket pkt = p.fifo.pop();
+      p.fifo_bytes -= wire_of(flows_[static_cast<std::size_t>(pkt.flow)], pkt.seq);
+      cross_host_link(pkt.flow, pkt, now_);
+    }
+  }
+  if (!p.busy) try_transmit(link);
   if (old <= 0) {  // lossy flows, and lossless ones that lost a packet past a full headroom
     // Back up: the watchdogs parked while it was down run again (by id: deterministic).
     for (std::size_t i = 0; i < flows_.size(); ++i) {
@@ -589,6 +604,11 @@ void PacketNetwork::process(const PacketEvent& e) {
       return;
     case PacketEventKind::kArrive: on_arrive(e.a, e.b, e.hop, e.ecn, static_cast<std::uint8_t>(e.c)); return;
     case PacketEventKind::kPause: on_pause(e.a, e.b != 0); return;
+    case PacketEventKind::kHostExit: on_host_exit(e.a); return;
+    case PacketEventKind::kHostXon:
+      ports_[static_cast<std::size_t>(e.a)].xon_pending = false;
+      check_host_backlog(e.a, e.b);
+      return;
     default: break;
   }
   // Flow events: stale once the flow finished or its slot carries another flow.
@@ -636,17 +656,21 @@ SimTime PacketNetwork::serialization(const Port& port, LinkId link, std::int32_t
 void PacketNetwork::try_transmit(LinkId link) {
   Port& p = ports_[static_cast<std::size_t>(link)];
   if (p.busy || p.paused || capacity_[static_cast<std::size_t>(link)] <= 0) return;
-  const bool has_fifo = !p.fifo.empty();
+  // A host link's forwarded packets never wait in its FIFO (cross_host_link): its flows' packets reserve it after
+  // them, from when it is next free.
+  const bool host = host_link_[static_cast<std::size_t>(link)] == 1;
+  const bool has_fifo = !virtual_host(link) && !p.fifo.empty();
   if (!has_fifo && p.ready.empty()) return;
   const bool local = !p.ready.empty() && (!has_fifo || p.serve_local_next);
   p.serve_local_next = !local;
+  const SimTime start = host ? std::max(now_, p.free_at) : now_;
   QueuedPacket pkt;
   std::int32_t wire;
   if (local) {
     const FlowId id = p.ready.pop();
     const Flow& f = flows_[static_cast<std::size_t>(id)];
     wire = wire_of(f, f.next_seq);
-    pkt = take_from_qp(id, link, now_ + serialization(p, link, wire));
+    pkt = take_from_qp(id, link, start + serialization(p, link, wire));
   } else {
     pkt = p.fifo.pop();
     const Flow& f = flows_[static_cast<std::size_t>(pkt.flow)];
@@ -668,8 +692,9 @@ void PacketNetwork::try_transmit(LinkId link) {
   p.busy = true;
   p.in_tx = pkt;
   p.tx_remaining = wire;
-  p.tx_update = now_;
-  p.tx_end = now_ + serialization(p, link, wire);
+  p.tx_update = start;
+  p.tx_end = start + serialization(p, link, wire);
+  if (host) p.free_at = p.tx_end;
   events_.push(p.tx_end, PacketEventKind::kTxDone, link, ++p.tx_gen);
 }
 
@@ -722,8 +747,94 @@ void PacketNetwork::on_tx_done(LinkId link) {
     mf.last_hop = pkt.hop;
     mf.last_at = arrival;
   }
-  events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, pkt.route, pkt.hop, pkt.ecn);
+  const auto path = route_of(f, pkt.route);
+  if (arrival == now_ && pkt.hop + 1u < path.size() && virtual_host(path[pkt.hop + 1u])) {
+    // On to a host link with no latency to cross first: it reaches that link now.
+    QueuedPacket next = pkt;
+    ++next.hop;
+    cross_host_link(pkt.flow, next, arrival);
+  } else {
+    events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, pkt.route, pkt.hop, pkt.ecn);
+  }
   try_transmit(link);
+}
+
+// The packet reaches the transmitter of its route's link `pkt.hop`, a host link, at `at` (>= now): a FIFO, so it starts
+// at the later of its arrival and the link's free_at, and reserves the link for its serialization; a kHostExit event
+// hands it on when it reaches the far end (on_arrive). A link that is down holds it in its FIFO until set_capacity
+// brings the link back. (Working out several host links at once would reserve the later ones before packets that
+// reach them sooner: on a loaded NVLink mesh the idle gaps that left cut a ring's throughput tenfold.)
+void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  const LinkId link = route_of(f, pkt.route)[pkt.hop];
+  const auto l = static_cast<std::size_t>(link);
+  Port& p = ports_[l];
+  const std::int32_t wire = wire_of(f, pkt.seq);
+  if (capacity_[l] <= 0) {
+    p.fifo.push(pkt);
+    p.fifo_bytes += wire;
+    p.stats.max_queue_bytes = std::max(p.stats.max_queue_bytes, p.fifo_bytes);
+    return;
+  }
+  const SimTime start = std::max(at, p.free_at);
+  if (start > at) {  // the bytes ahead of it, and its own
+    const auto ahead = static_cast<std::int64_t>(static_cast<double>(start - at) * capacity_[l] /
+                                                 static_cast<double>(kPicosPerSecond));
+    p.stats.max_queue_bytes = std::max(p.stats.max_queue_bytes, ahead + wire);
+  }
+  const SimTime end = start + serialization(p, link, wire);
+  p.free_at = end;
+  p.stats.transmit_time += end - start;
+  ++p.stats.packets_sent;
+  p.stats.wire_bytes_sent += wire;
+  p.payload_bytes_sent += wire - config_.header_bytes;
+  const SimTime t = end + latency_[l];
+  if (pkt.seq + 1 == f.packets) {
+    f.last_hop = pkt.hop;
+    f.last_at = t;
+  }
+  // Exits at one link come in time order (each left it after the one before): only the first needs an event.
+  if (p.exits.empty()) events_.push(t, PacketEventKind::kHostExit, link, 0);
+  p.exits.push(HostExit{t, pkt});
+}
+
+void PacketNetwork::on_host_exit(LinkId link) {
+  Port& p = ports_[static_cast<std::size_t>(link)];
+  const QueuedPacket pkt = p.exits.pop().packet;
+  if (!p.exits.empty()) events_.push(p.exits.front().at, PacketEventKind::kHostExit, link, 0);
+  on_arrive(pkt.flow, pkt.seq, pkt.hop, pkt.ecn, pkt.route);
+}
+
+// Bytes a host link has yet to serialize (those reaching it while it is down included).
+std::int64_t PacketNetwork::host_backlog_bytes(LinkId host) const {
+  const auto l = static_cast<std::size_t>(host);
+  const Port& p = ports_[l];
+  const SimTime busy = std::max<SimTime>(0, p.free_at - now_);
+  return p.fifo_bytes +
+         static_cast<std::int64_t>(static_cast<double>(busy) * capacity_[l] / static_cast<double>(kPicosPerSecond));
+}
+
+// PFC where the fabric enters a host (a NIC's port onto PCIe or NVLink): the fabric link `ingress` is paused while
+// the host link's backlog is above XOFF, and resumes once it is at XON or below (and nothing else holds it), checked
+// when the backlog would have drained to XON, or every 10 us while the host link is down.
+void PacketNetwork::check_host_backlog(LinkId ingress, LinkId host) {
+  Port& in = ports_[static_cast<std::size_t>(ingress)];
+  const std::int64_t backlog = host_backlog_bytes(host);
+  if (!in.pause_sent) {
+    if (backlog <= config_.pfc.xoff_bytes) return;
+    send_pause(ingress, true, host);
+  } else if (backlog <= config_.pfc.xon_bytes) {
+    // Drained; bytes queued in the fabric behind this ingress resume it themselves (release_ingress).
+    if (!in.xon_pending && in.ingress_bytes <= config_.pfc.xon_bytes) send_pause(ingress, false);
+    return;
+  }
+  if (in.xon_pending) return;
+  in.xon_pending = true;
+  const auto l = static_cast<std::size_t>(host);
+  const SimTime drained =
+      capacity_[l] > 0 ? ports_[l].free_at - transmit_time(static_cast<double>(config_.pfc.xon_bytes), capacity_[l])
+                       : now_ + 10'000'000;  // 10 us
+  events_.push(std::max(drained, now_ + 1), PacketEventKind::kHostXon, ingress, host);
 }
 
 // Adaptive routing at the switch a packet on `route` reached after `hop`: of the flow's routes whose link at `hop` is
@@ -755,6 +866,11 @@ void PacketNetwork::on_arrive(FlowId id, std::int32_t seq, std::uint16_t hop, st
   const auto path = route_of(f, route);
   const LinkId in = path[hop];
   const LinkId out = path[hop + 1u];
+  if (virtual_host(out)) {  // into a host: no drop, no mark; a backlog there pauses the fabric link it came over
+    cross_host_link(id, QueuedPacket{id, seq, static_cast<std::uint16_t>(hop + 1), ecn, route}, now_);
+    if (backpressured(in)) check_host_backlog(in, out);
+    return;
+  }
   Port& q = ports_[static_cast<std::size_t>(out)];
   const std::int32_t wire = wire_of(f, seq);
   const bool host_out = host_link_[static_cast<std::size_t>(out)] != 0;

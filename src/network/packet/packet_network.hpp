@@ -23,10 +23,19 @@
 //    sender after the path's latency; the RTT of the segment's last packet (less its serialization) sets the rate.
 //  - A flow finishes when its last packet is delivered in order at the destination.
 //
-// The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and hop there are
+// The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and Ethernet hop there are
 // two: the port's departure (TxDone: the next packet starts then, no event per queued packet) and
 // the arrival at the far end. A flow whose rate limiter allows its next packet before its port is
 // free needs no event of its own.
+//
+// Host links (NVLink, PCIe: set_host_link) never pause, mark or drop: each is a FIFO whose departures are worked
+// out when a packet reaches it (it starts at the later of its arrival and the link's free_at), so a packet costs one
+// event per host hop (kHostExit, its arrival at the far end) instead of two. A coupled ring channel's path is mostly
+// host links. (Working out a whole run of host links at once would save more, but it reserves the later links before
+// packets that reach them sooner; on a loaded NVLink mesh the idle gaps that left cut a ring's throughput tenfold.)
+// A link where flows start (source_port_) keeps its port's turns between its QPs and forwarded packets. A NIC whose
+// host side backs up still pauses the fabric: its ingress pauses while the host link's backlog is above XOFF and
+// resumes at XON (kHostXon).
 //
 // next_completion(): a packet network cannot know when the next flow finishes without simulating
 // up to it, and a caller may start flows before then. So it returns a lower bound: the earliest
@@ -209,6 +218,13 @@ class PacketNetwork final : public TransferNetwork {
     SimTime tx_update = 0, tx_end = 0;
     std::int32_t tx_gen = 0;
     SimTime full_packet_ps = 0;  // serialization of a full packet at the current capacity
+    // A host link: when its transmitter is next free (packets reserve it as they reach it: cross_host_link), and
+    // the packets whose run of host links ends here, in order of arrival at its far end (the head has a kHostExit
+    // event). Its `fifo` holds only packets that reached it while it was down.
+    SimTime free_at = 0;
+    RingQueue<HostExit> exits;
+    // A fabric link into a NIC: a kHostXon check of the host link behind it is pending (check_host_backlog).
+    bool xon_pending = false;
     // PFC, this link as an ingress: bytes queued downstream that came over it.
     std::int64_t ingress_bytes = 0;
     // Recording the port history: the bytes that came over this link queued at each egress of the switch it enters,
@@ -244,6 +260,13 @@ class PacketNetwork final : public TransferNetwork {
   void try_transmit(LinkId link);
   QueuedPacket take_from_qp(FlowId flow, LinkId link, SimTime port_free_at);
   void on_tx_done(LinkId link);
+  bool virtual_host(LinkId link) const {
+    return host_link_[static_cast<std::size_t>(link)] == 1 && !source_port_[static_cast<std::size_t>(link)];
+  }
+  void cross_host_link(FlowId flow, QueuedPacket pkt, SimTime at);
+  void on_host_exit(LinkId link);
+  void check_host_backlog(LinkId ingress, LinkId host_link);
+  std::int64_t host_backlog_bytes(LinkId host_link) const;
   void on_arrive(FlowId flow, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn, std::uint8_t route);
   void deliver(FlowId flow, std::int32_t seq, std::uint8_t ecn);
   bool backpressured(LinkId link) const;
@@ -252,7 +275,7 @@ class PacketNetwork final : public TransferNetwork {
   void note_held(LinkId in, LinkId out, std::int32_t wire);
   SwitchBuffer* egress_buffer(LinkId out);
   std::int32_t buffer_slot(LinkId in, LinkId out) const;
-  void send_pause(LinkId ingress, bool on);
+  void send_pause(LinkId ingress, bool on, LinkId cause = -1);
   void on_pause(LinkId link, bool on);
   void on_cnp(FlowId flow);
   void on_ack(FlowId flow, std::int32_t segment);
@@ -274,8 +297,9 @@ class PacketNetwork final : public TransferNetwork {
   std::vector<SimTime> latency_;
   std::vector<LinkUsage> usage_;
   std::vector<Port> ports_;
-  std::vector<char> host_link_;                          // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
-  std::vector<std::vector<QueueSample>> queue_samples_;  // by link, when recording
+  std::vector<char> source_port_;  // by link: some flow started there (its QPs take turns with forwarded packets)
+  std::vector<char> host_link_;    // by link: 1 set_host_link, 2 set_nic_port (both credit-based)
+  std::vector<std::vector<QueueSample>> queue_samples_;      // by link, when recording
   std::vector<std::vector<PauseInterval>> pause_intervals_;  // by link, when recording
   // Switch buffers: by link, the switch it leaves / enters (ids as given; -1: none) and, once sealed, the index in
   // buffers_ of the switch whose Ethernet egress it is and its lossless ingress slot in the buffer of the switch it

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/time.hpp"
+
 namespace trainsim {
 
 template <class T>
@@ -43,6 +45,12 @@ struct QueuedPacket {
   std::uint16_t hop;   // index of this port's link on the packet's route
   std::uint8_t ecn;    // marked congestion-experienced on the way
   std::uint8_t route;  // which of the flow's routes it takes (0 for a flow with one)
+};
+
+// A packet at the end of a run of host links: it reaches the far end of the run's last link at `at`.
+struct HostExit {
+  SimTime at;
+  QueuedPacket packet;
 };
 
 }  // namespace trainsim

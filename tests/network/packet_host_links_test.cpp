@@ -1,0 +1,138 @@
+// PacketNetwork's host links (set_host_link: NVLink, PCIe): FIFOs whose departures are worked out when a packet
+// reaches them, one event per packet and hop. They must time packets exactly as the fabric's ports do when nothing
+// pauses, keep the order packets reach them in, hold packets while down, and pause the fabric link into a NIC whose
+// host side backs up.
+//
+// Numbers: MTU payload 4096 B + 62 B of headers = 4158 B per full packet; at 10 GB/s it serializes in 415,800 ps.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "network/packet/packet_network.hpp"
+#include "network_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::kGBps;
+using testing::kUs;
+
+constexpr SimTime kPacketPs = 415'800;  // 4158 B at 10 GB/s
+
+PacketConfig no_cc() {
+  PacketConfig c;
+  c.congestion_control = CongestionControl::None;
+  c.ecn.enabled = false;
+  return c;
+}
+
+// Runs to idle; the finish time of each flow, by id.
+std::vector<SimTime> finish_at(PacketNetwork& net, std::size_t flows) {
+  std::vector<SimTime> at(flows, -1);
+  std::vector<FlowId> finished;
+  for (SimTime t = net.next_completion(); t != kNever; t = net.next_completion()) {
+    net.advance(t, finished);
+    for (FlowId f : finished) at[static_cast<std::size_t>(f)] = t;
+  }
+  return at;
+}
+
+// Three hops at 10, 5 and 10 GB/s: 1 MB (244 full packets and one of 576 B) takes the slow hop's pace. As host links
+// and as fabric links that nothing pauses, the flow finishes at the same picosecond: the slow hop sends the full
+// packets in 244 x 831,600 ps after the first one's 415,800 ps on hop 0; on hop 2 the last full packet takes 415,800
+// and the small one, which left hop 1 only 127,600 later, follows it with its 63,800; plus 3 x 1 us.
+TEST(PacketHostLinks, AChainOfHostLinksTimesPacketsAsFabricPortsDo) {
+  const std::vector<double> capacity{10 * kGBps, 5 * kGBps, 10 * kGBps};
+  const std::vector<SimTime> latency{1 * kUs, 1 * kUs, 1 * kUs};
+  PacketNetwork host(capacity, latency, 0, no_cc());
+  PacketNetwork fabric(capacity, latency, 0, no_cc());
+  for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
+  host.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
+  fabric.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
+  const SimTime on_host = finish_at(host, 1)[0];
+  EXPECT_EQ(on_host, finish_at(fabric, 1)[0]);
+  EXPECT_EQ(on_host, kPacketPs + 244 * 2 * kPacketPs + kPacketPs + 63'800 + 3 * kUs);
+  // The statistics count every packet on every hop, and the slow hop's queue.
+  const auto stats = host.packet_link_statistics();
+  for (const auto& s : stats) EXPECT_EQ(s.packets_sent, 245);
+  EXPECT_EQ(stats[1].transmit_time, 2 * (244 * kPacketPs + 63'800));
+  EXPECT_GT(stats[1].max_queue_bytes, 100'000);  // hop 0 delivers twice as fast as hop 1 drains
+  EXPECT_EQ(host.link_statistics()[2].bytes_carried, 1e6);
+}
+
+// Two flows from two host ingresses (links 0 and 1) merge on host link 2, which drains at half their sum: served in
+// the order their packets reach it, each gets half, and both finish within a packet time of each other and of the
+// same network on fabric links. Flow 1 starts 50 us later: until then flow 0 has link 2 alone.
+TEST(PacketHostLinks, FlowsMergingOnAHostLinkShareItInArrivalOrder) {
+  const std::vector<double> capacity{10 * kGBps, 10 * kGBps, 10 * kGBps};
+  const std::vector<SimTime> latency{1 * kUs, 1 * kUs, 1 * kUs};
+  PacketConfig lossy = no_cc();
+  lossy.pfc.enabled = false;  // the fabric twin: nothing pauses, and its buffer never fills
+  lossy.port_buffer_bytes = std::int64_t{1} << 40;
+  PacketNetwork host(capacity, latency, 0, no_cc());
+  PacketNetwork fabric(capacity, latency, 0, lossy);
+  for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
+  for (PacketNetwork* net : {&host, &fabric}) {
+    net->start(0, std::vector<LinkId>{0, 2}, 4'000'000);
+    net->start(50 * kUs, std::vector<LinkId>{1, 2}, 4'000'000);
+  }
+  const auto on_host = finish_at(host, 2);
+  const auto on_fabric = finish_at(fabric, 2);
+  for (std::size_t f = 0; f < 2; ++f)
+    EXPECT_NEAR(static_cast<double>(on_host[f]), static_cast<double>(on_fabric[f]), static_cast<double>(kPacketPs));
+  // Link 2 never idles from the first packet's arrival on: each flow is 976 full packets and one of 2,304 B (2,366 B
+  // on the wire, 236,600 ps), all sent by the last finish, plus link 2's latency.
+  EXPECT_EQ(std::max(on_host[0], on_host[1]), kPacketPs + 1 * kUs + 2 * (976 * kPacketPs + 236'600) + 1 * kUs);
+  EXPECT_LT(on_host[0], on_host[1]);
+}
+
+// A host link that goes down holds the packets that reach it; when it comes back they go on in order and the flow
+// delivers every byte once.
+TEST(PacketHostLinks, ADownHostLinkHoldsPacketsUntilItReturns) {
+  PacketNetwork net({10 * kGBps, 10 * kGBps}, {1 * kUs, 1 * kUs}, 0, no_cc());
+  net.set_host_link(0);
+  net.set_host_link(1);
+  const FlowId f = net.start(0, std::vector<LinkId>{0, 1}, 1'000'000);
+  std::vector<FlowId> finished;
+  net.advance(20 * kUs, finished);
+  net.set_capacity(1, 0, 20 * kUs);
+  net.advance(500 * kUs, finished);
+  EXPECT_TRUE(finished.empty());
+  EXPECT_TRUE(net.is_active(f));
+  EXPECT_GT(net.packet_link_statistics()[1].max_queue_bytes, 100'000);  // hop 0 kept sending into the down link
+  net.set_capacity(1, 10 * kGBps, 500 * kUs);
+  const auto at = finish_at(net, 1);
+  EXPECT_GT(at[0], 500 * kUs);
+  // What was left after 20 us goes at the line rate once the link is back: done well before the 102 us it took alone.
+  EXPECT_LT(at[0], 500 * kUs + 102 * kUs);
+  EXPECT_EQ(net.counters().packets_delivered, 245);
+  EXPECT_EQ(net.packet_link_statistics()[1].packets_sent, 245);
+}
+
+// A NIC whose host side is slower than its port: fabric link 0 (20 GB/s) delivers into host link 1 (10 GB/s). With
+// PFC the host link's backlog pauses link 0 (XOFF 256 KB), nothing is lost, the backlog stays near XOFF (plus what
+// was on link 0's wire), and the flow finishes at the host link's pace.
+TEST(PacketHostLinks, ABackedUpHostSidePausesTheFabricLinkIntoIt) {
+  PacketNetwork net({20 * kGBps, 10 * kGBps}, {1 * kUs, 1 * kUs}, 0, no_cc());
+  net.set_host_link(1);
+  net.record_port_history(4158, 0);
+  net.start(0, std::vector<LinkId>{0, 1}, 8'000'000);
+  const SimTime at = finish_at(net, 1)[0];
+  const auto stats = net.packet_link_statistics();
+  EXPECT_GT(stats[0].pause_events, 0);
+  EXPECT_GT(stats[0].paused_time, 0);
+  EXPECT_EQ(net.counters().drops, 0);
+  EXPECT_LT(stats[1].max_queue_bytes, 256 * 1024 + 2 * 20'000 + 2 * 4158);  // XOFF + link 0's bandwidth-delay
+  // 8 MB at 10 GB/s is 800 us (plus headers); pausing never starves the host link.
+  EXPECT_GT(at, 800 * kUs);
+  EXPECT_LT(at, 830 * kUs);
+  const auto& pauses = net.pause_intervals(0);
+  ASSERT_FALSE(pauses.empty());
+  EXPECT_EQ(pauses.front().cause, 1);  // the host link behind the NIC
+  EXPECT_NE(pauses.back().to, kNever);  // resumed before the end
+}
+
+}  // namespace
+}  // namespace trainsim
