@@ -130,7 +130,7 @@ TEST(PacketHostLinks, ABackedUpHostSidePausesTheFabricLinkIntoIt) {
   EXPECT_LT(at, 830 * kUs);
   const auto& pauses = net.pause_intervals(0);
   ASSERT_FALSE(pauses.empty());
-  EXPECT_EQ(pauses.front().cause, 1);  // the host link behind the NIC
+  EXPECT_EQ(pauses.front().cause, 1);   // the host link behind the NIC
   EXPECT_NE(pauses.back().to, kNever);  // resumed before the end
 }
 

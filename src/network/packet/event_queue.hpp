@@ -63,13 +63,8 @@ class PacketEventQueue {
       heap_[i] = heap_[child];
       i = child;
     }
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!before(last, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
     heap_[i] = last;
+    sift_up(i);
     return top;
   }
 
