@@ -28,13 +28,14 @@ PacketConfig no_cc() {
   return c;
 }
 
-// Runs to idle; the finish time of each flow, by id.
+// Runs to idle; the finish time of each of the first `flows` flow ids.
 std::vector<SimTime> finish_at(PacketNetwork& net, std::size_t flows) {
   std::vector<SimTime> at(flows, -1);
   std::vector<FlowId> finished;
   for (SimTime t = net.next_completion(); t != kNever; t = net.next_completion()) {
     net.advance(t, finished);
-    for (FlowId f : finished) at[static_cast<std::size_t>(f)] = t;
+    for (FlowId f : finished)
+      if (static_cast<std::size_t>(f) < flows) at[static_cast<std::size_t>(f)] = t;
   }
   return at;
 }
@@ -132,6 +133,75 @@ TEST(PacketHostLinks, ABackedUpHostSidePausesTheFabricLinkIntoIt) {
   ASSERT_FALSE(pauses.empty());
   EXPECT_EQ(pauses.front().cause, 1);   // the host link behind the NIC
   EXPECT_NE(pauses.back().to, kNever);  // resumed before the end
+}
+
+// Random traffic on two nodes of two GPUs each: NVLink through a switch (20 GB/s), PCIe to each GPU's NIC (16 GB/s
+// out, 6 GB/s in: slower than the 10 GB/s fabric, so NICs back up and pause it), one leaf. Flows inside a node, across
+// nodes, and across after an NVLink hop (as a ring channel goes); one GPU's PCIe link fails for a while. Every flow
+// completes with every packet delivered once, every host link sent exactly the packets routed over it, nothing is
+// dropped, the receivers' host sides paused the fabric, and a second run gives the same records.
+std::vector<FlowRecord> random_host_run(std::uint64_t seed) {
+  // 0..3 GPU g -> NVSwitch, 4..7 NVSwitch -> GPU g, 8..11 GPU -> NIC, 12..15 NIC -> GPU, 16..19 NIC -> leaf,
+  // 20..23 leaf -> NIC; node of GPU g: g / 2.
+  std::vector<double> cap(24, 10 * kGBps);
+  for (int l = 0; l < 8; ++l) cap[static_cast<std::size_t>(l)] = 20 * kGBps;
+  for (int l = 8; l < 12; ++l) cap[static_cast<std::size_t>(l)] = 16 * kGBps;
+  for (int l = 12; l < 16; ++l) cap[static_cast<std::size_t>(l)] = 6 * kGBps;
+  PacketConfig config;
+  config.seed = seed;
+  PacketNetwork net(cap, std::vector<SimTime>(24, kUs / 2), 0, config);
+  for (LinkId l = 0; l < 16; ++l) net.set_host_link(l);
+  for (LinkId l = 16; l < 20; ++l) net.set_nic_port(l);
+  std::uint64_t state = seed;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::int64_t>(state >> 33);
+  };
+  std::vector<std::int64_t> routed(24, 0);
+  std::int64_t packets = 0;
+  std::vector<FlowId> finished;
+  SimTime t = 0;
+  for (int i = 0; i < 40; ++i) {
+    t += next() % (10 * kUs);
+    if (i == 10) net.set_capacity(9, 0, t);
+    if (i == 25) net.set_capacity(9, 16 * kGBps, t);
+    net.advance(t, finished);
+    const int g = static_cast<int>(next() % 4), mate = g ^ 1, far = static_cast<int>((g / 2 == 0 ? 2 : 0) + next() % 2);
+    std::vector<LinkId> path;
+    switch (next() % 3) {
+      case 0: path = {g, 4 + mate}; break;
+      case 1: path = {8 + g, 16 + g, 20 + far, 12 + far}; break;
+      default: path = {g, 4 + mate, 8 + mate, 16 + mate, 20 + far, 12 + far}; break;
+    }
+    const std::int64_t bytes = 1 + next() % 800'000;
+    const std::int64_t n = (bytes + 4095) / 4096;
+    packets += n;
+    for (LinkId l : path) routed[static_cast<std::size_t>(l)] += n;
+    net.start(t, path, bytes);
+  }
+  finish_at(net, 0);
+  EXPECT_EQ(net.active_flows(), 0u);
+  EXPECT_EQ(net.completed_flows().size(), 40u);
+  EXPECT_EQ(net.counters().packets_delivered, packets);
+  EXPECT_EQ(net.counters().drops, 0);
+  const auto stats = net.packet_link_statistics();
+  for (std::size_t l = 0; l < 16; ++l) EXPECT_EQ(stats[l].packets_sent, routed[l]) << "host link " << l;
+  std::int64_t fabric_pauses = 0;
+  for (std::size_t l = 20; l < 24; ++l) fabric_pauses += stats[l].pause_events;
+  EXPECT_GT(fabric_pauses, 0);
+  return net.completed_flows();
+}
+
+TEST(PacketHostLinks, RandomTrafficThroughHostsCompletesDeterministically) {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto first = random_host_run(seed);
+    const auto second = random_host_run(seed);
+    ASSERT_EQ(first.size(), second.size());
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      EXPECT_EQ(first[i].serial, second[i].serial) << "seed " << seed;
+      EXPECT_EQ(first[i].finish, second[i].finish) << "seed " << seed;
+    }
+  }
 }
 
 }  // namespace
