@@ -47,17 +47,27 @@ std::vector<SimTime> finish_at(PacketNetwork& net, std::size_t flows) {
 TEST(PacketHostLinks, AChainOfHostLinksTimesPacketsAsFabricPortsDo) {
   const std::vector<double> capacity{10 * kGBps, 5 * kGBps, 10 * kGBps};
   const std::vector<SimTime> latency{1 * kUs, 1 * kUs, 1 * kUs};
+  PacketConfig unpaused = no_cc();
+  unpaused.pfc.enabled = false;  // the fabric twin: nothing pauses, and its buffer never fills
+  unpaused.port_buffer_bytes = std::int64_t{1} << 40;
   PacketNetwork host(capacity, latency, 0, no_cc());
-  PacketNetwork fabric(capacity, latency, 0, no_cc());
+  PacketNetwork fabric(capacity, latency, 0, unpaused);
   for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
   host.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
   fabric.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
   const SimTime on_host = finish_at(host, 1)[0];
   EXPECT_EQ(on_host, finish_at(fabric, 1)[0]);
   EXPECT_EQ(on_host, kPacketPs + 244 * 2 * kPacketPs + kPacketPs + 63'800 + 3 * kUs);
-  // The statistics count every packet on every hop, and the slow hop's queue.
+  // The statistics count every packet on every hop, and the slow hop's queue, as the fabric's ports do (a queue
+  // within one packet: a host link counts what is left of the packet on the wire too).
   const auto stats = host.packet_link_statistics();
-  for (const auto& s : stats) EXPECT_EQ(s.packets_sent, 245);
+  const auto twin = fabric.packet_link_statistics();
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(stats[l].packets_sent, 245);
+    EXPECT_EQ(stats[l].transmit_time, twin[l].transmit_time);
+    EXPECT_NEAR(static_cast<double>(stats[l].max_queue_bytes), static_cast<double>(twin[l].max_queue_bytes), 4158.0);
+  }
+  EXPECT_EQ(stats[2].max_queue_bytes, 4158);  // never waits: its own packet
   EXPECT_EQ(stats[1].transmit_time, 2 * (244 * kPacketPs + 63'800));
   EXPECT_GT(stats[1].max_queue_bytes, 100'000);  // hop 0 delivers twice as fast as hop 1 drains
   EXPECT_EQ(host.link_statistics()[2].bytes_carried, 1e6);

@@ -777,11 +777,11 @@ void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
     return;
   }
   const SimTime start = std::max(at, p.free_at);
-  if (start > at) {  // the bytes ahead of it, and its own
-    const auto ahead = static_cast<std::int64_t>(static_cast<double>(start - at) * capacity_[l] /
-                                                 static_cast<double>(kPicosPerSecond));
-    p.stats.max_queue_bytes = std::max(p.stats.max_queue_bytes, ahead + wire);
-  }
+  // The queue it joins, as a fabric port counts it: the bytes ahead of it, and its own.
+  const auto ahead = start > at ? static_cast<std::int64_t>(static_cast<double>(start - at) * capacity_[l] /
+                                                            static_cast<double>(kPicosPerSecond))
+                                : std::int64_t{0};
+  p.stats.max_queue_bytes = std::max(p.stats.max_queue_bytes, ahead + wire);
   const SimTime end = start + serialization(p, link, wire);
   p.free_at = end;
   p.stats.transmit_time += end - start;
