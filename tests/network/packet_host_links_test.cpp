@@ -40,19 +40,31 @@ std::vector<SimTime> finish_at(PacketNetwork& net, std::size_t flows) {
   return at;
 }
 
+// Three links of 1 us, 10, `middle_GBps` and 10 GB/s, twice: as host links, and as fabric links that nothing
+// pauses (no PFC, a buffer that never fills), the fabric behaving as a chain of plain FIFOs.
+struct Twins {
+  PacketNetwork host, fabric;
+  explicit Twins(double middle_GBps)
+      : host({10 * kGBps, middle_GBps * kGBps, 10 * kGBps}, std::vector<SimTime>(3, kUs), 0, no_cc()),
+        fabric({10 * kGBps, middle_GBps * kGBps, 10 * kGBps}, std::vector<SimTime>(3, kUs), 0, unpaused()) {
+    for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
+  }
+  static PacketConfig unpaused() {
+    PacketConfig c = no_cc();
+    c.pfc.enabled = false;
+    c.port_buffer_bytes = std::int64_t{1} << 40;
+    return c;
+  }
+};
+
 // Three hops at 10, 5 and 10 GB/s: 1 MB (244 full packets and one of 576 B) takes the slow hop's pace. As host links
 // and as fabric links that nothing pauses, the flow finishes at the same picosecond: the slow hop sends the full
 // packets in 244 x 831,600 ps after the first one's 415,800 ps on hop 0; on hop 2 the last full packet takes 415,800
 // and the small one, which left hop 1 only 127,600 later, follows it with its 63,800; plus 3 x 1 us.
 TEST(PacketHostLinks, AChainOfHostLinksTimesPacketsAsFabricPortsDo) {
-  const std::vector<double> capacity{10 * kGBps, 5 * kGBps, 10 * kGBps};
-  const std::vector<SimTime> latency{1 * kUs, 1 * kUs, 1 * kUs};
-  PacketConfig unpaused = no_cc();
-  unpaused.pfc.enabled = false;  // the fabric twin: nothing pauses, and its buffer never fills
-  unpaused.port_buffer_bytes = std::int64_t{1} << 40;
-  PacketNetwork host(capacity, latency, 0, no_cc());
-  PacketNetwork fabric(capacity, latency, 0, unpaused);
-  for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
+  Twins twins(5);
+  PacketNetwork& host = twins.host;
+  PacketNetwork& fabric = twins.fabric;
   host.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
   fabric.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
   const SimTime on_host = finish_at(host, 1)[0];
@@ -77,14 +89,9 @@ TEST(PacketHostLinks, AChainOfHostLinksTimesPacketsAsFabricPortsDo) {
 // the order their packets reach it, each gets half, and both finish within a packet time of each other and of the
 // same network on fabric links. Flow 1 starts 50 us later: until then flow 0 has link 2 alone.
 TEST(PacketHostLinks, FlowsMergingOnAHostLinkShareItInArrivalOrder) {
-  const std::vector<double> capacity{10 * kGBps, 10 * kGBps, 10 * kGBps};
-  const std::vector<SimTime> latency{1 * kUs, 1 * kUs, 1 * kUs};
-  PacketConfig lossy = no_cc();
-  lossy.pfc.enabled = false;  // the fabric twin: nothing pauses, and its buffer never fills
-  lossy.port_buffer_bytes = std::int64_t{1} << 40;
-  PacketNetwork host(capacity, latency, 0, no_cc());
-  PacketNetwork fabric(capacity, latency, 0, lossy);
-  for (LinkId l = 0; l < 3; ++l) host.set_host_link(l);
+  Twins twins(10);
+  PacketNetwork& host = twins.host;
+  PacketNetwork& fabric = twins.fabric;
   for (PacketNetwork* net : {&host, &fabric}) {
     net->start(0, std::vector<LinkId>{0, 2}, 4'000'000);
     net->start(50 * kUs, std::vector<LinkId>{1, 2}, 4'000'000);
