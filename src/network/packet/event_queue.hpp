@@ -12,7 +12,6 @@ namespace trainsim {
 
 enum class PacketEventKind : std::uint8_t {
   kTxDone,     // a = link, b = the link's transmit generation (stale when it changed)
-  kArrive,     // a = flow, b = packet seq, hop = link index on the path, ecn = marked
   kQpReady,    // a = flow, b = pacing generation, c = flow serial: the rate limiter allows a packet
   kPause,      // a = link, b = 1 PAUSE / 0 RESUME, reaching the link's transmitter
   kCnp,        // a = flow, c = flow serial: a CNP reaches the sender
@@ -20,7 +19,7 @@ enum class PacketEventKind : std::uint8_t {
   kNack,       // a = flow, b = the receiver's expected packet, c = flow serial (lossy mode)
   kTimeout,    // a = flow, b = watchdog generation, c = flow serial (lossy mode)
   kAck,        // a = flow, b = segment, c = flow serial: a segment's completion reaches the sender (TIMELY)
-  kHostExit,   // a = link: the first packet that ends its run of host links there reaches the link's far end
+  kFarEnd,     // a = link: the first packet on the link's wire reaches its far end
   kHostXon,    // a = ingress link, b = host link: PFC may resume the ingress once the host link's backlog is low
 };
 

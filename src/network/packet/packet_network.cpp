@@ -602,9 +602,8 @@ void PacketNetwork::process(const PacketEvent& e) {
     case PacketEventKind::kTxDone:
       if (e.b == ports_[static_cast<std::size_t>(e.a)].tx_gen) on_tx_done(e.a);
       return;
-    case PacketEventKind::kArrive: on_arrive(e.a, e.b, e.hop, e.ecn, static_cast<std::uint8_t>(e.c)); return;
     case PacketEventKind::kPause: on_pause(e.a, e.b != 0); return;
-    case PacketEventKind::kHostExit: on_host_exit(e.a); return;
+    case PacketEventKind::kFarEnd: on_far_end(e.a); return;
     case PacketEventKind::kHostXon:
       ports_[static_cast<std::size_t>(e.a)].xon_pending = false;
       check_host_backlog(e.a, e.b);
@@ -754,14 +753,15 @@ void PacketNetwork::on_tx_done(LinkId link) {
     ++next.hop;
     cross_host_link(pkt.flow, next, arrival);
   } else {
-    events_.push(arrival, PacketEventKind::kArrive, pkt.flow, pkt.seq, pkt.route, pkt.hop, pkt.ecn);
+    if (p.wire.empty()) events_.push(arrival, PacketEventKind::kFarEnd, link, 0);
+    p.wire.push(OnWire{arrival, pkt});
   }
   try_transmit(link);
 }
 
 // The packet reaches the transmitter of its route's link `pkt.hop`, a host link, at `at` (>= now): a FIFO, so it starts
-// at the later of its arrival and the link's free_at, and reserves the link for its serialization; a kHostExit event
-// hands it on when it reaches the far end (on_arrive). A link that is down holds it in its FIFO until set_capacity
+// at the later of its arrival and the link's free_at, and reserves the link for its serialization; a kFarEnd event
+// hands it on when it reaches the far end (on_far_end). A link that is down holds it in its FIFO until set_capacity
 // brings the link back. (Working out several host links at once would reserve the later ones before packets that
 // reach them sooner: on a loaded NVLink mesh the idle gaps that left cut a ring's throughput tenfold.)
 void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
@@ -793,15 +793,16 @@ void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
     f.last_hop = pkt.hop;
     f.last_at = t;
   }
-  // Exits at one link come in time order (each left it after the one before): only the first needs an event.
-  if (p.exits.empty()) events_.push(t, PacketEventKind::kHostExit, link, 0);
-  p.exits.push(HostExit{t, pkt});
+  if (p.wire.empty()) events_.push(t, PacketEventKind::kFarEnd, link, 0);
+  p.wire.push(OnWire{t, pkt});
 }
 
-void PacketNetwork::on_host_exit(LinkId link) {
+// The first packet on the link's wire reaches its far end. Packets reach it in the order they left (each left after
+// the one before, and the latency is the link's): only the first of them has an event.
+void PacketNetwork::on_far_end(LinkId link) {
   Port& p = ports_[static_cast<std::size_t>(link)];
-  const QueuedPacket pkt = p.exits.pop().packet;
-  if (!p.exits.empty()) events_.push(p.exits.front().at, PacketEventKind::kHostExit, link, 0);
+  const QueuedPacket pkt = p.wire.pop().packet;
+  if (!p.wire.empty()) events_.push(p.wire.front().at, PacketEventKind::kFarEnd, link, 0);
   on_arrive(pkt.flow, pkt.seq, pkt.hop, pkt.ecn, pkt.route);
 }
 

@@ -25,12 +25,13 @@
 //
 // The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and Ethernet hop there are
 // two: the port's departure (TxDone: the next packet starts then, no event per queued packet) and
-// the arrival at the far end. A flow whose rate limiter allows its next packet before its port is
-// free needs no event of its own.
+// the arrival at the far end (kFarEnd: packets reach a link's far end in the order they left, so each link keeps
+// those on its wire in a ring and only the first is in the heap). A flow whose rate limiter allows its next packet
+// before its port is free needs no event of its own.
 //
 // Host links (NVLink, PCIe: set_host_link) never pause, mark or drop: each is a FIFO whose departures are worked
 // out when a packet reaches it (it starts at the later of its arrival and the link's free_at), so a packet costs one
-// event per host hop (kHostExit, its arrival at the far end) instead of two. A coupled ring channel's path is mostly
+// event per host hop (kFarEnd, its arrival at the far end) instead of two. A coupled ring channel's path is mostly
 // host links. (Working out a whole run of host links at once would save more, but it reserves the later links before
 // packets that reach them sooner; on a loaded NVLink mesh the idle gaps that left cut a ring's throughput tenfold.)
 // A link where flows start (source_port_) keeps its port's turns between its QPs and forwarded packets. A NIC whose
@@ -218,11 +219,11 @@ class PacketNetwork final : public TransferNetwork {
     SimTime tx_update = 0, tx_end = 0;
     std::int32_t tx_gen = 0;
     SimTime full_packet_ps = 0;  // serialization of a full packet at the current capacity
-    // A host link: when its transmitter is next free (packets reserve it as they reach it: cross_host_link), and
-    // the packets whose run of host links ends here, in order of arrival at its far end (the head has a kHostExit
-    // event). Its `fifo` holds only packets that reached it while it was down.
+    // The packets that left this port and have yet to reach the link's far end, in order (the first has a kFarEnd
+    // event). A host link: when its transmitter is next free (packets reserve it as they reach it:
+    // cross_host_link); its `fifo` holds only packets that reached it while it was down.
+    RingQueue<OnWire> wire;
     SimTime free_at = 0;
-    RingQueue<HostExit> exits;
     // A fabric link into a NIC: a kHostXon check of the host link behind it is pending (check_host_backlog).
     bool xon_pending = false;
     // PFC, this link as an ingress: bytes queued downstream that came over it.
@@ -264,7 +265,7 @@ class PacketNetwork final : public TransferNetwork {
     return host_link_[static_cast<std::size_t>(link)] == 1 && !source_port_[static_cast<std::size_t>(link)];
   }
   void cross_host_link(FlowId flow, QueuedPacket pkt, SimTime at);
-  void on_host_exit(LinkId link);
+  void on_far_end(LinkId link);
   void check_host_backlog(LinkId ingress, LinkId host_link);
   std::int64_t host_backlog_bytes(LinkId host_link) const;
   void on_arrive(FlowId flow, std::int32_t seq, std::uint16_t hop, std::uint8_t ecn, std::uint8_t route);

@@ -47,8 +47,8 @@ struct QueuedPacket {
   std::uint8_t route;  // which of the flow's routes it takes (0 for a flow with one)
 };
 
-// A packet at the end of a run of host links: it reaches the far end of the run's last link at `at`.
-struct HostExit {
+// A packet on a link's wire: it reaches the link's far end at `at`.
+struct OnWire {
   SimTime at;
   QueuedPacket packet;
 };
