@@ -23,7 +23,7 @@
 //    sender after the path's latency; the RTT of the segment's last packet (less its serialization) sets the rate.
 //  - A flow finishes when its last packet is delivered in order at the destination.
 //
-// The event loop is a heap of 32-byte POD events (event_queue.hpp). Per packet and Ethernet hop there are
+// The event loop is a queue of 24-byte POD events (event_queue.hpp). Per packet and Ethernet hop there are
 // two: the port's departure (TxDone: the next packet starts then, no event per queued packet) and
 // the arrival at the far end (kFarEnd: packets reach a link's far end in the order they left, so each link keeps
 // those on its wire in a ring and only the first is in the heap). A flow whose rate limiter allows its next packet
