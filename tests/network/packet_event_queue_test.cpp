@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "network/packet/event_queue.hpp"
+#include "network_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -18,11 +19,7 @@ using Key = std::tuple<SimTime, std::int32_t>;  // (time, push index): the order
 
 TEST(PacketEventQueue, RandomPushesAndPopsComeOutInTimeThenPushOrder) {
   for (std::uint64_t seed : {1u, 7u, 42u}) {
-    std::uint64_t state = seed;
-    const auto next = [&state] {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      return static_cast<std::int64_t>(state >> 33);
-    };
+    testing::Lcg next(seed);
     PacketEventQueue q;
     std::priority_queue<Key, std::vector<Key>, std::greater<>> reference;
     SimTime now = 0;

@@ -169,11 +169,7 @@ std::vector<FlowRecord> random_host_run(std::uint64_t seed) {
   PacketNetwork net(cap, std::vector<SimTime>(24, kUs / 2), 0, config);
   for (LinkId l = 0; l < 16; ++l) net.set_host_link(l);
   for (LinkId l = 16; l < 20; ++l) net.set_nic_port(l);
-  std::uint64_t state = seed;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<std::int64_t>(state >> 33);
-  };
+  testing::Lcg next(seed);
   std::vector<std::int64_t> routed(24, 0);
   std::int64_t packets = 0;
   std::vector<FlowId> finished;

@@ -603,11 +603,7 @@ std::vector<FlowRecord> random_run(bool lossless, std::uint64_t seed) {
   config.port_buffer_bytes = 200'000;
   config.seed = seed;
   PacketNetwork net(cap, std::vector<SimTime>(12, 1 * kUs), 0, config);
-  std::uint64_t state = seed;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<std::int64_t>(state >> 33);
-  };
+  testing::Lcg next(seed);
   std::vector<FlowId> finished;
   std::int64_t packets = 0;
   SimTime t = 0;

@@ -746,8 +746,8 @@ void PacketNetwork::on_tx_done(LinkId link) {
     mf.last_hop = pkt.hop;
     mf.last_at = arrival;
   }
-  const auto path = route_of(f, pkt.route);
-  if (arrival == now_ && pkt.hop + 1u < path.size() && virtual_host(path[pkt.hop + 1u])) {
+  if (arrival == now_ && pkt.hop + 1u < route_of(f, pkt.route).size() &&
+      virtual_host(route_of(f, pkt.route)[pkt.hop + 1u])) {
     // On to a host link with no latency to cross first: it reaches that link now.
     QueuedPacket next = pkt;
     ++next.hop;
