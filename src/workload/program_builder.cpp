@@ -58,7 +58,7 @@ std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps)
   return static_cast<std::uint32_t>(prog_.ops.size() - 1);
 }
 
-std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name, const KernelDesc& k, int launches) {
+std::uint32_t RankBuilder::compute(const OpContext& ctx, std::string_view name, const KernelDesc& k, int launches) {
   TRAINSIM_CHECK(launches >= 0 && launches <= 255, fmt::format("op '{}' launches {} kernels", name, launches));
   Op op;
   op.type = Op::Type::Compute;
@@ -77,28 +77,29 @@ std::uint32_t RankBuilder::compute(const OpContext& ctx, const std::string& name
   return id;
 }
 
-std::uint32_t RankBuilder::collective_on_sms(const OpContext& ctx, Stream stream, const std::string& name,
-                                             CollKind kind, std::uint32_t group, std::int64_t bytes, int sms) {
-  if (sms < 0 || sms > 32767) throw Error("workload: '" + name + "' holds " + std::to_string(sms) + " SMs");
+std::uint32_t RankBuilder::collective_on_sms(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
+                                             std::uint32_t group, std::int64_t bytes, int sms) {
+  if (sms < 0 || sms > 32767)
+    throw Error("workload: '" + std::string(name) + "' holds " + std::to_string(sms) + " SMs");
   CollectiveDesc desc{kind, group, bytes};
   desc.sms = static_cast<std::int16_t>(sms);
   return append_collective(ctx, stream, name, desc);
 }
 
-std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                       std::uint32_t group, std::int64_t bytes, int sender) {
   CollectiveDesc desc{kind, group, bytes};
   if (sender >= 0) {
     const auto& ranks = wb_.group_ranks(group);
     const auto it = std::find(ranks.begin(), ranks.end(), sender);
     if (it == ranks.end())
-      throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + name + "'");
+      throw Error("workload: sender " + std::to_string(sender) + " is not in the group of '" + std::string(name) + "'");
     desc.sender = static_cast<std::int8_t>(it - ranks.begin());
   }
   return append_collective(ctx, stream, name, desc);
 }
 
-std::uint32_t RankBuilder::append_collective(const OpContext& ctx, Stream stream, const std::string& name,
+std::uint32_t RankBuilder::append_collective(const OpContext& ctx, Stream stream, std::string_view name,
                                              const CollectiveDesc& desc) {
   const std::uint32_t group = desc.group;
   Op op;
@@ -158,12 +159,12 @@ std::uint32_t WorkloadBuilder::collective(const CollectiveDesc& c) {
   return it->second;
 }
 
-std::uint16_t WorkloadBuilder::name(const std::string& n) {
-  if (const auto it = name_ids_.find(std::string_view(n)); it != name_ids_.end()) return it->second;
+std::uint16_t WorkloadBuilder::name(std::string_view n) {
+  if (const auto it = name_ids_.find(n); it != name_ids_.end()) return it->second;
   if (wl_.names.size() >= std::numeric_limits<std::uint16_t>::max()) throw Error("too many distinct op names");
   const auto id = static_cast<std::uint16_t>(wl_.names.size());
-  name_ids_.emplace(n, id);
-  wl_.names.push_back(n);
+  name_ids_.emplace(std::string(n), id);
+  wl_.names.emplace_back(n);
   return id;
 }
 

@@ -31,16 +31,16 @@ class RankBuilder {
   RankBuilder(WorkloadBuilder& wb, RankProgram& program) : wb_(wb), prog_(program) {}
 
   // `launches`: the kernels the host launches for it (Op::launches), when one op stands for several.
-  std::uint32_t compute(const OpContext& ctx, const std::string& name, const KernelDesc& k, int launches = 1);
+  std::uint32_t compute(const OpContext& ctx, std::string_view name, const KernelDesc& k, int launches = 1);
   // `sender`: for a one-way SendRecv, the global rank that sends (-1: both members send).
-  std::uint32_t collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+  std::uint32_t collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                            std::uint32_t group, std::int64_t bytes, int sender = -1);
   // A collective whose kernels hold `sms` SMs instead of one CTA per NCCL channel (CollectiveDesc::sms).
-  std::uint32_t collective_on_sms(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+  std::uint32_t collective_on_sms(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                   std::uint32_t group, std::int64_t bytes, int sms);
   void wait(std::uint32_t op) { frontier_.push_back(op); }
   // A collective the compute stream waits for right away (synchronous NCCL call).
-  std::uint32_t sync_collective(const OpContext& ctx, Stream stream, const std::string& name, CollKind kind,
+  std::uint32_t sync_collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                 std::uint32_t group, std::int64_t bytes, int sender = -1) {
     const auto id = collective(ctx, stream, name, kind, group, bytes, sender);
     wait(id);
@@ -52,7 +52,7 @@ class RankBuilder {
 
  private:
   std::uint32_t append(Op op, const std::vector<std::uint32_t>& deps);
-  std::uint32_t append_collective(const OpContext& ctx, Stream stream, const std::string& name,
+  std::uint32_t append_collective(const OpContext& ctx, Stream stream, std::string_view name,
                                   const CollectiveDesc& desc);
 
   WorkloadBuilder& wb_;
@@ -91,7 +91,7 @@ class WorkloadBuilder {
   std::uint32_t kernel(const KernelDesc& k);
   std::uint32_t collective(const CollectiveDesc& c);
   const std::vector<int>& group_ranks(std::uint32_t group) const { return wl_.groups[group].ranks; }
-  std::uint16_t name(const std::string& n);
+  std::uint16_t name(std::string_view n);
   bool is_simulated(int rank) const;
 
   // Program of the i-th simulated rank.
