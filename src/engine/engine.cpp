@@ -145,7 +145,6 @@ class Simulator {
       total_ops += wl.ranks[r].ops.size();
     }
     total_ops_ = static_cast<std::int64_t>(total_ops);
-    queue_.reserve(std::min<std::size_t>(total_ops, 1 << 20));
   }
 
   SimulationOutput run() {

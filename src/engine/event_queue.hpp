@@ -17,7 +17,6 @@ struct Event {
 
 class EventQueue {
  public:
-  void reserve(std::size_t n) { heap_.reserve(n); }
   void push(SimTime t, std::uint32_t rank, std::uint32_t op) {
     heap_.push_back(Event{t, next_seq_++, rank, op});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
