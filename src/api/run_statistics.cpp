@@ -201,16 +201,18 @@ std::vector<CommStat> compute_comm_table(const Workload& wl, const SimulationOut
     CommStat stat;
     std::int64_t largest = -1;
   };
-  std::map<std::pair<std::string, std::string>, Acc> rows;
+  std::map<std::pair<CollKind, GroupKind>, Acc> rows;  // named once per row; the rows are sorted below
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const Op& op = p.ops[i];
     if (op.type != Op::Type::Collective) continue;
     const auto& cd = wl.collectives[op.desc];
     const auto& g = wl.groups[cd.group];
-    auto& acc = rows[{to_string(cd.kind), to_string(g.kind)}];
+    auto& acc = rows[{cd.kind, g.kind}];
     auto& s = acc.stat;
-    s.kind = to_string(cd.kind);
-    s.group = to_string(g.kind);
+    if (s.count == 0) {
+      s.kind = to_string(cd.kind);
+      s.group = to_string(g.kind);
+    }
     s.group_size = std::max(s.group_size, static_cast<int>(g.ranks.size()));
     s.count += 1;
     s.bytes += static_cast<double>(cd.bytes);

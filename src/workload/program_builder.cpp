@@ -113,7 +113,8 @@ std::uint32_t RankBuilder::append_collective(const OpContext& ctx, Stream stream
   op.coll_seq = seq_per_group_[group]++;
   // The communicator stream waits for the compute stream's current position, which includes the
   // last kernel and every wait recorded since.
-  std::vector<std::uint32_t> deps = frontier_;
+  std::vector<std::uint32_t>& deps = collective_deps_;
+  deps.assign(frontier_.begin(), frontier_.end());
   if (last_compute_ >= 0) deps.push_back(static_cast<std::uint32_t>(last_compute_));
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());

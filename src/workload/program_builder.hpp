@@ -57,7 +57,8 @@ class RankBuilder {
 
   WorkloadBuilder& wb_;
   RankProgram& prog_;
-  std::vector<std::uint32_t> frontier_;  // ops the compute stream waits for before its next kernel
+  std::vector<std::uint32_t> frontier_;         // ops the compute stream waits for before its next kernel
+  std::vector<std::uint32_t> collective_deps_;  // a collective's predecessors, kept to spare an allocation per op
   std::int64_t last_compute_ = -1;
   std::unordered_map<std::uint32_t, std::uint32_t> seq_per_group_;
 };
