@@ -36,14 +36,18 @@ const char* kClusterOnly = R"(cluster:
   nic_gbps: 400
 )";
 
-// A server on a free loopback port with its own data directory, serving on a thread for the test's length.
+// A server on a free loopback port with its own data directory, serving on a thread for the test's length. A
+// directory it names itself starts empty and goes with it: process ids come round again (32,768 of them), and a job
+// store left by an earlier process of the same id would hold that process's jobs.
 class TestServer {
  public:
   explicit TestServer(ServerOptions o = {}, const std::string& dir = "") {
-    dir_ = dir.empty() ? (fs::temp_directory_path() /
-                          ("trainsim-serve-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++)))
-                             .string()
-                       : dir;
+    owns_dir_ = dir.empty();
+    dir_ = owns_dir_ ? (fs::temp_directory_path() /
+                        ("trainsim-serve-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++)))
+                           .string()
+                     : dir;
+    if (owns_dir_) fs::remove_all(dir_);
     o.data_dir = dir_;
     o.port = 0;
     server_ = std::make_unique<Server>(o);
@@ -55,6 +59,8 @@ class TestServer {
   ~TestServer() {
     server_->stop();
     thread_.join();
+    std::error_code ignored;
+    if (owns_dir_) fs::remove_all(dir_, ignored);
   }
   httplib::Client& client() { return *client_; }
   const std::string& dir() const { return dir_; }
@@ -115,6 +121,7 @@ class TestServer {
  private:
   static inline int counter_ = 0;
   std::string dir_;
+  bool owns_dir_ = false;
   std::unique_ptr<Server> server_;
   int port_ = 0;
   std::thread thread_;
@@ -377,6 +384,7 @@ TEST(Serve, TokensAreRequiredWhenConfigured) {
 // A restart finds the queued jobs and those that were running (after a crash) and runs them; finished results stay.
 TEST(Serve, JobsSurviveARestart) {
   const std::string dir = (fs::temp_directory_path() / ("trainsim-restart-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);  // another process of the same id may have left its jobs there
   std::vector<std::string> ids;
   std::string finished;
   {
