@@ -76,6 +76,8 @@ FlowSetup make_flow_setup(const Scenario& s, const ClusterSpec& cluster, const C
   options.seed = s.simulation.seed;
   if (s.simulation.network_model == NetworkModel::Packet) {
     options.packet = packet_config(cluster.network.roce, cluster.nic_gbps, s.simulation.seed);
+    if (s.simulation.packet_host_links == SimulationSpec::HostLinks::Delay)
+      options.packet->host_links = HostLinkModel::Delay;
     // Spraying and adaptive routing spread each flow's packets over the equal-cost paths the ECMP hash finds for 16
     // keys (the distinct ones among them), the way a switch's per-packet hash or queue-driven choice would.
     if (cluster.network.routing != NetworkSpec::Routing::Ecmp) {

@@ -162,6 +162,7 @@ Congestion congestion_of(const FlowSetup& flow, const PacketNetwork& net) {
   c.rate_cuts = k.rate_cuts;
   c.drops = k.drops;
   c.retransmitted_packets = k.retransmitted_packets;
+  c.host_links = net.config().host_links == HostLinkModel::Delay ? "delay" : "fifo";
   std::vector<double> fct;
   fct.reserve(net.completed_flows().size());
   for (const FlowRecord& f : net.completed_flows())

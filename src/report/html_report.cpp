@@ -515,6 +515,8 @@ void write_congestion(Page& p) {
   row("completion time p50, us", "congestion.fct_p50_us", fmt::format("{:.1f}", c.fct_p50_us));
   row("completion time p99, us", "congestion.fct_p99_us", fmt::format("{:.1f}", c.fct_p99_us));
   row("completion time max, us", "congestion.fct_max_us", fmt::format("{:.1f}", c.fct_max_us));
+  row("NVLink and PCIe", "congestion.host_links",
+      c.host_links == "delay" ? "crossed without queueing" : "queue packets");
   if (c.switch_buffers) {
     row("fullest switch buffer, KB", "congestion.switch_buffers.peak_kb",
         fmt::format("{:.1f}", c.switch_buffers->peak_kb));

@@ -129,6 +129,7 @@ nlohmann::ordered_json to_json(const RunResult& r) {
     x["fct_p50_us"] = c.fct_p50_us;
     x["fct_p99_us"] = c.fct_p99_us;
     x["fct_max_us"] = c.fct_max_us;
+    x["host_links"] = c.host_links;
     if (c.switch_buffers)
       x["switch_buffers"] = {{"size_mb", c.switch_buffers->size_mb},
                              {"peak_kb", c.switch_buffers->peak_kb},

@@ -94,6 +94,9 @@ struct Congestion {
   double paused_s = 0;  // summed over the fabric's links (NVLink and PCIe use credits, not PFC)
   double fct_p50_us = 0, fct_p99_us = 0, fct_max_us = 0;  // transfers' completion times (start to last byte)
   std::int64_t transfers = 0;
+  // simulation.packet_host_links: "fifo" (NVLink and PCIe queue packets as the fabric's ports do) or "delay" (crossed
+  // without queueing).
+  std::string host_links = "fifo";
   std::vector<CongestionLinkRow> worst_links;  // most paused, then deepest queue; at most 8
   // cluster.network.roce.switch_buffer_mb: each switch's shared buffer, the fullest one's peak and where, and the
   // packets lost past a full PFC headroom (lossless). Absent with per-port limits.

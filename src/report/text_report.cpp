@@ -210,6 +210,10 @@ void write_congestion(Buffer& buf, const Congestion& c) {
        group_digits(c.cnps), group_digits(c.rate_cuts), group_digits(c.drops), group_digits(c.retransmitted_packets));
   line(buf, "  transfer completion times over {} transfers: median {:.1f} us, p99 {:.1f} us, max {:.1f} us",
        group_digits(c.transfers), c.fct_p50_us, c.fct_p99_us, c.fct_max_us);
+  if (c.host_links == "delay")
+    line(buf,
+         "  NVLink and PCIe crossed without queueing (simulation.packet_host_links: delay): no contention inside "
+         "a host");
   if (c.switch_buffers)
     line(buf,
          "  switch buffers: {:g} MB shared by each switch's ports; the fullest held {:.1f} KB ({}); {} drops past "

@@ -170,6 +170,7 @@ constexpr ScenarioKey kKeys[] = {
   {"simulation.max_ops", "int", "50000000", "ops", ">= 0", "refuse runs estimated above this many ops; 0 = no limit"},
   {"simulation.packet_scope.groups", "list", "null", "", "tp | cp | dp | pp | embedding | tp-pp | world | ep | etp | etp-ep | edp", "packet level: only these communicators' calls move as packets, the rest as flows (null = all)"},
   {"simulation.packet_scope.min_bytes", "int", "0", "bytes", ">= 0", "packet level: only calls of at least this size (NCCL's count) move as packets"},
+  {"simulation.packet_host_links", "choice", "fifo", "", "fifo | delay", "packet level: NVLink and PCIe links as FIFOs that packets queue on (fifo), or crossed in their serialization and latency without queueing, a run of them in one event (delay: faster where a ring's path is mostly NVLink; no contention inside a host)"},
   {"simulation.max_packets", "int", "200000000", "packets", ">= 0", "packet level: refuse runs whose fabric traffic exceeds this many packets; 0 = no limit"},
 
   {"faults[].kind", "choice", "required", "", "link_down | link_degraded | nic_down | gpu_slow | node_down", "what fails (docs/faults.md)"},

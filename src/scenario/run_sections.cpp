@@ -65,6 +65,14 @@ SimulationSpec read_simulation(const Section& simulation) {
   simulation.read("max_ops", s.max_ops, Bound::NonNegative);
   simulation.read("max_packets", s.max_packets, Bound::NonNegative);
   read_packet_scope(simulation, s);
+  using HostLinks = SimulationSpec::HostLinks;
+  if (auto h =
+          simulation.choice<HostLinks>("packet_host_links", {{"fifo", HostLinks::Fifo}, {"delay", HostLinks::Delay}})) {
+    if (s.network_model != NetworkModel::Packet)
+      simulation.fail("packet_host_links",
+                      "says how packets cross NVLink and PCIe links; it needs simulation.network_model: packet");
+    s.packet_host_links = *h;
+  }
   return s;
 }
 

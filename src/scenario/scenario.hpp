@@ -122,6 +122,10 @@ struct SimulationSpec {
   std::vector<std::string> packet_scope_groups;
   std::int64_t packet_scope_min_bytes = 0;
   bool packet_scope_given = false;
+  // simulation.packet_host_links (packet level): NVLink and PCIe links as FIFOs that packets queue on (fifo), or as a
+  // serialization and latency that every packet crosses without queueing, a run of them in one event (delay).
+  enum class HostLinks : std::uint8_t { Fifo, Delay };
+  HostLinks packet_host_links = HostLinks::Fifo;
 };
 
 enum class FaultKind { LinkDown, LinkDegraded, NicDown, GpuSlow, NodeDown };

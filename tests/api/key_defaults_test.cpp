@@ -56,12 +56,13 @@ TEST(KeyTable, WritingALiteralDefaultChangesNothing) {
         path.starts_with("faults[") || path == "model.family")
       continue;
     // The key's own context: MoE keys on an MoE model, DeepSpeed's on DeepSpeed, dual-ToR on a fat-tree, the packet
-    // scope at packet level.
-    const std::string& base = path.starts_with("model.moe.")                 ? moe
-                              : path.starts_with("parallelism.deepspeed.")   ? deepspeed
-                              : path == "cluster.network.dual_tor"           ? fat_tree
-                              : path.starts_with("simulation.packet_scope.") ? packet
-                                                                             : dense;
+    // scope and host links at packet level.
+    const bool packet_level = path.starts_with("simulation.packet_scope.") || path == "simulation.packet_host_links";
+    const std::string& base = path.starts_with("model.moe.")               ? moe
+                              : path.starts_with("parallelism.deepspeed.") ? deepspeed
+                              : path == "cluster.network.dual_tor"         ? fat_tree
+                              : packet_level                               ? packet
+                                                                           : dense;
     if (written(base, path)) continue;  // the base sets it: its default is not what the base runs
     try {
       auto [it, fresh] = base_results.try_emplace(&base);

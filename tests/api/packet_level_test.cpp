@@ -76,6 +76,21 @@ TEST(PacketLevel, ASmallJobRunsWithPacketsAndReportsCongestion) {
   EXPECT_GE(packet.iteration_time_s, flow.iteration_time_s * 0.999);
 }
 
+// simulation.packet_host_links: delay crosses NVLink and PCIe without queueing. The small job's all-reduce is held
+// by its NICs, not inside the nodes: the same packets and the same iteration within 0.1%, still in order (no
+// retransmission), and the report says how host links were crossed.
+TEST(PacketLevel, HostLinksCrossedAsADelayGiveTheSameIterationHere) {
+  const RunResult fifo = run_small_job({"simulation.network_model=packet"});
+  const RunResult delay = run_small_job({"simulation.network_model=packet", "simulation.packet_host_links=delay"});
+  ASSERT_TRUE(fifo.congestion && delay.congestion);
+  EXPECT_EQ(fifo.congestion->host_links, "fifo");
+  EXPECT_EQ(delay.congestion->host_links, "delay");
+  EXPECT_EQ(delay.congestion->packets, fifo.congestion->packets);
+  EXPECT_EQ(delay.congestion->retransmitted_packets, 0);
+  EXPECT_NEAR(delay.iteration_time_s / fifo.iteration_time_s, 1.0, 0.001);
+  EXPECT_NE(delay.iteration_time_s, fifo.iteration_time_s);  // yet not the same run
+}
+
 // nccl-test at packet level: a 64 MiB all-reduce over two nodes reaches about the flow level's bus bandwidth.
 TEST(PacketLevel, NcclTestRunsOnPackets) {
   NcclTestOptions o;

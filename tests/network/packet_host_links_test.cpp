@@ -1,7 +1,8 @@
 // PacketNetwork's host links (set_host_link: NVLink, PCIe): FIFOs whose departures are worked out when a packet
 // reaches them, one event per packet and hop. They must time packets exactly as the fabric's ports do when nothing
 // pauses, keep the order packets reach them in, hold packets while down, and pause the fabric link into a NIC whose
-// host side backs up.
+// host side backs up. Crossed as a delay (HostLinkModel::Delay), a run of them takes one event per packet and no
+// queue.
 //
 // Numbers: MTU payload 4096 B + 62 B of headers = 4158 B per full packet; at 10 GB/s it serializes in 415,800 ps.
 #include <gtest/gtest.h>
@@ -106,27 +107,77 @@ TEST(PacketHostLinks, FlowsMergingOnAHostLinkShareItInArrivalOrder) {
   EXPECT_LT(on_host[0], on_host[1]);
 }
 
+// HostLinkModel::Delay: a run of host links is a serialization and latency per link, with no queue. The 1 MB flow of
+// the chain above leaves hop 0 at its 10 GB/s and is not held to the 5 GB/s of hop 1; each packet crosses hops 1 and 2
+// in a full packet's time each (the last, short one too), one event for the two. The last packet leaves hop 0 after
+// 244 full packets and its own 63,800 ps.
+TEST(PacketHostLinks, ADelayRunCrossesHostLinksWithoutQueueing) {
+  PacketConfig delay = no_cc();
+  delay.host_links = HostLinkModel::Delay;
+  PacketNetwork net({10 * kGBps, 5 * kGBps, 10 * kGBps}, std::vector<SimTime>(3, kUs), 0, delay);
+  for (LinkId l = 0; l < 3; ++l) net.set_host_link(l);
+  net.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
+  EXPECT_EQ(finish_at(net, 1)[0], 244 * kPacketPs + 63'800 + kUs + 2 * kPacketPs + kUs + kPacketPs + kUs);
+  const auto stats = net.packet_link_statistics();
+  EXPECT_EQ(stats[1].packets_sent, 245);
+  EXPECT_EQ(stats[1].transmit_time, 245 * 2 * kPacketPs);
+  EXPECT_EQ(stats[1].max_queue_bytes, 4158);  // nothing ever waits
+  EXPECT_EQ(net.counters().retransmitted_packets, 0);
+  EXPECT_EQ(net.counters().nacks, 0);  // in order at the receiver, the short last packet included
+  // Events: the FIFO model has one per packet and host hop (2 x 245 here) where the run has one per packet.
+  Twins fifo(5);
+  fifo.host.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
+  finish_at(fifo.host, 1);
+  EXPECT_EQ(fifo.host.counters().events - net.counters().events, 245);
+}
+
+// Two flows merging on host link 2 (10 GB/s, half their sum) queue on it as FIFOs; crossed as a delay they do not
+// (no contention inside a host), and each finishes as it would alone.
+TEST(PacketHostLinks, FlowsMergingOnADelayRunDoNotQueue) {
+  PacketConfig delay = no_cc();
+  delay.host_links = HostLinkModel::Delay;
+  PacketNetwork net({10 * kGBps, 10 * kGBps, 10 * kGBps}, std::vector<SimTime>(3, kUs), 0, delay);
+  for (LinkId l = 0; l < 3; ++l) net.set_host_link(l);
+  net.start(0, std::vector<LinkId>{0, 2}, 4'000'000);
+  net.start(0, std::vector<LinkId>{1, 2}, 4'000'000);
+  const auto at = finish_at(net, 2);
+  // 976 full packets and one of 2,366 B on the wire at 10 GB/s, then the last one's full-packet crossing of link 2.
+  const SimTime alone = 976 * kPacketPs + 236'600 + kUs + kPacketPs + kUs;
+  EXPECT_EQ(at[0], alone);
+  EXPECT_EQ(at[1], alone);
+  Twins fifo(10);
+  fifo.host.start(0, std::vector<LinkId>{0, 2}, 4'000'000);
+  fifo.host.start(0, std::vector<LinkId>{1, 2}, 4'000'000);
+  const auto queued = finish_at(fifo.host, 2);
+  EXPECT_GT(std::max(queued[0], queued[1]), alone + 900 * kPacketPs);  // shared, link 2 takes twice as long
+}
+
 // A host link that goes down holds the packets that reach it; when it comes back they go on in order and the flow
-// delivers every byte once.
+// delivers every byte once. As FIFOs, and as a delay run that ends at the down link (hop 2 of 0-1-2).
 TEST(PacketHostLinks, ADownHostLinkHoldsPacketsUntilItReturns) {
-  PacketNetwork net({10 * kGBps, 10 * kGBps}, {1 * kUs, 1 * kUs}, 0, no_cc());
-  net.set_host_link(0);
-  net.set_host_link(1);
-  const FlowId f = net.start(0, std::vector<LinkId>{0, 1}, 1'000'000);
-  std::vector<FlowId> finished;
-  net.advance(20 * kUs, finished);
-  net.set_capacity(1, 0, 20 * kUs);
-  net.advance(500 * kUs, finished);
-  EXPECT_TRUE(finished.empty());
-  EXPECT_TRUE(net.is_active(f));
-  EXPECT_GT(net.packet_link_statistics()[1].max_queue_bytes, 100'000);  // hop 0 kept sending into the down link
-  net.set_capacity(1, 10 * kGBps, 500 * kUs);
-  const auto at = finish_at(net, 1);
-  EXPECT_GT(at[0], 500 * kUs);
-  // What was left after 20 us goes at the line rate once the link is back: done well before the 102 us it took alone.
-  EXPECT_LT(at[0], 500 * kUs + 102 * kUs);
-  EXPECT_EQ(net.counters().packets_delivered, 245);
-  EXPECT_EQ(net.packet_link_statistics()[1].packets_sent, 245);
+  for (const HostLinkModel model : {HostLinkModel::Fifo, HostLinkModel::Delay}) {
+    SCOPED_TRACE(model == HostLinkModel::Fifo ? "fifo" : "delay");
+    PacketConfig config = no_cc();
+    config.host_links = model;
+    PacketNetwork net({10 * kGBps, 10 * kGBps, 10 * kGBps}, {1 * kUs, 1 * kUs, 1 * kUs}, 0, config);
+    for (LinkId l = 0; l < 3; ++l) net.set_host_link(l);
+    const FlowId f = net.start(0, std::vector<LinkId>{0, 1, 2}, 1'000'000);
+    std::vector<FlowId> finished;
+    net.advance(20 * kUs, finished);
+    net.set_capacity(2, 0, 20 * kUs);
+    net.advance(500 * kUs, finished);
+    EXPECT_TRUE(finished.empty());
+    EXPECT_TRUE(net.is_active(f));
+    EXPECT_GT(net.packet_link_statistics()[2].max_queue_bytes, 100'000);  // hop 1 kept sending into the down link
+    net.set_capacity(2, 10 * kGBps, 500 * kUs);
+    const auto at = finish_at(net, 1);
+    EXPECT_GT(at[0], 500 * kUs);
+    // What was left after 20 us goes at the line rate once the link is back: well before the 103 us it took alone.
+    EXPECT_LT(at[0], 500 * kUs + 103 * kUs);
+    EXPECT_EQ(net.counters().packets_delivered, 245);
+    EXPECT_EQ(net.counters().retransmitted_packets, 0);
+    EXPECT_EQ(net.packet_link_statistics()[2].packets_sent, 245);
+  }
 }
 
 // A NIC whose host side is slower than its port: fabric link 0 (20 GB/s) delivers into host link 1 (10 GB/s). With

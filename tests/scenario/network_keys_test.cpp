@@ -1,4 +1,4 @@
-// Keys the topology layer adds under cluster.network: dual_tor, pcie_GBps, routing.
+// Keys the topology layer adds under cluster.network (dual_tor, pcie_GBps, routing), and how packets cross host links.
 #include "scenario_test_support.hpp"
 
 namespace trainsim {
@@ -73,6 +73,23 @@ TEST(NetworkKeys, SetOverrides) {
       {"cluster.network.topology=fat-tree", "cluster.network.dual_tor=true", "cluster.network.routing=adaptive"});
   EXPECT_TRUE(s.cluster.network.dual_tor);
   EXPECT_EQ(s.cluster.network.routing, NetworkSpec::Routing::Adaptive);
+}
+
+// simulation.packet_host_links: how packets cross NVLink and PCIe (fifo by default, delay); only at packet level.
+TEST(NetworkKeys, PacketHostLinksChoosesFifoOrDelayAtPacketLevel) {
+  using HostLinks = SimulationSpec::HostLinks;
+  EXPECT_EQ(parse_scenario(kValidScenario, "test.yaml").simulation.packet_host_links, HostLinks::Fifo);
+  const std::string packet = edit(kValidScenario, "simulation.network_model", "packet");
+  EXPECT_EQ(
+      parse_scenario(edit(packet, "simulation.packet_host_links", "delay"), "test.yaml").simulation.packet_host_links,
+      HostLinks::Delay);
+  EXPECT_EQ(
+      parse_scenario(edit(packet, "simulation.packet_host_links", "fifo"), "test.yaml").simulation.packet_host_links,
+      HostLinks::Fifo);
+  EXPECT_SCENARIO_ERROR(edit(packet, "simulation.packet_host_links", "wormhole"), "simulation.packet_host_links",
+                        "fifo", "delay");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "simulation.packet_host_links", "delay"), "simulation.packet_host_links",
+                        "network_model: packet");
 }
 
 }  // namespace

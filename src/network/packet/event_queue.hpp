@@ -32,6 +32,8 @@ enum class PacketEventKind : std::uint8_t {
   kAck,        // a = flow, b = segment, c = flow serial: a segment's completion reaches the sender (TIMELY)
   kFarEnd,     // a = link: the first packet on the link's wire reaches its far end
   kHostXon,    // a = ingress link, b = host link: PFC may resume the ingress once the host link's backlog is low
+  kHostExit,   // a = flow, b = packet, c = route, hop, ecn: a packet leaves a run of host links crossed without
+               // queueing (HostLinkModel::Delay) at the far end of its link `hop`
 };
 
 // No sequence number: the radix heap keeps events of equal time in push order by itself.

@@ -98,6 +98,12 @@ enum class Multipath : std::uint8_t {
              // the least queued
 };
 
+// How packets cross host links (NVLink, PCIe: PacketNetwork::set_host_link). Fifo: each is a FIFO, so packets that
+// meet on one queue behind each other, as on the fabric. Delay: a packet crosses each in its serialization and latency
+// whatever else crosses it, and a run of host links costs one event instead of one per link: NVLink traffic inside a
+// scale-up domain is not what a packet-level run looks at, and a coupled ring channel's path is mostly host links.
+enum class HostLinkModel : std::uint8_t { Fifo, Delay };
+
 struct PacketConfig {
   std::int32_t mtu_payload_bytes = 4096;  // RoCE path MTU 4096 (the largest IB MTU)
   // Per packet on the wire: Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 62 B.
@@ -115,6 +121,7 @@ struct PacketConfig {
   SwitchBufferConfig switch_buffer;
   RetransmitConfig retransmit;
   Multipath multipath = Multipath::Spray;
+  HostLinkModel host_links = HostLinkModel::Fifo;
 
   // Throws trainsim::Error naming the first bad field.
   void validate() const;

@@ -604,6 +604,7 @@ void PacketNetwork::process(const PacketEvent& e) {
       return;
     case PacketEventKind::kPause: on_pause(e.a, e.b != 0); return;
     case PacketEventKind::kFarEnd: on_far_end(e.a); return;
+    case PacketEventKind::kHostExit: on_arrive(e.a, e.b, e.hop, e.ecn, static_cast<std::uint8_t>(e.c)); return;
     case PacketEventKind::kHostXon:
       ports_[static_cast<std::size_t>(e.a)].xon_pending = false;
       check_host_backlog(e.a, e.b);
@@ -776,6 +777,10 @@ void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
     p.stats.max_queue_bytes = std::max(p.stats.max_queue_bytes, p.fifo_bytes);
     return;
   }
+  if (config_.host_links == HostLinkModel::Delay) {
+    cross_host_links_without_queueing(f, pkt, at);
+    return;
+  }
   const SimTime start = std::max(at, p.free_at);
   // The queue it joins, as a fabric port counts it: the bytes ahead of it, and its own.
   const auto ahead = start > at ? static_cast<std::int64_t>(static_cast<double>(start - at) * capacity_[l] /
@@ -795,6 +800,41 @@ void PacketNetwork::cross_host_link(FlowId id, QueuedPacket pkt, SimTime at) {
   }
   if (p.wire.empty()) events_.push(t, PacketEventKind::kFarEnd, link, 0);
   p.wire.push(OnWire{t, pkt});
+}
+
+// HostLinkModel::Delay: the packet crosses the host link `pkt.hop` (which is up) and the host links after it on its
+// route that are up, each in its serialization and latency with no queue, and one event hands it on where that run
+// ends (kHostExit: to the next fabric port, its destination, or a host link that is down and holds it). Every packet
+// takes a full packet's serialization, a shorter last one too (a few ns more at NVLink speed): packets of one flow
+// cross a run in the same time and leave it in the order they came, which the receiver needs. They may overtake
+// another flow's packets, and a host link never backs up: no PFC from a NIC's host side, and a link's transmit time
+// may add up to more than the time that passed. A run is timed when a packet starts it: a link of the run that goes
+// down after that does not hold the packet.
+void PacketNetwork::cross_host_links_without_queueing(Flow& f, QueuedPacket pkt, SimTime at) {
+  const auto path = route_of(f, pkt.route);
+  const std::int32_t wire = wire_of(f, pkt.seq);
+  SimTime t = at;
+  std::size_t hop = pkt.hop;
+  while (true) {
+    const LinkId link = path[hop];
+    Port& p = ports_[static_cast<std::size_t>(link)];
+    const SimTime serialize = p.full_packet_ps;
+    p.stats.max_queue_bytes = std::max<std::int64_t>(p.stats.max_queue_bytes, wire);
+    p.stats.transmit_time += serialize;
+    ++p.stats.packets_sent;
+    p.stats.wire_bytes_sent += wire;
+    p.payload_bytes_sent += wire - config_.header_bytes;
+    t += serialize + latency_[static_cast<std::size_t>(link)];
+    if (hop + 1 == path.size()) break;
+    const LinkId next = path[hop + 1];
+    if (!virtual_host(next) || capacity_[static_cast<std::size_t>(next)] <= 0) break;
+    ++hop;
+  }
+  if (pkt.seq + 1 == f.packets) {
+    f.last_hop = static_cast<std::int32_t>(hop);
+    f.last_at = t;
+  }
+  events_.push(t, PacketEventKind::kHostExit, pkt.flow, pkt.seq, pkt.route, static_cast<std::uint16_t>(hop), pkt.ecn);
 }
 
 // The first packet on the link's wire reaches its far end. Packets reach it in the order they left (each left after

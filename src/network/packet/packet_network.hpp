@@ -265,6 +265,7 @@ class PacketNetwork final : public TransferNetwork {
     return host_link_[static_cast<std::size_t>(link)] == 1 && !source_port_[static_cast<std::size_t>(link)];
   }
   void cross_host_link(FlowId flow, QueuedPacket pkt, SimTime at);
+  void cross_host_links_without_queueing(Flow& f, QueuedPacket pkt, SimTime at);
   void on_far_end(LinkId link);
   void check_host_backlog(LinkId ingress, LinkId host_link);
   std::int64_t host_backlog_bytes(LinkId host_link) const;
