@@ -24,7 +24,8 @@ void keep_freed_memory_for_reuse() {
 }
 
 void advise_huge_pages_for_the_heap() {
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  // Not under a sanitizer: its allocator is not glibc's heap, and it would poison 512 MiB of shadow on every run.
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !defined(TRAINSIM_SANITIZED)
   // Blocks under the mmap threshold come from the main heap, one after another; freed in reverse, they merge
   // back into its free top, which the trim threshold keeps mapped. Only each block's header page is touched
   // (before the advice, so it stays a small page).
