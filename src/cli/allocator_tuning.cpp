@@ -10,20 +10,10 @@
 
 namespace trainsim::cli {
 
-void keep_freed_memory_for_reuse() {
-#if defined(__GLIBC__)
-  // Both are set: setting either one switches off glibc's adaptive thresholds for both, and a fixed default
-  // for the other (128 KiB) is worse than the adaptive one. 32 MiB is the largest mmap threshold glibc
-  // accepts on 64-bit; blocks above it are still mapped and unmapped (they are few).
-  constexpr int kMmapThreshold = 32 * 1024 * 1024;
-  constexpr int kTrimThreshold = 1 << 30;
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
-  advise_huge_pages_for_the_heap();
-#endif
-}
+namespace {
 
-void advise_huge_pages_for_the_heap() {
+// The heap advice keep_freed_memory_for_reuse describes.
+[[maybe_unused]] void advise_huge_pages_for_the_heap() {  // called only with glibc
   // Not under a sanitizer: its allocator is not glibc's heap, and it would poison 512 MiB of shadow on every run.
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !defined(TRAINSIM_SANITIZED)
   // Blocks under the mmap threshold come from the main heap, one after another; freed in reverse, they merge
@@ -46,6 +36,21 @@ void advise_huge_pages_for_the_heap() {
     if (contiguous && hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
   }
   while (taken > 0) std::free(blocks[--taken]);
+#endif
+}
+
+}  // namespace
+
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  // Both are set: setting either one switches off glibc's adaptive thresholds for both, and a fixed default
+  // for the other (128 KiB) is worse than the adaptive one. 32 MiB is the largest mmap threshold glibc
+  // accepts on 64-bit; blocks above it are still mapped and unmapped (they are few).
+  constexpr int kMmapThreshold = 32 * 1024 * 1024;
+  constexpr int kTrimThreshold = 1 << 30;
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+  advise_huge_pages_for_the_heap();
 #endif
 }
 
