@@ -1,6 +1,7 @@
 // PyTorch FSDP FULL_SHARD (framework: fsdp, zero_stage: 3): per layer one parameter all-gather in forward and one
 // in backward in the training dtype, and one gradient reduce-scatter in fp32 after the gradient's cast up
-// (reduce_dtype float32, as Composer's mixed_precision DEFAULT and torchtitan configure it).
+// (reduce_dtype float32, as Composer's mixed_precision DEFAULT and torchtitan configure it). SHARD_GRAD_OP
+// (zero_stage: 2) keeps each layer gathered from its forward to its backward: no gather in backward.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,7 +15,7 @@
 namespace trainsim {
 namespace {
 
-Scenario fsdp_scenario(const std::string& precision) {
+Scenario fsdp_scenario(const std::string& precision, int zero_stage = 3) {
   const std::string yaml = R"(
 model:
   family: gpt
@@ -33,7 +34,8 @@ parallelism:
   tensor: 1
   pipeline: 1
   framework: fsdp
-  zero_stage: 3
+  zero_stage: )" + std::to_string(zero_stage) +
+                           R"(
 cluster:
   gpu: H100-SXM
   num_gpus: 8
@@ -77,6 +79,21 @@ TEST(FsdpWorkload, Fp32TrainingNeedsNoCast) {
   auto ops = by_name(generate_workload(fsdp_scenario("fp32"), {}));
   EXPECT_EQ(ops.count("fsdp.grad_cast"), 0u);
   EXPECT_GT(ops["fsdp.reduce_scatter"].count, 0);
+}
+
+TEST(FsdpWorkload, ShardGradOpGathersOnlyForTheForward) {
+  const Scenario s = fsdp_scenario("bf16", 2);
+  const double layer_params = LayerDims::of(s).layer_params;
+  const int micro_batches = s.micro_batches_per_iteration();
+  auto ops = by_name(generate_workload(s, {}));
+  EXPECT_EQ(ops["fsdp.allgather.fwd"].count, 4 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.allgather.fwd"].bytes, layer_params * 2.0, 1.0);
+  EXPECT_EQ(ops.count("fsdp.allgather.bwd"), 0u);
+  EXPECT_EQ(ops["fsdp.reduce_scatter"].count, 4 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.reduce_scatter"].bytes, layer_params * 4.0, 1.0);
+  // Not Megatron's bucketed gradient all-reduce.
+  for (const auto& [name, calls] : ops) EXPECT_EQ(name.find("grad_all_reduce"), std::string::npos) << name;
+  EXPECT_EQ(ops.count("fsdp.reduce_scatter.root"), 1u);
 }
 
 }  // namespace

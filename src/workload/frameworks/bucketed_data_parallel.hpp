@@ -2,9 +2,9 @@
 // Megatron's DistributedDataParallel over the rank's gradient buffers (grad_buffers.hpp): gradients reduced bucket by
 // bucket as the last micro-batch's backward produces them (overlap_grad_reduce), by all-reduce, or by reduce-scatter
 // with the distributed optimizer, whose parameter all-gathers then run before the next forward
-// (overlap_param_gather) or after the step. Megatron's own path (megatron.cpp); FSDP SHARD_GRAD_OP and DeepSpeed
-// without ZeRO reduce their gradients through it too (fsdp.cpp, deepspeed.cpp), and FSDP FULL_SHARD keeps its
-// buffers' zeroing and optimizer step.
+// (overlap_param_gather) or after the step. Megatron's own path (megatron.cpp); FSDP NO_SHARD and DeepSpeed
+// without ZeRO reduce their gradients through it too (fsdp.cpp, deepspeed.cpp), and FSDP FULL_SHARD and
+// SHARD_GRAD_OP keep its buffers' zeroing and optimizer step.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -1,8 +1,11 @@
 // PyTorch FSDP. FULL_SHARD (zero_stage 3): parameters sharded over dp x cp, each layer's gathered before its forward
 // and again before its backward, its gradient reduce-scattered right after, each gather prefetched one layer ahead
 // so it overlaps the neighbouring layer's compute; the root unit (embedding, final norm, LM head) gathered first
-// and kept for the step. SHARD_GRAD_OP (zero_stage 2) keeps the parameters gathered: its gradients are reduced
-// through the bucketed data-parallel path (bucketed_data_parallel.hpp) and its optimizer state is sharded.
+// and kept for the step. SHARD_GRAD_OP (zero_stage 2) gathers each layer once, before its forward, and keeps it
+// until its backward has produced the gradient (no gather in backward); the gradient is reduce-scattered per layer
+// as with FULL_SHARD (FSDP1 _runtime_utils.py: _should_free_in_backward; reference zero-fsdp.md §5: AG Psi + RS Psi
+// per micro-batch). NO_SHARD (zero_stage 0 or 1) reduces through the bucketed data-parallel path
+// (bucketed_data_parallel.hpp).
 #include <memory>
 #include <optional>
 
@@ -15,9 +18,11 @@ namespace trainsim {
 
 namespace {
 
-class FullShardRank final : public BucketedDataParallel {
+// FULL_SHARD and SHARD_GRAD_OP: they differ only in whether a layer is gathered again for its backward.
+class ShardedRank final : public BucketedDataParallel {
  public:
-  using BucketedDataParallel::BucketedDataParallel;
+  ShardedRank(const RankContext& rank, DataParallelSettings settings, bool gather_in_backward)
+      : BucketedDataParallel(rank, settings), gather_in_backward_(gather_in_backward) {}
 
   void forward(int micro_batch, int chunk) override {
     const int mb = micro_batch;
@@ -57,7 +62,8 @@ class FullShardRank final : public BucketedDataParallel {
         full ? recomputed_layers_on_stage(s, rank_.pipeline_stage, rank_.layout.layers_on_stage(rank_.pipeline_stage))
              : 0;
     if (rank_.has_lm_head(chunk)) emitter.lm_head_backward(mb);
-    const auto gather = [&](int layer) {
+    const auto gather = [&](int layer) -> std::optional<std::uint32_t> {
+      if (!gather_in_backward_) return std::nullopt;  // SHARD_GRAD_OP: still gathered from the forward
       return builder.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather,
                                 dp, layer_gather_bytes(layer_params));
     };
@@ -66,7 +72,7 @@ class FullShardRank final : public BucketedDataParallel {
     const auto grad = static_cast<std::int64_t>(layer_params * settings_.grad_bytes);
     for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
       const int layer = ls[static_cast<std::size_t>(i)];
-      builder.wait(*next);
+      if (next) builder.wait(*next);
       if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
       if (full && i < recompute_n) emitter.forward(layer, mb, Phase::Recompute);
       emitter.backward(layer, mb, selective);
@@ -109,6 +115,8 @@ class FullShardRank final : public BucketedDataParallel {
         ctx, "fsdp.grad_cast",
         memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision));
   }
+
+  bool gather_in_backward_;
 };
 
 class Fsdp final : public TrainingFramework {
@@ -124,7 +132,7 @@ class Fsdp final : public TrainingFramework {
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const int zero_stage = rank.scenario.parallelism.zero_stage;
     const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 1};
-    if (zero_stage == 3) return std::make_unique<FullShardRank>(rank, settings);
+    if (zero_stage >= 2) return std::make_unique<ShardedRank>(rank, settings, zero_stage == 3);
     return std::make_unique<BucketedDataParallel>(rank, settings);
   }
 };
