@@ -98,9 +98,15 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   EXPECT_TRUE(full_shard.count("fsdp.allgather.fwd"));
   EXPECT_TRUE(full_shard.count("fsdp.reduce_scatter"));
   EXPECT_FALSE(full_shard.count("world.rerun_check"));
+  // SHARD_GRAD_OP: gathered for the forward only; with a pipeline, reduced once per step through the buckets.
   const auto shard_grad_op = first_rank_op_names(framework_scenario("fsdp", 2));
-  EXPECT_TRUE(shard_grad_op.count("dp.grad_all_reduce"));
-  EXPECT_FALSE(shard_grad_op.count("fsdp.allgather.fwd"));
+  EXPECT_TRUE(shard_grad_op.count("fsdp.allgather.fwd"));
+  EXPECT_FALSE(shard_grad_op.count("fsdp.allgather.bwd"));
+  EXPECT_TRUE(shard_grad_op.count("fsdp.reduce_scatter"));
+  EXPECT_FALSE(shard_grad_op.count("dp.grad_all_reduce"));
+  const auto shard_grad_op_pipelined = first_rank_op_names(framework_scenario("fsdp", 2, 2));
+  EXPECT_TRUE(shard_grad_op_pipelined.count("dp.grad_all_reduce"));
+  EXPECT_FALSE(shard_grad_op_pipelined.count("fsdp.allgather.fwd"));
 
   const auto zero = first_rank_op_names(framework_scenario("deepspeed", 2));
   EXPECT_FALSE(zero.count("zero_grad_buffer"));  // ZeRO sets the gradients to None

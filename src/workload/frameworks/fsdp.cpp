@@ -4,8 +4,8 @@
 // and kept for the step. SHARD_GRAD_OP (zero_stage 2) gathers each layer once, before its forward, and keeps it
 // until its backward has produced the gradient (no gather in backward); the gradient is reduce-scattered per layer
 // as with FULL_SHARD (FSDP1 _runtime_utils.py: _should_free_in_backward; reference zero-fsdp.md §5: AG Psi + RS Psi
-// per micro-batch). NO_SHARD (zero_stage 0 or 1) reduces through the bucketed data-parallel path
-// (bucketed_data_parallel.hpp).
+// per micro-batch; Composer syncs every micro-batch under FSDP). With pipeline parallelism SHARD_GRAD_OP, and
+// NO_SHARD (zero_stage 0 or 1) always, reduce through the bucketed data-parallel path (bucketed_data_parallel.hpp).
 #include <memory>
 #include <optional>
 
@@ -132,7 +132,12 @@ class Fsdp final : public TrainingFramework {
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const int zero_stage = rank.scenario.parallelism.zero_stage;
     const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 1};
-    if (zero_stage >= 2) return std::make_unique<ShardedRank>(rank, settings, zero_stage == 3);
+    // With pipeline parallelism (validation allows only SHARD_GRAD_OP there) the pipeline schedule turns gradient
+    // sync off for all but the last micro-batch and parameters stay gathered across micro-batches (torchtitan:
+    // reshard_after_forward=False; torch.distributed.pipelining's stage: set_requires_gradient_sync(False)):
+    // one reduction per step, as the bucketed path gives.
+    if (zero_stage == 3 || (zero_stage == 2 && rank.scenario.parallelism.pipeline == 1))
+      return std::make_unique<ShardedRank>(rank, settings, zero_stage == 3);
     return std::make_unique<BucketedDataParallel>(rank, settings);
   }
 };
