@@ -73,6 +73,7 @@ ParallelSpec read_parallelism(const Section& parallel) {
   if (auto z = parallel.int_value("zero_stage", Bound::NonNegative)) {
     if (*z > 3) parallel.fail("zero_stage", "expected 0, 1, 2 or 3, got " + std::to_string(*z));
     p.zero_stage = *z;
+    p.zero_stage_given = true;
   }
   parallel.read("overlap_grad_reduce", p.overlap_grad_reduce);
   parallel.read("overlap_param_gather", p.overlap_param_gather);

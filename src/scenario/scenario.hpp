@@ -91,7 +91,8 @@ struct ParallelSpec {
   bool sequence_parallel = true;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Framework framework = Framework::Megatron;
-  int zero_stage = 1;  // megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP
+  int zero_stage = 1;             // megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP
+  bool zero_stage_given = false;  // written in the scenario (the report says what an fsdp job without it runs)
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   bool tp_comm_overlap = false;

@@ -84,6 +84,17 @@ void note_eager_fusion(Scenario& s) {
                         "attention layout); set fused for torch.compile or Transformer Engine layers"});
 }
 
+// parallelism.zero_stage on an FSDP job: the default (1, Megatron's distributed optimizer) means NO_SHARD there,
+// where PyTorch and Composer default to FULL_SHARD; the report says so rather than let it pass unseen.
+void note_fsdp_sharding(Scenario& s) {
+  const ParallelSpec& p = s.parallelism;
+  if (p.framework != Framework::FSDP || p.zero_stage_given) return;
+  s.inferred.push_back({"parallelism.zero_stage", str(p.zero_stage),
+                        "not given; for framework fsdp 0 and 1 are NO_SHARD (parameters, gradients and optimizer "
+                        "state replicated, gradients all-reduced); set 3 for FULL_SHARD (PyTorch's and Composer's "
+                        "default) or 2 for SHARD_GRAD_OP"});
+}
+
 // cluster.scale_up.job_gpus_per_domain: auto left part of each domain idle (a scheduler's segment placement);
 // the report says so, since it decides which parallel groups stay on the scale-up fabric.
 void note_job_placement(Scenario& s) {
@@ -272,6 +283,7 @@ void validate_job(Scenario& s) {
   resolve_data_parallel(s, c);
   resolve_expert_tensor(s);
   note_eager_fusion(s);
+  note_fsdp_sharding(s);
   note_job_placement(s);
   normalise_flags(s);
   check_tensor_split(s, c);

@@ -74,6 +74,24 @@ TEST(JobValidation, AttentionKernel) {
                         "needs training.flash_attention: true");
 }
 
+// parallelism.zero_stage left out of an FSDP job: the default (1) is NO_SHARD there, not PyTorch's FULL_SHARD, and
+// the report says so; written, or on another framework, nothing is noted.
+TEST(JobValidation, FsdpWithoutZeroStageSaysItRunsNoShard) {
+  std::string fsdp = edit(edit(kValidScenario, "parallelism.framework", "fsdp"), "parallelism.zero_stage", nullptr);
+  fsdp = edit(edit(fsdp, "parallelism.tensor", "1"), "parallelism.pipeline", "1");
+  const auto noted = [](const Scenario& s) {
+    return std::count_if(s.inferred.begin(), s.inferred.end(), [](const InferredValue& v) {
+      return v.key == "parallelism.zero_stage" && v.value == "1" && v.why.find("NO_SHARD") != std::string::npos;
+    });
+  };
+  const Scenario unstated = parse_scenario(fsdp, "test.yaml");
+  EXPECT_EQ(unstated.parallelism.zero_stage, 1);
+  EXPECT_EQ(noted(unstated), 1);
+  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "parallelism.zero_stage", "1"), "test.yaml")), 0);
+  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "parallelism.zero_stage", "3"), "test.yaml")), 0);
+  EXPECT_EQ(noted(parse_scenario(edit(kValidScenario, "parallelism.zero_stage", nullptr), "test.yaml")), 0);
+}
+
 // training.fusion: auto resolves by framework (fsdp: a plain PyTorch model, eager; megatron and deepspeed: fused
 // kernels); an explicit value wins; anything else is an error naming the key and the accepted values.
 TEST(JobValidation, Fusion) {
