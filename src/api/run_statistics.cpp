@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <map>
 
@@ -72,9 +71,9 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
     Phase phase;
   };
   // Each stream runs its ops one after another, so its boundaries come in time order: one sorted run per stream,
-  // merged (linear, where sorting all of them was most of this function's time). An op that starts as the one
-  // before it on its stream ends, and counts the same, extends that one's interval: back-to-back kernels are one
-  // interval, and the merge walks a fraction of the points.
+  // walked together (linear, where sorting all of them was most of this function's time). An op that starts as the
+  // one before it on its stream ends, and counts the same, extends that one's interval: back-to-back kernels are
+  // one interval, and the walk visits a fraction of the points.
   std::vector<Point> by_stream[kNumStreams];
   const auto add = [&](std::vector<Point>& run, SimTime from, SimTime to, std::int8_t cat, Phase phase) {
     const auto counts_as = [](Phase x) { return x == Phase::Optimizer; };  // all the sweep tells apart
@@ -123,39 +122,45 @@ Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std
   if (!host_run.empty()) runs.push_back(std::move(host_run));
   for (std::vector<Point>& run : runs)
     if (!std::is_sorted(run.begin(), run.end(), earlier)) std::stable_sort(run.begin(), run.end(), earlier);
-  // Neighbours merged pairwise, level by level: each point is copied log2(runs) times, where merging
-  // the runs one by one into a growing list copied the early ones once per run. std::merge keeps
-  // equal times in run order, as the one-by-one merge did.
-  while (runs.size() > 1) {
-    std::vector<std::vector<Point>> next;
-    next.reserve((runs.size() + 1) / 2);
-    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-      std::vector<Point> merged;
-      merged.reserve(runs[i].size() + runs[i + 1].size());
-      std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), std::back_inserter(merged),
-                 earlier);
-      next.push_back(std::move(merged));
-    }
-    if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
-    runs.swap(next);
+  // The runs walked together, earliest point first and equal times in run order (what a stable merge of the runs
+  // in order gives), without copying them into one list: merging them pairwise, level by level, wrote every point
+  // log2(runs) times more, and the writes were what this function waited on (7% of a sweep point).
+  constexpr std::size_t kMaxRuns = kNumStreams + 2;
+  const std::size_t num_runs = runs.size();
+  std::size_t next_of[kMaxRuns] = {};
+  SimTime head[kMaxRuns];  // time of each run's next point; an exhausted run's never wins
+  std::size_t left = 0;
+  for (std::size_t r = 0; r < kMaxRuns; ++r) {
+    head[r] = r < num_runs ? runs[r].front().at : std::numeric_limits<SimTime>::max();
+    if (r < num_runs) left += runs[r].size();
   }
-  const std::vector<Point>& pts = runs.front();
+  const auto next_point = [&]() -> const Point* {
+    if (left == 0) return nullptr;
+    --left;
+    std::size_t best = 0;
+    for (std::size_t r = 1; r < num_runs; ++r)
+      if (head[r] < head[best]) best = r;
+    const Point* taken = &runs[best][next_of[best]++];
+    head[best] = next_of[best] < runs[best].size() ? runs[best][next_of[best]].at : std::numeric_limits<SimTime>::max();
+    return taken;
+  };
   int active[kCategories] = {};
   int compute_active = 0, host_active = 0;
   Phase compute_phase = Phase::Other;
   // Sums in integer time, exact whichever way the intervals were cut; seconds at the end.
   SimTime acc_compute = 0, acc_opt = 0, acc_bubble = 0, acc_other = 0, acc_host = 0, acc_exposed[kCategories] = {};
-  for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
-    const Point& pt = pts[k];
-    if (pt.cat == -1) {
-      compute_active += pt.delta;
-      if (pt.delta > 0) compute_phase = pt.phase;
-    } else if (pt.cat >= 0) {
-      active[pt.cat] += pt.delta;
-    } else if (pt.cat == kHostWait) {
-      host_active += pt.delta;
+  const Point* pt = next_point();
+  for (const Point* following = pt != nullptr ? next_point() : nullptr; following != nullptr;
+       pt = following, following = next_point()) {
+    if (pt->cat == -1) {
+      compute_active += pt->delta;
+      if (pt->delta > 0) compute_phase = pt->phase;
+    } else if (pt->cat >= 0) {
+      active[pt->cat] += pt->delta;
+    } else if (pt->cat == kHostWait) {
+      host_active += pt->delta;
     }
-    const SimTime a = std::max<SimTime>(pt.at, 0), b = std::min(pts[k + 1].at, iteration_end);
+    const SimTime a = std::max<SimTime>(pt->at, 0), b = std::min(following->at, iteration_end);
     if (b <= a) continue;
     const SimTime len = b - a;
     if (compute_active > 0) {
