@@ -36,9 +36,15 @@ class EventQueue {
       push_heap_event(e);
       return;
     }
-    // Descending: the events later than e stay in front of it (e is the latest of its time, its seq the newest).
-    const auto at = std::partition_point(events_.begin(), events_.end(), [&](const Event& x) { return Later{}(x, e); });
-    events_.insert(at, e);
+    // Latest first: the events later than e stay in front of it, those of its time or earlier move one place back.
+    // e's seq is the newest, so it comes out after every event of its time: only times need comparing.
+    std::size_t at = events_.size();
+    events_.push_back(e);
+    while (at > 0 && events_[at - 1].time <= e.time) {
+      events_[at] = events_[at - 1];
+      --at;
+    }
+    events_[at] = e;
   }
   bool empty() const { return events_.empty(); }
   // The next event; the queue must not be empty.
