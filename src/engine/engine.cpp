@@ -214,7 +214,9 @@ class Simulator {
       k.left = static_cast<double>(dur);
       k.factor = factor;
       k.since = now;
-      k.end = now + round_time(k.left * factor);
+      // Nothing beside it (the common case): its own time, which is what rounding the product gives below 2^53 ps.
+      const bool exact = factor == 1.0 && dur < (SimTime{1} << 53);
+      k.end = now + (exact ? dur : round_time(k.left * factor));
       queue_.push(k.end, r, i);
       return;
     }
