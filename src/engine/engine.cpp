@@ -19,11 +19,15 @@ namespace {
 constexpr std::uint32_t kNone = 0xffffffffu;
 // An event whose op carries this bit is the host issuing that op (its predecessors had finished before).
 constexpr std::uint32_t kIssueBit = 0x80000000u;
+// An event whose op carries this bit is a compute kernel's end: only those can be stale (re-timed), and the bit
+// says so without reading the op's plan record, a cache miss per event.
+constexpr std::uint32_t kKernelEndBit = 0x40000000u;
+constexpr std::uint32_t kOpBits = ~(kIssueBit | kKernelEndBit);
 
 EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_launch) {
   EngineRankPlan s;
   const std::size_t n = p.ops.size();
-  TRAINSIM_CHECK(n < kIssueBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
+  TRAINSIM_CHECK(n < kKernelEndBit, fmt::format("rank {}: {} ops exceed the engine's op index range", p.rank, n));
   s.ops.resize(n + 1);
   std::uint32_t last_on_stream[kNumStreams];
   std::fill(std::begin(last_on_stream), std::end(last_on_stream), kNone);
@@ -169,14 +173,14 @@ class Simulator {
       }
       const Event e = queue_.pop();
       if (e.op & kIssueBit) {
-        start(e.rank, e.op & ~kIssueBit, e.time);
+        start(e.rank, e.op & kOpBits, e.time);
         continue;
       }
-      if (stale(e)) {
+      if ((e.op & kKernelEndBit) && stale(e.rank, e.op & kOpBits, e.time)) {
         ++stale_events_;
         continue;
       }
-      finish(e.rank, e.op, e.time);
+      finish(e.rank, e.op & kOpBits, e.time);
     }
     out_.events = static_cast<std::int64_t>(queue_.pushed() - stale_events_);  // events that happened
     check_complete();
@@ -204,7 +208,7 @@ class Simulator {
         dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
       out_.timelines[r].start[i] = now;
       if (!opt_.interference) {
-        queue_.push(now + dur, r, i);
+        queue_.push(now + dur, r, i | kKernelEndBit);
         return;
       }
       const double factor = slowdown(po.desc, loads_[r]);
@@ -217,7 +221,7 @@ class Simulator {
       // Nothing beside it (the common case): its own time, which is what rounding the product gives below 2^53 ps.
       const bool exact = factor == 1.0 && dur < (SimTime{1} << 53);
       k.end = now + (exact ? dur : round_time(k.left * factor));
-      queue_.push(k.end, r, i);
+      queue_.push(k.end, r, i | kKernelEndBit);
       return;
     }
     if (po.alone && opt_.network == nullptr) {  // no other member to wait for: no rendezvous
@@ -318,16 +322,15 @@ class Simulator {
       const SimTime end = now + round_time(k.left * k.factor);
       if (end == k.end) continue;
       k.end = end;
-      queue_.push(end, r, k.op);
+      queue_.push(end, r, k.op | kKernelEndBit);
     }
   }
 
   // An end event of a kernel that was re-timed after it was queued.
-  bool stale(const Event& e) const {
+  bool stale(std::uint32_t rank, std::uint32_t op, SimTime time) const {
     if (!opt_.interference) return false;
-    if (plan_.ranks[e.rank].ops[e.op].type != Op::Type::Compute) return false;
-    for (const RunningKernel& k : running_[e.rank])
-      if (k.op == e.op) return k.end != e.time;
+    for (const RunningKernel& k : running_[rank])
+      if (k.op == op) return k.end != time;
     return true;  // already finished
   }
 
