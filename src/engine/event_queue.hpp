@@ -58,7 +58,7 @@ class EventQueue {
   std::uint64_t pushed() const { return next_seq_; }
 
  private:
-  // A function object, not a function pointer, so that the searches and sifts inline the comparison.
+  // A function object, not a function pointer, so that the heap's sifts inline the comparison.
   struct Later {
     bool operator()(const Event& a, const Event& b) const { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
   };

@@ -132,17 +132,24 @@ class Fsdp final : public TrainingFramework {
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const int zero_stage = rank.scenario.parallelism.zero_stage;
     const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 1};
-    // With pipeline parallelism (validation allows only SHARD_GRAD_OP there) the pipeline schedule turns gradient
-    // sync off for all but the last micro-batch and parameters stay gathered across micro-batches (torchtitan:
-    // reshard_after_forward=False; torch.distributed.pipelining's stage: set_requires_gradient_sync(False)):
-    // one reduction per step, as the bucketed path gives.
-    if (zero_stage == 3 || (zero_stage == 2 && rank.scenario.parallelism.pipeline == 1))
-      return std::make_unique<ShardedRank>(rank, settings, zero_stage == 3);
+    const int gathers = fsdp_layer_gathers(rank.scenario.parallelism);
+    if (gathers > 0) return std::make_unique<ShardedRank>(rank, settings, gathers == 2);
     return std::make_unique<BucketedDataParallel>(rank, settings);
   }
 };
 
 }  // namespace
+
+int fsdp_layer_gathers(const ParallelSpec& p) {
+  if (p.framework != Framework::FSDP) return 0;
+  if (p.zero_stage == 3) return 2;
+  // With pipeline parallelism (validation allows only SHARD_GRAD_OP there) the pipeline schedule turns gradient
+  // sync off for all but the last micro-batch and parameters stay gathered across micro-batches (torchtitan:
+  // reshard_after_forward=False; torch.distributed.pipelining's stage: set_requires_gradient_sync(False)):
+  // one reduction per step, as the bucketed path gives.
+  if (p.zero_stage == 2 && p.pipeline == 1) return 1;
+  return 0;
+}
 
 std::unique_ptr<TrainingFramework> make_fsdp_framework() { return std::make_unique<Fsdp>(); }
 

@@ -45,4 +45,9 @@ class TrainingFramework {
 
 std::unique_ptr<TrainingFramework> make_training_framework(Framework framework);
 
+// Parameter all-gathers PyTorch FSDP issues per layer and micro-batch, each with a gradient reduce-scatter per layer
+// when not 0 (fsdp.cpp): 2 for FULL_SHARD, 1 for SHARD_GRAD_OP without a pipeline; 0 where gradients go through
+// buckets (NO_SHARD, SHARD_GRAD_OP under a pipeline) or the framework is not FSDP. The work estimate counts by it.
+int fsdp_layer_gathers(const ParallelSpec& p);
+
 }  // namespace trainsim
