@@ -1,6 +1,9 @@
 // Every published-measurement scenario in ../shared/validation/cases must load: they are the
 // contract's largest body of real inputs (training jobs and collective benchmarks).
 #include <filesystem>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
 
 #include "scenario_test_support.hpp"
 
@@ -53,6 +56,34 @@ TEST(ValidationCases, EveryNextCaseParses) {
     } catch (const Error& e) { ADD_FAILURE() << e.what(); }
   }
   EXPECT_GT(training, 0);
+}
+
+// validation/cases is the project's own set (validation/README.md): public measurements written by hand, each
+// citing its source. It ships with the repository, so it is never skipped; every case is a training job whose
+// world size factors exactly, and says where its numbers come from.
+TEST(ValidationCases, EveryOwnCaseParsesAndCitesItsSource) {
+  const std::filesystem::path dir = std::filesystem::path(TRAINSIM_SOURCE_DIR) / "validation" / "cases";
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+  int training = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    try {
+      const Scenario s = load_scenario(entry.path().string());
+      EXPECT_TRUE(s.has_training_job) << entry.path();
+      EXPECT_EQ(
+          static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context * s.parallelism.data,
+          s.cluster.num_gpus)
+          << entry.path();
+      const YAML::Node reference = YAML::LoadFile(entry.path().string())["reference"];
+      ASSERT_TRUE(reference && reference.IsMap()) << entry.path() << ": no reference block";
+      EXPECT_NE(reference["source"].as<std::string>("").find("http"), std::string::npos)
+          << entry.path() << ": reference.source must carry the source's address";
+      EXPECT_FALSE(reference["notes"].as<std::string>("").empty()) << entry.path() << ": reference.notes";
+      ++training;
+    } catch (const Error& e) { ADD_FAILURE() << e.what(); }
+  }
+  // validation/README.md counts 39 cases; fewer means a file went missing.
+  EXPECT_GE(training, 39);
 }
 
 TEST(ValidationCases, EveryExampleParses) {
