@@ -1,5 +1,7 @@
 #include "api/iteration_energy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -20,6 +22,14 @@ std::optional<IterationEnergy> iteration_energy(const Scenario& s, const RunResu
       why_not = err.what();
       return std::nullopt;
     }
+  }
+  // Under a power limit the GPU draws at most the limit: the defaults are capped there (a value the power block
+  // gives is the user's measurement and stands).
+  if (const double limit = s.cluster.gpu.power_limit_w; limit > 0) {
+    gpu.idle_w = std::min(gpu.idle_w, limit);
+    gpu.communication_w = std::min(gpu.communication_w, limit);
+    gpu.compute_w = std::min(gpu.compute_w, limit);
+    if (!all_given) gpu.basis += fmt::format(", at most the {:g} W power limit", limit);
   }
   e.gpu_idle_w = ps.gpu_idle_w.value_or(gpu.idle_w);
   e.gpu_communication_w = ps.gpu_communication_w.value_or(gpu.communication_w);

@@ -82,8 +82,13 @@ class RooflineModel final : public ComputeModel {
     const std::string clocks =
         fmt::format(
             "; tensor clock: {} (x{:.3f} on tables locked at the peak-basis clock), x{:.3f} on short-run tables{}",
-            locked < 1.0 ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
-                         : std::string("as calibrated"),
+            gpu_.power_limited_clock_mhz > 0
+                ? fmt::format("{:.0f} MHz at the {:g} W power limit ({:.0f} sustained at the rated {:g} W) of {:.0f}",
+                              gpu_.power_limited_clock_mhz, gpu_.power_limit_w, gpu_.sustained_clock_mhz, gpu_.power_w,
+                              gpu_.peak_clock_mhz)
+            : locked < 1.0
+                ? fmt::format("{:.0f} MHz sustained of {:.0f}", gpu_.sustained_clock_mhz, gpu_.peak_clock_mhz)
+                : std::string("as calibrated"),
             locked, short_run,
             gpu_.boost_clock_mhz > 0 ? fmt::format(" (run at the {:.0f} MHz boost)", gpu_.boost_clock_mhz)
                                      : std::string(" (long-run share)")) +
@@ -129,7 +134,10 @@ KernelTiming fixed_duration_timing(const KernelDesc& k) {
   return t;
 }
 
-double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
+namespace {
+
+// The factor at the rated power: what the calibration tables lose to the clock a step holds.
+double rated_power_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
   const auto share = [](double held, double benchmarked) {
     return std::min(1.0, std::pow(held / benchmarked, rl::kClockThroughputElasticity));
   };
@@ -144,6 +152,17 @@ double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock
   if (arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3) return 1.0;
   if (!(gpu.peak_clock_mhz > 0) || !(gpu.sustained_clock_mhz > 0)) return 1.0;
   return share(gpu.sustained_clock_mhz, gpu.peak_clock_mhz);
+}
+
+}  // namespace
+
+double tensor_clock_factor(const GpuSpec& gpu, ArchFamily arch, CalibrationClock calibrated_at) {
+  const double rated = rated_power_clock_factor(gpu, arch, calibrated_at);
+  // Under a power limit (cluster.gpu_power_limit_w) the clock falls below the sustained one, whatever clock
+  // the table was taken at; throughput follows it as clock^0.67 (hardware/power_limit.hpp).
+  if (!(gpu.power_limited_clock_mhz > 0) || !(gpu.sustained_clock_mhz > 0)) return rated;
+  return rated *
+         std::pow(std::min(1.0, gpu.power_limited_clock_mhz / gpu.sustained_clock_mhz), rl::kClockThroughputElasticity);
 }
 
 double slowest_gpu_factor(std::int64_t gpus) {

@@ -31,6 +31,10 @@ struct GpuSpec {
   // 1980 MHz on H100/H200); 0 = not known (the roofline then applies a flat long-run share).
   double boost_clock_mhz = 0;
   double power_w = 0;  // rated board power (TDP / TGP), W; 0 = unknown
+  // A power limit set below the rating (cluster.gpu_power_limit_w) and the tensor-core clock held under it
+  // (hardware/power_limit.hpp); 0 = none, the GPU runs at its rated power and sustained clock.
+  double power_limit_w = 0;
+  double power_limited_clock_mhz = 0;
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
   int scale_up_domain = 0;

@@ -1,7 +1,13 @@
 // cluster.gpu (a catalog id or alias) and cluster.gpu_spec (datasheet numbers). With both, the
 // gpu_spec fields override the catalog entry, e.g. a power-capped part with a lower peak.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
 #include "core/strings.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "hardware/power_limit.hpp"
 #include "scenario/physical_bounds.hpp"
 #include "scenario/sections.hpp"
 
@@ -63,6 +69,27 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
                      "one PCIe Gen3 lane; NVLink and Infinity Fabric give 20-900 GB/s per GPU");
 }
 
+// cluster.gpu_power_limit_w: the limit `nvidia-smi -pl` sets; the GPU then holds a lower tensor-core clock.
+void read_power_limit(const Section& cluster, GpuSpec& gpu) {
+  const std::string key = "gpu_power_limit_w";
+  const std::optional<double> limit = cluster.number(key, Bound::Positive);
+  if (!limit) return;
+  if (!(gpu.power_w > 0) || !(gpu.sustained_clock_mhz > 0))
+    cluster.fail(key, fmt::format("GPU {} has no rated power and sustained clock in the catalog (data/gpus.yaml "
+                                  "power_w, sustained_clock_mhz), which a power limit is read against",
+                                  gpu.name));
+  if (*limit > gpu.power_w)
+    cluster.fail(key, fmt::format("{:g} W is above {}'s rated power of {:g} W; a limit can only lower it", *limit,
+                                  gpu.name, gpu.power_w));
+  const double lowest = kMinPowerLimitShare * gpu.power_w;
+  if (*limit < lowest)
+    cluster.fail(key, fmt::format("{:g} W is below {:g} W, {:.0f}% of {}'s rated {:g} W, the lowest limit the clock "
+                                  "model covers (docs/compute-model.md)",
+                                  *limit, lowest, 100 * kMinPowerLimitShare, gpu.name, gpu.power_w));
+  gpu.power_limit_w = *limit;
+  gpu.power_limited_clock_mhz = power_limited_clock_mhz(gpu, *limit);
+}
+
 }  // namespace
 
 GpuSpec read_gpu(const Section& cluster) {
@@ -76,6 +103,7 @@ GpuSpec read_gpu(const Section& cluster) {
     cluster.missing("gpu", "a GPU from the catalog, e.g. H100-SXM, or cluster.gpu_spec with its datasheet numbers");
   }
   if (spec.present()) apply_gpu_spec(spec, !cluster.has("gpu"), gpu);
+  read_power_limit(cluster, gpu);
   return gpu;
 }
 

@@ -117,6 +117,7 @@ constexpr ScenarioKey kKeys[] = {
   {"cluster.gpu_spec.hbm_GBps", "number", "required", "GB/s", "> 0", "memory bandwidth"},
   {"cluster.gpu_spec.memory_gib", "number", "required", "GiB", "> 0", "memory capacity"},
   {"cluster.gpu_spec.scale_up_GBps", "number", "-", "GB/s", "> 0", "scale-up bandwidth per GPU per direction"},
+  {"cluster.gpu_power_limit_w", "number", "null", "W", "35-100% of the GPU's rated power", "per-GPU power limit (nvidia-smi -pl) below the rating: the GPU holds a lower tensor-core clock (docs/compute-model.md §1.4); null = the rated power"},
   {"cluster.num_gpus", "int", "required", "GPUs", ">= 1, whole nodes", "GPUs of the job"},
   {"cluster.gpus_per_node", "int", "8", "GPUs", ">= 1", "GPUs per node (server, tray)"},
   {"cluster.scale_up.kind", "choice", "= nvswitch (NVIDIA), infinity-fabric (AMD)", "", "nvswitch | nvlink-mesh | pcie | infinity-fabric", "scale-up fabric"},

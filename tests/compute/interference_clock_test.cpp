@@ -161,6 +161,37 @@ TEST(TensorClock, NoClocksOrAmdMeansLockedTablesAsCalibrated) {
   EXPECT_EQ(attention_calibration_clock(ArchFamily::Blackwell, AttentionKernel::Auto), locked);
 }
 
+TEST(TensorClock, APowerLimitSlowsTensorKernelsByItsClockAndLeavesMemoryBoundOnes) {
+  GpuSpec h = test::h100_sxm();
+  h.peak_clock_mhz = 1830;
+  h.sustained_clock_mhz = 1580;
+  h.boost_clock_mhz = 1980;
+  h.power_w = 700;
+  const GpuSpec rated = h;
+  h.power_limit_w = 500;
+  h.power_limited_clock_mhz = 1264;  // 0.8 of the sustained clock
+  const double slower = std::pow(0.8, roofline::kClockThroughputElasticity);
+  for (const CalibrationClock c : {CalibrationClock::LockedAtPeakBasis, CalibrationClock::ShortRun})
+    EXPECT_NEAR(tensor_clock_factor(h, ArchFamily::Hopper, c),
+                tensor_clock_factor(rated, ArchFamily::Hopper, c) * slower, 1e-12);
+  // Tables without a boost clock, and AMD's measured at the held clock, lose the limit's share too.
+  GpuSpec no_boost = h;
+  no_boost.boost_clock_mhz = 0;
+  EXPECT_NEAR(tensor_clock_factor(no_boost, ArchFamily::Hopper, CalibrationClock::ShortRun),
+              roofline::kLongRunClockShare * slower, 1e-12);
+  EXPECT_NEAR(tensor_clock_factor(h, ArchFamily::Cdna3, CalibrationClock::LockedAtPeakBasis), slower, 1e-12);
+  EXPECT_NEAR(roofline_breakdown(h, ArchFamily::Hopper, big_gemm()).compute_s,
+              roofline_breakdown(rated, ArchFamily::Hopper, big_gemm()).compute_s / slower, 1e-12);
+  // HBM keeps its clock: a memory-bound kernel takes as long as at the rated power.
+  const KernelDesc norm = memory_kernel(KernelKind::LayerNorm, 512e6, 1e6, Precision::BF16);
+  EXPECT_DOUBLE_EQ(roofline_breakdown(h, ArchFamily::Hopper, norm).total_s(),
+                   roofline_breakdown(rated, ArchFamily::Hopper, norm).total_s());
+  EXPECT_NE(
+      make_roofline_model(h)->describe().find("1264 MHz at the 500 W power limit (1580 sustained at the rated 700 W)"),
+      std::string::npos)
+      << make_roofline_model(h)->describe();
+}
+
 TEST(SlowestGpu, ExpectedMinimumOfTheSkuSpread) {
   EXPECT_DOUBLE_EQ(slowest_gpu_factor(1), 1.0);
   // sigma = 0.05 / 2.847; E[min of 8] ~ -1.42 sigma, of 1,024 ~ -3.2 sigma.

@@ -44,6 +44,33 @@ TEST(Cluster, GpuSpecAlone) {
   EXPECT_DOUBLE_EQ(s.cluster.scale_up.bandwidth_GBps, 450);  // defaults to the GPU's scale_up_GBps
 }
 
+TEST(Cluster, PowerLimitLowersTheTensorClock) {
+  const Scenario s = parse_scenario(edit(kValidScenario, "cluster.gpu_power_limit_w", "500"), "test.yaml");
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.power_limit_w, 500);
+  EXPECT_NEAR(s.cluster.gpu.power_limited_clock_mhz, 1311, 1);
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.sustained_clock_mhz, 1580);  // the rated clock stays, for the report
+  // Without the key: no limit.
+  const Scenario rated = parse_scenario(kValidScenario, "test.yaml");
+  EXPECT_EQ(rated.cluster.gpu.power_limit_w, 0);
+  EXPECT_EQ(rated.cluster.gpu.power_limited_clock_mhz, 0);
+}
+
+TEST(Cluster, PowerLimitOutsideWhatTheModelCoversIsRefused) {
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.gpu_power_limit_w", "800"), "cluster.gpu_power_limit_w",
+                        "800 W is above H100-SXM's rated power of 700 W");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.gpu_power_limit_w", "200"), "cluster.gpu_power_limit_w",
+                        "below 245 W", "35%");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.gpu_power_limit_w", "0"), "cluster.gpu_power_limit_w",
+                        "expected a positive number");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "cluster.gpu_power_limit_w", "lots"), "cluster.gpu_power_limit_w");
+  // A GPU given by its datasheet alone has no rated power or clocks to read a limit against.
+  std::string yaml = edit(kValidScenario, "cluster.gpu", nullptr);
+  yaml =
+      edit(yaml, "cluster.gpu_spec", "{peak_tflops: {bf16: 1000}, hbm_GBps: 4000, memory_gib: 96, scale_up_GBps: 450}");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_power_limit_w", "500"), "cluster.gpu_power_limit_w",
+                        "has no rated power and sustained clock");
+}
+
 TEST(Cluster, GpuSpecAloneNeedsEssentials) {
   std::string yaml = edit(kValidScenario, "cluster.gpu", nullptr);
   EXPECT_SCENARIO_ERROR(edit(yaml, "cluster.gpu_spec", "{hbm_GBps: 4000, memory_gib: 96}"),
