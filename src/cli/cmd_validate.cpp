@@ -109,6 +109,10 @@ ValidationCase validate_one(const Scenario& s) {
   add("mfu", ref.mfu, r.mfu);
   add("hfu", ref.hfu, r.hfu);
   add("tokens_per_s_per_gpu", ref.tokens_per_s_per_gpu, r.tokens_per_s_per_gpu);
+  if (r.memory && !r.memory->fits) {  // the run was measured, so it fit: the memory model is off here; say so
+    c.memory_needed_gib = r.memory->peak;
+    c.memory_capacity_gib = r.memory->capacity;
+  }
   return c;
 }
 

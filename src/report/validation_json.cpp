@@ -52,6 +52,10 @@ nlohmann::ordered_json case_json(const ValidationCase& c) {
     fields.push_back(std::move(fj));
   }
   j["fields"] = std::move(fields);
+  // null when the memory model says the run fits (or for collective cases); else what it needs and has.
+  j["over_memory"] = c.over_memory() ? nlohmann::ordered_json{{"needed_gib", c.memory_needed_gib},
+                                                              {"capacity_gib", c.memory_capacity_gib}}
+                                     : nlohmann::ordered_json(nullptr);
   return j;
 }
 

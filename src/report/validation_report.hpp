@@ -47,6 +47,11 @@ struct ValidationCase {
   // mfu, hfu, tokens_per_s_per_gpu, busbw_GBps.
   const ValidationField* headline() const;
   std::string generation;  // the GPU's architecture ("ampere", "hopper", ...); empty: not known
+  // Training cases trainsim's memory model says do not fit although the measured run did: the peak GiB per GPU it
+  // needs and the GPU's capacity (both 0 when it fits or for collective cases). Simulated anyway and listed apart.
+  double memory_needed_gib = 0, memory_capacity_gib = 0;
+  bool over_memory() const { return memory_needed_gib > 0; }
+  std::string memory_note() const;  // "needs 102.2 GiB per GPU of 95.6"; empty when it fits
 };
 
 // The group a case id belongs to (the rule is in docs/validation.md): the id's first '-'-separated

@@ -80,6 +80,11 @@ std::string validation_group(std::string_view case_id) {
   return group;
 }
 
+std::string ValidationCase::memory_note() const {
+  if (!over_memory()) return {};
+  return fmt::format("needs {:.1f} GiB per GPU of {:.1f}", memory_needed_gib, memory_capacity_gib);
+}
+
 const ValidationField* ValidationCase::headline() const {
   // Iteration time is what every other throughput figure is derived from, so it is the most
   // direct check; the rest follow in the order the spec's reference block lists them.

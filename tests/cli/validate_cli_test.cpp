@@ -57,6 +57,26 @@ TEST(ValidateCli, UnloadableCaseIsAFailedRowAndTheRunGoesOn) {
   EXPECT_THAT(md.out, HasSubstr("| src-broken | src |"));
 }
 
+// A measured run that trainsim's memory model says does not fit is simulated (exit 0) and listed apart with what it
+// needs: here the tiny job on a GPU given 2 GiB.
+TEST(ValidateCli, ACaseOverTheMemoryModelIsSimulatedAndListedApart) {
+  const auto dir = case_dir("trainsim_validate_over_memory", {"src-fits", "src-small"});
+  std::string small = read_file((dir / "src-small.yaml").string());
+  const std::string gpu_line = "  gpu: H100-SXM\n";
+  ASSERT_NE(small.find(gpu_line), std::string::npos);
+  small.replace(small.find(gpu_line), gpu_line.size(), gpu_line + "  gpu_spec: {memory_gib: 2}\n");
+  std::ofstream(dir / "src-small.yaml") << small;
+  const Result r = run_validate_stdout(dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out,
+              ::testing::ContainsRegex("Over trainsim's memory model, simulated anyway \\(the measured runs fit\\) "
+                                       "\\(1\\):\n  src-small \\(H100-SXM\\): needs [0-9.]+ GiB per GPU of 2\\.0\n"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("src-fits (H100-SXM): needs")));
+  const auto j = nlohmann::json::parse(run_validate_stdout(dir.string() + " --json").out);
+  EXPECT_TRUE(j["cases"][0]["over_memory"].is_null());
+  EXPECT_GT(j["cases"][1]["over_memory"]["needed_gib"].get<double>(), 2.0);
+}
+
 TEST(ValidateCli, RecordThenCheckPassesAndARegressionFails) {
   const auto dir = case_dir("trainsim_validate_record", {"src-a", "src-b"});
   const auto record = std::filesystem::temp_directory_path() / "trainsim_validate_record.json";

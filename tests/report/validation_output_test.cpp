@@ -141,3 +141,44 @@ TEST(ValidationMarkdown, CollectivePointsTable) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A case the memory model says does not fit although it was measured: simulated (its errors count), and listed
+// apart in every rendering with what it needs; the cases that fit are not listed.
+TEST(ValidationOverMemory, ListedApartInEveryRenderingAndStillCounted) {
+  std::vector<ValidationCase> cases = sample_cases();
+  cases[1].memory_needed_gib = 102.2;
+  cases[1].memory_capacity_gib = 95.6;
+  EXPECT_EQ(cases[1].memory_note(), "needs 102.2 GiB per GPU of 95.6");
+  EXPECT_EQ(cases[0].memory_note(), "");
+
+  std::ostringstream table;
+  write_validation_table(table, cases);
+  EXPECT_THAT(table.str(), HasSubstr("Over trainsim's memory model, simulated anyway (the measured runs fit) (1):\n"
+                                     "  megatron2021-b (A100-SXM4-80GB): needs 102.2 GiB per GPU of 95.6\n"));
+  EXPECT_THAT(table.str(), HasSubstr("Summary: 4 cases, 3 simulated, 1 failed"));
+
+  std::ostringstream md;
+  write_validation_markdown(md, cases);
+  EXPECT_THAT(md.str(), HasSubstr("## Cases over trainsim's memory model"));
+  EXPECT_THAT(md.str(),
+              HasSubstr("| megatron2021-b | megatron2021 | A100-SXM4-80GB | needs 102.2 GiB per GPU of 95.6 |"));
+  EXPECT_THAT(md.str(), Not(HasSubstr("| megatron2021-a | megatron2021 | A100-SXM4-80GB | needs")));
+
+  const auto j = validation_to_json(cases);
+  const auto& rows = j["cases"];
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(rows[0]["over_memory"].is_null());
+  EXPECT_DOUBLE_EQ(rows[1]["over_memory"]["needed_gib"].get<double>(), 102.2);
+  EXPECT_DOUBLE_EQ(rows[1]["over_memory"]["capacity_gib"].get<double>(), 95.6);
+
+  // Without such a case no section appears.
+  std::ostringstream plain;
+  write_validation_table(plain, sample_cases());
+  EXPECT_THAT(plain.str(), Not(HasSubstr("memory model")));
+}
+
+}  // namespace
+}  // namespace trainsim
