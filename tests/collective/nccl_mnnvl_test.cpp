@@ -7,7 +7,10 @@
 
 #include "collective/flows/nccl_flows.hpp"
 #include "collective/nccl/nccl_comm_builder.hpp"
+#include "collective/nccl/nccl_graph_search.hpp"
+#include "collective/nccl/nccl_search_cache.hpp"
 #include "core/error.hpp"
+#include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
 
 namespace trainsim {
@@ -87,6 +90,51 @@ TEST(NcclMnnvl, RestrictingNetsKeepsTheRestAndChecksItsInput) {
   const NodeTopology all = restrict_to_gpus(node, {0, 1});
   EXPECT_EQ(all.nets.size(), 16u);
   EXPECT_EQ(all.original_net(7), 7);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// The data-parallel copies of a job on an NVLink domain see the same shape on other hosts: the same GPU of each
+// host, other NICs and bus ids. What their searches read is the same (canonical_inputs), so the memo searches one
+// and serves the others; the graphs are the search's own for each, as they name local ranks and NET indices only.
+TEST(NcclMnnvl, CopiesOnOtherHostsOfTheDomainReadTheSameSearchInputs) {
+  const ClusterSpec c = two_domains();
+  const NcclCommBuilder builder(c, NcclEnv{});
+  const auto first = builder.communicator(GroupPlacement::of({0, 4, 16, 20}, c));    // hosts 0 and 1
+  const auto second = builder.communicator(GroupPlacement::of({8, 12, 24, 28}, c));  // hosts 2 and 3
+  const auto other_gpu = builder.communicator(GroupPlacement::of({1, 5, 17, 21}, c));
+  const NodeTopology& a = *first->node_topology.front();
+  const NodeTopology& b = *second->node_topology.front();
+  ASSERT_EQ(a.nets.size(), 8u);
+  ASSERT_EQ(b.nets.size(), 8u);
+  EXPECT_EQ(a.original_net(0), 0);  // other NICs: the nodes are not the same
+  EXPECT_EQ(b.original_net(0), 8);
+  SearchOptions multi;
+  multi.multi_node = true;
+  const CanonicalSearchInputs in_a = NodeGraphSearch(a, multi).canonical_inputs();
+  const CanonicalSearchInputs in_b = NodeGraphSearch(b, multi).canonical_inputs();
+  EXPECT_EQ(in_a.words, in_b.words);
+  EXPECT_EQ(in_a.values, in_b.values);
+  EXPECT_FALSE(in_a.values.empty());  // a multi-node search's NET bandwidths are matched apart
+  const NodeGraphs direct_a = search_node_graphs(a, multi, true), direct_b = search_node_graphs(b, multi, true);
+  testing::expect_same_graph(direct_a.ring, direct_b.ring);
+  testing::expect_same_graph(direct_a.tree, direct_b.tree);
+  // Through the memo: the first searches, the second is served the same graphs.
+  testing::expect_same_graph(cached_search_node_graphs(a, multi, true, false).ring, direct_a.ring);
+  testing::expect_same_graph(cached_search_node_graphs(b, multi, true, false).ring, direct_b.ring);
+  // The second GPU of each host starts its channels on another NIC (ncclTopoGetLocalNet): other inputs.
+  const NodeTopology& o = *other_gpu->node_topology.front();
+  EXPECT_NE(NodeGraphSearch(o, multi).canonical_inputs().words, in_a.words);
+  // A node that differs in a link's bandwidth reads differently.
+  NodeTopology slower = b;
+  for (TopoVertex& v : slower.vertices)
+    for (TopoLink& l : v.links)
+      if (l.type == TopoLinkType::Nvl) l.bw /= 2;
+  EXPECT_NE(NodeGraphSearch(slower, multi).canonical_inputs().words, in_a.words);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -187,6 +188,104 @@ class Searcher {
   }
   // The moves of the NET-dependent bandwidths that change no comparison the search made: [low, high).
   std::pair<float, float> net_moves() const { return {net_low_, net_high_}; }
+
+  // Everything the search reads once it is set up, with the links numbered in the order the compiled paths first
+  // use them: the search walks compiled paths and NET attributes only, and its graphs name local ranks and NET
+  // indices, so two nodes with equal words find the same graphs, whichever hosts, NICs and bus ids they are (the
+  // data-parallel copies of an NVL72 rack). What a multi-node search reads of the NETs' bandwidths goes to
+  // `values` (matched loosely by the memo, NetBandwidthMoves) instead of the words.
+  CanonicalSearchInputs canonical_inputs() const {
+    CanonicalSearchInputs in;
+    std::vector<std::uint64_t>& w = in.words;
+    const auto put = [&w](std::int64_t v) { w.push_back(static_cast<std::uint64_t>(v)); };
+    const auto put_float = [&w](double v) {
+      const float f = static_cast<float>(v);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &f, sizeof bits);
+      w.push_back(bits);
+    };
+    put(options_.cross_nic);
+    put(options_.multi_node);
+    put(options_.min_channels);
+    put(options_.max_channels);
+    put(options_.replay_fruitless_tries);
+    put(inter_);
+    put(ngpus_);
+    put(nnets_);
+    put(static_cast<std::int64_t>(endpoints_));
+    put(nvs_ep_);
+    put(node_.nvswitch >= 0);
+    put(node_.sm);
+    put(static_cast<std::int64_t>(node_.arch));
+    put(static_cast<std::int64_t>(node_.vendor));
+    for (const int r : gpu_rank_) put(r);
+    // Links by first use; a NET link's bandwidth is a NET input of a multi-node search.
+    std::map<std::size_t, std::int64_t> canon;
+    std::vector<std::pair<std::size_t, bool>> links;  // (bw_ index, touches a NET) in canonical order
+    const auto link = [&](std::size_t id, bool net) {
+      const auto [it, added] = canon.emplace(id, static_cast<std::int64_t>(links.size()));
+      if (added) links.emplace_back(id, net);
+      return it->second;
+    };
+    for (const CompiledPath& cp : compiled_) {
+      put(cp.type);
+      put(cp.rev_type);
+      put(cp.nccl_hops);
+      put(cp.int_bw);
+      put(cp.intra);
+      put(cp.intel_phb);
+      put(static_cast<std::int64_t>(cp.hops.size()));
+      for (const Hop& h : cp.hops) {
+        put(link(h.id, h.net));
+        put(h.pci);
+        put(h.net);
+        put(h.rev_net);
+        put_float(h.rev_share);
+        put(h.rev_share > 0 ? link(h.rev_id, h.rev_net) : -1);
+      }
+    }
+    for (const auto& [up, down] : pci_links_) {
+      put(up >= 0 ? link(static_cast<std::size_t>(up), false) : -1);
+      put(down >= 0 ? link(static_cast<std::size_t>(down), false) : -1);
+    }
+    put(static_cast<std::int64_t>(links.size()));
+    for (const auto& [id, net] : links) {
+      if (net && inter_)
+        in.values.push_back(bw_[id]);
+      else
+        put_float(bw_[id]);
+    }
+    // NETs: the search compares guid/port, rail and plane for equality only, so a guid counts by its first NET.
+    std::vector<std::uint64_t> guids;
+    for (int n = 0; n < nnets_; ++n) {
+      const TopoVertex& v = vx(nv(n));
+      const auto g = std::find(guids.begin(), guids.end(), v.guid);
+      put(g - guids.begin());
+      if (g == guids.end()) guids.push_back(v.guid);
+      put(v.port);
+      put(v.rail);
+      put(v.plane);
+      put_float(v.latency_us);
+      if (inter_)
+        in.values.push_back(net_bw_[static_cast<std::size_t>(n)]);
+      else
+        put_float(net_bw_[static_cast<std::size_t>(n)]);
+    }
+    for (const auto* lists : {&net_siblings_, &net_local_gpus_, &pref_nets_}) {
+      put(static_cast<std::int64_t>(lists->size()));
+      for (const std::vector<int>& list : *lists) {
+        put(static_cast<std::int64_t>(list.size()));
+        for (const int x : list) put(x);
+      }
+    }
+    for (const int g : net_local_gpu_) put(g);
+    put_float(sys_total_bw_);
+    if (inter_)
+      in.values.push_back(sys_max_bw_);
+    else
+      put_float(sys_max_bw_);
+    return in;
+  }
 
  private:
   // The search asked whether a NET-dependent bandwidth (what is left on a NET link or a NET, or the fastest
@@ -1198,6 +1297,8 @@ NodeGraphSearch::NodeGraphSearch(const NodeTopology& node, const SearchOptions& 
 NodeGraphSearch::~NodeGraphSearch() = default;
 
 NetBandwidthInputs NodeGraphSearch::net_inputs() const { return held(impl_).net_inputs(); }
+
+CanonicalSearchInputs NodeGraphSearch::canonical_inputs() const { return held(impl_).canonical_inputs(); }
 
 NetBandwidthMoves NodeGraphSearch::net_moves() const {
   const auto [low, high] = held(impl_).net_moves();

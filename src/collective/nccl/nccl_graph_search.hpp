@@ -75,6 +75,15 @@ struct NetBandwidthInputs {
   std::vector<std::int64_t> decided;
 };
 
+// Everything a search reads once it is set up, in a form that does not depend on which hosts, NICs or bus ids the
+// node has: `words` must be equal, `values` (a multi-node search's NET-dependent bandwidths; empty inside one node)
+// may move as NetBandwidthMoves allows. Two nodes with the same inputs find the same graphs, which name local ranks
+// and NET indices only.
+struct CanonicalSearchInputs {
+  std::vector<std::uint64_t> words;
+  std::vector<float> values;
+};
+
 // How far the NET-dependent bandwidths may move, each on its own, with every comparison a search made of them
 // coming out the same: by d with low <= d < high. A move of 0 always does.
 struct NetBandwidthMoves {
@@ -93,6 +102,7 @@ class NodeGraphSearch {
   NodeGraphSearch(const NodeGraphSearch&) = delete;
   NodeGraphSearch& operator=(const NodeGraphSearch&) = delete;
   NetBandwidthInputs net_inputs() const;
+  CanonicalSearchInputs canonical_inputs() const;
   NodeGraphs search(bool search_nvls, bool search_collnet);
   // After search(): the moves of net_inputs().values with which the same graphs are found.
   NetBandwidthMoves net_moves() const;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -63,13 +64,10 @@ NodeTopology without_net_bandwidth(const NodeTopology& node) {
   return out;
 }
 
-// The NETs' bandwidths are left out: a search inside one node does not read them, and what a multi-node search
-// reads of them is `decided` (in the key) and NetBandwidthInputs::values (matched within a margin, Entry).
-Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet,
-           const std::vector<std::int64_t>& decided) {
+// The node as given, for a search inside one node: the NETs' bandwidths are left out (such a search does not read
+// them), every other field of the vertices, their links and every path is in.
+Key key_of(const NodeTopology& node, const SearchOptions& options, bool nvls, bool collnet) {
   Fingerprint f;
-  f.add(decided.size());
-  for (const std::int64_t d : decided) f.add(d);
   f.add(options.cross_nic);
   f.add(options.multi_node);
   f.add(options.min_channels);
@@ -146,12 +144,25 @@ struct Entry {
 // rather than grow without bound.
 constexpr std::size_t kMaxEntries = 4096;
 
+Key key_of(const CanonicalSearchInputs& in, bool nvls, bool collnet) {
+  Fingerprint f;
+  f.add(nvls);
+  f.add(collnet);
+  f.add(in.words.size());
+  for (const std::uint64_t w : in.words) f.add(w);
+  return f.key();
+}
+
 }  // namespace
 
 NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
                                      bool search_collnet) {
   static std::mutex mutex;
+  // By what the search reads (CanonicalSearchInputs): nodes alike up to which hosts, NICs and bus ids they hold
+  // share an entry. And, for searches inside one node, by the node as given, which is found without setting up a
+  // search (a sweep of NIC speeds asks for the same intra-node groups at every point).
   static std::map<Key, std::vector<Entry>> memo;
+  static std::map<Key, NodeGraphs> by_node;
   static std::size_t entries = 0;
   const auto lookup = [&](const Key& key, const std::vector<float>& values) -> const NodeGraphs* {
     const auto it = memo.find(key);
@@ -160,36 +171,48 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
       if (e.answers(values)) return &e.graphs;
     return nullptr;
   };
-  const auto remember = [&](const Key& key, Entry entry) {
-    std::lock_guard<std::mutex> lock(mutex);
+  const auto make_room = [&] {
     if (entries >= kMaxEntries) {
       memo.clear();
+      by_node.clear();
       entries = 0;
     }
-    memo[key].push_back(std::move(entry));
-    ++entries;
   };
+  std::optional<Key> node_key;
+  std::optional<NodeTopology> zeroed;
   if (!options.multi_node) {
-    // A search inside one node reads no NET bandwidth: every NIC speed shares it, found without setting up a search.
-    const Key key = key_of(node, options, search_nvls, search_collnet, {});
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (const NodeGraphs* g = lookup(key, {})) return *g;
-    }
-    NodeGraphs graphs = search_node_graphs(without_net_bandwidth(node), options, search_nvls, search_collnet);
-    remember(key, Entry{{}, NetBandwidthMoves{}, graphs});
-    return graphs;
+    node_key = key_of(node, options, search_nvls, search_collnet);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = by_node.find(*node_key); it != by_node.end()) return it->second;
   }
-  // A multi-node search: what it reads of the NETs comes from setting it up.
-  NodeGraphSearch search(node, options);
-  NetBandwidthInputs inputs = search.net_inputs();
-  const Key key = key_of(node, options, search_nvls, search_collnet, inputs.decided);
+  // A search inside one node reads no NET bandwidth (NCCL trims a single-node communicator's NETs): it runs on the
+  // node with them zeroed, so that a search that did read them would show as changed graphs.
+  if (!options.multi_node) zeroed = without_net_bandwidth(node);
+  NodeGraphSearch search(zeroed ? *zeroed : node, options);
+  const CanonicalSearchInputs inputs = search.canonical_inputs();
+  const Key key = key_of(inputs, search_nvls, search_collnet);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (const NodeGraphs* g = lookup(key, inputs.values)) return *g;
+    if (const NodeGraphs* g = lookup(key, inputs.values)) {
+      const NodeGraphs graphs = *g;
+      if (node_key) {
+        make_room();
+        by_node.emplace(*node_key, graphs);
+        ++entries;
+      }
+      return graphs;
+    }
   }
   NodeGraphs graphs = search.search(search_nvls, search_collnet);
-  remember(key, Entry{std::move(inputs.values), search.net_moves(), graphs});
+  const NetBandwidthMoves moves = options.multi_node ? search.net_moves() : NetBandwidthMoves{};
+  std::lock_guard<std::mutex> lock(mutex);
+  make_room();
+  memo[key].push_back(Entry{inputs.values, moves, graphs});
+  ++entries;
+  if (node_key) {
+    by_node.emplace(*node_key, graphs);
+    ++entries;
+  }
   return graphs;
 }
 

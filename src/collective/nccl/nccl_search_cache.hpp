@@ -1,9 +1,11 @@
 #pragma once
-// A process-wide memo of NCCL graph searches. A search is a pure function of the node as the search sees it
-// (its vertices and links, and every path compute_paths found) and of the search options, and the same
-// node shapes come back across the scenarios one process simulates: the candidates of `trainsim tune`, the
-// points of a sweep, the groups of one job that see the same GPUs. The memo returns the graphs a search
-// found before for the same inputs; the answer is the one the search would give. The NICs' speeds are matched
+// A process-wide memo of NCCL graph searches. A search is a pure function of what it reads once set up (every
+// endpoint pair's path as a list of links, the links' bandwidths, each GPU's rank and NICs, each NET's attributes:
+// NodeGraphSearch::canonical_inputs) and of the search options, and its graphs name local ranks and NET indices
+// only. The same inputs come back across the groups of one job (the data-parallel copies of an NVL72 rack see
+// the same shape on other trays and NICs) and across the scenarios one process simulates (the candidates of
+// `trainsim tune`, the points of a sweep). The memo returns the graphs a search found before for the same
+// inputs; the answer is the one the search would give. The NICs' speeds are matched
 // loosely: a search inside one node does not read them, and a multi-node search holds for every NIC speed that
 // gives each comparison it made the same outcome (NodeGraphSearch::net_moves), so a sweep of cluster.nic_gbps
 // searches a node once per few GB/s rather than once per point.
