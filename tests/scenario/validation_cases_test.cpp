@@ -10,6 +10,15 @@
 namespace trainsim {
 namespace {
 
+// A training case: tensor x pipeline x context x data must be the world (what validation.cpp resolves data from).
+void expect_training_job_on_its_world(const Scenario& s, const std::filesystem::path& file) {
+  EXPECT_TRUE(s.has_training_job) << file;
+  EXPECT_EQ(
+      static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context * s.parallelism.data,
+      s.cluster.num_gpus)
+      << file;
+}
+
 TEST(ValidationCases, EveryCaseParses) {
   const std::filesystem::path dir =
       std::filesystem::path(TRAINSIM_SOURCE_DIR) / ".." / "shared" / "validation" / "cases";
@@ -21,11 +30,7 @@ TEST(ValidationCases, EveryCaseParses) {
       const Scenario s = load_scenario(entry.path().string());
       (s.has_training_job ? training : collective)++;
       if (s.has_training_job) {
-        // The world size must factor exactly (what validation.cpp resolves data from).
-        EXPECT_EQ(static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context *
-                      s.parallelism.data,
-                  s.cluster.num_gpus)
-            << entry.path();
+        expect_training_job_on_its_world(s, entry.path());
       } else {
         EXPECT_TRUE(s.collective.has_value()) << entry.path();
       }
@@ -46,12 +51,7 @@ TEST(ValidationCases, EveryNextCaseParses) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
     try {
-      const Scenario s = load_scenario(entry.path().string());
-      EXPECT_TRUE(s.has_training_job) << entry.path();
-      EXPECT_EQ(
-          static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context * s.parallelism.data,
-          s.cluster.num_gpus)
-          << entry.path();
+      expect_training_job_on_its_world(load_scenario(entry.path().string()), entry.path());
       ++training;
     } catch (const Error& e) { ADD_FAILURE() << e.what(); }
   }
@@ -68,12 +68,7 @@ TEST(ValidationCases, EveryOwnCaseParsesAndCitesItsSource) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
     try {
-      const Scenario s = load_scenario(entry.path().string());
-      EXPECT_TRUE(s.has_training_job) << entry.path();
-      EXPECT_EQ(
-          static_cast<long>(s.parallelism.tensor) * s.parallelism.pipeline * s.parallelism.context * s.parallelism.data,
-          s.cluster.num_gpus)
-          << entry.path();
+      expect_training_job_on_its_world(load_scenario(entry.path().string()), entry.path());
       const YAML::Node reference = YAML::LoadFile(entry.path().string())["reference"];
       ASSERT_TRUE(reference && reference.IsMap()) << entry.path() << ": no reference block";
       EXPECT_NE(reference["source"].as<std::string>("").find("http"), std::string::npos)
