@@ -96,5 +96,18 @@ TEST(FsdpWorkload, ShardGradOpGathersOnlyForTheForward) {
   EXPECT_EQ(ops.count("fsdp.reduce_scatter.root"), 1u);
 }
 
+// NO_SHARD (zero_stage 0 or 1 for fsdp): every rank holds and updates the whole optimizer state, so its Adam step
+// reads 8x what a FULL_SHARD or SHARD_GRAD_OP rank's shard does on 8 GPUs.
+TEST(FsdpWorkload, NoShardUpdatesTheWholeOptimizerState) {
+  const auto adam_bytes = [](int zero_stage) {
+    return by_name(generate_workload(fsdp_scenario("bf16", zero_stage), {}))["optimizer.adam"].bytes;
+  };
+  const double full = adam_bytes(3);
+  ASSERT_GT(full, 0);
+  EXPECT_NEAR(adam_bytes(2), full, 1e-6 * full);
+  EXPECT_NEAR(adam_bytes(1), 8 * full, 1e-6 * full);
+  EXPECT_NEAR(adam_bytes(0), 8 * full, 1e-6 * full);
+}
+
 }  // namespace
 }  // namespace trainsim
