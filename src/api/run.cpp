@@ -18,6 +18,7 @@
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "collective/nccl/nccl_debug_log.hpp"
+#include "compute/arch_family.hpp"
 #include "compute/compute_model.hpp"
 #include "core/error.hpp"
 #include "engine/engine.hpp"
@@ -697,6 +698,19 @@ void add_uneven_group_warnings(const Scenario& s, const Workload& wl, RunResult&
 // fabric the analytical model prices although it cannot be built.
 void add_inferred_values_and_warnings(const Scenario& s, RunResult& r) {
   for (const InferredValue& v : s.inferred) r.inferred.push_back({v.key, v.value, v.why});
+  // training.attention_kernel: auto prices cuDNN's fused attention on Hopper and later (the spec's default, what
+  // Transformer Engine runs). A plain PyTorch model (framework fsdp) calls F.scaled_dot_product_attention, which on
+  // those GPUs picks FlashAttention-2 before torch 2.9 (cuDNN is last in its order from 2.5.1: pytorch/pytorch
+  // #138522, #162073), about half cuDNN's speed at long sequences; the report says which one was priced.
+  const ArchFamily arch = classify_arch(s.cluster.gpu);
+  if (s.parallelism.framework == Framework::FSDP && s.training.flash_attention &&
+      s.training.attention_kernel == AttentionKernel::Auto &&
+      (arch == ArchFamily::Hopper || arch == ArchFamily::Blackwell))
+    r.inferred.push_back({"training.attention_kernel", "cudnn",
+                          fmt::format("not given; auto prices cuDNN's fused attention on {}. A plain PyTorch model's "
+                                      "scaled_dot_product_attention picks FlashAttention-2 there before torch 2.9 "
+                                      "(about half as fast at long sequences): set flash2 for such a job",
+                                      to_string(arch))});
   for (const ScenarioWarning& w : s.warnings) r.warnings.push_back({w.key, w.message});
   if (const auto dump = s.nccl.env.find("NCCL_GRAPH_DUMP_FILE"); dump != s.nccl.env.end() && !dump->second.empty())
     r.warnings.push_back({"nccl.NCCL_GRAPH_DUMP_FILE",

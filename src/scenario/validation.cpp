@@ -95,21 +95,6 @@ void note_fsdp_sharding(Scenario& s) {
                         "default) or 2 for SHARD_GRAD_OP"});
 }
 
-// training.attention_kernel: auto is cuDNN's fused attention on Hopper and later (the spec's default, what
-// Transformer Engine runs). A plain PyTorch model (framework fsdp) calls F.scaled_dot_product_attention, which on
-// those GPUs picks FlashAttention-2 before torch 2.9 (cuDNN last in its order from 2.5.1: pytorch/pytorch #138522,
-// #162073), about half cuDNN's speed at long sequences; the report says which one it priced.
-void note_sdpa_attention(Scenario& s) {
-  const std::string& arch = s.cluster.gpu.architecture;
-  if (s.parallelism.framework != Framework::FSDP || !s.training.flash_attention ||
-      s.training.attention_kernel != AttentionKernel::Auto || (arch != "hopper" && arch != "blackwell"))
-    return;
-  s.inferred.push_back({"training.attention_kernel", "cudnn",
-                        "not given; auto prices cuDNN's fused attention on " + arch +
-                            ". A plain PyTorch model's scaled_dot_product_attention picks FlashAttention-2 there "
-                            "before torch 2.9 (about half as fast at long sequences): set flash2 for such a job"});
-}
-
 // cluster.scale_up.job_gpus_per_domain: auto left part of each domain idle (a scheduler's segment placement);
 // the report says so, since it decides which parallel groups stay on the scale-up fabric.
 void note_job_placement(Scenario& s) {
@@ -299,7 +284,6 @@ void validate_job(Scenario& s) {
   resolve_expert_tensor(s);
   note_eager_fusion(s);
   note_fsdp_sharding(s);
-  note_sdpa_attention(s);
   note_job_placement(s);
   normalise_flags(s);
   check_tensor_split(s, c);

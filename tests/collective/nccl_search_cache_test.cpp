@@ -92,13 +92,14 @@ void expect_same_walk(const SearchGraph& a, const SearchGraph& b) {
 
 struct SearchedSpeed {
   double gbps = 0;
-  NetBandwidthInputs inputs;
+  CanonicalSearchInputs inputs;
   NetBandwidthMoves moves;
   NodeGraphs graphs;
 };
 
-bool allows(const SearchedSpeed& entry, const NetBandwidthInputs& query) {
-  if (entry.inputs.decided != query.decided || entry.inputs.values.size() != query.values.size()) return false;
+// What the memo asks of an entry: the same words, and each value moved by what the entry's moves allow.
+bool allows(const SearchedSpeed& entry, const CanonicalSearchInputs& query) {
+  if (entry.inputs.words != query.words || entry.inputs.values.size() != query.values.size()) return false;
   for (std::size_t i = 0; i < query.values.size(); ++i)
     if (!entry.moves.allow(static_cast<double>(query.values[i]) - static_cast<double>(entry.inputs.values[i])))
       return false;
@@ -120,7 +121,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
       SearchOptions options;
       options.multi_node = true;
       NodeGraphSearch search(node, options);
-      SearchedSpeed s{gbps, search.net_inputs(), {}, search.search(true, false)};
+      SearchedSpeed s{gbps, search.canonical_inputs(), {}, search.search(true, false)};
       s.moves = search.net_moves();
       EXPECT_FALSE(s.inputs.values.empty());
       searched.push_back(std::move(s));
@@ -148,7 +149,7 @@ TEST(NcclSearchCache, AMultiNodeSearchHoldsForTheNicSpeedsItsMovesAllow) {
         SearchOptions options;
         options.multi_node = true;
         NodeGraphSearch search(node, options);
-        if (!allows(a, search.net_inputs())) continue;
+        if (!allows(a, search.canonical_inputs())) continue;
         SCOPED_TRACE(std::to_string(a.gbps) + " Gb/s moved by " + std::to_string(d) + " GB/s");
         const NodeGraphs g = search.search(true, false);
         expect_same_walk(g.ring, a.graphs.ring);

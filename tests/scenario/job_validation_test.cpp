@@ -92,24 +92,6 @@ TEST(JobValidation, FsdpWithoutZeroStageSaysItRunsNoShard) {
   EXPECT_EQ(noted(parse_scenario(edit(kValidScenario, "parallelism.zero_stage", nullptr), "test.yaml")), 0);
 }
 
-// training.attention_kernel on an FSDP job on Hopper: auto prices cuDNN, which a plain PyTorch job's SDPA does not
-// pick before torch 2.9; the report says so when the key is left to auto, and only then.
-TEST(JobValidation, FsdpOnHopperSaysAutoAttentionIsCudnn) {
-  std::string fsdp = edit(edit(kValidScenario, "parallelism.framework", "fsdp"), "parallelism.zero_stage", "3");
-  fsdp = edit(edit(fsdp, "parallelism.tensor", "1"), "parallelism.pipeline", "1");
-  const auto noted = [](const Scenario& s) {
-    return std::count_if(s.inferred.begin(), s.inferred.end(), [](const InferredValue& v) {
-      return v.key == "training.attention_kernel" && v.value == "cudnn" &&
-             v.why.find("FlashAttention-2") != std::string::npos && v.why.find("set flash2") != std::string::npos;
-    });
-  };
-  EXPECT_EQ(noted(parse_scenario(fsdp, "test.yaml")), 1);
-  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "training.attention_kernel", "flash2"), "test.yaml")), 0);
-  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "training.attention_kernel", "cudnn"), "test.yaml")), 0);
-  EXPECT_EQ(noted(parse_scenario(edit(fsdp, "cluster.gpu", "A100-SXM-80GB"), "test.yaml")), 0);  // auto is FA2 there
-  EXPECT_EQ(noted(parse_scenario(kValidScenario, "test.yaml")), 0);  // Megatron: Transformer Engine's cuDNN
-}
-
 // training.fusion: auto resolves by framework (fsdp: a plain PyTorch model, eager; megatron and deepspeed: fused
 // kernels); an explicit value wins; anything else is an error naming the key and the accepted values.
 TEST(JobValidation, Fusion) {

@@ -167,25 +167,6 @@ class Searcher {
 
   Graph compute(GraphPattern pattern, int min_channels, int max_channels);
 
-  // What the search reads of the NETs' bandwidths (NetBandwidthInputs). Only a multi-node search reads them.
-  NetBandwidthInputs net_inputs() const {
-    NetBandwidthInputs in;
-    if (!inter_) return in;
-    for (const TopoVertex& v : node_.vertices)
-      for (const TopoLink& l : v.links)
-        if (v.kind == TopoKind::Net || vx(l.to).kind == TopoKind::Net) in.values.push_back(static_cast<float>(l.bw));
-    in.values.insert(in.values.end(), net_bw_.begin(), net_bw_.end());
-    in.values.push_back(sys_max_bw_);
-    for (const CompiledPath& cp : compiled_) in.decided.push_back(cp.int_bw);
-    in.decided.insert(in.decided.end(), net_local_gpu_.begin(), net_local_gpu_.end());
-    for (const auto* lists : {&net_local_gpus_, &pref_nets_}) {
-      for (const std::vector<int>& list : *lists) {
-        in.decided.push_back(static_cast<std::int64_t>(list.size()));
-        in.decided.insert(in.decided.end(), list.begin(), list.end());
-      }
-    }
-    return in;
-  }
   // The moves of the NET-dependent bandwidths that change no comparison the search made: [low, high).
   std::pair<float, float> net_moves() const { return {net_low_, net_high_}; }
 
@@ -1295,8 +1276,6 @@ Searcher& held(const std::unique_ptr<NodeGraphSearch::Impl>& impl) {
 NodeGraphSearch::NodeGraphSearch(const NodeTopology& node, const SearchOptions& options)
     : impl_(std::make_unique<HeldSearcher>(node, options)) {}
 NodeGraphSearch::~NodeGraphSearch() = default;
-
-NetBandwidthInputs NodeGraphSearch::net_inputs() const { return held(impl_).net_inputs(); }
 
 CanonicalSearchInputs NodeGraphSearch::canonical_inputs() const { return held(impl_).canonical_inputs(); }
 

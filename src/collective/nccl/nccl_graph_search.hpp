@@ -66,19 +66,13 @@ struct NodeGraphs {
 NodeGraphs search_node_graphs(const NodeTopology& node, const SearchOptions& options, bool search_nvls,
                               bool search_collnet = false);
 
-// What a multi-node search reads of the NETs' bandwidths. It compares what is left on a NET link or a NET, and
-// the node's fastest GPU-to-NET path, with the speeds it tries (`values`, in a fixed order); everything else
-// they decide is settled before the search starts (`decided`: the GPU-to-NET paths' bandwidths as NCCL truncates
-// them, each GPU's NICs, each NET's local GPUs). Empty for a search inside one node, which reads none of them.
-struct NetBandwidthInputs {
-  std::vector<float> values;
-  std::vector<std::int64_t> decided;
-};
-
 // Everything a search reads once it is set up, in a form that does not depend on which hosts, NICs or bus ids the
-// node has: `words` must be equal, `values` (a multi-node search's NET-dependent bandwidths; empty inside one node)
-// may move as NetBandwidthMoves allows. Two nodes with the same inputs find the same graphs, which name local ranks
-// and NET indices only.
+// node has: `words` must be equal, `values` may move as NetBandwidthMoves allows. `values` are what a multi-node
+// search reads of the NETs' bandwidths (what is left on a NET link or a NET, and the node's fastest GPU-to-NET path,
+// each compared with the speeds it tries); empty inside one node, which reads none of them. Everything else they
+// decide is settled before the search starts and is in `words` (the GPU-to-NET paths' bandwidths as NCCL
+// truncates them, each GPU's NICs, each NET's local GPUs). Two nodes with the same inputs find the same graphs,
+// which name local ranks and NET indices only.
 struct CanonicalSearchInputs {
   std::vector<std::uint64_t> words;
   std::vector<float> values;
@@ -91,20 +85,19 @@ struct NetBandwidthMoves {
   bool allow(double d) const { return d == 0 || (d >= low && d < high); }
 };
 
-// search_node_graphs in two steps, so that a memo can tell which searches of one node with other NIC speeds
-// would find the same graphs: a node whose `decided` inputs are equal and whose `values` each moved by a d that
-// net_moves() allows gives every comparison the same outcome, so the search walks the same steps and finds the
-// same graphs. The node must outlive the object.
+// search_node_graphs in two steps, so that a memo can tell which searches of other nodes would find the same graphs:
+// a node whose canonical_inputs() have equal `words` and `values` each moved by a d that net_moves() allows gives
+// every comparison the same outcome, so the search walks the same steps and finds the same graphs. The node must
+// outlive the object.
 class NodeGraphSearch {
  public:
   NodeGraphSearch(const NodeTopology& node, const SearchOptions& options);
   ~NodeGraphSearch();
   NodeGraphSearch(const NodeGraphSearch&) = delete;
   NodeGraphSearch& operator=(const NodeGraphSearch&) = delete;
-  NetBandwidthInputs net_inputs() const;
   CanonicalSearchInputs canonical_inputs() const;
   NodeGraphs search(bool search_nvls, bool search_collnet);
-  // After search(): the moves of net_inputs().values with which the same graphs are found.
+  // After search(): the moves of canonical_inputs().values with which the same graphs are found.
   NetBandwidthMoves net_moves() const;
 
   struct Impl;  // the searcher, defined where it is implemented

@@ -179,6 +179,13 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
     }
   };
   std::optional<Key> node_key;
+  // Under the lock: a search inside one node is also found by the node as given next time.
+  const auto remember_node = [&](const NodeGraphs& graphs) {
+    if (!node_key) return;
+    make_room();
+    by_node.emplace(*node_key, graphs);
+    ++entries;
+  };
   std::optional<NodeTopology> zeroed;
   if (!options.multi_node) {
     node_key = key_of(node, options, search_nvls, search_collnet);
@@ -194,12 +201,8 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (const NodeGraphs* g = lookup(key, inputs.values)) {
-      const NodeGraphs graphs = *g;
-      if (node_key) {
-        make_room();
-        by_node.emplace(*node_key, graphs);
-        ++entries;
-      }
+      const NodeGraphs graphs = *g;  // a copy: make_room may clear the memo
+      remember_node(graphs);
       return graphs;
     }
   }
@@ -209,10 +212,7 @@ NodeGraphs cached_search_node_graphs(const NodeTopology& node, const SearchOptio
   make_room();
   memo[key].push_back(Entry{inputs.values, moves, graphs});
   ++entries;
-  if (node_key) {
-    by_node.emplace(*node_key, graphs);
-    ++entries;
-  }
+  remember_node(graphs);
   return graphs;
 }
 
