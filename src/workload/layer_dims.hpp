@@ -48,6 +48,12 @@ struct LayerDims {
   // kernel, RMSNorm, SwiGLU and RoPE as chains of elementwise ops, and the attention's layout copies
   // (layer_ops_eager.cpp). Otherwise the fused kernels of Megatron / Transformer Engine or torch.compile.
   bool eager = false;
+  // Tensor parallelism as PyTorch's DTensor runs it (parallelism.framework fsdp: torchtitan's ColwiseParallel,
+  // RowwiseParallel and SequenceParallel plans): autograd runs a column-parallel linear's dgrad and wgrad GEMMs
+  // and only then the backward of the input's redistribute, and the next op awaits each collective. So neither of
+  // Megatron's backward overlaps happens (the SP re-gather behind the dgrad GEMM, the dgrad's reduction behind the
+  // wgrad GEMM), with or without async TP (layer_ops.cpp column_parallel_backward).
+  bool dtensor_tp = false;
   bool rope = false;
   bool bias = true;
   bool layernorm = true;

@@ -63,10 +63,34 @@ std::uint32_t LayerEmitter::tp_collective(const OpContext& ctx, const char* name
 }
 
 std::uint32_t LayerEmitter::tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync,
-                                                double bytes) {
-  const auto id = rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, static_cast<std::int64_t>(bytes));
+                                                double bytes, int sms) {
+  const auto size = static_cast<std::int64_t>(bytes);
+  const auto id = sms >= 0 ? rb_.collective_on_sms(ctx, Stream::TpComm, name, kind, g_.tp, size, sms)
+                           : rb_.collective(ctx, Stream::TpComm, name, kind, g_.tp, size);
   if (sync) rb_.wait(id);
   return id;
+}
+
+void LayerEmitter::column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm,
+                                            const std::function<void()>& dgrad, const std::function<void()>& wgrad) {
+  const bool tp = d_.t > 1, gather = tp && d_.sp;
+  const char* reduce_name = d_.sp ? comm.reduce_sp : comm.reduce_ar;
+  const CollKind reduce_kind = d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce;
+  if (d_.dtensor_tp) {
+    if (gather) tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, true, comm.bytes);
+    dgrad();
+    wgrad();
+    if (tp) tp_collective_bytes(ctx, reduce_name, reduce_kind, true, comm.bytes);
+    return;
+  }
+  std::uint32_t ag = 0, red = 0;
+  if (gather) ag = tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, false, comm.bytes, comm.sms);
+  dgrad();
+  if (gather && comm.gather_done_before_reduce) rb_.wait(ag);
+  if (tp) red = tp_collective_bytes(ctx, reduce_name, reduce_kind, false, comm.bytes, comm.sms);
+  if (gather && !comm.gather_done_before_reduce) rb_.wait(ag);
+  wgrad();
+  if (tp) rb_.wait(red);
 }
 
 std::int64_t LayerEmitter::attention_head_dim() const {
@@ -180,7 +204,6 @@ void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int
 }
 
 void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local) {
-  const bool tp = d_.t > 1;
   const bool dense = &n == &kDenseMlp;
   if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
@@ -188,16 +211,11 @@ void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::in
   elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true),
               activation_launches(true));
   if (dense) module_start(ctx, "fc1", true);
-  std::uint32_t ag = 0;
-  if (tp && d_.sp) ag = tp_collective(ctx, n.ag_fc1_input, CollKind::AllGather, false, ub_bulk_sms());  // B6, async
-  gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local);                                              // B7
-  std::uint32_t red = 0;
-  if (tp)  // B8: async RS (SP) / AR of the dgrad, overlapped with the wgrad GEMM
-    red = tp_collective(ctx, d_.sp ? n.rs_fc1_dgrad : n.ar_fc1_dgrad,
-                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, ub_bulk_sms());
-  if (tp && d_.sp) rb_.wait(ag);
-  gemm_op(ctx, n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T);  // B9
-  if (tp) rb_.wait(red);
+  // B6 async re-gather of the input, B7 dgrad, B8 async RS (SP) / AR of the dgrad, B9 wgrad.
+  column_parallel_backward(
+      ctx, {n.ag_fc1_input, n.rs_fc1_dgrad, n.ar_fc1_dgrad, D(d_.act_bytes), ub_bulk_sms()},
+      [&] { gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local); },
+      [&] { gemm_op(ctx, n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T); });
 }
 
 void LayerEmitter::forward(int layer, int mb, Phase phase) {
@@ -237,7 +255,6 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
 
 void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   const OpContext ctx{Phase::Backward, layer, mb};
-  const bool tp = d_.t > 1;
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;
 
@@ -282,16 +299,11 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
                   D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
                   rope_launches());
     module_start(ctx, "qkv", true);
-    std::uint32_t ag = 0;
-    if (tp && d_.sp) ag = tp_collective(ctx, "tp.ag.qkv_input", CollKind::AllGather, false, ub_bulk_sms());  // B18
-    gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out);                                                       // B19
-    std::uint32_t red = 0;
-    if (tp)
-      red = tp_collective(ctx, d_.sp ? "tp.rs.qkv_dgrad" : "tp.ar.qkv_dgrad",
-                          d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, ub_bulk_sms());  // B20
-    if (tp && d_.sp) rb_.wait(ag);
-    gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T);  // B21
-    if (tp) rb_.wait(red);
+    // B18 re-gather, B19 dgrad, B20 reduction, B21 wgrad.
+    column_parallel_backward(
+        ctx, {"tp.ag.qkv_input", "tp.rs.qkv_dgrad", "tp.ar.qkv_dgrad", D(d_.act_bytes), ub_bulk_sms()},
+        [&] { gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out); },
+        [&] { gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T); });
   }
   module_start(ctx, "input_norm", true);
   norm(ctx, "input_norm.bwd", true);  // B22
@@ -367,19 +379,13 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
   const double logits = D(d_.T) * D(d_.vocab_padded / d_.t);
   rb_.compute(ctx, mtp ? "mtp.cross_entropy.bwd" : "cross_entropy.bwd",
               memory_kernel(KernelKind::CrossEntropy, logits * 6.0, logits * 2.0, d_.precision));
-  std::uint32_t ag = 0, red = 0;
-  if (d_.t > 1 && d_.sp)
-    ag = tp_collective(ctx, mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input", CollKind::AllGather, false);
-  bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t);
-  if (d_.t > 1) {
-    if (d_.sp) rb_.wait(ag);
-    red = tp_collective(ctx,
-                        d_.sp ? (mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad")
-                              : (mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad"),
-                        d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false);
-  }
-  bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T);
-  if (d_.t > 1) rb_.wait(red);
+  ColumnBackwardComm comm{mtp ? "tp.ag.mtp_lm_head_input" : "tp.ag.lm_head_input",
+                          mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad",
+                          mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad", D(d_.act_bytes)};
+  comm.gather_done_before_reduce = true;
+  column_parallel_backward(
+      ctx, comm, [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t); },
+      [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T); });
 }
 
 // ---- multi-token prediction (multi_token_prediction.py MultiTokenPredictionLayer.forward) ----
@@ -417,16 +423,10 @@ void LayerEmitter::mtp_backward(int layer, int mb, bool recompute_attention) {
   backward(layer, mb, recompute_attention);
   // Backward of the SP scatter is a sequence all-gather; of the column gather, a local split.
   if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.mtp_eh_output_grad", CollKind::AllGather, true);
-  std::uint32_t ag = 0, red = 0;
-  if (d_.t > 1 && d_.sp)
-    ag = tp_collective_bytes(ctx, "tp.ag.mtp_eh_input", CollKind::AllGather, false, D(d_.T * 2 * d_.h) * ab);
-  gemm_op(ctx, "mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t);
-  if (d_.t > 1)
-    red = tp_collective_bytes(ctx, d_.sp ? "tp.rs.mtp_eh_dgrad" : "tp.ar.mtp_eh_dgrad",
-                              d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, D(d_.T * 2 * d_.h) * ab);
-  if (d_.t > 1 && d_.sp) rb_.wait(ag);
-  gemm_op(ctx, "mtp.eh_proj.wgrad", d_.h / d_.t, 2 * d_.h, d_.T);
-  if (d_.t > 1) rb_.wait(red);
+  column_parallel_backward(
+      ctx, {"tp.ag.mtp_eh_input", "tp.rs.mtp_eh_dgrad", "tp.ar.mtp_eh_dgrad", D(d_.T * 2 * d_.h) * ab},
+      [&] { gemm_op(ctx, "mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t); },
+      [&] { gemm_op(ctx, "mtp.eh_proj.wgrad", d_.h / d_.t, 2 * d_.h, d_.T); });
   norm(ctx, "mtp.enorm.bwd", true);
   norm(ctx, "mtp.hnorm.bwd", true);
   // The main model's last hidden states feed both its own head and hnorm: the two gradients are summed.

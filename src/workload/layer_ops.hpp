@@ -145,7 +145,28 @@ class LayerEmitter {
                          std::int64_t latent, std::int64_t out);
   void latent_up_backward(const OpContext& ctx, const char* ag_name, const char* dgrad_name, const char* red_name,
                           const char* wgrad_name, const char* norm_name, std::int64_t latent, std::int64_t out);
-  std::uint32_t tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync, double bytes);
+  std::uint32_t tp_collective_bytes(const OpContext& ctx, const char* name, CollKind kind, bool sync, double bytes,
+                                    int sms = -1);
+  // The TP collectives of a column-parallel linear's backward (QKV, fc1, MLA's up-projections, the output layer,
+  // MTP's eh_proj): the SP re-gather of its saved input and the reduction of its dgrad (reduce-scatter with SP,
+  // all-reduce without), of `bytes` each, userbuffers holding `sms` when >= 0.
+  struct ColumnBackwardComm {
+    const char* gather;
+    const char* reduce_sp;
+    const char* reduce_ar;
+    double bytes;
+    int sms = -1;
+    bool gather_done_before_reduce = false;  // the output layer waits for its gather before issuing the reduction
+  };
+  // `dgrad` and `wgrad` issue the two GEMMs. Megatron: the gather runs beside the dgrad GEMM and the reduction beside
+  // the wgrad GEMM (on userbuffers with TP comm overlap). DTensor (LayerDims::dtensor_tp): gather, dgrad, wgrad,
+  // reduction, each collective awaited. Async TP does not change that: Inductor's micro-pipeline pass
+  // (torch/_inductor/fx_passes/micro_pipeline_tp.py) fuses an all-gather only into the matmuls that take its result
+  // as their left operand, and a reduce-scatter only when a matmul's output is its input; the re-gathered input is
+  // the wgrad's right operand, and torchtitan's separate wq/wk/wv and w1/w3 linears add their dgrads before the
+  // reduce-scatter.
+  void column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm,
+                                const std::function<void()>& dgrad, const std::function<void()>& wgrad);
 
   // The MoE block (layer_ops_moe.cpp, moe_layer.py) in place of the dense MLP block.
   void moe_forward(const OpContext& ctx);

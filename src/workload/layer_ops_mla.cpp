@@ -25,17 +25,12 @@ void LayerEmitter::latent_up_forward(const OpContext& ctx, const char* norm_name
 void LayerEmitter::latent_up_backward(const OpContext& ctx, const char* ag_name, const char* dgrad_name,
                                       const char* red_name, const char* wgrad_name, const char* norm_name,
                                       std::int64_t latent, std::int64_t out) {
-  // Column-parallel backward (as the QKV linear's, with the latent in place of h): re-gather the saved normed latent
-  // while the dgrad runs, reduce the dgrad while the wgrad runs; then the fused norm's backward, if any.
-  const bool tp = d_.t > 1;
+  // Column-parallel backward (as the QKV linear's, with the latent in place of h): re-gather the saved normed latent,
+  // dgrad, reduce the dgrad, wgrad; then the fused norm's backward, if any.
   const double bytes = D(d_.T * latent) * activation_bytes(d_.precision);
-  std::uint32_t ag = 0, red = 0;
-  if (tp && d_.sp) ag = tp_collective_bytes(ctx, ag_name, CollKind::AllGather, false, bytes);
-  gemm_op(ctx, dgrad_name, d_.T, latent, out);
-  if (tp) red = tp_collective_bytes(ctx, red_name, d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce, false, bytes);
-  if (tp && d_.sp) rb_.wait(ag);
-  gemm_op(ctx, wgrad_name, out, latent, d_.T);
-  if (tp) rb_.wait(red);
+  column_parallel_backward(
+      ctx, {ag_name, red_name, red_name, bytes}, [&] { gemm_op(ctx, dgrad_name, d_.T, latent, out); },
+      [&] { gemm_op(ctx, wgrad_name, out, latent, d_.T); });
   if (norm_name != nullptr) norm_rows(ctx, norm_name, true, D(d_.rows), D(latent));
 }
 
