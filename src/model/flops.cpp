@@ -129,6 +129,15 @@ double logit_per_token(const ModelSpec& m, int tensor_parallel) {
          (1 + std::max(0, m.mtp_layers));
 }
 
+// Forward FLOPs per token of the matmuls torchtitan's per-op checkpointing re-runs in one dense block: the
+// even-numbered ones of wq, wk, wv, wo, then w1, w3, w2 (gated) or fc1, fc2: wk, wo and w3 or fc2, each h x F.
+double torchtitan_op_forward_per_token_layer(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double d = static_cast<double>(head_dim(m));
+  const double q = m.num_attention_heads * d, kv = kv_heads(m) * d;
+  return kFma * h * (kv + q + static_cast<double>(m.ffn_hidden_size));
+}
+
 // Forward FLOPs per token of one MLA layer's q/kv up-projections (the mla_up_proj recompute region).
 double mla_up_proj_forward_per_token_layer(const ModelSpec& m) {
   if (!m.mla) return 0;
@@ -176,6 +185,7 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
       double extra = 0;
       if (modules.core_attn) extra += sqsum * L * attn_core_per_sqsum_layer(m) / kFwdBwd;
       if (modules.mla_up_proj) extra += tokens * L * mla_up_proj_forward_per_token_layer(m);
+      if (modules.torchtitan_op) extra += tokens * counts.dense * torchtitan_op_forward_per_token_layer(m);
       if (modules.mlp) extra += tokens * counts.dense * dense_mlp_per_token_layer(m) / kFwdBwd;
       if (modules.moe)
         extra += tokens * counts.moe * moe_block_per_token_layer(m) / kFwdBwd;

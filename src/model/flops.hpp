@@ -20,6 +20,12 @@ struct RecomputeModules {
   bool shared_experts = false;  // the shared experts' MLP (checkpointed)
   bool layernorm = false;       // separate (not TE-fused) input / pre-MLP norms (output discarded)
   bool mla_up_proj = false;     // MLA q/kv up-projections and RoPE (output discarded)
+  // PyTorch's selective activation checkpointing as torchtitan applies it (selective_ac_option "op",
+  // torchtitan/models/llama3/infra/parallelize.py _apply_ac_to_transformer_block): per block it saves the outputs of
+  // SDPA, of the reduce-scatters and of every odd-numbered matmul (wq, wv, w1, w2) and re-runs the rest at the start
+  // of the block's backward: the norms, RoPE, the activation and the even-numbered matmuls wk, wo and w3 (fc2 in an
+  // ungated MLP). Not attention. Dense blocks of framework fsdp only.
+  bool torchtitan_op = false;
   bool operator==(const RecomputeModules&) const = default;
 };
 
@@ -36,6 +42,7 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
                                     RecomputeGranularity recompute, int recomputed_layers);
 // The same with selective recompute of `modules` (Megatron's --recompute-modules): the forward FLOPs of every
 // recomputed GEMM region are added once (core_attn: attention core; mla_up_proj: the q/kv up-projections;
+// torchtitan_op: the wk, wo and w3 (or fc2) matmuls;
 // mlp: dense MLPs; moe: router, routed and shared experts; shared_experts: shared experts). layernorm and
 // moe_act re-run element-wise work only, which Megatron's FLOP count does not include.
 double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel,

@@ -49,7 +49,7 @@ constexpr ScenarioKey kKeys[] = {
   {"training.precision", "choice", "bf16", "", "bf16 | fp16 | fp8 | fp4 | fp32", "GEMM precision (fp8: Transformer Engine FP8 GEMMs, BF16 elsewhere)"},
   {"training.recompute", "choice", "none", "", "none | selective | full", "activation recomputation"},
   {"training.recompute_num_layers", "int or list", "null", "layers", ">= 0", "with full: layers per stage recomputed (null = all); a list gives one per stage"},
-  {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj", "with selective: Megatron's --recompute-modules; null = [core_attn]"},
+  {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj, torchtitan_op", "with selective: Megatron's --recompute-modules, or [torchtitan_op] (torchtitan's per-op selective checkpointing, framework fsdp); null = [core_attn]"},
   {"training.flash_attention", "bool", "true", "", "", "fused attention kernel instead of the unfused softmax path"},
   {"training.attention_kernel", "choice", "auto", "", "auto | flash1 | flash2 | flash3 | triton | cudnn", "the attention kernel the job ran (auto: FA2 on Ampere, cuDNN on Hopper and later)"},
   {"training.cuda_graphs", "bool", "false", "", "", "each layer's forward and backward replayed as CUDA graphs: one host launch per layer and micro-batch"},

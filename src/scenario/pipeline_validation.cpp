@@ -160,7 +160,9 @@ void resolve_pipeline_layout(Scenario& s) {
     if (p.account_for_embedding_in_pipeline_split) megatron_only("parallelism.account_for_embedding_in_pipeline_split");
     if (p.account_for_loss_in_pipeline_split) megatron_only("parallelism.account_for_loss_in_pipeline_split");
     if (s.model.mtp_layers > 0) megatron_only("model.mtp_layers");
-    if (s.training.recompute_modules_given) megatron_only("training.recompute_modules");
+    // Megatron's modules; torchtitan's per-op policy is checked with the list (validate_recompute_modules).
+    if (s.training.recompute_modules_given && !s.training.recompute_modules.torchtitan_op)
+      megatron_only("training.recompute_modules");
   }
   if (!p.pipeline_layout) adopt_recipe_layout(s);
   if (!p.pipeline_layout) return;
@@ -169,8 +171,38 @@ void resolve_pipeline_layout(Scenario& s) {
   p.virtual_pipeline = static_cast<int>(p.pipeline_layout_stages.size()) / p.pipeline;
 }
 
-// Megatron's checks of --recompute-modules (transformer_config.py __post_init__); unknown names are rejected
-// when the list is read (training_section.cpp).
+namespace {
+
+// torchtitan's per-op selective checkpointing, as trainsim models it: a whole-block policy of a PyTorch job (whose
+// blocks are dense: framework fsdp has no MoE layer) over attention blocks whose attention is SDPA's fused kernel, with
+// tensor parallelism sharding the sequence as torchtitan's TP plan does.
+void validate_torchtitan_op(const Scenario& s) {
+  const std::string key = "training.recompute_modules";
+  const auto refuse = [&](const std::string& why) { throw ScenarioError(s.file, key, "torchtitan_op " + why); };
+  RecomputeModules alone;
+  alone.core_attn = false;
+  alone.torchtitan_op = true;
+  if (!(s.training.recompute_modules == alone))
+    refuse("is a policy for the whole block; it cannot be combined with Megatron's modules");
+  if (s.parallelism.framework != Framework::FSDP)
+    refuse(
+        "is PyTorch's selective activation checkpointing as torchtitan applies it; it needs "
+        "parallelism.framework: fsdp (Megatron's modules are core_attn, mlp, moe_act, moe, shared_experts, "
+        "layernorm, mla_up_proj)");
+  if (s.model.mla)
+    refuse("is modelled for standard attention blocks; this model has multi-latent attention (model.mla)");
+  if (!s.training.flash_attention)
+    refuse("keeps SDPA's fused-attention output; it needs training.flash_attention: true");
+  if (s.parallelism.tensor > 1 && !s.parallelism.sequence_parallel)
+    refuse(
+        "is modelled with torchtitan's TP plan, which shards the sequence between blocks; set "
+        "parallelism.sequence_parallel: true");
+}
+
+}  // namespace
+
+// Megatron's checks of --recompute-modules (transformer_config.py __post_init__), and torchtitan_op's; unknown names
+// are rejected when the list is read (training_section.cpp).
 void validate_recompute_modules(const Scenario& s) {
   if (!s.training.recompute_modules_given) return;
   const std::string key = "training.recompute_modules";
@@ -188,6 +220,7 @@ void validate_recompute_modules(const Scenario& s) {
   if (r.mla_up_proj && !s.model.mla)
     throw ScenarioError(s.file, key,
                         "mla_up_proj recomputes the MLA up-projections; it needs multi-latent attention (model.mla)");
+  if (r.torchtitan_op) validate_torchtitan_op(s);
 }
 
 void validate_recompute_layers(const Scenario& s, const std::vector<int>& stage_layers) {

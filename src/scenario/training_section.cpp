@@ -28,7 +28,8 @@ std::vector<int> read_recompute_layers(const Section& training) {
   return {parse_int(node, path, training.file(), Bound::NonNegative)};
 }
 
-// Megatron's --recompute-modules (transformer_config.py): a list of module names; null = ["core_attn"].
+// Megatron's --recompute-modules (transformer_config.py), or torchtitan's per-op policy (torchtitan_op): a list of
+// module names; null = ["core_attn"].
 // Whether the modules fit the model and the granularity is checked in validation (pipeline_validation.cpp).
 RecomputeModules read_recompute_modules(const Section& training) {
   RecomputeModules r;
@@ -38,11 +39,11 @@ RecomputeModules read_recompute_modules(const Section& training) {
   if (!node.IsSequence())
     training.fail("recompute_modules",
                   "expected a list of module names (core_attn, mlp, moe_act, moe, shared_experts, "
-                  "layernorm, mla_up_proj) or null, got " +
+                  "layernorm, mla_up_proj, torchtitan_op) or null, got " +
                       describe_node(node));
   r.core_attn = false;  // a list replaces the default
-  static const std::vector<std::string> kNames = {"core_attn",      "mlp",       "moe_act",    "moe",
-                                                  "shared_experts", "layernorm", "mla_up_proj"};
+  static const std::vector<std::string> kNames = {"core_attn",      "mlp",       "moe_act",     "moe",
+                                                  "shared_experts", "layernorm", "mla_up_proj", "torchtitan_op"};
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
     const std::string name = parse_string(node[i], at, training.file());
@@ -51,7 +52,8 @@ RecomputeModules read_recompute_modules(const Section& training) {
       std::string known;
       for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
       throw ScenarioError(training.file(), at,
-                          "unknown recompute module '" + name + "'; Megatron's --recompute-modules are " + known);
+                          "unknown recompute module '" + name + "'; the modules are " + known +
+                              " (Megatron's --recompute-modules, and torchtitan's per-op policy)");
     }
     switch (it - kNames.begin()) {
       case 0: r.core_attn = true; break;
@@ -60,7 +62,8 @@ RecomputeModules read_recompute_modules(const Section& training) {
       case 3: r.moe = true; break;
       case 4: r.shared_experts = true; break;
       case 5: r.layernorm = true; break;
-      default: r.mla_up_proj = true; break;
+      case 6: r.mla_up_proj = true; break;
+      default: r.torchtitan_op = true; break;
     }
   }
   return r;

@@ -84,6 +84,18 @@ void note_eager_fusion(Scenario& s) {
                         "attention layout); set fused for torch.compile or Transformer Engine layers"});
 }
 
+// training.recompute: selective on an FSDP job without recompute_modules prices Megatron's core-attention recompute;
+// a PyTorch job's selective checkpointing is usually another policy (torchtitan's per-op one re-runs matmuls, not
+// attention), so the report names what was priced and the key for torchtitan's.
+void note_fsdp_selective_recompute(Scenario& s) {
+  if (s.parallelism.framework != Framework::FSDP || s.training.recompute != RecomputeGranularity::Selective ||
+      s.training.recompute_modules_given)
+    return;
+  s.inferred.push_back({"training.recompute_modules", "[core_attn]",
+                        "not given; selective prices Megatron's core-attention recompute. torchtitan's per-op "
+                        "checkpointing (selective_ac_option \"op\") is recompute_modules: [torchtitan_op]"});
+}
+
 // parallelism.zero_stage on an FSDP job: the default (1, Megatron's distributed optimizer) means NO_SHARD there,
 // where PyTorch and Composer default to FULL_SHARD; the report says so rather than let it pass unseen.
 void note_fsdp_sharding(Scenario& s) {
@@ -284,6 +296,7 @@ void validate_job(Scenario& s) {
   resolve_expert_tensor(s);
   note_eager_fusion(s);
   note_fsdp_sharding(s);
+  note_fsdp_selective_recompute(s);
   note_job_placement(s);
   normalise_flags(s);
   check_tensor_split(s, c);

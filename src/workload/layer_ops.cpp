@@ -258,9 +258,11 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   const double ab = activation_bytes(d_.precision);
   const double res = D(d_.rows * d_.h) * ab;
 
+  const OpContext redo{Phase::Recompute, layer, mb};
+  if (sel_.torchtitan_op) torchtitan_op_recompute(redo);
+
   // --- MLP backward, or the MoE block's ---
   elementwise(ctx, "mlp.bda.bwd", res * 2.0 + D(d_.rows * d_.h));
-  const OpContext redo{Phase::Recompute, layer, mb};
   if (d_.is_moe(layer)) {
     // layernorm: the MoE spec's separate pre-MLP TENorm discarded its output; it is re-run when the gradient
     // reaches its consumers. moe: the whole MoE layer (a checkpoint around self.mlp) runs forward again.
@@ -308,6 +310,30 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
   module_start(ctx, "input_norm", true);
   norm(ctx, "input_norm.bwd", true);  // B22
   elementwise(ctx, "residual_grad_add", res * 3.0);
+}
+
+void LayerEmitter::torchtitan_op_recompute(const OpContext& redo) {
+  // The block's forward replayed when its backward first needs a saved tensor, the saved outputs taken from the
+  // cache: the two norms, RoPE, the activation and the matmuls wk, wo and w3 (fc2 when ungated). Attention is saved;
+  // the all-gathers it replays under TP are column_parallel_backward's re-gathers.
+  const std::int64_t kv_local = (d_.qkv_out - d_.attn_local) / 2;
+  norm(redo, "input_norm", false);
+  gemm_op(redo, "qkv.k", d_.T, kv_local, d_.h);
+  if (d_.rope)
+    elementwise(redo, "rope",
+                D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+                rope_launches());
+  gemm_op(redo, "proj", d_.T, d_.h, d_.attn_local);
+  norm(redo, "pre_mlp_norm", false);
+  if (d_.G == 2) {
+    gemm_op(redo, "fc1.w3", d_.T, d_.ffn_local, d_.h);
+    elementwise(redo, "swiglu", D(d_.T) * D(d_.ffn_local) * activation_bytes_per_element(false),
+                activation_launches(false));
+  } else {
+    elementwise(redo, "gelu", D(d_.T) * D(d_.ffn_local) * activation_bytes_per_element(false),
+                activation_launches(false));
+    gemm_op(redo, "fc2", d_.T, d_.h, d_.ffn_local);
+  }
 }
 
 void LayerEmitter::embedding_forward(int mb) {
@@ -384,7 +410,8 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
                           mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad", D(d_.act_bytes)};
   comm.gather_done_before_reduce = true;
   column_parallel_backward(
-      ctx, comm, [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t); },
+      ctx, comm,
+      [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t); },
       [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T); });
 }
 

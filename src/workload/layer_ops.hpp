@@ -127,6 +127,10 @@ class LayerEmitter {
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::int64_t batch);
 
+  // What torchtitan's per-op checkpointing (RecomputeModules::torchtitan_op) re-runs at the start of a dense block's
+  // backward.
+  void torchtitan_op_recompute(const OpContext& redo);
+
   // The MLP (mlp.py::MLP forward and backward) with F/t = `ffn_local` (norms and bias-dropout-adds excluded).
   void mlp_forward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
   void mlp_backward(const OpContext& ctx, const MlpNames& n, std::int64_t ffn_local);
@@ -184,7 +188,7 @@ class LayerEmitter {
   const LayerDims& d_;
   LayerGroups g_;
   bool tp_overlap_;
-  RecomputeModules sel_{false, false, false, false, false, false, false};
+  RecomputeModules sel_{false, false, false, false, false, false, false, false};
   ModuleHook hook_;
 };
 

@@ -153,6 +153,7 @@ struct LayerActivation {
   double sharded = 0;     // divided by TP
   double softmax = 0;     // divided by TP; absent with flash attention or selective recompute
   double routed = 0;      // MoE routed path, already per token of the rank's T = s/c*b (divided as it should be)
+  double whole = 0;       // per token of T, divided by nothing: a row-parallel matmul's output before its reduction
 };
 
 // The routed path of an MoE layer, bytes per rank per token of T (docs/moe.md §5). The rank routes its
@@ -194,10 +195,27 @@ double moe_dispatch_buffer_bytes_per_token(const Scenario& s) {
 //   shared_experts: the shared experts' activation input/output;
 //   core_attn:   with flash attention nothing more (the kernel keeps only Q, K, V, the output and its
 //                statistics); without it the softmax (handled in layer_bytes).
+// torchtitan_op replaces the whole list: what it keeps is written out below.
 void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& act) {
   if (s.training.recompute != RecomputeGranularity::Selective) return;
   const RecomputeModules& r = s.training.recompute_modules;
   const ModelSpec& m = s.model;
+  if (r.torchtitan_op) {
+    // torchtitan's per-op checkpointing (dense blocks, SDPA; validation refuses the rest) keeps the block's input and
+    // the outputs of the ops it saves, nothing else: wq's and wv's outputs (column-parallel), SDPA's output, w1's
+    // (fc1's when ungated), w2's — the row-parallel matmul's output before its reduce-scatter, whole on every TP
+    // rank — and, under TP, the two reduce-scatters' outputs (sequence-sharded). wk, wo, w3 (fc2) are recomputed.
+    const double h = static_cast<double>(m.hidden_size);
+    const double q = m.num_attention_heads * static_cast<double>(head_dim(m));
+    const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
+    const double f = static_cast<double>(m.ffn_hidden_size);
+    const bool tp = s.parallelism.tensor > 1;
+    act.replicated = 2 * h + (tp ? 2 * h + 2 * h : 0);
+    act.sharded = 2 * q + 2 * kv + 2 * q + 2 * f;
+    act.softmax = 0;
+    act.whole = m.gated_mlp ? 2 * h : 0;
+    return;
+  }
   const double h = static_cast<double>(m.hidden_size);
   const double a = m.num_attention_heads;
   const bool moe = is_moe_layer(m, layer);
@@ -282,8 +300,8 @@ double layer_bytes(const Scenario& s, int layer, double tokens) {
       !s.training.flash_attention &&
       (s.training.recompute == RecomputeGranularity::None ||
        (s.training.recompute == RecomputeGranularity::Selective && !s.training.recompute_modules.core_attn));
-  return tokens *
-         ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) + a.routed);
+  return tokens * ((sp ? a.replicated / t : a.replicated) + a.sharded / t + (keep_softmax ? a.softmax / t : 0) +
+                   a.routed + a.whole);
 }
 
 // Full recompute keeps only each checkpointed layer's input, 2sbh (sharded by TP under SP) — Korthikanti §5.

@@ -148,7 +148,8 @@ TEST(RecomputeModules, ReadsMegatronsNames) {
   EXPECT_TRUE(both.training.recompute_modules.mlp);
   EXPECT_TRUE(both.training.recompute_modules.layernorm);
   const Scenario none = parse_scenario(edit(yaml, "training.recompute_modules", "[]"), "test.yaml");
-  EXPECT_EQ(none.training.recompute_modules, (RecomputeModules{false, false, false, false, false, false, false}));
+  EXPECT_EQ(none.training.recompute_modules,
+            (RecomputeModules{false, false, false, false, false, false, false, false}));
 }
 
 TEST(RecomputeModules, Errors) {

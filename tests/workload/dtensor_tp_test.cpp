@@ -34,7 +34,8 @@ parallelism:
   sequence_parallel: true
   tp_comm_overlap: )" + std::string(tp_comm_overlap ? "true" : "false") +
                            R"(
-  framework: )" + framework + R"(
+  framework: )" + framework +
+                           R"(
 cluster:
   gpu: H100-SXM
   num_gpus: 8

@@ -1,0 +1,89 @@
+// training.recompute_modules: [torchtitan_op] — torchtitan's per-op selective activation checkpointing — is accepted
+// for a PyTorch (fsdp) job with dense SDPA blocks, and refused, naming the key, everywhere else.
+#include <algorithm>
+
+#include "scenario_test_support.hpp"
+
+namespace trainsim {
+namespace {
+
+using test::edit;
+
+const char* const kTorchtitanJob = R"(
+model:
+  family: llama
+  num_layers: 4
+  hidden_size: 1024
+  num_attention_heads: 8
+  num_query_groups: 2
+  ffn_hidden_size: 4096
+  vocab_size: 32000
+  seq_length: 2048
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+  precision: bf16
+  recompute: selective
+  recompute_modules: [torchtitan_op]
+parallelism:
+  tensor: 2
+  sequence_parallel: true
+  framework: fsdp
+  zero_stage: 3
+cluster:
+  gpu: H100-SXM
+  num_gpus: 16
+  gpus_per_node: 8
+)";
+
+TEST(TorchtitanOp, AcceptedForAPyTorchJob) {
+  const Scenario s = parse_scenario(kTorchtitanJob, "test.yaml");
+  EXPECT_TRUE(s.training.recompute_modules.torchtitan_op);
+  EXPECT_FALSE(s.training.recompute_modules.core_attn) << "attention is saved, not recomputed";
+}
+
+TEST(TorchtitanOp, RefusedWhereItDoesNotApply) {
+  const std::string key = "training.recompute_modules";
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "parallelism.framework", "megatron"), key, "torchtitan_op",
+                        "parallelism.framework: fsdp");
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "parallelism.framework", "deepspeed"), key, "torchtitan_op",
+                        "parallelism.framework: fsdp");
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, key, "[torchtitan_op, core_attn]"), key, "cannot be combined");
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "parallelism.sequence_parallel", "false"), key,
+                        "parallelism.sequence_parallel: true");
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "training.flash_attention", "false"), key,
+                        "training.flash_attention: true");
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "training.recompute", "full"), key,
+                        "only applies with training.recompute: selective");
+  std::string mla = edit(kTorchtitanJob, "model.mla.kv_lora_rank", "256");
+  mla = edit(mla, "model.mla.qk_nope_head_dim", "64");
+  mla = edit(mla, "model.mla.qk_rope_head_dim", "32");
+  mla = edit(mla, "model.mla.v_head_dim", "64");
+  EXPECT_SCENARIO_ERROR(mla, key, "multi-latent attention");
+}
+
+TEST(TorchtitanOp, MegatronModulesStayMegatronOnly) {
+  EXPECT_SCENARIO_ERROR(edit(kTorchtitanJob, "training.recompute_modules", "[mlp]"), "training.recompute_modules",
+                        "Megatron-LM's");
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(TorchtitanOp, AnFsdpJobsPlainSelectiveSaysWhatItPrices) {
+  const Scenario plain = parse_scenario(test::edit(kTorchtitanJob, "training.recompute_modules", nullptr), "test.yaml");
+  const auto it = std::find_if(plain.inferred.begin(), plain.inferred.end(),
+                               [](const InferredValue& v) { return v.key == "training.recompute_modules"; });
+  ASSERT_NE(it, plain.inferred.end());
+  EXPECT_EQ(it->value, "[core_attn]");
+  EXPECT_NE(it->why.find("[torchtitan_op]"), std::string::npos);
+  const Scenario named = parse_scenario(kTorchtitanJob, "test.yaml");
+  EXPECT_TRUE(std::none_of(named.inferred.begin(), named.inferred.end(),
+                           [](const InferredValue& v) { return v.key == "training.recompute_modules"; }));
+}
+
+}  // namespace
+}  // namespace trainsim
