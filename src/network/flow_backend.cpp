@@ -444,6 +444,16 @@ const std::vector<GroupPlacement>& FlowBackend::placements(std::uint32_t group) 
   return known;
 }
 
+bool FlowBackend::all_copies_inside_one_domain(std::uint32_t group) {
+  if (inside_domain_.size() <= group) inside_domain_.resize(replicas_.size(), -1);
+  signed char& known = inside_domain_[group];
+  if (known < 0) {
+    const auto& copies = replicas_[group];
+    known = std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); }) ? 1 : 0;
+  }
+  return known == 1;
+}
+
 bool FlowBackend::uneven(std::uint32_t group) {
   const auto& all = placements(group);
   return std::any_of(all.begin(), all.end(), [](const GroupPlacement& g) { return !g.uniform; });
@@ -452,7 +462,7 @@ bool FlowBackend::uneven(std::uint32_t group) {
 bool FlowBackend::priced_by_model(const CollectiveCall& call) {
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
-  if (std::all_of(copies.begin(), copies.end(), [&](const auto& m) { return inside_one_domain(m); })) return true;
+  if (all_copies_inside_one_domain(call.group)) return true;
   if (uneven(call.group)) return true;
   if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
   const auto dag = copy_dag(call, copies.front());

@@ -135,6 +135,10 @@ class FlowBackend final : public NetworkBackend {
   // The distinct placements of a group's copies, worked out on first use.
   const std::vector<GroupPlacement>& placements(std::uint32_t group);
   std::vector<std::vector<GroupPlacement>> placements_;
+  // Every copy of the group inside one scale-up domain (its collectives never reach the fabric). Cached per group:
+  // asked at every call's start, it walked all copies' members (a 16-way TP group of an NVL72 job: 256 ranks).
+  bool all_copies_inside_one_domain(std::uint32_t group);
+  std::vector<signed char> inside_domain_;  // per group: -1 not worked out yet, else 0 / 1
   // Whether `call` is timed by the collective model instead of transfers on the network.
   bool priced_by_model(const CollectiveCall& call);
   std::int64_t largest_transfer(const FlowDag& dag);  // bytes of its largest transfer as add_copy makes them
