@@ -340,7 +340,10 @@ class Searcher {
     std::size_t id = 0, rev_id = 0;
     bool pci = false;
     bool net = false, rev_net = false;  // the link (or its reverse) starts or ends at a NET
-    float rev_share = 0;                // 0, 1/8 (into a pre-Ampere GPU from a non-GPU) or 1 (POWER NVLink CPU)
+    // Takes the path's bandwidth as it is: no Intel PCIe overhead, no share on the reverse link, no NET end whose
+    // comparisons the memo notes. Most hops are (NVLink), and take() walks them on a short path.
+    bool plain = false;
+    float rev_share = 0;  // 0, 1/8 (into a pre-Ampere GPU from a non-GPU) or 1 (POWER NVLink CPU)
   };
   struct CompiledPath {
     int type = kPathDis, rev_type = kPathDis, nccl_hops = 0;
@@ -384,6 +387,7 @@ class Searcher {
       }
       cp.hops.push_back(h);
     }
+    for (Hop& h : cp.hops) h.plain = !h.net && h.rev_share == 0 && (!h.pci || !cp.intel_phb);
   }
 
   // followPath: take `bw` from every link, stopping at the first link that lacks it; returns how
@@ -392,6 +396,12 @@ class Searcher {
     const float pci_bw = cp.intel_phb ? bw * 6 / 5 : bw;
     for (int step = 0; step < max_steps; ++step) {
       const Hop& h = cp.hops[static_cast<std::size_t>(step)];
+      if (h.plain) {
+        float& left = bw_[h.id];
+        if (left < bw) return step;
+        left = sub_round(left, bw);
+        continue;
+      }
       const float fw = h.pci ? pci_bw : bw;
       const float rev = h.rev_share == 0 ? 0.0f : h.rev_share == 1 ? fw : fw / 8;
       if (h.net) note_net_comparison(bw_[h.id], fw);
