@@ -169,6 +169,12 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
   }
   if (p.tp_comm_overlap && !p.sequence_parallel)
     c.fail("parallelism.tp_comm_overlap", "tp_comm_overlap needs parallelism.sequence_parallel: true");
+  // A PyTorch job's TP comm overlap is async TP, an Inductor pass (torch/_inductor/fx_passes/micro_pipeline_tp.py)
+  // that only a compiled model runs; torchtitan refuses enable_async_tensor_parallel without compile.
+  if (p.tp_comm_overlap && p.framework == Framework::FSDP && eager_pytorch(s))
+    c.fail("parallelism.tp_comm_overlap",
+           "for framework fsdp this is async tensor parallelism, a torch.compile pass; an eager PyTorch model "
+           "(training.fusion eager, the fsdp default) cannot run it: set training.fusion: fused");
 }
 
 // Mixture of experts (megatron/training/arguments.py, core/model_parallel_config.py,

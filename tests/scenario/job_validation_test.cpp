@@ -157,6 +157,18 @@ TEST(JobValidation, TpCommOverlapNeedsSequenceParallel) {
                         "needs parallelism.sequence_parallel: true");
 }
 
+TEST(JobValidation, AsyncTpOfAPyTorchJobNeedsACompiledModel) {
+  std::string yaml = edit(kValidScenario, "parallelism.tp_comm_overlap", "true");
+  yaml = edit(yaml, "parallelism.framework", "fsdp");
+  yaml = edit(yaml, "parallelism.pipeline", "1");
+  EXPECT_SCENARIO_ERROR(yaml, "parallelism.tp_comm_overlap", "torch.compile", "training.fusion: fused");
+  EXPECT_SCENARIO_ERROR(edit(yaml, "training.fusion", "eager"), "parallelism.tp_comm_overlap", "torch.compile");
+  EXPECT_NO_THROW(parse_scenario(edit(yaml, "training.fusion", "fused"), "test.yaml"));
+  // Megatron's is Transformer Engine's userbuffers, eager or not.
+  EXPECT_NO_THROW(
+      parse_scenario(edit(edit(yaml, "parallelism.framework", "megatron"), "training.fusion", "eager"), "test.yaml"));
+}
+
 TEST(JobValidation, SequenceParallelWithoutTensorHasNoEffect) {
   // Megatron disables sequence parallelism when tensor parallelism is off; so does trainsim.
   std::string yaml = edit(kValidScenario, "parallelism.tensor", "1");

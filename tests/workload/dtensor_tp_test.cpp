@@ -28,6 +28,7 @@ training:
   global_batch_size: 4
   micro_batch_size: 1
   precision: bf16
+  fusion: fused
 parallelism:
   tensor: 2
   pipeline: 1
