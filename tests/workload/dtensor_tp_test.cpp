@@ -13,7 +13,7 @@
 namespace trainsim {
 namespace {
 
-Scenario tp_scenario(const std::string& framework, bool tp_comm_overlap) {
+Scenario dtensor_tp_scenario(const std::string& framework, bool tp_comm_overlap) {
   const std::string yaml = R"(
 model:
   family: llama
@@ -46,7 +46,7 @@ cluster:
 }
 
 // Index of the first backward op of layer 0, micro-batch 0, named `name`.
-std::uint32_t backward_op(const Workload& wl, const std::string& name) {
+std::uint32_t layer0_backward_op(const Workload& wl, const std::string& name) {
   const auto& ops = wl.ranks[0].ops;
   for (std::uint32_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -56,14 +56,14 @@ std::uint32_t backward_op(const Workload& wl, const std::string& name) {
   return 0;
 }
 
-bool depends_on(const RankProgram& p, std::uint32_t op, std::uint32_t dep) {
+bool waits_for(const RankProgram& p, std::uint32_t op, std::uint32_t dep) {
   const Op& o = p.ops[op];
   const auto first = p.deps.begin() + o.first_dep;
   return std::find(first, first + o.num_deps, dep) != first + o.num_deps;
 }
 
 // The first compute op after `op` in program order.
-std::uint32_t next_compute(const RankProgram& p, std::uint32_t op) {
+std::uint32_t next_kernel_after(const RankProgram& p, std::uint32_t op) {
   for (std::uint32_t i = op + 1; i < p.ops.size(); ++i)
     if (p.ops[i].type == Op::Type::Compute) return i;
   ADD_FAILURE() << "no compute op after " << op;
@@ -73,35 +73,35 @@ std::uint32_t next_compute(const RankProgram& p, std::uint32_t op) {
 TEST(DtensorTensorParallel, ColumnParallelBackwardReducesAfterTheWgradAndWaits) {
   for (const bool async_tp : {false, true}) {
     SCOPED_TRACE(async_tp ? "async TP" : "vanilla TP");
-    const Workload wl = generate_workload(tp_scenario("fsdp", async_tp), {});
+    const Workload wl = generate_workload(dtensor_tp_scenario("fsdp", async_tp), {});
     const RankProgram& p = wl.ranks[0];
     for (const char* module : {"fc1", "qkv"}) {
       SCOPED_TRACE(module);
       const std::string m = module;
-      const auto gather = backward_op(wl, m == "fc1" ? "tp.ag.fc1_input" : "tp.ag.qkv_input");
-      const auto dgrad = backward_op(wl, m + ".dgrad");
-      const auto wgrad = backward_op(wl, m + ".wgrad");
-      const auto reduce = backward_op(wl, "tp.rs." + m + "_dgrad");
+      const auto gather = layer0_backward_op(wl, m == "fc1" ? "tp.ag.fc1_input" : "tp.ag.qkv_input");
+      const auto dgrad = layer0_backward_op(wl, m + ".dgrad");
+      const auto wgrad = layer0_backward_op(wl, m + ".wgrad");
+      const auto reduce = layer0_backward_op(wl, "tp.rs." + m + "_dgrad");
       EXPECT_LT(gather, dgrad);
-      EXPECT_TRUE(depends_on(p, dgrad, gather)) << "the dgrad waits for the re-gathered input";
+      EXPECT_TRUE(waits_for(p, dgrad, gather)) << "the dgrad waits for the re-gathered input";
       EXPECT_LT(dgrad, wgrad);
       EXPECT_LT(wgrad, reduce) << "the reduction is issued after both GEMMs";
-      EXPECT_TRUE(depends_on(p, next_compute(p, reduce), reduce)) << "the next kernel waits for the reduction";
+      EXPECT_TRUE(waits_for(p, next_kernel_after(p, reduce), reduce)) << "the next kernel waits for the reduction";
     }
   }
 }
 
 TEST(DtensorTensorParallel, MegatronOverlapsTheReductionWithTheWgrad) {
-  const Workload wl = generate_workload(tp_scenario("megatron", false), {});
+  const Workload wl = generate_workload(dtensor_tp_scenario("megatron", false), {});
   const RankProgram& p = wl.ranks[0];
-  const auto gather = backward_op(wl, "tp.ag.fc1_input");
-  const auto dgrad = backward_op(wl, "fc1.dgrad");
-  const auto wgrad = backward_op(wl, "fc1.wgrad");
-  const auto reduce = backward_op(wl, "tp.rs.fc1_dgrad");
-  EXPECT_FALSE(depends_on(p, dgrad, gather)) << "the re-gather runs beside the dgrad GEMM";
+  const auto gather = layer0_backward_op(wl, "tp.ag.fc1_input");
+  const auto dgrad = layer0_backward_op(wl, "fc1.dgrad");
+  const auto wgrad = layer0_backward_op(wl, "fc1.wgrad");
+  const auto reduce = layer0_backward_op(wl, "tp.rs.fc1_dgrad");
+  EXPECT_FALSE(waits_for(p, dgrad, gather)) << "the re-gather runs beside the dgrad GEMM";
   EXPECT_LT(reduce, wgrad);
-  EXPECT_FALSE(depends_on(p, wgrad, reduce)) << "the reduction runs beside the wgrad GEMM";
-  EXPECT_TRUE(depends_on(p, wgrad, gather)) << "the wgrad needs the gathered input";
+  EXPECT_FALSE(waits_for(p, wgrad, reduce)) << "the reduction runs beside the wgrad GEMM";
+  EXPECT_TRUE(waits_for(p, wgrad, gather)) << "the wgrad needs the gathered input";
 }
 
 }  // namespace

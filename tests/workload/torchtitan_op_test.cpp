@@ -16,9 +16,10 @@
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t kH = 1024, kHeads = 8, kGroups = 2, kFfn = 4096, kSeq = 2048, kMb = 2;
+constexpr std::int64_t kTitanH = 1024, kTitanHeads = 8, kTitanGroups = 2, kTitanFfn = 4096, kTitanSeq = 2048,
+                       kTitanMb = 2;
 
-Scenario job(int tensor, int layers, const std::string& recompute_modules = "[torchtitan_op]") {
+Scenario torchtitan_op_job(int tensor, int layers, const std::string& recompute_modules = "[torchtitan_op]") {
   const std::string yaml = R"(
 model:
   family: llama
@@ -52,7 +53,7 @@ cluster:
 }
 
 // The recompute-phase ops of layer 0, micro-batch 0, by name, with their kernels.
-std::vector<const Op*> recomputed(const Workload& wl) {
+std::vector<const Op*> layer0_recompute_ops(const Workload& wl) {
   std::vector<const Op*> out;
   for (const Op& op : wl.ranks[0].ops)
     if (op.phase == Phase::Recompute && op.layer == 0 && op.micro_batch == 0) out.push_back(&op);
@@ -60,11 +61,11 @@ std::vector<const Op*> recomputed(const Workload& wl) {
 }
 
 TEST(TorchtitanOp, RecomputesTheEvenMatmulsNotAttention) {
-  const Workload wl = generate_workload(job(2, 2), {});
-  const std::int64_t t = 2, tokens = kSeq * kMb, head = kH / kHeads;
+  const Workload wl = generate_workload(torchtitan_op_job(2, 2), {});
+  const std::int64_t t = 2, tokens = kTitanSeq * kTitanMb, head = kTitanH / kTitanHeads;
   std::map<std::string, const KernelDesc*> gemms;
   bool attention = false;
-  for (const Op* op : recomputed(wl)) {
+  for (const Op* op : layer0_recompute_ops(wl)) {
     const std::string name = wl.names[op->name];
     if (name.rfind("core_attn", 0) == 0) attention = true;
     if (wl.kernels[op->desc].kind == KernelKind::Gemm) gemms[name] = &wl.kernels[op->desc];
@@ -73,15 +74,15 @@ TEST(TorchtitanOp, RecomputesTheEvenMatmulsNotAttention) {
   ASSERT_EQ(gemms.size(), 3u) << "wk, wo and w3";
   ASSERT_TRUE(gemms.count("qkv.k") && gemms.count("proj") && gemms.count("fc1.w3"));
   // M x N x K per TP rank: wk T x (g d / t) x h, wo T x h x (a d / t), w3 T x (F / t) x h.
-  EXPECT_DOUBLE_EQ(gemms["qkv.k"]->flops, 2.0 * tokens * (kGroups * head / t) * kH);
-  EXPECT_DOUBLE_EQ(gemms["proj"]->flops, 2.0 * tokens * kH * (kHeads * head / t));
-  EXPECT_DOUBLE_EQ(gemms["fc1.w3"]->flops, 2.0 * tokens * (kFfn / t) * kH);
+  EXPECT_DOUBLE_EQ(gemms["qkv.k"]->flops, 2.0 * tokens * (kTitanGroups * head / t) * kTitanH);
+  EXPECT_DOUBLE_EQ(gemms["proj"]->flops, 2.0 * tokens * kTitanH * (kTitanHeads * head / t));
+  EXPECT_DOUBLE_EQ(gemms["fc1.w3"]->flops, 2.0 * tokens * (kTitanFfn / t) * kTitanH);
 }
 
 TEST(TorchtitanOp, MegatronSelectiveRecomputesAttentionInstead) {
-  const Workload wl = generate_workload(job(2, 2, "null"), {});
+  const Workload wl = generate_workload(torchtitan_op_job(2, 2, "null"), {});
   bool attention = false, gemm = false;
-  for (const Op* op : recomputed(wl)) {
+  for (const Op* op : layer0_recompute_ops(wl)) {
     attention |= wl.names[op->name].rfind("core_attn", 0) == 0;
     gemm |= wl.kernels[op->desc].kind == KernelKind::Gemm;
   }
@@ -92,24 +93,25 @@ TEST(TorchtitanOp, MegatronSelectiveRecomputesAttentionInstead) {
 // One layer's activations per token: the block input, wq's, wv's, SDPA's and w1's outputs, w2's output (whole on every
 // TP rank, before its reduce-scatter) and, under TP with SP, the two reduce-scatters' outputs.
 TEST(TorchtitanOp, KeepsTheSavedOutputsOnly) {
-  const double q = kH, kv = kGroups * (kH / kHeads), tokens = kSeq * kMb;
+  const double q = kTitanH, kv = kTitanGroups * (kTitanH / kTitanHeads), tokens = kTitanSeq * kTitanMb;
   for (const int t : {1, 2}) {
     SCOPED_TRACE(t);
-    const double layer = estimate_memory(job(t, 3))[0].activations_gib - estimate_memory(job(t, 2))[0].activations_gib;
-    const double replicated = 2.0 * kH + (t > 1 ? 4.0 * kH : 0);
-    const double sharded = 2 * q + 2 * kv + 2 * q + 2.0 * kFfn;
-    const double per_token = replicated / t + sharded / t + 2.0 * kH;
+    const double layer = estimate_memory(torchtitan_op_job(t, 3))[0].activations_gib -
+                         estimate_memory(torchtitan_op_job(t, 2))[0].activations_gib;
+    const double replicated = 2.0 * kTitanH + (t > 1 ? 4.0 * kTitanH : 0);
+    const double sharded = 2 * q + 2 * kv + 2 * q + 2.0 * kTitanFfn;
+    const double per_token = replicated / t + sharded / t + 2.0 * kTitanH;
     EXPECT_NEAR(layer, tokens * per_token / kGiB, 1e-9);
   }
 }
 
 TEST(TorchtitanOp, AddsTheRecomputedMatmulsToHardwareFlops) {
-  const Scenario s = job(1, 2);
+  const Scenario s = torchtitan_op_job(1, 2);
   const double model = model_flops_per_iteration(s.model, 16, 1);
   const double hw =
       hardware_flops_per_iteration(s.model, 16, 1, RecomputeGranularity::Selective, 0, s.training.recompute_modules);
-  const double kv = kGroups * (kH / kHeads);
-  EXPECT_NEAR(hw - model, 16.0 * kSeq * 2 * 2.0 * kH * (kv + kH + kFfn), 1.0);
+  const double kv = kTitanGroups * (kTitanH / kTitanHeads);
+  EXPECT_NEAR(hw - model, 16.0 * kTitanSeq * 2 * 2.0 * kTitanH * (kv + kTitanH + kTitanFfn), 1.0);
 }
 
 }  // namespace
