@@ -71,26 +71,43 @@ std::uint32_t LayerEmitter::tp_collective_bytes(const OpContext& ctx, const char
   return id;
 }
 
-void LayerEmitter::column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm,
-                                            const std::function<void()>& dgrad, const std::function<void()>& wgrad) {
+void LayerEmitter::gemm_call(const OpContext& ctx, const GemmCall& g) {
+  if (g.bf16)
+    bf16_gemm_op(ctx, g.name, g.m, g.n, g.k);
+  else
+    gemm_op(ctx, g.name, g.m, g.n, g.k);
+}
+
+void LayerEmitter::column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm, const GemmCall& dgrad,
+                                            const GemmCall& wgrad) {
   const bool tp = d_.t > 1, gather = tp && d_.sp;
   const char* reduce_name = d_.sp ? comm.reduce_sp : comm.reduce_ar;
   const CollKind reduce_kind = d_.sp ? CollKind::ReduceScatter : CollKind::AllReduce;
   if (d_.dtensor_tp) {
     if (gather) tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, true, comm.bytes);
-    dgrad();
-    wgrad();
+    gemm_call(ctx, dgrad);
+    gemm_call(ctx, wgrad);
     if (tp) tp_collective_bytes(ctx, reduce_name, reduce_kind, true, comm.bytes);
     return;
   }
   std::uint32_t ag = 0, red = 0;
   if (gather) ag = tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, false, comm.bytes, comm.sms);
-  dgrad();
+  gemm_call(ctx, dgrad);
   if (gather && comm.gather_done_before_reduce) rb_.wait(ag);
   if (tp) red = tp_collective_bytes(ctx, reduce_name, reduce_kind, false, comm.bytes, comm.sms);
   if (gather && !comm.gather_done_before_reduce) rb_.wait(ag);
-  wgrad();
+  gemm_call(ctx, wgrad);
   if (tp) rb_.wait(red);
+}
+
+void LayerEmitter::rope(const OpContext& ctx, const char* name) {
+  elementwise(ctx, name, D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
+              rope_launches());
+}
+
+void LayerEmitter::mlp_activation(const OpContext& ctx, const char* name, std::int64_t ffn_local, bool backward) {
+  elementwise(ctx, name, D(d_.T) * D(ffn_local) * activation_bytes_per_element(backward),
+              activation_launches(backward));
 }
 
 std::int64_t LayerEmitter::attention_head_dim() const {
@@ -197,8 +214,7 @@ void LayerEmitter::mlp_forward(const OpContext& ctx, const MlpNames& n, std::int
   const bool dense = &n == &kDenseMlp;  // module hooks: the dense MLP's linears only
   if (dense) module_start(ctx, "fc1", false);
   gathered_gemm(ctx, n.fc1, d_.G * ffn_local, n.ag_fc1_input);
-  elementwise(ctx, d_.G == 2 ? n.act : "gelu", D(d_.T) * D(ffn_local) * activation_bytes_per_element(false),
-              activation_launches(false));
+  mlp_activation(ctx, d_.G == 2 ? n.act : "gelu", ffn_local, false);
   if (dense) module_start(ctx, "fc2", false);
   row_parallel_forward(ctx, n.fc2, ffn_local, n.rs_fc2, n.ar_fc2);
 }
@@ -208,14 +224,11 @@ void LayerEmitter::mlp_backward(const OpContext& ctx, const MlpNames& n, std::in
   if (dense) module_start(ctx, "fc2", true);
   gathered_gemm(ctx, n.fc2_dgrad, ffn_local, n.ag_fc2_dy);  // B2-B3
   gemm_op(ctx, n.fc2_wgrad, d_.h, ffn_local, d_.T);         // B4
-  elementwise(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", D(d_.T) * D(ffn_local) * activation_bytes_per_element(true),
-              activation_launches(true));
+  mlp_activation(ctx, d_.G == 2 ? n.act_bwd : "gelu.bwd", ffn_local, true);
   if (dense) module_start(ctx, "fc1", true);
   // B6 async re-gather of the input, B7 dgrad, B8 async RS (SP) / AR of the dgrad, B9 wgrad.
-  column_parallel_backward(
-      ctx, {n.ag_fc1_input, n.rs_fc1_dgrad, n.ar_fc1_dgrad, D(d_.act_bytes), ub_bulk_sms()},
-      [&] { gemm_op(ctx, n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local); },
-      [&] { gemm_op(ctx, n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T); });
+  column_parallel_backward(ctx, {n.ag_fc1_input, n.rs_fc1_dgrad, n.ar_fc1_dgrad, D(d_.act_bytes), ub_bulk_sms()},
+                           {n.fc1_dgrad, d_.T, d_.h, d_.G * ffn_local}, {n.fc1_wgrad, d_.G * ffn_local, d_.h, d_.T});
 }
 
 void LayerEmitter::forward(int layer, int mb, Phase phase) {
@@ -231,10 +244,7 @@ void LayerEmitter::forward(int layer, int mb, Phase phase) {
     norm(ctx, "input_norm", false);
     module_start(ctx, "qkv", false);
     gathered_gemm(ctx, "qkv", d_.qkv_out, "tp.ag.qkv_input");
-    if (d_.rope)
-      elementwise(ctx, "rope",
-                  D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
-                  rope_launches());
+    if (d_.rope) rope(ctx, "rope");
   }
   attention_forward(ctx);
   module_start(ctx, "proj", false);
@@ -296,16 +306,12 @@ void LayerEmitter::backward(int layer, int mb, bool recompute_attention) {
     if (sel_.layernorm) norm(redo, "input_norm", false);
     mla_projections_backward(ctx);
   } else {
-    if (d_.rope)
-      elementwise(ctx, "rope.bwd",
-                  D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
-                  rope_launches());
+    if (d_.rope) rope(ctx, "rope.bwd");
     module_start(ctx, "qkv", true);
     // B18 re-gather, B19 dgrad, B20 reduction, B21 wgrad.
-    column_parallel_backward(
-        ctx, {"tp.ag.qkv_input", "tp.rs.qkv_dgrad", "tp.ar.qkv_dgrad", D(d_.act_bytes), ub_bulk_sms()},
-        [&] { gemm_op(ctx, "qkv.dgrad", d_.T, d_.h, d_.qkv_out); },
-        [&] { gemm_op(ctx, "qkv.wgrad", d_.qkv_out, d_.h, d_.T); });
+    column_parallel_backward(ctx,
+                             {"tp.ag.qkv_input", "tp.rs.qkv_dgrad", "tp.ar.qkv_dgrad", D(d_.act_bytes), ub_bulk_sms()},
+                             {"qkv.dgrad", d_.T, d_.h, d_.qkv_out}, {"qkv.wgrad", d_.qkv_out, d_.h, d_.T});
   }
   module_start(ctx, "input_norm", true);
   norm(ctx, "input_norm.bwd", true);  // B22
@@ -319,19 +325,14 @@ void LayerEmitter::torchtitan_op_recompute(const OpContext& redo) {
   const std::int64_t kv_local = (d_.qkv_out - d_.attn_local) / 2;
   norm(redo, "input_norm", false);
   gemm_op(redo, "qkv.k", d_.T, kv_local, d_.h);
-  if (d_.rope)
-    elementwise(redo, "rope",
-                D(d_.T) * D((static_cast<std::int64_t>(d_.a) + d_.g) * d_.d / d_.t) * rope_bytes_per_element(),
-                rope_launches());
+  if (d_.rope) rope(redo, "rope");
   gemm_op(redo, "proj", d_.T, d_.h, d_.attn_local);
   norm(redo, "pre_mlp_norm", false);
   if (d_.G == 2) {
     gemm_op(redo, "fc1.w3", d_.T, d_.ffn_local, d_.h);
-    elementwise(redo, "swiglu", D(d_.T) * D(d_.ffn_local) * activation_bytes_per_element(false),
-                activation_launches(false));
+    mlp_activation(redo, "swiglu", d_.ffn_local, false);
   } else {
-    elementwise(redo, "gelu", D(d_.T) * D(d_.ffn_local) * activation_bytes_per_element(false),
-                activation_launches(false));
+    mlp_activation(redo, "gelu", d_.ffn_local, false);
     gemm_op(redo, "fc2", d_.T, d_.h, d_.ffn_local);
   }
 }
@@ -409,10 +410,9 @@ void LayerEmitter::output_head_backward(const OpContext& ctx, bool mtp) {
                           mtp ? "tp.rs.mtp_lm_head_dgrad" : "tp.rs.lm_head_dgrad",
                           mtp ? "tp.ar.mtp_lm_head_dgrad" : "tp.ar.lm_head_dgrad", D(d_.act_bytes)};
   comm.gather_done_before_reduce = true;
-  column_parallel_backward(
-      ctx, comm,
-      [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t); },
-      [&] { bf16_gemm_op(ctx, mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T); });
+  column_parallel_backward(ctx, comm,
+                           {mtp ? "mtp.lm_head.dgrad" : "lm_head.dgrad", d_.T, d_.h, d_.vocab_padded / d_.t, true},
+                           {mtp ? "mtp.lm_head.wgrad" : "lm_head.wgrad", d_.vocab_padded / d_.t, d_.h, d_.T, true});
 }
 
 // ---- multi-token prediction (multi_token_prediction.py MultiTokenPredictionLayer.forward) ----
@@ -452,8 +452,7 @@ void LayerEmitter::mtp_backward(int layer, int mb, bool recompute_attention) {
   if (d_.t > 1 && d_.sp) tp_collective(ctx, "tp.ag.mtp_eh_output_grad", CollKind::AllGather, true);
   column_parallel_backward(
       ctx, {"tp.ag.mtp_eh_input", "tp.rs.mtp_eh_dgrad", "tp.ar.mtp_eh_dgrad", D(d_.T * 2 * d_.h) * ab},
-      [&] { gemm_op(ctx, "mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t); },
-      [&] { gemm_op(ctx, "mtp.eh_proj.wgrad", d_.h / d_.t, 2 * d_.h, d_.T); });
+      {"mtp.eh_proj.dgrad", d_.T, 2 * d_.h, d_.h / d_.t}, {"mtp.eh_proj.wgrad", d_.h / d_.t, 2 * d_.h, d_.T});
   norm(ctx, "mtp.enorm.bwd", true);
   norm(ctx, "mtp.hnorm.bwd", true);
   // The main model's last hidden states feed both its own head and hnorm: the two gradients are summed.

@@ -162,15 +162,27 @@ class LayerEmitter {
     int sms = -1;
     bool gather_done_before_reduce = false;  // the output layer waits for its gather before issuing the reduction
   };
-  // `dgrad` and `wgrad` issue the two GEMMs. Megatron: the gather runs beside the dgrad GEMM and the reduction beside
-  // the wgrad GEMM (on userbuffers with TP comm overlap). DTensor (LayerDims::dtensor_tp): gather, dgrad, wgrad,
-  // reduction, each collective awaited. Async TP does not change that: Inductor's micro-pipeline pass
+  // One GEMM of a column-parallel backward: its op name and M x N x K; `bf16` for the modules Megatron builds
+  // outside Transformer Engine (bf16_gemm_op), else gemm_op.
+  struct GemmCall {
+    const char* name;
+    std::int64_t m, n, k;
+    bool bf16 = false;
+  };
+  void gemm_call(const OpContext& ctx, const GemmCall& g);
+  // The dgrad and wgrad GEMMs with their collectives. Megatron: the gather runs beside the dgrad GEMM and the
+  // reduction beside the wgrad GEMM (on userbuffers with TP comm overlap). DTensor (LayerDims::dtensor_tp): gather,
+  // dgrad, wgrad, reduction, each collective awaited. Async TP does not change that: Inductor's micro-pipeline pass
   // (torch/_inductor/fx_passes/micro_pipeline_tp.py) fuses an all-gather only into the matmuls that take its result
   // as their left operand, and a reduce-scatter only when a matmul's output is its input; the re-gathered input is
   // the wgrad's right operand, and torchtitan's separate wq/wk/wv and w1/w3 linears add their dgrads before the
   // reduce-scatter.
-  void column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm,
-                                const std::function<void()>& dgrad, const std::function<void()>& wgrad);
+  void column_parallel_backward(const OpContext& ctx, const ColumnBackwardComm& comm, const GemmCall& dgrad,
+                                const GemmCall& wgrad);
+  // RoPE on the rank's q and k (forward, its recompute, or `backward`), and the MLP activation over `ffn_local`
+  // columns: one element-wise op each, as PyTorch or the fused kernels run them.
+  void rope(const OpContext& ctx, const char* name);
+  void mlp_activation(const OpContext& ctx, const char* name, std::int64_t ffn_local, bool backward);
 
   // The MoE block (layer_ops_moe.cpp, moe_layer.py) in place of the dense MLP block.
   void moe_forward(const OpContext& ctx);

@@ -28,9 +28,8 @@ void LayerEmitter::latent_up_backward(const OpContext& ctx, const char* ag_name,
   // Column-parallel backward (as the QKV linear's, with the latent in place of h): re-gather the saved normed latent,
   // dgrad, reduce the dgrad, wgrad; then the fused norm's backward, if any.
   const double bytes = D(d_.T * latent) * activation_bytes(d_.precision);
-  column_parallel_backward(
-      ctx, {ag_name, red_name, red_name, bytes}, [&] { gemm_op(ctx, dgrad_name, d_.T, latent, out); },
-      [&] { gemm_op(ctx, wgrad_name, out, latent, d_.T); });
+  column_parallel_backward(ctx, {ag_name, red_name, red_name, bytes}, {dgrad_name, d_.T, latent, out},
+                           {wgrad_name, out, latent, d_.T});
   if (norm_name != nullptr) norm_rows(ctx, norm_name, true, D(d_.rows), D(latent));
 }
 

@@ -3,38 +3,14 @@
 #include <algorithm>
 
 #include "scenario_test_support.hpp"
+#include "support/torchtitan_job.hpp"
 
 namespace trainsim {
 namespace {
 
 using test::edit;
 
-const char* const kTorchtitanJob = R"(
-model:
-  family: llama
-  num_layers: 4
-  hidden_size: 1024
-  num_attention_heads: 8
-  num_query_groups: 2
-  ffn_hidden_size: 4096
-  vocab_size: 32000
-  seq_length: 2048
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-  precision: bf16
-  recompute: selective
-  recompute_modules: [torchtitan_op]
-parallelism:
-  tensor: 2
-  sequence_parallel: true
-  framework: fsdp
-  zero_stage: 3
-cluster:
-  gpu: H100-SXM
-  num_gpus: 16
-  gpus_per_node: 8
-)";
+const std::string kTorchtitanJob = test::torchtitan_job_yaml();
 
 TEST(TorchtitanOp, AcceptedForAPyTorchJob) {
   const Scenario s = parse_scenario(kTorchtitanJob, "test.yaml");

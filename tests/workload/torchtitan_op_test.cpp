@@ -3,53 +3,29 @@
 // hardware FLOPs it adds.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
+#include "core/units.hpp"
 #include "model/flops.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/torchtitan_job.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
 #include "workload/workload.hpp"
-#include "core/units.hpp"
-#include <map>
 
 namespace trainsim {
 namespace {
 
-constexpr std::int64_t kTitanH = 1024, kTitanHeads = 8, kTitanGroups = 2, kTitanFfn = 4096, kTitanSeq = 2048,
-                       kTitanMb = 2;
+using test::kTitanFfn;
+using test::kTitanGroups;
+using test::kTitanHeads;
+using test::kTitanHidden;
+using test::kTitanMicroBatch;
+using test::kTitanSeq;
 
 Scenario torchtitan_op_job(int tensor, int layers, const std::string& recompute_modules = "[torchtitan_op]") {
-  const std::string yaml = R"(
-model:
-  family: llama
-  num_layers: )" + std::to_string(layers) +
-                           R"(
-  hidden_size: 1024
-  num_attention_heads: 8
-  num_query_groups: 2
-  ffn_hidden_size: 4096
-  vocab_size: 32000
-  seq_length: 2048
-training:
-  global_batch_size: 16
-  micro_batch_size: 2
-  precision: bf16
-  recompute: selective
-  recompute_modules: )" + recompute_modules +
-                           R"(
-parallelism:
-  tensor: )" + std::to_string(tensor) +
-                           R"(
-  sequence_parallel: true
-  framework: fsdp
-  zero_stage: 3
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)";
-  return parse_scenario(yaml, "tt.yaml");
+  return parse_scenario(test::torchtitan_job_yaml(tensor, layers, recompute_modules), "tt.yaml");
 }
 
 // The recompute-phase ops of layer 0, micro-batch 0, by name, with their kernels.
@@ -62,7 +38,7 @@ std::vector<const Op*> layer0_recompute_ops(const Workload& wl) {
 
 TEST(TorchtitanOp, RecomputesTheEvenMatmulsNotAttention) {
   const Workload wl = generate_workload(torchtitan_op_job(2, 2), {});
-  const std::int64_t t = 2, tokens = kTitanSeq * kTitanMb, head = kTitanH / kTitanHeads;
+  const std::int64_t t = 2, tokens = kTitanSeq * kTitanMicroBatch, head = kTitanHidden / kTitanHeads;
   std::map<std::string, const KernelDesc*> gemms;
   bool attention = false;
   for (const Op* op : layer0_recompute_ops(wl)) {
@@ -74,9 +50,9 @@ TEST(TorchtitanOp, RecomputesTheEvenMatmulsNotAttention) {
   ASSERT_EQ(gemms.size(), 3u) << "wk, wo and w3";
   ASSERT_TRUE(gemms.count("qkv.k") && gemms.count("proj") && gemms.count("fc1.w3"));
   // M x N x K per TP rank: wk T x (g d / t) x h, wo T x h x (a d / t), w3 T x (F / t) x h.
-  EXPECT_DOUBLE_EQ(gemms["qkv.k"]->flops, 2.0 * tokens * (kTitanGroups * head / t) * kTitanH);
-  EXPECT_DOUBLE_EQ(gemms["proj"]->flops, 2.0 * tokens * kTitanH * (kTitanHeads * head / t));
-  EXPECT_DOUBLE_EQ(gemms["fc1.w3"]->flops, 2.0 * tokens * (kTitanFfn / t) * kTitanH);
+  EXPECT_DOUBLE_EQ(gemms["qkv.k"]->flops, 2.0 * tokens * (kTitanGroups * head / t) * kTitanHidden);
+  EXPECT_DOUBLE_EQ(gemms["proj"]->flops, 2.0 * tokens * kTitanHidden * (kTitanHeads * head / t));
+  EXPECT_DOUBLE_EQ(gemms["fc1.w3"]->flops, 2.0 * tokens * (kTitanFfn / t) * kTitanHidden);
 }
 
 TEST(TorchtitanOp, MegatronSelectiveRecomputesAttentionInstead) {
@@ -93,14 +69,15 @@ TEST(TorchtitanOp, MegatronSelectiveRecomputesAttentionInstead) {
 // One layer's activations per token: the block input, wq's, wv's, SDPA's and w1's outputs, w2's output (whole on every
 // TP rank, before its reduce-scatter) and, under TP with SP, the two reduce-scatters' outputs.
 TEST(TorchtitanOp, KeepsTheSavedOutputsOnly) {
-  const double q = kTitanH, kv = kTitanGroups * (kTitanH / kTitanHeads), tokens = kTitanSeq * kTitanMb;
+  const double q = kTitanHidden, kv = kTitanGroups * (kTitanHidden / kTitanHeads),
+               tokens = kTitanSeq * kTitanMicroBatch;
   for (const int t : {1, 2}) {
     SCOPED_TRACE(t);
     const double layer = estimate_memory(torchtitan_op_job(t, 3))[0].activations_gib -
                          estimate_memory(torchtitan_op_job(t, 2))[0].activations_gib;
-    const double replicated = 2.0 * kTitanH + (t > 1 ? 4.0 * kTitanH : 0);
+    const double replicated = 2.0 * kTitanHidden + (t > 1 ? 4.0 * kTitanHidden : 0);
     const double sharded = 2 * q + 2 * kv + 2 * q + 2.0 * kTitanFfn;
-    const double per_token = replicated / t + sharded / t + 2.0 * kTitanH;
+    const double per_token = replicated / t + sharded / t + 2.0 * kTitanHidden;
     EXPECT_NEAR(layer, tokens * per_token / kGiB, 1e-9);
   }
 }
@@ -110,8 +87,8 @@ TEST(TorchtitanOp, AddsTheRecomputedMatmulsToHardwareFlops) {
   const double model = model_flops_per_iteration(s.model, 16, 1);
   const double hw =
       hardware_flops_per_iteration(s.model, 16, 1, RecomputeGranularity::Selective, 0, s.training.recompute_modules);
-  const double kv = kTitanGroups * (kTitanH / kTitanHeads);
-  EXPECT_NEAR(hw - model, 16.0 * kTitanSeq * 2 * 2.0 * kTitanH * (kv + kTitanH + kTitanFfn), 1.0);
+  const double kv = kTitanGroups * (kTitanHidden / kTitanHeads);
+  EXPECT_NEAR(hw - model, 16.0 * kTitanSeq * 2 * 2.0 * kTitanHidden * (kv + kTitanHidden + kTitanFfn), 1.0);
 }
 
 }  // namespace
