@@ -72,6 +72,10 @@ struct RunOptions {
   // Where to find (and leave) what the run builds before simulating; null = build it. Runs with a workload file or
   // a trace build it every time.
   PreparedJobCache* reuse = nullptr;
+  // Threads that build the job's NCCL communicators before the (sequential) event loop; the results do not depend on
+  // it. 0 = the scenario's simulation.threads (0 there: all cores). Commands that run several simulations at a time
+  // (sweep, tune, validate, serve) pass 1.
+  int threads = 0;
 };
 
 // run_scenario stopped before simulating: its compute alone takes bound_s, more than RunOptions::give_up_above_s.

@@ -21,6 +21,7 @@
 #include "compute/arch_family.hpp"
 #include "compute/compute_model.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "engine/engine.hpp"
 #include "trainsim/trainsim.hpp"
 #include "workload/generator.hpp"
@@ -414,6 +415,28 @@ std::vector<std::vector<GroupPlacement>> copy_placements(const Scenario& s, cons
   return out;
 }
 
+// The communicators of every group and of its copies, built before the event loop on the threads RunOptions::threads
+// (or simulation.threads) gives: their NCCL graph searches are independent of one another, and the loop would
+// otherwise run them one at a time as each group's first call comes up. The same results either way.
+// Flow-level, every copy of a group moves its own flows, on communicators of its own local GPUs (so its own NICs).
+void prepare_communicators(const Scenario& s, const Workload& wl, const CollectiveModel& coll,
+                           const std::vector<std::vector<GroupPlacement>>& copies, const FlowBackend* network,
+                           const RunOptions& options) {
+  const int threads = resolve_thread_count(options.threads > 0 ? options.threads : s.simulation.threads);
+  if (threads <= 1) return;
+  std::vector<GroupPlacement> placements;
+  for (std::size_t g = 0; g < wl.groups.size(); ++g) {
+    if (wl.groups[g].ranks.size() <= 1) continue;
+    placements.push_back(GroupPlacement::of(wl.groups[g].ranks, s.cluster));
+    if (g < copies.size()) placements.insert(placements.end(), copies[g].begin(), copies[g].end());
+  }
+  if (network != nullptr) {
+    std::vector<GroupPlacement> flows = network->copy_placements();
+    placements.insert(placements.end(), flows.begin(), flows.end());
+  }
+  coll.prepare(placements, threads);
+}
+
 // One simulation of the workload, with or without the scenario's faults.
 // `plan`: plan_engine of wl and compute, or null.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const EnginePlan* plan,
@@ -440,6 +463,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     if ((options.want_trace || options.want_rates) && with_faults)
       if (PacketNetwork* packets = flow.backend->packet_network()) packets->record_rates();
   }
+  prepare_communicators(s, wl, coll, eo.copy_placements, flow.backend.get(), options);
   watch(wl, flow.backend.get(), at, options, eo);
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
   if (flow.backend) {

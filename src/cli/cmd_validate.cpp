@@ -98,6 +98,7 @@ ValidationCase validate_one(const Scenario& s) {
   }
   RunOptions o;
   o.allow_oom = true;  // validation reports what the run would take; memory is judged separately
+  o.threads = 1;       // the cases run on --threads threads, one simulation each
   const RunResult r = run_scenario(s, o).result;
   auto add = [&](const char* field, const std::optional<double>& measured, double simulated) {
     if (measured && *measured > 0) c.fields.push_back({field, *measured, simulated});

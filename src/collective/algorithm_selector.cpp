@@ -30,6 +30,10 @@ class SelectingModel final : public CollectiveModel {
     return CollectiveModel::estimate_group(kind, bytes, count, where);  // custom algorithms do not aggregate
   }
 
+  void prepare(const std::vector<GroupPlacement>& placements, int threads) const override {
+    nccl_.prepare(placements, threads);
+  }
+
   FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where, FlowGranularity g) const override {
     const CollectiveAlgorithm a = chosen(kind, where);
     if (a == CollectiveAlgorithm::Nccl || where.size <= 1 || bytes <= 0) return nccl_.flows(kind, bytes, where, g);

@@ -82,6 +82,13 @@ class CollectiveModel {
     est.time *= std::max(1, count);
     return est;
   }
+  // Builds what the calls on `placements` will need (NCCL's communicators: graph searches, cross-node stitching)
+  // on up to `threads` threads before a simulation starts, so that the sequential event loop finds it built. The
+  // answers are the same without it; models with nothing worth building ahead do nothing.
+  virtual void prepare(const std::vector<GroupPlacement>& placements, int threads) const {
+    (void)placements;
+    (void)threads;
+  }
 };
 
 // The copies of a group run the same call at once (group_replicas.hpp) and the job moves at the pace of the slowest:

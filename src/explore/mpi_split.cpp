@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 #ifdef TRAINSIM_HAVE_MPI
 #include <mpi.h>
@@ -63,9 +64,7 @@ std::vector<std::size_t> rank_share(std::size_t points, int rank, int size) {
 }
 
 int threads_per_rank(int ranks_on_this_node) {
-  const unsigned hw = std::thread::hardware_concurrency();
-  const int cores = hw == 0 ? 1 : static_cast<int>(hw);
-  return std::max(1, cores / std::max(1, ranks_on_this_node));
+  return std::max(1, resolve_thread_count(0) / std::max(1, ranks_on_this_node));
 }
 
 std::string serialise_outcomes(const std::vector<std::size_t>& indices, const std::vector<PointOutcome>& outcomes) {

@@ -10,15 +10,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "trainsim/trainsim.hpp"
 
 namespace trainsim::explore {
 
-int resolve_threads(int requested) {
-  if (requested > 0) return requested;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
-}
+int resolve_threads(int requested) { return resolve_thread_count(requested); }
 
 std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const std::vector<Overrides>& points,
                                           const std::vector<std::size_t>& indices, int threads,

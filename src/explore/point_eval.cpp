@@ -46,6 +46,7 @@ PointOutcome evaluate_point(const ScenarioSource& scenario, const std::vector<st
     ro.allow_oom = options.allow_oom;
     ro.give_up_above_s = give_up_above_s;
     ro.reuse = reuse;
+    ro.threads = 1;  // the points run on the evaluator's threads, one simulation each
     RunOutput run = run_scenario(s, ro);
     run.result.simulation.wall_s = 0;  // timing is the only non-deterministic field
     out.result = to_json(run.result);

@@ -122,6 +122,18 @@ std::shared_ptr<const FlowDag> FlowBackend::dag_for(const CollectiveCall& call, 
   return dags_.emplace(std::move(key), std::move(dag)).first->second;
 }
 
+std::vector<GroupPlacement> FlowBackend::copy_placements() const {
+  std::vector<GroupPlacement> out;
+  std::set<std::tuple<int, int, std::vector<int>>> seen;
+  for (const auto& copies : replicas_)
+    for (const std::vector<int>& members : copies) {
+      if (members.size() <= 1) continue;
+      GroupPlacement where = GroupPlacement::of(members, cluster_);
+      if (seen.emplace(where.nodes, where.max_per_node, where.local_ranks).second) out.push_back(std::move(where));
+    }
+  return out;
+}
+
 // A one-way send on a pair: the SendRecv DAG without the flows of the member that only receives
 // (the DAG has no dependencies; communicator rank i is the group's i-th member).
 std::shared_ptr<const FlowDag> FlowBackend::one_way(const std::shared_ptr<const FlowDag>& dag, int sender) {

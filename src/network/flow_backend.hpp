@@ -74,6 +74,9 @@ class FlowBackend final : public NetworkBackend {
   void advance(SimTime t, std::vector<std::uint64_t>& completed) override;
 
   const FlowBackendStats& stats() const { return stats_; }
+  // Where every copy of every group sits, each placement once (first-seen order): the communicators the calls will
+  // need, for CollectiveModel::prepare.
+  std::vector<GroupPlacement> copy_placements() const;
   // The transfers `call` would put on the fabric (what stats().flows adds when it starts), without
   // starting it: for the run's work estimate. Builds and caches its flow DAGs as start() would.
   std::int64_t planned_transfers(const CollectiveCall& call);

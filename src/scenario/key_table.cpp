@@ -166,7 +166,7 @@ constexpr ScenarioKey kKeys[] = {
 
   {"simulation.network_model", "choice", "analytical", "", "analytical | flow | packet", "collective times from the NCCL model, flows on the fabric, or RoCE packets on it"},
   {"simulation.seed", "int", "0", "", ">= 0", "seed of every random choice (ECMP hashes)"},
-  {"simulation.threads", "int", "0", "", "0", "a simulation runs on one thread; sweep, tune and validate take --threads"},
+  {"simulation.threads", "int", "0", "", "0..1024", "threads that build the NCCL communicators before the (sequential) event loop; 0 = all cores; sweep, tune and validate take --threads"},
   {"simulation.per_rank", "bool", "false", "", "", "simulate every rank instead of one per symmetric class"},
   {"simulation.max_ops", "int", "50000000", "ops", ">= 0", "refuse runs estimated above this many ops; 0 = no limit"},
   {"simulation.packet_scope.groups", "list", "null", "", "tp | cp | dp | pp | embedding | tp-pp | world | ep | etp | etp-ep | edp", "packet level: only these communicators' calls move as packets, the rest as flows (null = all)"},

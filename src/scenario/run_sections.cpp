@@ -50,17 +50,13 @@ SimulationSpec read_simulation(const Section& simulation) {
           {{"analytical", NetworkModel::Analytical}, {"flow", NetworkModel::Flow}, {"packet", NetworkModel::Packet}}))
     s.network_model = *m;
   if (auto seed = simulation.integer("seed", Bound::NonNegative)) s.seed = static_cast<std::uint64_t>(*seed);
-  // One simulation runs on one thread (the event loop is sequential, so that runs are reproducible bit for bit);
-  // only the commands that run many simulations use threads, and they take --threads. 0 (the spec's default, "all
-  // cores") changes nothing and is accepted; any other value would be accepted and ignored, so it is refused.
+  // The event loop of one simulation is sequential (results reproducible bit for bit); what it builds beforehand, the
+  // NCCL communicators of its groups, runs on this many threads (0, the spec's default: all cores). The commands that
+  // run many simulations at a time (sweep, tune, validate) take --threads and give each simulation one.
   simulation.read("threads", s.threads, Bound::NonNegative);
-  if (s.threads != 0)
-    simulation.fail("threads",
-                    "a simulation runs on one thread (its event loop is sequential so that results are "
-                    "reproducible); got " +
-                        std::to_string(s.threads) +
-                        ": remove the key, or use --threads of trainsim sweep, tune or validate, which run "
-                        "several simulations at a time");
+  if (s.threads > 1024)
+    simulation.fail("threads", "at most 1024 (more than any machine has cores: a typo, not a request); got " +
+                                   std::to_string(s.threads));
   simulation.read("per_rank", s.per_rank);
   simulation.read("max_ops", s.max_ops, Bound::NonNegative);
   simulation.read("max_packets", s.max_packets, Bound::NonNegative);

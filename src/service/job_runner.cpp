@@ -387,6 +387,7 @@ JobOutput run_job(const JobRequest& r, const JobLimits& limits, const std::funct
     o.per_rank = flag(r.options, "per_rank");
     o.allow_oom = flag(r.options, "allow_oom");
     o.explain = flag(r.options, "explain");
+    o.threads = 1;  // the server's workers run several jobs at a time
     o.want_trace = flag(r.options, "trace");
     // A trace is about 130 bytes per op (133 measured on the GPT-3 175B example, 128 on the 8-GPU one): a run whose
     // estimate is already above the limit is refused before it simulates and builds the spans.

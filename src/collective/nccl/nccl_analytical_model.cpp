@@ -1,8 +1,11 @@
 #include "collective/nccl/nccl_analytical_model.hpp"
 
+#include <set>
+
 #include "collective/flows/flow_dag.hpp"
 #include "collective/flows/nccl_flows.hpp"
 #include "collective/p2p_model.hpp"
+#include "core/parallel.hpp"
 
 namespace trainsim {
 
@@ -45,6 +48,22 @@ std::shared_ptr<const NcclTuningModel> NcclAnalyticalModel::tuning(const GroupPl
   auto model = std::make_shared<const NcclTuningModel>(tuning_inputs(*comm, cluster_, env_), env_);
   std::lock_guard<std::mutex> lock(mutex_);
   return cache_.emplace(key, std::move(model)).first->second;
+}
+
+void NcclAnalyticalModel::prepare(const std::vector<GroupPlacement>& placements, int threads) const {
+  builder_.prepare(placements, threads);
+  if (threads <= 1) return;
+  std::vector<const GroupPlacement*> todo;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<std::tuple<int, int, std::vector<int>>> seen;
+    for (const GroupPlacement& where : placements) {
+      if (where.size <= 1) continue;
+      auto key = std::make_tuple(where.nodes, where.max_per_node, where.local_ranks);
+      if (cache_.count(key) == 0 && seen.insert(std::move(key)).second) todo.push_back(&where);
+    }
+  }
+  run_in_parallel(todo.size(), threads, [&](std::size_t i) { tuning(*todo[i]); });
 }
 
 CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t bytes, const GroupPlacement& where) const {

@@ -28,12 +28,16 @@ class NcclAnalyticalModel final : public CollectiveModel {
   FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
                 FlowGranularity granularity) const override;
 
+  // The communicators and tuning tables of `placements`, built on up to `threads` threads.
+  void prepare(const std::vector<GroupPlacement>& placements, int threads) const override;
+
   // The communicator-level tables for a placement (cached; safe to call from several threads).
   std::shared_ptr<const NcclTuningModel> tuning(const GroupPlacement& where) const;
   // The communicator NCCL would build for a placement (rings, trees, NICs), cached.
   std::shared_ptr<const NcclCommunicator> communicator(const GroupPlacement& where) const {
     return builder_.communicator(where);
   }
+  bool communicator_built(const GroupPlacement& where) const { return builder_.built(where); }
   const NcclEnv& env() const { return env_; }
 
  private:

@@ -1,10 +1,12 @@
 #include "collective/nccl/nccl_comm_builder.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "collective/nccl/nccl_constants.hpp"
 #include "collective/nccl/nccl_search_cache.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace trainsim {
 
@@ -130,7 +132,7 @@ std::vector<bool> NcclCommBuilder::nets_seen_by(const std::vector<int>& local) c
   return keep;
 }
 
-std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const GroupPlacement& where) const {
+NcclCommBuilder::Key NcclCommBuilder::key_of(const GroupPlacement& where) const {
   const int nodes = std::max(1, where.nodes);
   const int per_node = std::max(1, where.max_per_node);
   std::vector<int> local = where.local_ranks;
@@ -142,27 +144,28 @@ std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const Grou
     if (l < 0 || l >= static_cast<int>(node_->gpus.size()))
       throw Error("collective: local GPU " + std::to_string(l) + " is outside the node's " +
                   std::to_string(node_->gpus.size()) + " GPUs");
-  const Key key{nodes, per_node, local};
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  return Key{nodes, per_node, std::move(local)};
+}
 
-  const bool multi = nodes > 1;
-  auto sit = searches_.find({local, multi});
-  if (sit == searches_.end()) {
-    NodeTopology restricted = restrict_to_gpus(*node_, local, nets_seen_by(local));
-    PathOptions paths;
-    paths.pxn_disable = env_.pxn_disable;
-    compute_paths(restricted, paths);
-    SearchOptions search;
-    search.cross_nic = env_.cross_nic;
-    search.multi_node = multi;
-    const bool nvls = env_.nvls_enable != 0 && tuning_sm(restricted.sm) >= 90 && !is_amd(cluster_) &&
-                      restricted.nvswitch >= 0 && per_node >= 2;
-    LocalSearch ls;
-    ls.graphs = cached_search_node_graphs(restricted, search, nvls, env_.collnet_enable);
-    ls.topology = std::make_shared<const NodeTopology>(std::move(restricted));
-    sit = searches_.emplace(std::make_pair(local, multi), std::move(ls)).first;
-  }
+NcclCommBuilder::LocalSearch NcclCommBuilder::search(const SearchKey& key) const {
+  const auto& [local, multi] = key;
+  NodeTopology restricted = restrict_to_gpus(*node_, local, nets_seen_by(local));
+  PathOptions paths;
+  paths.pxn_disable = env_.pxn_disable;
+  compute_paths(restricted, paths);
+  SearchOptions options;
+  options.cross_nic = env_.cross_nic;
+  options.multi_node = multi;
+  const bool nvls = env_.nvls_enable != 0 && tuning_sm(restricted.sm) >= 90 && !is_amd(cluster_) &&
+                    restricted.nvswitch >= 0 && local.size() >= 2;
+  LocalSearch found;
+  found.graphs = cached_search_node_graphs(restricted, options, nvls, env_.collnet_enable);
+  found.topology = std::make_shared<const NodeTopology>(std::move(restricted));
+  return found;
+}
+
+std::shared_ptr<const NcclCommunicator> NcclCommBuilder::stitch(const Key& key, const LocalSearch& found) const {
+  const int nodes = std::get<0>(key);
   CommOptions options;
   options.cross_nic = env_.cross_nic;
   options.min_channels = env_.min_nchannels.value_or(0);
@@ -171,10 +174,59 @@ std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const Grou
   options.nchannels_per_net_peer = env_.nchannels_per_net_peer.value_or(0);
   options.p2p_pxn_level = env_.pxn_disable ? 0 : env_.p2p_pxn_level;
   options.collnet = env_.collnet_enable;
-  const std::vector<std::shared_ptr<const NodeTopology>> tops(static_cast<std::size_t>(nodes), sit->second.topology);
-  const std::vector<NodeGraphs> graphs(static_cast<std::size_t>(nodes), sit->second.graphs);
-  auto comm = std::make_shared<const NcclCommunicator>(build_communicator(tops, graphs, options));
-  return cache_.emplace(key, std::move(comm)).first->second;
+  const std::vector<std::shared_ptr<const NodeTopology>> tops(static_cast<std::size_t>(nodes), found.topology);
+  const std::vector<NodeGraphs> graphs(static_cast<std::size_t>(nodes), found.graphs);
+  return std::make_shared<const NcclCommunicator>(build_communicator(tops, graphs, options));
+}
+
+std::shared_ptr<const NcclCommunicator> NcclCommBuilder::communicator(const GroupPlacement& where) const {
+  const Key key = key_of(where);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  const SearchKey skey{std::get<2>(key), std::get<0>(key) > 1};
+  auto sit = searches_.find(skey);
+  if (sit == searches_.end()) sit = searches_.emplace(skey, search(skey)).first;
+  return cache_.emplace(key, stitch(key, sit->second)).first->second;
+}
+
+bool NcclCommBuilder::built(const GroupPlacement& where) const {
+  const Key key = key_of(where);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cache_.count(key) != 0;
+}
+
+void NcclCommBuilder::prepare(const std::vector<GroupPlacement>& placements, int threads) const {
+  if (threads <= 1) return;
+  // What is not built yet, each once, in the placements' order.
+  std::vector<Key> keys;
+  std::vector<SearchKey> skeys;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<Key> seen;
+    std::set<SearchKey> seen_searches;
+    for (const GroupPlacement& where : placements) {
+      if (where.size <= 1) continue;
+      Key key = key_of(where);
+      if (cache_.count(key) != 0 || !seen.insert(key).second) continue;
+      SearchKey skey{std::get<2>(key), std::get<0>(key) > 1};
+      if (searches_.count(skey) == 0 && seen_searches.insert(skey).second) skeys.push_back(std::move(skey));
+      keys.push_back(std::move(key));
+    }
+  }
+  if (keys.size() < 2) return;  // nothing to share out
+  std::vector<LocalSearch> found(skeys.size());
+  run_in_parallel(skeys.size(), threads, [&](std::size_t i) { found[i] = search(skeys[i]); });
+  std::vector<const LocalSearch*> inputs(keys.size());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < skeys.size(); ++i) searches_.emplace(skeys[i], std::move(found[i]));
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      inputs[i] = &searches_.at(SearchKey{std::get<2>(keys[i]), std::get<0>(keys[i]) > 1});  // map nodes stay put
+  }
+  std::vector<std::shared_ptr<const NcclCommunicator>> built(keys.size());
+  run_in_parallel(keys.size(), threads, [&](std::size_t i) { built[i] = stitch(keys[i], *inputs[i]); });
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t i = 0; i < keys.size(); ++i) cache_.emplace(keys[i], std::move(built[i]));
 }
 
 NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env) {

@@ -24,6 +24,13 @@ class NcclCommBuilder {
   NcclCommBuilder(const ClusterSpec& cluster, const NcclEnv& env);
 
   std::shared_ptr<const NcclCommunicator> communicator(const GroupPlacement& where) const;
+  // Builds the communicators of `placements` not built yet on up to `threads` threads (their graph searches and
+  // cross-node stitching are independent of one another), so that communicator() finds them. Each one is what
+  // communicator() would build alone, whatever the thread count or order. threads <= 1: nothing (communicator()
+  // builds on first use, as before).
+  void prepare(const std::vector<GroupPlacement>& placements, int threads) const;
+  // Whether the communicator of `where` is built (by communicator() or prepare()).
+  bool built(const GroupPlacement& where) const;
   const NodeTopology& node() const { return *node_; }
 
  private:
@@ -42,7 +49,15 @@ class NcclCommBuilder {
     std::shared_ptr<const NodeTopology> topology;
     NodeGraphs graphs;
   };
-  mutable std::map<std::pair<std::vector<int>, bool>, LocalSearch> searches_;  // (local GPUs, multi-node)
+  using SearchKey = std::pair<std::vector<int>, bool>;  // (local GPUs, multi-node)
+  mutable std::map<SearchKey, LocalSearch> searches_;
+  // The cache key of a placement (its local GPUs checked against the node); throws on a GPU outside it.
+  Key key_of(const GroupPlacement& where) const;
+  // The node restricted to the key's GPUs, its paths and NCCL's graph search on it. Reads only the builder's
+  // constant members: safe on several threads.
+  LocalSearch search(const SearchKey& key) const;
+  // NCCL's cross-node stitching of `nodes` copies of the search's node. Safe on several threads.
+  std::shared_ptr<const NcclCommunicator> stitch(const Key& key, const LocalSearch& found) const;
 };
 
 // What NCCL's tuning reads from a communicator (ncclTopoTuneModel): per-graph channels, bandwidths and path types,
