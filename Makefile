@@ -57,7 +57,7 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS) --target explore_tests service_tests trainsim
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./explore_tests --gtest_brief=1
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./service_tests --gtest_brief=1 --gtest_filter='JobState*:JobStore*:Serve.*'  # trainsim serve: workers, HTTP threads, the job store
-	TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim run examples/gpt3-175b-256-gb200-nvl72.yaml --set simulation.network_model=flow --set simulation.threads=4 > /dev/null && echo "test-tsan: NVL72 flow run, its communicators built on 4 threads: no race"
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim run examples/gpt3-175b-256-gb200-nvl72.yaml --set simulation.threads=4 > /dev/null && echo "test-tsan: NVL72 run, its communicators built on 4 threads: no race"
 	$(if $(TSAN_VALIDATE_CASES),TSAN_OPTIONS=halt_on_error=1 build-tsan/trainsim validate --threads 4 $(TSAN_VALIDATE_CASES) > /dev/null && echo "test-tsan: validate over $(words $(TSAN_VALIDATE_CASES)) cases on 4 threads: no race",@echo "test-tsan: ../shared/validation not beside the repo: validate not run under TSan")
 
 bench: build
