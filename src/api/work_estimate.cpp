@@ -194,7 +194,7 @@ double sum_over_calls(const Workload& wl, PerCall per_call) {
       if (owner == wl.ranks.size()) owner = r;
       if (owner != r) continue;
       double& v = per_desc[op.desc];
-      if (v < 0) v = per_call(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
+      if (v < 0) v = per_call(CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender, cd.exchange});
       sum += v;
     }
   }

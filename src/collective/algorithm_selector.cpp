@@ -30,6 +30,11 @@ class SelectingModel final : public CollectiveModel {
     return CollectiveModel::estimate_group(kind, bytes, count, where);  // custom algorithms do not aggregate
   }
 
+  CollectiveEstimate estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
+                                       const GroupPlacement& where) const override {
+    return nccl_.estimate_exchange(bytes, exchange, where);
+  }
+
   void prepare(const std::vector<GroupPlacement>& placements, int threads) const override {
     nccl_.prepare(placements, threads);
   }

@@ -82,6 +82,16 @@ class CollectiveModel {
     est.time *= std::max(1, count);
     return est;
   }
+  // A DeepEP token exchange over the group (TokenExchange): `bytes` is one copy of each of the rank's tokens, sent
+  // exchange.remote_copies times over the rank's NIC and forwarded exchange.nvlink_copies times over NVLink, both at
+  // once (DeepEP pipelines them). Models that do not know it price it as an all-to-all of the NVLink copies.
+  virtual CollectiveEstimate estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
+                                               const GroupPlacement& where) const {
+    return estimate(
+        CollKind::AllToAll,
+        static_cast<std::int64_t>(static_cast<double>(bytes) * (exchange.remote_copies + exchange.nvlink_copies)),
+        where);
+  }
   // Builds what the calls on `placements` will need (NCCL's communicators: graph searches, cross-node stitching)
   // on up to `threads` threads before a simulation starts, so that the sequential event loop finds it built. The
   // answers are the same without it; models with nothing worth building ahead do nothing.
@@ -94,8 +104,10 @@ class CollectiveModel {
 // The copies of a group run the same call at once (group_replicas.hpp) and the job moves at the pace of the slowest:
 // the estimate for the placement whose call takes longest (e.g. the TP groups that straddle two NVLink domains when
 // TP does not divide the domain). The first placement's when `placements` holds one.
+// A token exchange (exchange.on()) is priced by estimate_exchange.
 CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
-                                         const std::vector<GroupPlacement>& placements);
+                                         const std::vector<GroupPlacement>& placements,
+                                         const TokenExchange& exchange = {});
 
 // Honours the scenario's nccl block (`env`, nccl_env.hpp), throwing ScenarioError("nccl.NCCL_ALGO",
 // ...) on values NCCL would reject.

@@ -56,11 +56,14 @@ std::vector<GroupPlacement> GroupPlacement::of_copies(const std::vector<std::vec
 }
 
 CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
-                                         const std::vector<GroupPlacement>& placements) {
+                                         const std::vector<GroupPlacement>& placements, const TokenExchange& exchange) {
   TRAINSIM_CHECK(!placements.empty(), "collective: a group without a placement");
-  CollectiveEstimate slowest = model.estimate(kind, bytes, placements.front());
+  const auto priced = [&](const GroupPlacement& where) {
+    return exchange.on() ? model.estimate_exchange(bytes, exchange, where) : model.estimate(kind, bytes, where);
+  };
+  CollectiveEstimate slowest = priced(placements.front());
   for (std::size_t i = 1; i < placements.size(); ++i) {
-    CollectiveEstimate e = model.estimate(kind, bytes, placements[i]);
+    CollectiveEstimate e = priced(placements[i]);
     if (e.time > slowest.time) slowest = e;
   }
   return slowest;

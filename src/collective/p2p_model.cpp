@@ -9,6 +9,18 @@ namespace trainsim {
 
 namespace {
 using namespace nccl;
+
+// Point-to-point traffic as NCCL's ring prices a step: the protocol's base latency plus one hop of the slowest link
+// used (NVLink/PCIe or NET; no p2p entry exists in NCCL's tables), then the longer of the bytes inside the node at
+// the GPU's NVLink/PCIe bandwidth and those leaving it at its NIC bandwidth, which run at once.
+double p2p_time_us(double intra_bytes, double inter_bytes, bool multi, int protocol, const NcclTopology& t) {
+  const int hop_hw = multi ? kHwNet : (t.ring.nvlink_intra ? kHwNvlink : kHwPci);
+  const double lat_us = kBaseLat[kAlgoRing][protocol] + kHwLat[hop_hw][kAlgoRing][protocol];
+  const double intra_us = t.intra_bw_per_gpu > 0 ? intra_bytes / (1000.0 * t.intra_bw_per_gpu) : 0;
+  const double inter_us = t.net_bw_per_gpu > 0 ? inter_bytes / (1000.0 * t.net_bw_per_gpu) : 0;
+  return lat_us + std::max(intra_us, inter_us);
+}
+
 }  // namespace
 
 CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTopology& t) {
@@ -34,13 +46,7 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
   const bool ll = !multi && per_peer <= kP2pLLThresholdBytes;
   est.protocol = ll ? NcclProtocol::LL : NcclProtocol::Simple;
   const int p = ll ? kProtoLL : kProtoSimple;
-  // Latency: no p2p entry exists in NCCL's tables; we charge the Ring base latency of the protocol
-  // plus one hop of the slowest link used (NVLink/PCIe or NET), as NCCL's ring does per step.
-  const int hop_hw = multi ? kHwNet : (t.ring.nvlink_intra ? kHwNvlink : kHwPci);
-  const double lat_us = kBaseLat[kAlgoRing][p] + kHwLat[hop_hw][kAlgoRing][p];
-  const double intra_us = t.intra_bw_per_gpu > 0 ? intra_bytes / (1000.0 * t.intra_bw_per_gpu) : 0;
-  const double inter_us = t.net_bw_per_gpu > 0 ? inter_bytes / (1000.0 * t.net_bw_per_gpu) : 0;
-  const double time_us = lat_us + std::max(intra_us, inter_us);
+  const double time_us = p2p_time_us(intra_bytes, inter_bytes, multi, p, t);
 
   est.time = from_microseconds(time_us);
   // Channels (ncclTopoComputeP2pChannels): a remote peer gets ceil(NIC bw / 14 GB/s) channels; local peers use
@@ -50,6 +56,22 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
   est.algbw_GBps = b / (1000.0 * time_us);
   // nccl-tests: sendrecv busbw = algbw, alltoall busbw = algbw·(n-1)/n.
   est.busbw_GBps = kind == CollKind::AllToAll ? est.algbw_GBps * (n - 1) / n : est.algbw_GBps;
+  return est;
+}
+
+CollectiveEstimate estimate_token_exchange(std::int64_t bytes, const TokenExchange& exchange, const NcclTopology& t) {
+  CollectiveEstimate est;
+  est.algorithm = NcclAlgorithm::P2P;
+  est.protocol = NcclProtocol::Simple;
+  if (bytes <= 0 || !exchange.on()) return est;
+  const double b = static_cast<double>(bytes);
+  const bool multi = t.nnodes > 1;
+  const double inter_bytes = multi ? b * exchange.remote_copies : 0.0;
+  const double intra_bytes = b * exchange.nvlink_copies;
+  const double time_us = p2p_time_us(intra_bytes, inter_bytes, multi, kProtoSimple, t);
+  est.time = from_microseconds(time_us);
+  est.algbw_GBps = b / (1000.0 * time_us);
+  est.busbw_GBps = est.algbw_GBps;
   return est;
 }
 

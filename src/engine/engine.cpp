@@ -129,8 +129,9 @@ class Simulator {
       }
       const bool has_copies = c.group < opt.copy_placements.size() && !opt.copy_placements[c.group].empty();
       out_.collective_estimates.push_back(
-          has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group])
-                     : coll.estimate(c.kind, c.bytes, placements[c.group]));
+          has_copies        ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group], c.exchange)
+          : c.exchange.on() ? coll.estimate_exchange(c.bytes, c.exchange, placements[c.group])
+                            : coll.estimate(c.kind, c.bytes, placements[c.group]));
     }
     note_call_loads();
     pending_ops_.reserve(wl.ranks.size());
@@ -252,7 +253,7 @@ class Simulator {
       const std::uint64_t token = next_token_++;
       in_flight_.emplace(token, std::move(rv.members));
       pending_.erase(key);
-      opt_.network->start(now, token, CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender});
+      opt_.network->start(now, token, CollectiveCall{cd.kind, cd.bytes, cd.group, cd.sender, cd.exchange});
       return;
     }
     const SimTime dur = out_.collective_estimates[op.desc].time;

@@ -27,6 +27,11 @@ struct MoeSpec {
   int layer_freq = 1;                     // every Nth layer is MoE
   int first_dense_layers = 0;             // the first N layers stay dense
   std::optional<double> capacity_factor;  // nullopt = dropless, balanced routing
+  // Group-limited routing (Megatron --moe-router-num-groups / --moe-router-group-topk; DeepSeek-V3's node-limited
+  // routing, n_group 8 / topk_group 4): the experts fall into router_num_groups equal groups and a token's top-k come
+  // from its router_group_topk best groups. 0 = no groups.
+  int router_num_groups = 0;
+  int router_group_topk = 0;
   bool enabled() const { return num_experts > 0; }
 };
 

@@ -474,6 +474,8 @@ bool FlowBackend::uneven(std::uint32_t group) {
 bool FlowBackend::priced_by_model(const CollectiveCall& call) {
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
+  // A DeepEP token exchange has no NCCL flows to replay: the collective model's time (docs/moe.md).
+  if (call.exchange.on()) return true;
   if (all_copies_inside_one_domain(call.group)) return true;
   if (uneven(call.group)) return true;
   if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
@@ -536,8 +538,9 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.tail_latency = 0;
   c.network = static_cast<std::uint8_t>(network_for(call));
   if (priced_by_model(call)) {
-    // Inside one scale-up domain, nothing to move, or latency-bound: the collective model's time.
-    const CollectiveEstimate est = slowest_copy_estimate(collectives_, call.kind, call.bytes, placements(call.group));
+    // Inside one scale-up domain, nothing to move, latency-bound or a DeepEP exchange: the collective model's time.
+    const CollectiveEstimate est =
+        slowest_copy_estimate(collectives_, call.kind, call.bytes, placements(call.group), call.exchange);
     c.remaining = 0;
     push_timer(now + est.time, TimerKind::CallDone, ci, 0);
     return;

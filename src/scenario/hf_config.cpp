@@ -134,6 +134,9 @@ void read_hf_config(const std::string& path, const Section& model, ModelDraft& d
   take(draft.shared_experts, hf.int_value("n_shared_experts", Bound::NonNegative));
   take(draft.first_dense_layers, hf.int_value("first_k_dense_replace", Bound::NonNegative));
   take(draft.layer_freq, hf.int_value("moe_layer_freq", Bound::Positive));
+  // Group-limited (DeepSeek-V3: node-limited) routing: n_group expert groups, each token's experts from topk_group.
+  take(draft.router_num_groups, hf.int_value("n_group", Bound::Positive));
+  take(draft.router_group_topk, hf.int_value("topk_group", Bound::Positive));
   if (hf.has("kv_lora_rank")) {
     MlaSpec mla;
     mla.q_lora_rank = hf.integer("q_lora_rank", Bound::NonNegative).value_or(0);

@@ -55,6 +55,8 @@ void read_model_layer(const Section& model, ModelDraft& draft) {
   take(draft.layer_freq, moe.int_value("layer_freq", Bound::Positive));
   take(draft.first_dense_layers, moe.int_value("first_dense_layers", Bound::NonNegative));
   if (moe.contains("capacity_factor")) draft.capacity_factor.set(moe.number("capacity_factor", Bound::Positive));
+  take(draft.router_num_groups, moe.int_value("router_num_groups", Bound::NonNegative));
+  take(draft.router_group_topk, moe.int_value("router_group_topk", Bound::NonNegative));
 }
 
 }  // namespace trainsim::scenario_detail

@@ -38,6 +38,34 @@ void apply_preset(const Section& model, ModelDraft& draft) {
 
 }  // namespace
 
+namespace {
+
+// Megatron's group-limited routing (moe_utils.py group_limited_topk): both keys together, groups of equal size, and
+// enough experts in the chosen groups for a token's top-k.
+void check_router_groups(const MoeSpec& moe, const Section& keys) {
+  const int groups = moe.router_num_groups, chosen = moe.router_group_topk;
+  if (groups == 0 && chosen == 0) return;
+  if (groups == 0)
+    keys.fail("router_num_groups", "router_group_topk " + std::to_string(chosen) +
+                                       " needs router_num_groups, the number of expert groups it chooses from");
+  if (chosen == 0)
+    keys.fail("router_group_topk",
+              "router_num_groups " + std::to_string(groups) +
+                  " needs router_group_topk, how many of the groups each token's experts come from");
+  if (moe.num_experts % groups != 0)
+    keys.fail("router_num_groups", "router_num_groups " + std::to_string(groups) + " does not divide num_experts " +
+                                       std::to_string(moe.num_experts) + " into equal groups");
+  if (chosen > groups)
+    keys.fail("router_group_topk",
+              "router_group_topk " + std::to_string(chosen) + " exceeds router_num_groups " + std::to_string(groups));
+  if (static_cast<std::int64_t>(chosen) * (moe.num_experts / groups) < moe.router_topk)
+    keys.fail("router_group_topk", "router_group_topk " + std::to_string(chosen) + " groups of " +
+                                       std::to_string(moe.num_experts / groups) +
+                                       " experts hold fewer than router_topk " + std::to_string(moe.router_topk));
+}
+
+}  // namespace
+
 ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   ModelSpec m;
   m.name = d.name;
@@ -122,8 +150,11 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   moe.layer_freq = value_or(d.layer_freq, 1);
   moe.first_dense_layers = value_or(d.first_dense_layers, 0);
   moe.capacity_factor = value_or(d.capacity_factor, std::optional<double>{});
+  moe.router_num_groups = value_or(d.router_num_groups, 0);
+  moe.router_group_topk = value_or(d.router_group_topk, 0);
   if (moe.enabled()) {
     const Section moe_keys = model.child("moe");
+    check_router_groups(moe, moe_keys);
     if (moe.router_topk > moe.num_experts)
       moe_keys.fail("router_topk", "router_topk " + std::to_string(moe.router_topk) + " exceeds num_experts " +
                                        std::to_string(moe.num_experts));

@@ -39,7 +39,8 @@ struct ModelDraft {
   Given<Normalization> normalization;
   Given<PositionEmbedding> position_embedding;
   // moe.*
-  Given<int> num_experts, router_topk, shared_experts, layer_freq, first_dense_layers;
+  Given<int> num_experts, router_topk, shared_experts, layer_freq, first_dense_layers, router_num_groups,
+      router_group_topk;
   Given<std::int64_t> expert_ffn_hidden_size;
   Given<std::optional<double>> capacity_factor;  // given as null = dropless
   // A Hugging Face config's max_position_embeddings (n_positions): not a training length, only quoted when the

@@ -55,8 +55,9 @@ ParallelSpec read_parallelism(const Section& parallel) {
   parallel.read("context", p.context, Bound::Positive);
   parallel.read("expert", p.expert, Bound::Positive);
   parallel.read("expert_tensor", p.expert_tensor, Bound::Positive);  // stays 0 (= tensor) when not given
-  if (auto d = parallel.choice<MoeDispatcher>(
-          "moe_dispatcher", {{"alltoall", MoeDispatcher::AllToAll}, {"allgather", MoeDispatcher::AllGather}}))
+  if (auto d = parallel.choice<MoeDispatcher>("moe_dispatcher", {{"alltoall", MoeDispatcher::AllToAll},
+                                                                 {"allgather", MoeDispatcher::AllGather},
+                                                                 {"flex", MoeDispatcher::Flex}}))
     p.moe_dispatcher = *d;
   parallel.read("virtual_pipeline", p.virtual_pipeline, Bound::Positive);
   p.virtual_pipeline_given = parallel.has("virtual_pipeline");

@@ -23,7 +23,8 @@ enum class Framework { Megatron, DeepSpeed, FSDP };
 enum class NetworkModel { Analytical, Flow, Packet };
 // Megatron's --moe-token-dispatcher-type: token all-to-all over EP, or all-gather / reduce-scatter over
 // expert-TP x EP (Megatron-LM moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher / MoEAllGatherTokenDispatcher).
-enum class MoeDispatcher { AllToAll, AllGather };
+// Megatron's token dispatchers; Flex = --moe-token-dispatcher-type flex --moe-enable-deepep (DeepEP).
+enum class MoeDispatcher { AllToAll, AllGather, Flex };
 // Which fused attention kernel the software stack runs (training.attention_kernel). `Auto` is what
 // today's default stack runs on the GPU: FlashAttention-2 on Ampere, Transformer Engine's cuDNN
 // attention on Hopper and Blackwell (docs/compute-model.md §1.2).

@@ -181,6 +181,44 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
 // parallel_state.py::RankGenerator). The expert view of the ranks is
 // world = expert_tensor x expert x expert-data x pipeline, so expert_tensor x expert must divide the
 // tensor x context x data ranks of a pipeline stage.
+// moe_dispatcher: flex is Megatron's MoEFlexTokenDispatcher on DeepEP's normal kernels (deepseek-ai/DeepEP): what
+// either refuses, and what trainsim prices (docs/moe.md).
+void check_flex_dispatcher(const Scenario& s, const Checker& c) {
+  const ParallelSpec& p = s.parallelism;
+  const std::string flex = "moe_dispatcher flex (DeepEP)";
+  if (p.expert < 2)
+    c.fail("parallelism.moe_dispatcher",
+           flex + " needs expert > 1 (Megatron: \"Flex token dispatcher requires EP > 1\")");
+  if (p.expert_tensor != 1)
+    c.fail("parallelism.expert_tensor", flex +
+                                            " is modelled over an expert-parallel group with expert_tensor 1 (as the "
+                                            "published DeepEP recipes set it); got expert_tensor " +
+                                            str(p.expert_tensor));
+  if (s.model.moe.capacity_factor)
+    c.fail("model.moe.capacity_factor",
+           flex +
+               " is dropless: Megatron refuses capacity padding with the flex dispatcher "
+               "(\"Flex token dispatcher does not support --moe-pad-expert-input-to-capacity\"); remove the key");
+  const GpuSpec& gpu = s.cluster.gpu;
+  if (gpu.vendor != "NVIDIA" || (gpu.sm_version / 10 != 8 && gpu.sm_version / 10 != 9))
+    c.fail("parallelism.moe_dispatcher", flex +
+                                             " runs on NVIDIA Ampere and Hopper GPUs (Megatron-Bridge enables it "
+                                             "on compute capability 8.x and 9.x only); " +
+                                             gpu.name + " is " + (gpu.vendor.empty() ? "of no vendor" : gpu.vendor) +
+                                             " sm " + str(gpu.sm_version));
+  // DeepEP's internode kernels take 8 NVLink peers per node (NUM_MAX_NVL_PEERS); below that the group is one node.
+  const int per_node = s.cluster.gpus_per_node;
+  const bool one_node = p.expert <= per_node;
+  if (!one_node && (per_node != 8 || p.expert % 8 != 0))
+    c.fail("parallelism.moe_dispatcher", flex +
+                                             " across nodes needs 8 GPUs per node and expert a multiple of 8 "
+                                             "(DeepEP's internode kernels: 8 NVLink peers per node); got expert " +
+                                             str(p.expert) + " over nodes of " + str(per_node) + " GPUs");
+  if (one_node && per_node % p.expert != 0)
+    c.fail("parallelism.moe_dispatcher", flex + ": expert " + str(p.expert) + " does not divide the " + str(per_node) +
+                                             " GPUs of a node, so its groups would straddle nodes");
+}
+
 void check_experts(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   const MoeSpec& moe = s.model.moe;
@@ -232,6 +270,7 @@ void check_experts(const Scenario& s, const Checker& c) {
                                             " x context " + str(p.context) + " x data " + str(p.data) + " = " +
                                             str(stage) + " (the expert ranks of a pipeline stage)");
   }
+  if (p.moe_dispatcher == MoeDispatcher::Flex) check_flex_dispatcher(s, c);
   // Expert fc1/fc2 are split over expert-TP (their output columns / input rows), shared experts over TP.
   if (moe.expert_ffn_hidden_size % p.expert_tensor != 0)
     c.fail(p.expert_tensor == p.tensor ? "parallelism.tensor" : "parallelism.expert_tensor",

@@ -4,6 +4,7 @@
 
 #include "model/layer_shapes.hpp"
 #include "workload/kernels_factory.hpp"
+#include "workload/token_exchange.hpp"
 
 namespace trainsim {
 
@@ -46,6 +47,13 @@ MoeDims moe_dims(const Scenario& sc, std::int64_t rows) {
   x.routed = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(rows * x.topk) * cf + 0.5));
   x.rows = x.routed * x.etp;
   x.rows_per_expert = std::max<std::int64_t>(1, (x.rows + x.local_experts - 1) / x.local_experts);
+  if (x.dispatcher == MoeDispatcher::Flex && x.ep > 1) {
+    // The expert-parallel group is ep consecutive ranks (expert_tensor 1), whole nodes of them or part of one.
+    const int per_node = std::min(x.ep, std::max(1, sc.cluster.gpus_per_node));
+    const ExpertRouting routing{x.experts, x.topk, spec.router_num_groups, spec.router_group_topk};
+    x.exchange = deepep_exchange(routing, x.ep, per_node);
+    x.received = static_cast<std::int64_t>(static_cast<double>(rows) * ranks_per_token(routing, x.ep) + 0.5);
+  }
   return x;
 }
 

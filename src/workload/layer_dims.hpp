@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/collective_kind.hpp"
 #include "scenario/scenario.hpp"
 
 namespace trainsim {
@@ -33,6 +34,10 @@ struct MoeDims {
   std::int64_t routed = 0;           // T_l * k (x capacity factor): rows this rank sends to experts
   std::int64_t rows = 0;             // R = t_e * routed: rows its local experts process (after the expert-TP gather)
   std::int64_t rows_per_expert = 0;  // R / E_l, the M of each grouped-GEMM member
+  // flex (DeepEP): each token's copies over the network and over NVLink, and the distinct tokens a rank receives
+  // (T_l x the expert-parallel ranks a token goes to), which it permutes into its experts' rows.
+  TokenExchange exchange;
+  std::int64_t received = 0;
 };
 
 struct LayerDims {

@@ -195,6 +195,8 @@ class LayerEmitter {
   void experts_backward(const OpContext& ctx);
   std::uint32_t moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group,
                                double bytes);
+  // A DeepEP dispatch or combine over the expert-parallel group (MoeDims::exchange), `bytes` one copy of each token.
+  std::uint32_t moe_exchange(const OpContext& ctx, const char* name, double bytes);
 
   RankBuilder& rb_;
   const LayerDims& d_;

@@ -27,11 +27,20 @@ namespace trainsim {
 namespace {
 using layer_ops_detail::D;
 constexpr double kProbBytes = 4;  // routing probabilities travel in fp32 (--moe-router-dtype fp32 of the recipes)
+// DeepEP's dispatch sends a token's expert indices (int64) and weights (fp32) with it.
+constexpr double kTopkIndexBytes = 8;
+// SMs DeepEP's normal kernels hold (Megatron --moe-deepep-num-sms, default 20).
+constexpr int kDeepEpSms = 20;
 }  // namespace
 
 std::uint32_t LayerEmitter::moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group,
                                            double bytes) {
   return rb_.sync_collective(ctx, Stream::EpComm, name, kind, group, static_cast<std::int64_t>(bytes));
+}
+
+std::uint32_t LayerEmitter::moe_exchange(const OpContext& ctx, const char* name, double bytes) {
+  return rb_.sync_token_exchange(ctx, Stream::EpComm, name, g_.ep, static_cast<std::int64_t>(bytes), d_.moe.exchange,
+                                 kDeepEpSms);
 }
 
 void LayerEmitter::moe_forward(const OpContext& ctx) {
@@ -88,6 +97,13 @@ void LayerEmitter::moe_dispatch_forward(const OpContext& ctx) {
     elementwise(ctx, "moe.permute", rows * h * ab * 2.0);  // gather the local experts' rows
     return;
   }
+  if (x.dispatcher == MoeDispatcher::Flex) {
+    // DeepEP (Megatron's MoEFlexTokenDispatcher): each token once to each rank holding one of its experts, with its
+    // expert indices and weights; the rank then permutes the tokens it received into its experts' rows.
+    if (x.ep > 1) moe_exchange(ctx, "ep.deepep.dispatch", tok * (h * ab + x.topk * (kTopkIndexBytes + kProbBytes)));
+    elementwise(ctx, "moe.permute", (D(x.received) + rows) * h * ab);
+    return;
+  }
   elementwise(ctx, "moe.permute", routed * h * ab * 2.0);  // [T_l, h] -> [T_l*k, h] in expert order
   if (x.ep > 1) {
     moe_collective(ctx, "ep.alltoall.dispatch", CollKind::AllToAll, g_.ep, routed * h * ab);
@@ -139,6 +155,11 @@ void LayerEmitter::moe_combine_forward(const OpContext& ctx) {
     if (n > 1) moe_collective(ctx, "etp_ep.rs.combine", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * ab);
     return;
   }
+  if (x.dispatcher == MoeDispatcher::Flex) {  // the rows summed per received token, sent back once per token
+    elementwise(ctx, "moe.unpermute", (rows + D(x.received)) * h * ab);
+    if (x.ep > 1) moe_exchange(ctx, "ep.deepep.combine", tok * h * ab);
+    return;
+  }
   if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.unsort_chunks", rows * h * ab * 2.0);
   if (x.etp > 1) moe_collective(ctx, "etp.rs.combine", CollKind::ReduceScatter, g_.etp, rows * h * ab);
   if (x.ep > 1) moe_collective(ctx, "ep.alltoall.combine", CollKind::AllToAll, g_.ep, routed * h * ab);
@@ -153,6 +174,11 @@ void LayerEmitter::moe_combine_backward(const OpContext& ctx) {
     const double n = static_cast<double>(x.etp) * x.ep;
     if (n > 1) moe_collective(ctx, "etp_ep.ag.combine_bwd", CollKind::AllGather, g_.etp_ep, n * tok * h * ab);
     elementwise(ctx, "moe.unpermute.bwd", rows * h * ab * 2.0);
+    return;
+  }
+  if (x.dispatcher == MoeDispatcher::Flex) {  // combine's backward is a dispatch of the output gradient
+    if (x.ep > 1) moe_exchange(ctx, "ep.deepep.combine_bwd", tok * h * ab);
+    elementwise(ctx, "moe.unpermute.bwd", (D(x.received) + rows) * h * ab);
     return;
   }
   elementwise(ctx, "moe.unpermute.bwd", routed * h * ab + tok * h * ab);
@@ -172,6 +198,11 @@ void LayerEmitter::moe_dispatch_backward(const OpContext& ctx) {
       moe_collective(ctx, "etp_ep.rs.tokens_bwd", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * ab);
       moe_collective(ctx, "etp_ep.rs.probs_bwd", CollKind::ReduceScatter, g_.etp_ep, n * tok * x.experts * kProbBytes);
     }
+    return;
+  }
+  if (x.dispatcher == MoeDispatcher::Flex) {  // dispatch's backward is a combine of the token and weight gradients
+    elementwise(ctx, "moe.permute.bwd", (rows + D(x.received)) * h * ab);
+    if (x.ep > 1) moe_exchange(ctx, "ep.deepep.dispatch_bwd", tok * (h * ab + x.topk * kProbBytes));
     return;
   }
   if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.sort_chunks.bwd", rows * h * ab * 2.0);

@@ -86,6 +86,17 @@ std::uint32_t RankBuilder::collective_on_sms(const OpContext& ctx, Stream stream
   return append_collective(ctx, stream, name, desc);
 }
 
+std::uint32_t RankBuilder::sync_token_exchange(const OpContext& ctx, Stream stream, std::string_view name,
+                                               std::uint32_t group, std::int64_t bytes, const TokenExchange& exchange,
+                                               int sms) {
+  CollectiveDesc desc{CollKind::AllToAll, group, bytes};
+  desc.sms = static_cast<std::int16_t>(sms);
+  desc.exchange = exchange;
+  const auto id = append_collective(ctx, stream, name, desc);
+  wait(id);
+  return id;
+}
+
 std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                       std::uint32_t group, std::int64_t bytes, int sender) {
   CollectiveDesc desc{kind, group, bytes};

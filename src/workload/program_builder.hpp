@@ -38,6 +38,10 @@ class RankBuilder {
   // A collective whose kernels hold `sms` SMs instead of one CTA per NCCL channel (CollectiveDesc::sms).
   std::uint32_t collective_on_sms(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                   std::uint32_t group, std::int64_t bytes, int sms);
+  // A DeepEP token exchange over `group` (CollectiveDesc::exchange), its kernels on `sms` SMs, the compute stream
+  // waiting for it.
+  std::uint32_t sync_token_exchange(const OpContext& ctx, Stream stream, std::string_view name, std::uint32_t group,
+                                    std::int64_t bytes, const TokenExchange& exchange, int sms);
   void wait(std::uint32_t op) { frontier_.push_back(op); }
   // A collective the compute stream waits for right away (synchronous NCCL call).
   std::uint32_t sync_collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,

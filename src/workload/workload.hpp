@@ -45,6 +45,9 @@ struct CollectiveDesc {
   // bulk and pipelined overlap (TE transformer_engine/pytorch/module/base.py::initialize_ub). -1 = the
   // collective model's channels.
   std::int16_t sms = -1;
+  // A DeepEP token exchange (parallelism.moe_dispatcher: flex), priced by CollectiveModel::estimate_exchange; off for
+  // every other call.
+  TokenExchange exchange{};
   bool operator==(const CollectiveDesc&) const = default;
 };
 

@@ -24,8 +24,8 @@ TEST(MoeValidation, ExpertTensorDefaultsToTensorAndDispatcherToAllToAll) {
   const Scenario t = parse_scenario(y, "test.yaml");
   EXPECT_EQ(t.parallelism.expert_tensor, 1);
   EXPECT_EQ(t.parallelism.moe_dispatcher, MoeDispatcher::AllGather);
-  EXPECT_SCENARIO_ERROR(edit(moe(), "parallelism.moe_dispatcher", "flex"), "parallelism.moe_dispatcher", "alltoall",
-                        "allgather");
+  EXPECT_SCENARIO_ERROR(edit(moe(), "parallelism.moe_dispatcher", "deepep"), "parallelism.moe_dispatcher", "alltoall",
+                        "allgather", "flex");
 }
 
 TEST(MoeValidation, ExpertParallelMustDivideExperts) {

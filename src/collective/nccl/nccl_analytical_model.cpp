@@ -84,6 +84,13 @@ CollectiveEstimate NcclAnalyticalModel::estimate(CollKind kind, std::int64_t byt
   return est;
 }
 
+// DeepEP's kernels over the group's GPUs and NICs as NCCL's topology sees them (estimate_token_exchange).
+CollectiveEstimate NcclAnalyticalModel::estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
+                                                          const GroupPlacement& where) const {
+  if (where.size <= 1 || bytes <= 0) return CollectiveEstimate{};
+  return estimate_token_exchange(bytes, exchange, tuning(where)->topology());
+}
+
 // ncclPrepareTasks: equal calls of one function fall into one size bin (within 4×); NCCL chooses on the
 // aggregate's bytes with numPipeOps = ceil(count / nChannels) and runs them as one plan, the
 // channels split over the calls by CBD, so the group costs one aggregate transfer.

@@ -28,6 +28,8 @@ class NcclAnalyticalModel final : public CollectiveModel {
   FlowDag flows(CollKind kind, std::int64_t bytes, const GroupPlacement& where,
                 FlowGranularity granularity) const override;
 
+  CollectiveEstimate estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
+                                       const GroupPlacement& where) const override;
   // The communicators and tuning tables of `placements`, built on up to `threads` threads.
   void prepare(const std::vector<GroupPlacement>& placements, int threads) const override;
 
