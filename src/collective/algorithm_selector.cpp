@@ -35,6 +35,11 @@ class SelectingModel final : public CollectiveModel {
     return nccl_.estimate_exchange(bytes, exchange, where);
   }
 
+  FlowDag exchange_flows(std::int64_t bytes, const TokenExchange& exchange, const GroupPlacement& where,
+                         FlowGranularity g) const override {
+    return nccl_.exchange_flows(bytes, exchange, where, g);
+  }
+
   void prepare(const std::vector<GroupPlacement>& placements, int threads) const override {
     nccl_.prepare(placements, threads);
   }

@@ -84,14 +84,13 @@ class CollectiveModel {
   }
   // A DeepEP token exchange over the group (TokenExchange): `bytes` is one copy of each of the rank's tokens, sent
   // exchange.remote_copies times over the rank's NIC and forwarded exchange.nvlink_copies times over NVLink, both at
-  // once (DeepEP pipelines them). Models that do not know it price it as an all-to-all of the NVLink copies.
+  // once (DeepEP pipelines them). Models that do not know it price it as an all-to-all of all its copies.
   virtual CollectiveEstimate estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
-                                               const GroupPlacement& where) const {
-    return estimate(
-        CollKind::AllToAll,
-        static_cast<std::int64_t>(static_cast<double>(bytes) * (exchange.remote_copies + exchange.nvlink_copies)),
-        where);
-  }
+                                               const GroupPlacement& where) const;
+  // The flows of a token exchange over the group's communicator ranks (as flows()). Models that do not know it move
+  // it as an all-to-all of its copies.
+  virtual FlowDag exchange_flows(std::int64_t bytes, const TokenExchange& exchange, const GroupPlacement& where,
+                                 FlowGranularity granularity) const;
   // Builds what the calls on `placements` will need (NCCL's communicators: graph searches, cross-node stitching)
   // on up to `threads` threads before a simulation starts, so that the sequential event loop finds it built. The
   // answers are the same without it; models with nothing worth building ahead do nothing.

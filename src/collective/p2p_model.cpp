@@ -59,6 +59,8 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
   return est;
 }
 
+double token_exchange_latency_us(const NcclTopology& t) { return p2p_time_us(0, 0, t.nnodes > 1, kProtoSimple, t); }
+
 CollectiveEstimate estimate_token_exchange(std::int64_t bytes, const TokenExchange& exchange, const NcclTopology& t) {
   CollectiveEstimate est;
   est.algorithm = NcclAlgorithm::P2P;

@@ -19,5 +19,7 @@ CollectiveEstimate estimate_p2p(CollKind kind, std::int64_t bytes, const NcclTop
 // (bytes x remote_copies at the GPU's NIC bandwidth) and its NVLink bytes (bytes x nvlink_copies), plus one hop's
 // latency as an all-to-all does. Its own kernels, not NCCL's: algorithm P2P, protocol Simple.
 CollectiveEstimate estimate_token_exchange(std::int64_t bytes, const TokenExchange& exchange, const NcclTopology& topo);
+// Its fixed part: that latency alone (what a flow-level run adds to the exchange's flows).
+double token_exchange_latency_us(const NcclTopology& topo);
 
 }  // namespace trainsim

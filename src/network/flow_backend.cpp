@@ -114,11 +114,12 @@ bool FlowBackend::inside_one_domain(const std::vector<int>& members) const {
 
 std::shared_ptr<const FlowDag> FlowBackend::dag_for(const CollectiveCall& call, const std::vector<int>& members) {
   const GroupPlacement where = GroupPlacement::of(members, cluster_);
-  auto key =
-      std::make_tuple(static_cast<int>(call.kind), call.bytes, where.nodes, where.max_per_node, where.local_ranks);
+  auto key = std::make_tuple(static_cast<int>(call.kind), call.bytes, where.nodes, where.max_per_node,
+                             where.local_ranks, call.exchange.remote_copies, call.exchange.nvlink_copies);
   if (auto it = dags_.find(key); it != dags_.end()) return it->second;
-  auto dag =
-      std::make_shared<const FlowDag>(collectives_.flows(call.kind, call.bytes, where, FlowGranularity::PerChannel));
+  auto dag = std::make_shared<const FlowDag>(
+      call.exchange.on() ? collectives_.exchange_flows(call.bytes, call.exchange, where, FlowGranularity::PerChannel)
+                         : collectives_.flows(call.kind, call.bytes, where, FlowGranularity::PerChannel));
   return dags_.emplace(std::move(key), std::move(dag)).first->second;
 }
 
@@ -474,8 +475,6 @@ bool FlowBackend::uneven(std::uint32_t group) {
 bool FlowBackend::priced_by_model(const CollectiveCall& call) {
   const auto& copies = replicas_[call.group];
   if (copies.empty() || call.bytes <= 0 || copies.front().size() <= 1) return true;
-  // A DeepEP token exchange has no NCCL flows to replay: the collective model's time (docs/moe.md).
-  if (call.exchange.on()) return true;
   if (all_copies_inside_one_domain(call.group)) return true;
   if (uneven(call.group)) return true;
   if (network_for(call) == kPackets) return false;  // packets: a small message's queueing delay is the question
@@ -538,7 +537,7 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
   c.tail_latency = 0;
   c.network = static_cast<std::uint8_t>(network_for(call));
   if (priced_by_model(call)) {
-    // Inside one scale-up domain, nothing to move, latency-bound or a DeepEP exchange: the collective model's time.
+    // Inside one scale-up domain, nothing to move, or latency-bound: the collective model's time.
     const CollectiveEstimate est =
         slowest_copy_estimate(collectives_, call.kind, call.bytes, placements(call.group), call.exchange);
     c.remaining = 0;

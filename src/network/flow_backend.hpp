@@ -203,7 +203,9 @@ class FlowBackend final : public NetworkBackend {
   std::uint64_t calls_started_ = 0;
   FlowBackendStats stats_;
   // Flow DAGs by (kind, bytes, nodes, ranks per node, local GPUs): copies on other nodes reuse them.
-  std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>>, std::shared_ptr<const FlowDag>> dags_;
+  // By (kind, bytes, nodes, ranks per node, local GPUs, a token exchange's network and NVLink copies).
+  std::map<std::tuple<int, std::int64_t, int, int, std::vector<int>, float, float>, std::shared_ptr<const FlowDag>>
+      dags_;
   std::map<std::pair<const FlowDag*, int>, std::shared_ptr<const FlowDag>> one_way_;
   std::map<const FlowDag*, std::vector<Flow>> merged_p2p_;
   std::map<const FlowDag*, std::int64_t> largest_transfer_;  // of the DAGs above, which live as long as the backend

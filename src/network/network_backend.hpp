@@ -17,7 +17,7 @@ struct CollectiveCall {
   std::int64_t bytes = 0;    // NCCL's nBytes convention (CollectiveDesc::bytes)
   std::uint32_t group = 0;   // the communicator (an index the backend was built with)
   int sender = -1;           // SendRecv on a pair: the member index that alone sends; -1 = both
-  TokenExchange exchange{};  // a DeepEP token exchange (CollectiveDesc::exchange): priced by the collective model
+  TokenExchange exchange{};  // a DeepEP token exchange (CollectiveDesc::exchange)
 };
 
 class NetworkBackend {

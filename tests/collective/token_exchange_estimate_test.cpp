@@ -3,6 +3,7 @@
 // latency; against the all-to-all dispatcher's k copies of every token.
 #include <gtest/gtest.h>
 
+#include "collective/flows/flow_dag.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
 #include "test_clusters.hpp"
 
@@ -39,6 +40,38 @@ TEST(TokenExchangeEstimate, InsideOneNodeOnlyNvlinkCounts) {
   EXPECT_GT(to_seconds(est.time), nvlink_s);
   EXPECT_LT(to_seconds(est.time), nvlink_s + 50e-6);
   EXPECT_EQ(model.estimate_exchange(0, TokenExchange{2.0f, 3.0f}, ep).time, 0);
+}
+
+// Flow-level: every rank sends its network copies to its own local index on the other nodes, through its NIC, and its
+// NVLink copies to the other GPUs of its node, evenly; no dependencies (DeepEP runs both at once).
+TEST(TokenExchangeEstimate, FlowsCarryTheCopiesToTheRightPeers) {
+  const ClusterSpec c = testing::h100_cluster(4);
+  const NcclAnalyticalModel model(c, {});
+  const GroupPlacement ep = GroupPlacement::of(testing::first_ranks(32), c);  // 4 nodes x 8 GPUs
+  const std::int64_t bytes = 8 << 20;
+  const TokenExchange x{2.4f, 5.25f};
+  const FlowDag dag = model.exchange_flows(bytes, x, ep, FlowGranularity::PerChannel);
+  EXPECT_TRUE(dag.dep_index.empty());
+  EXPECT_EQ(dag.algorithm, NcclAlgorithm::P2P);
+  EXPECT_GT(dag.latency_us, 0.0);
+  ASSERT_EQ(dag.flows.size(), 32u * (3 + 7));  // 3 other nodes, 7 other GPUs per node
+  for (int r = 0; r < 32; ++r) {
+    double network = 0, nvlink = 0;
+    for (const Flow& f : dag.flows) {
+      if (f.src.index != r) continue;
+      if (f.link == LinkClass::Network) {
+        network += static_cast<double>(f.payload);
+        EXPECT_EQ(f.dst.index % 8, r % 8) << "a network copy lands on the sender's local index";
+        EXPECT_GE(f.src_net, 0);
+        EXPECT_NE(f.dst.index / 8, r / 8);
+      } else {
+        nvlink += static_cast<double>(f.payload);
+        EXPECT_EQ(f.dst.index / 8, r / 8) << "NVLink copies stay in the node";
+      }
+    }
+    EXPECT_NEAR(network, static_cast<double>(bytes) * x.remote_copies, 4.0) << r;
+    EXPECT_NEAR(nvlink, static_cast<double>(bytes) * x.nvlink_copies, 8.0) << r;
+  }
 }
 
 }  // namespace

@@ -80,5 +80,8 @@ void collnet_direct_flows(const CallContext& ctx, FlowDag& dag);
 void p2p_collective_flows(const CallContext& ctx, FlowDag& dag);
 void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes, const FlowOptions& options,
                     FlowDag& dag);
+// A DeepEP token exchange (bytes = one copy of each of a rank's tokens).
+void token_exchange_flows(const NcclCommunicator& comm, std::int64_t bytes, const TokenExchange& exchange,
+                          FlowDag& dag);
 
 }  // namespace trainsim::flows

@@ -179,4 +179,37 @@ void p2p_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t
                                                              : "Send PerChannel: one flow per part (p2p channel)";
 }
 
+void token_exchange_flows(const NcclCommunicator& comm, std::int64_t bytes, const TokenExchange& x, FlowDag& dag) {
+  const std::vector<std::vector<int>> nodes = ranks_by_node(comm);
+  const double b = static_cast<double>(bytes);
+  DagBuilder builder(dag);
+  for (int r = 0; r < comm.nranks; ++r) {
+    const auto node = static_cast<std::size_t>(comm.node_of[static_cast<std::size_t>(r)]);
+    const auto local = static_cast<std::size_t>(comm.local_of[static_cast<std::size_t>(r)]);
+    const auto& mine = nodes[node];
+    const auto peers_here =
+        static_cast<double>(std::count_if(mine.begin(), mine.end(), [&](int g) { return g >= 0 && g != r; }));
+    for (const int g : mine) {  // NVLink: the copies forwarded inside the node, even over its other GPUs
+      if (g < 0 || g == r || peers_here <= 0) continue;
+      const auto payload = static_cast<std::int64_t>(std::llround(b * x.nvlink_copies / peers_here));
+      if (payload > 0) builder.add(gpu_flow(comm, r, g, payload, payload, 0, -1));
+    }
+    const auto other_nodes = static_cast<double>(nodes.size() - 1);
+    for (std::size_t h = 0; h < nodes.size(); ++h) {  // RDMA: to the same local index on each other node
+      if (h == node || local >= nodes[h].size() || nodes[h][local] < 0) continue;
+      const int twin = nodes[h][local];
+      const auto payload = static_cast<std::int64_t>(std::llround(b * x.remote_copies / other_nodes));
+      if (payload <= 0) continue;
+      Flow f = gpu_flow(comm, r, twin, payload, payload, 0, -1);
+      f.src_net = local_nic(comm, r);
+      f.dst_net = local_nic(comm, twin);
+      builder.add(f);
+    }
+  }
+  dag.channels = 1;
+  dag.note =
+      "DeepEP exchange: one flow per (sender, peer); network copies to each other node's same-index GPU, "
+      "NVLink copies to the node's other GPUs, all at once";
+}
+
 }  // namespace trainsim::flows

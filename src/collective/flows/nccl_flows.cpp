@@ -237,6 +237,20 @@ FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, s
   return dag;
 }
 
+FlowDag generate_exchange_flows(const NcclCommunicator& comm, std::int64_t bytes, const TokenExchange& exchange) {
+  validate_comm(comm);
+  TRAINSIM_CHECK(bytes >= 0, "flow generation: negative byte count");
+  FlowDag dag;
+  dag.algorithm = NcclAlgorithm::P2P;
+  if (bytes == 0 || !exchange.on()) {
+    dag.note = "nothing to move (zero bytes)";
+    return dag;
+  }
+  flows::token_exchange_flows(comm, bytes, exchange, dag);
+  flows::number_nics_as_the_network_does(comm, dag);
+  return dag;
+}
+
 FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes,
                             const FlowOptions& options) {
   validate_comm(comm);

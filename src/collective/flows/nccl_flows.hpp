@@ -32,6 +32,12 @@ struct CallPlan {
 FlowDag generate_collective_flows(const NcclCommunicator& comm, CollKind kind, std::int64_t bytes, const CallPlan& plan,
                                   const FlowOptions& options, int root = 0);
 
+// A DeepEP dispatch or combine (TokenExchange; `bytes` = one copy of each of a rank's tokens): every rank sends its
+// network copies to the rank of its own local index on each other node, spread evenly over them, through its NIC,
+// and its NVLink copies to the other GPUs of its node, evenly (under balanced routing each node and GPU is as likely
+// as the next). One flow per (sender, peer), no dependencies: DeepEP runs both at once.
+FlowDag generate_exchange_flows(const NcclCommunicator& comm, std::int64_t bytes, const TokenExchange& exchange);
+
 // One point-to-point transfer (pipeline-parallel send/recv) of `bytes` from `src` to `dst`.
 FlowDag generate_send_flows(const NcclCommunicator& comm, int src, int dst, std::int64_t bytes,
                             const FlowOptions& options);

@@ -91,6 +91,14 @@ CollectiveEstimate NcclAnalyticalModel::estimate_exchange(std::int64_t bytes, co
   return estimate_token_exchange(bytes, exchange, tuning(where)->topology());
 }
 
+FlowDag NcclAnalyticalModel::exchange_flows(std::int64_t bytes, const TokenExchange& exchange,
+                                            const GroupPlacement& where, FlowGranularity) const {
+  if (where.size <= 1 || bytes <= 0) return FlowDag{};
+  FlowDag dag = generate_exchange_flows(*builder_.communicator(where), bytes, exchange);
+  dag.latency_us = token_exchange_latency_us(tuning(where)->topology());
+  return dag;
+}
+
 // ncclPrepareTasks: equal calls of one function fall into one size bin (within 4×); NCCL chooses on the
 // aggregate's bytes with numPipeOps = ceil(count / nChannels) and runs them as one plan, the
 // channels split over the calls by CBD, so the group costs one aggregate transfer.

@@ -30,6 +30,9 @@ class NcclAnalyticalModel final : public CollectiveModel {
 
   CollectiveEstimate estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
                                        const GroupPlacement& where) const override;
+  // DeepEP's flows (generate_exchange_flows) with the estimate's latency.
+  FlowDag exchange_flows(std::int64_t bytes, const TokenExchange& exchange, const GroupPlacement& where,
+                         FlowGranularity granularity) const override;
   // The communicators and tuning tables of `placements`, built on up to `threads` threads.
   void prepare(const std::vector<GroupPlacement>& placements, int threads) const override;
 

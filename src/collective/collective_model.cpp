@@ -1,0 +1,26 @@
+#include "collective/collective_model.hpp"
+
+#include "collective/flows/flow_dag.hpp"
+
+namespace trainsim {
+
+namespace {
+
+// A token exchange's copies as one all-to-all buffer, for models that know no token exchange.
+std::int64_t all_copies(std::int64_t bytes, const TokenExchange& x) {
+  return static_cast<std::int64_t>(static_cast<double>(bytes) * (x.remote_copies + x.nvlink_copies));
+}
+
+}  // namespace
+
+CollectiveEstimate CollectiveModel::estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
+                                                      const GroupPlacement& where) const {
+  return estimate(CollKind::AllToAll, all_copies(bytes, exchange), where);
+}
+
+FlowDag CollectiveModel::exchange_flows(std::int64_t bytes, const TokenExchange& exchange, const GroupPlacement& where,
+                                        FlowGranularity granularity) const {
+  return flows(CollKind::AllToAll, all_copies(bytes, exchange), where, granularity);
+}
+
+}  // namespace trainsim
