@@ -223,10 +223,10 @@ void NcclCommBuilder::prepare(const std::vector<GroupPlacement>& placements, int
     for (std::size_t i = 0; i < keys.size(); ++i)
       inputs[i] = &searches_.at(SearchKey{std::get<2>(keys[i]), std::get<0>(keys[i]) > 1});  // map nodes stay put
   }
-  std::vector<std::shared_ptr<const NcclCommunicator>> built(keys.size());
-  run_in_parallel(keys.size(), threads, [&](std::size_t i) { built[i] = stitch(keys[i], *inputs[i]); });
+  std::vector<std::shared_ptr<const NcclCommunicator>> stitched(keys.size());
+  run_in_parallel(keys.size(), threads, [&](std::size_t i) { stitched[i] = stitch(keys[i], *inputs[i]); });
   std::lock_guard<std::mutex> lock(mutex_);
-  for (std::size_t i = 0; i < keys.size(); ++i) cache_.emplace(keys[i], std::move(built[i]));
+  for (std::size_t i = 0; i < keys.size(); ++i) cache_.emplace(keys[i], std::move(stitched[i]));
 }
 
 NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& cluster, const NcclEnv& env) {
