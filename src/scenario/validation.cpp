@@ -1,6 +1,7 @@
 // Cross-block checks of a training job. The rules are Megatron-LM's own assertions
 // (Megatron-LM megatron/training/arguments.py validate_args, megatron/core/parallel_state.py)
 // unless a comment says otherwise, so a scenario that passes here is one Megatron would start.
+#include "collective/deepep_buffers.hpp"
 #include "core/error.hpp"
 #include "scenario/validation.hpp"
 
@@ -206,6 +207,13 @@ void check_flex_dispatcher(const Scenario& s, const Checker& c) {
                                              "on compute capability 8.x and 9.x only); " +
                                              gpu.name + " is " + (gpu.vendor.empty() ? "of no vendor" : gpu.vendor) +
                                              " sm " + str(gpu.sm_version));
+  if (!deepep_supports(p.expert)) {
+    std::string sizes;
+    for (const int r : deepep_supported_ranks()) sizes += (sizes.empty() ? "" : ", ") + str(r);
+    c.fail("parallelism.expert", flex + " has configs for expert-parallel groups of " + sizes +
+                                     " ranks (DeepEP's get_dispatch_config: \"Unsupported number of EP ranks\"); got " +
+                                     str(p.expert));
+  }
   // DeepEP's internode kernels take 8 NVLink peers per node (NUM_MAX_NVL_PEERS); below that the group is one node.
   const int per_node = s.cluster.gpus_per_node;
   const bool one_node = p.expert <= per_node;

@@ -19,6 +19,7 @@
 // Not modelled (latency-only; router.py::TopKRouter._apply_aux_loss, moe_utils.py): the aux-loss all-reduce of
 // E counts over tp x cp, the all-gather of per-expert token counts over etp x ep and the host sync that reads
 // them before the all-to-all.
+#include "collective/deepep_buffers.hpp"
 #include "workload/kernels_factory.hpp"
 #include "workload/layer_ops.hpp"
 
@@ -29,8 +30,6 @@ using layer_ops_detail::D;
 constexpr double kProbBytes = 4;  // routing probabilities travel in fp32 (--moe-router-dtype fp32 of the recipes)
 // DeepEP's dispatch sends a token's expert indices (int64) and weights (fp32) with it.
 constexpr double kTopkIndexBytes = 8;
-// SMs DeepEP's normal kernels hold (Megatron --moe-deepep-num-sms, default 20).
-constexpr int kDeepEpSms = 20;
 }  // namespace
 
 std::uint32_t LayerEmitter::moe_collective(const OpContext& ctx, const char* name, CollKind kind, std::uint32_t group,

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collective/deepep_buffers.hpp"
 #include "core/units.hpp"
 #include "model/layer_shapes.hpp"
 #include "workload/recompute.hpp"
@@ -572,12 +573,20 @@ double activation_bytes(const Scenario& s, const JobShape& shape, const StageLay
   return activations;
 }
 
+// DeepEP's NVLink and RDMA buffers (moe_dispatcher: flex): Megatron's DeepEP manager allocates them once per process
+// for the expert-parallel group, sized by DeepEP's hints for the hidden size.
+double deepep_bytes(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  if (par.moe_dispatcher != MoeDispatcher::Flex || par.expert < 2 || !s.model.moe.enabled()) return 0;
+  return deepep_buffer_bytes(s.model.hidden_size * 2, par.expert, kDeepEpSms);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Everything else: the fixed allowance, NCCL's buffers, fragmentation and DeepSpeed's gradient bucket.
+// Everything else: the fixed allowance, NCCL's buffers, fragmentation, DeepSpeed's gradient bucket, DeepEP's buffers.
 double other_gib(const Scenario& s, const JobShape& shape, double activations_gib) {
   const double nccl = communicators(s, shape.data) * kNcclChannels * kNcclBytesPerChannel;
   return kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * activations_gib +
-         deepspeed_bucket_bytes(s) / kGiB;
+         deepspeed_bucket_bytes(s) / kGiB + deepep_bytes(s) / kGiB;
 }
 
 StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const StageLayout& layout,

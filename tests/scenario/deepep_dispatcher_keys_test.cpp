@@ -52,6 +52,13 @@ TEST(DeepEpDispatcherKeys, WhatMegatronAndDeepEpRefuse) {
                         "AMD");
   EXPECT_SCENARIO_ERROR(edit(flex_job(), "cluster.gpu", "B200"), "parallelism.moe_dispatcher", "Ampere and Hopper",
                         "sm 100");
+  // DeepEP has no config for 12 ranks.
+  std::string twelve =
+      edit(edit(kValidScenario, "model.moe", "{num_experts: 24, router_topk: 4}"), "parallelism.tensor", "1");
+  twelve = edit(edit(twelve, "cluster.num_gpus", "24"), "parallelism.pipeline", "1");
+  twelve = edit(edit(twelve, "parallelism.expert", "12"), "parallelism.expert_tensor", "1");
+  twelve = edit(edit(twelve, "parallelism.moe_dispatcher", "flex"), "training.global_batch_size", "48");
+  EXPECT_SCENARIO_ERROR(twelve, "parallelism.expert", "configs for expert-parallel groups of 2, 4, 8, 16", "got 12");
   // 16 experts over 16 ranks on nodes of 4 GPUs: DeepEP's internode kernels take 8 per node.
   std::string four = edit(edit(flex_job(), "cluster.gpus_per_node", "4"), "cluster.nics_per_node", "4");
   four = edit(four, "parallelism.pipeline", "1");

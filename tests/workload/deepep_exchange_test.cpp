@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "collective/deepep_buffers.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
+#include "workload/memory_model.hpp"
 #include "workload/token_exchange.hpp"
 #include "workload_test_support.hpp"
 
@@ -140,6 +142,10 @@ TEST(DeepEpExchange, TheWorkloadExchangesEachTokenOnceWithItsExpertIndicesAndWei
   for (const char* name :
        {"ep.deepep.dispatch", "ep.deepep.combine", "ep.deepep.combine_bwd", "ep.deepep.dispatch_bwd"})
     EXPECT_EQ(test::count_named(wl, rank, name), 2 * s.micro_batches_per_iteration()) << name;
+  // DeepEP's buffers (deepep_buffers.hpp) are in the memory model's "other", once per GPU.
+  const double other_flex = estimate_memory(s).front().other_gib;
+  const double other_a2a = estimate_memory(flex_scenario("alltoall")).front().other_gib;
+  EXPECT_NEAR((other_flex - other_a2a) * kGiB, deepep_buffer_bytes(512 * 2, 8, kDeepEpSms), 1.0);
   // The all-to-all dispatcher has none of them, and no exchange on any call.
   const Workload a2a = generate_workload(flex_scenario("alltoall"));
   EXPECT_EQ(test::count_named(a2a, a2a.ranks[0], "ep.deepep.dispatch"), 0);
