@@ -83,8 +83,13 @@ Explanation explain_rank(const Workload& wl, const SimulationOutput& out, std::s
       if (coll) {
         const CollectiveDesc& c = wl.collectives[op.desc];
         const CommGroup& g = wl.groups[c.group];
-        row.detail = fmt::format("{} {} {} ranks, {}", to_string(c.kind), to_string(g.kind), g.ranks.size(),
-                                 bytes_text(static_cast<double>(c.bytes)));
+        row.detail = c.exchange.on() ? fmt::format(
+                                           "DeepEP exchange {} {} ranks, {} of tokens: {:.2f} copies each over the "
+                                           "network, {:.2f} over NVLink",
+                                           to_string(g.kind), g.ranks.size(), bytes_text(static_cast<double>(c.bytes)),
+                                           c.exchange.remote_copies, c.exchange.nvlink_copies)
+                                     : fmt::format("{} {} {} ranks, {}", to_string(c.kind), to_string(g.kind),
+                                                   g.ranks.size(), bytes_text(static_cast<double>(c.bytes)));
         row.source = collective_source;
       } else {
         const KernelTiming& kt = out.kernel_timings[op.desc];
