@@ -6,33 +6,19 @@
 #include <string>
 
 #include "scenario/scenario_loader.hpp"
+#include "support/deepep_job.hpp"
 #include "trainsim/trainsim.hpp"
 
 using namespace trainsim;
 
 namespace {
 
-// 16 H100 on two nodes, expert 16 (expert_tensor 1) over them: 16 experts, top-4, 4 groups of 4 with 2 chosen.
+// 16 H100 on two nodes, expert 16 over them (support/deepep_job.hpp).
 Scenario deepep_job(const std::string& dispatcher, const std::string& network) {
-  return parse_scenario(R"(
-model:
-  family: mixtral
-  num_layers: 2
-  hidden_size: 1024
-  num_attention_heads: 8
-  num_query_groups: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 2048
-  moe: {num_experts: 16, router_topk: 4, expert_ffn_hidden_size: 512, router_num_groups: 4, router_group_topk: 2}
-training: {global_batch_size: 32, micro_batch_size: 1, precision: bf16}
-parallelism: {tensor: 1, pipeline: 1, expert: 16, expert_tensor: 1, moe_dispatcher: )" +
-                            dispatcher + R"(}
-cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 100}
-simulation: {network_model: )" +
-                            network + R"(}
-)",
-                        "deepep.yaml");
+  test::DeepEpJob j;
+  j.dispatcher = dispatcher;
+  j.network = network;
+  return parse_scenario(test::deepep_job_yaml(j), "deepep.yaml");
 }
 
 TEST(DeepEpRun, FewerNetworkCopiesMakeAShorterIteration) {

@@ -12,6 +12,7 @@
 
 #include "collective/deepep_buffers.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/deepep_job.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
 #include "workload/token_exchange.hpp"
@@ -97,23 +98,15 @@ TEST(DeepEpExchange, MatchesRandomlyDrawnRouting) {
 // 16 H100 (two nodes), pipeline 2 x data 8, 16 experts over expert 8 (expert_tensor 1): each MoE layer and
 // micro-batch runs DeepEP's dispatch and combine, and their backwards, as token exchanges on 20 SMs.
 Scenario flex_scenario(const std::string& dispatcher) {
-  return parse_scenario(R"(
-model:
-  family: mixtral
-  num_layers: 4
-  hidden_size: 512
-  num_attention_heads: 8
-  num_query_groups: 8
-  ffn_hidden_size: 1024
-  vocab_size: 1024
-  seq_length: 1024
-  moe: {num_experts: 16, router_topk: 4, expert_ffn_hidden_size: 256, router_num_groups: 4, router_group_topk: 2}
-training: {global_batch_size: 32, micro_batch_size: 1, precision: bf16}
-parallelism: {tensor: 1, pipeline: 2, expert: 8, expert_tensor: 1, moe_dispatcher: )" +
-                            dispatcher + R"(}
-cluster: {gpu: H100-SXM, num_gpus: 16, gpus_per_node: 8, nics_per_node: 8, nic_gbps: 400}
-)",
-                        "flex.yaml");
+  test::DeepEpJob j;
+  j.dispatcher = dispatcher;
+  j.pipeline = 2;
+  j.expert = 8;
+  j.layers = 4;
+  j.hidden = 512;
+  j.seq = 1024;
+  j.nic_gbps = 400;
+  return parse_scenario(test::deepep_job_yaml(j), "flex.yaml");
 }
 
 TEST(DeepEpExchange, TheWorkloadExchangesEachTokenOnceWithItsExpertIndicesAndWeights) {
