@@ -15,6 +15,7 @@
 
 namespace trainsim::explore {
 
+// The public API's name for it (trainsim/explore.hpp): the CLI and the Python module see no core/ header.
 int resolve_threads(int requested) { return resolve_thread_count(requested); }
 
 std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const std::vector<Overrides>& points,
@@ -47,7 +48,7 @@ std::vector<PointOutcome> evaluate_points(const ScenarioSource& scenario, const 
       }
     }
   };
-  const int n = std::min<int>(resolve_threads(threads), static_cast<int>(indices.size()));
+  const int n = std::min<int>(resolve_thread_count(threads), static_cast<int>(indices.size()));
   if (n <= 1) {
     worker();
     return out;

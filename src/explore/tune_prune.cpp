@@ -1,16 +1,15 @@
 #include "explore/tune_prune.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "explore/parallel_eval.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "model/flops.hpp"
@@ -68,7 +67,7 @@ Screening screen_one(const ScenarioSource& scenario_source, const std::vector<st
       s.reason = fmt::format("pipeline stage {} needs {:.1f} GiB per GPU of {:.1f} GiB", worst->stage, s.peak_gib,
                              s.capacity_gib);
     }
-  } catch (const InternalError& e) {  // a bug, said so in the candidate's reason (a worker thread cannot rethrow)
+  } catch (const InternalError& e) {  // a bug, said so in the candidate's reason rather than ending the search
     s.verdict = Verdict::Invalid;
     s.reason = internal_error_message(e);
   } catch (const std::exception& e) {  // ScenarioError above all; anything else is no better a candidate
@@ -84,20 +83,10 @@ std::vector<Screening> screen_candidates(const ScenarioSource& scenario, const s
                                          const std::vector<TuneCandidate>& candidates, const SpaceBasis& basis,
                                          bool allow_tp_beyond_scale_up, int threads) {
   std::vector<Screening> out(candidates.size());
-  // Each worker claims the next index and writes only its slot: the result does not depend on scheduling.
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
-      out[i] = screen_one(scenario, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
-  };
-  const int n = std::min<int>(resolve_threads(threads), static_cast<int>(candidates.size()));
-  if (n <= 1) {
-    worker();
-    return out;
-  }
-  std::vector<std::jthread> pool;
-  for (int t = 0; t < n; ++t) pool.emplace_back(worker);
-  pool.clear();  // joins
+  // Each candidate writes only its slot: the result does not depend on scheduling.
+  run_in_parallel(candidates.size(), resolve_thread_count(threads), [&](std::size_t i) {
+    out[i] = screen_one(scenario, base_overrides, candidates[i], basis, allow_tp_beyond_scale_up);
+  });
   return out;
 }
 

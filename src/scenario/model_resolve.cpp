@@ -152,6 +152,10 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   moe.capacity_factor = value_or(d.capacity_factor, std::optional<double>{});
   moe.router_num_groups = value_or(d.router_num_groups, 0);
   moe.router_group_topk = value_or(d.router_group_topk, 0);
+  // Groups of experts on a dense model would be read by nothing.
+  if (!moe.enabled() && (moe.router_num_groups > 0 || moe.router_group_topk > 0))
+    model.child("moe").fail(moe.router_num_groups > 0 ? "router_num_groups" : "router_group_topk",
+                            "router groups need an MoE model (model.moe.num_experts > 0)");
   if (moe.enabled()) {
     const Section moe_keys = model.child("moe");
     check_router_groups(moe, moe_keys);

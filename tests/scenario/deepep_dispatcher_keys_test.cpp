@@ -67,6 +67,8 @@ TEST(DeepEpDispatcherKeys, WhatMegatronAndDeepEpRefuse) {
 }
 
 TEST(DeepEpDispatcherKeys, RouterGroupsMustSplitTheExperts) {
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "model.moe", "{router_num_groups: 4, router_group_topk: 2}"),
+                        "model.moe.router_num_groups", "need an MoE model");
   const auto with = [](const char* moe) { return edit(flex_job(), "model.moe", moe); };
   EXPECT_SCENARIO_ERROR(with("{num_experts: 16, router_topk: 4, router_num_groups: 3, router_group_topk: 1}"),
                         "model.moe.router_num_groups", "does not divide num_experts 16");
