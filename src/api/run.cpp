@@ -447,6 +447,7 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   eo.interference = s.compute.interference;
   eo.host_launch = from_microseconds(s.compute.host_launch_us);
   eo.plan = plan;
+  keep_activity(wl, eo);
   if (with_faults) eo.compute_slowdown = compute_slowdown(s, wl);
   if (!per_rank) eo.copy_placements = copy_placements(s, wl);
   FlowSetup flow;

@@ -16,10 +16,14 @@ struct CriticalRank {
 };
 CriticalRank find_critical_rank(const Workload& wl, const SimulationOutput& out);
 
-// Splits [0, iteration_end) of rank `ri` into compute, exposed communication (by communicator,
-// priority TP > CP > PP > EP > DP > other when several overlap), pipeline bubble (idle before its last
-// forward/backward kernel ends, the pipeline fill included), optimizer and other.
-Breakdown compute_breakdown(const Workload& wl, const SimulationOutput& out, std::size_t ri, SimTime iteration_end);
+// The engine options under which the engine keeps each rank's RankActivity for breakdown_of: exposed communication
+// split by communicator, TP > CP > PP > EP > DP > other where several overlap (EngineOptions::exposed_class).
+void keep_activity(const Workload& wl, EngineOptions& options);
+
+// How rank `ri` spends [0, makespan): compute, exposed communication by communicator, pipeline bubble (idle before
+// its last forward/backward kernel ends, the pipeline fill included), optimizer and other; from the engine's
+// RankActivity, so the run must have been given keep_activity (an internal error otherwise).
+Breakdown breakdown_of(const SimulationOutput& out, std::size_t ri);
 
 // One row per (collective kind, communicator kind) of rank `ri`.
 std::vector<CommStat> compute_comm_table(const Workload& wl, const SimulationOutput& out, std::size_t ri);

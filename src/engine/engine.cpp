@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -39,6 +40,10 @@ EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_
     po.desc = op.desc;
     po.type = op.type;
     if (op.type == Op::Type::Collective) po.alone = wl.groups[wl.collectives[op.desc].group].simulated_members <= 1;
+    if (op.type == Op::Type::Compute) {
+      po.optimizer = op.phase == Phase::Optimizer;
+      po.scheduled = op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute;
+    }
     auto& last = last_on_stream[static_cast<int>(op.stream)];
     if (last != kNone) {
       s.ops[last].stream_next = i;
@@ -105,6 +110,53 @@ struct RankCommLoad {
   std::int64_t hbm_MBps = 0;
 };
 
+// One rank's RankActivity as the run goes: what runs on it now (kernels, collectives by class, a wait for the
+// host), and the sums so far. Every change of what runs first hands the time since the last change to what ran.
+class ActivityMeter {
+ public:
+  void advance(SimTime now) {
+    const SimTime len = now - since_;
+    since_ = now;
+    if (len <= 0) return;
+    if (kernels_ > optimizer_kernels_)
+      sums_.compute += len;
+    else if (kernels_ > 0)
+      sums_.optimizer += len;
+    else if (exposed_ != 0)
+      sums_.exposed[static_cast<std::size_t>(std::countr_zero(exposed_))] += len;
+    else if (host_waits_ > 0)
+      sums_.host += len;
+    else
+      idle_ += len;
+  }
+  void kernel(int sign, bool optimizer) {
+    kernels_ += sign;
+    if (optimizer) optimizer_kernels_ += sign;
+  }
+  void collective(std::uint8_t cls, int sign) {
+    running_[cls] += sign;
+    const auto bit = static_cast<std::uint32_t>(1u << cls);
+    exposed_ = running_[cls] > 0 ? exposed_ | bit : exposed_ & ~bit;
+  }
+  void host_wait(int sign) { host_waits_ += sign; }
+  // A forward, backward or recompute kernel has ended: the idle time so far is before the schedule's end.
+  void scheduled_kernel_ended() { idle_scheduled_ = idle_; }
+  RankActivity close(SimTime makespan) {
+    advance(makespan);
+    sums_.idle_scheduled = idle_scheduled_;
+    sums_.idle_after = idle_ - idle_scheduled_;
+    return sums_;
+  }
+
+ private:
+  SimTime since_ = 0;
+  int kernels_ = 0, optimizer_kernels_ = 0, host_waits_ = 0;
+  std::array<int, kExposedClasses> running_{};  // collectives in flight, by class
+  std::uint32_t exposed_ = 0;                   // bit c: running_[c] > 0
+  SimTime idle_ = 0, idle_scheduled_ = 0;
+  RankActivity sums_;
+};
+
 struct Rendezvous {
   std::uint32_t arrived = 0;
   std::uint32_t desc = 0;
@@ -134,6 +186,17 @@ class Simulator {
                             : coll.estimate(c.kind, c.bytes, placements[c.group]));
     }
     note_call_loads();
+    if (opt.activity) {
+      TRAINSIM_CHECK(opt.exposed_class.size() == wl.groups.size(),
+                     "engine: exposed_class must give every group's class");
+      call_class_.reserve(wl.collectives.size());
+      for (const auto& c : wl.collectives) {
+        const std::uint8_t cls = opt.exposed_class[c.group];
+        TRAINSIM_CHECK(cls < kExposedClasses, fmt::format("engine: exposed class {} out of range", cls));
+        call_class_.push_back(cls);
+      }
+      meters_.resize(wl.ranks.size());
+    }
     pending_ops_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
     out_.interference.assign(wl.ranks.size(), 0);
@@ -174,6 +237,10 @@ class Simulator {
       }
       const Event e = queue_.pop();
       if (e.op & kIssueBit) {
+        if (!meters_.empty() && plan_.ranks[e.rank].ops[e.op & kOpBits].type == Op::Type::Compute) {
+          meters_[e.rank].advance(e.time);
+          meters_[e.rank].host_wait(-1);
+        }
         start(e.rank, e.op & kOpBits, e.time);
         continue;
       }
@@ -185,6 +252,8 @@ class Simulator {
     }
     out_.events = static_cast<std::int64_t>(queue_.pushed() - stale_events_);  // events that happened
     check_complete();
+    out_.activity.reserve(meters_.size());
+    for (ActivityMeter& m : meters_) out_.activity.push_back(m.close(out_.makespan));
     return std::move(out_);
   }
 
@@ -194,7 +263,13 @@ class Simulator {
     const PlannedOp& po = plan_.ranks[r].ops[i];
     const SimTime issued = plan_.host_launch * po.launches;
     if (issued > now) {
-      if (po.type == Op::Type::Compute) out_.host_waits[r].emplace_back(now, issued);
+      if (po.type == Op::Type::Compute) {
+        out_.host_waits[r].emplace_back(now, issued);
+        if (!meters_.empty()) {
+          meters_[r].advance(now);
+          meters_[r].host_wait(+1);
+        }
+      }
       queue_.push(issued, r, i | kIssueBit);
       return;
     }
@@ -208,6 +283,10 @@ class Simulator {
       if (!opt_.compute_slowdown.empty() && opt_.compute_slowdown[r] != 1.0)
         dur = static_cast<SimTime>(static_cast<double>(dur) * opt_.compute_slowdown[r]);
       out_.timelines[r].start[i] = now;
+      if (!meters_.empty()) {
+        meters_[r].advance(now);
+        meters_[r].kernel(+1, po.optimizer);
+      }
       if (!opt_.interference) {
         queue_.push(now + dur, r, i | kKernelEndBit);
         return;
@@ -226,6 +305,7 @@ class Simulator {
       return;
     }
     if (po.alone && opt_.network == nullptr) {  // no other member to wait for: no rendezvous
+      collective_runs(r, po.desc, +1, now);
       add_load(r, po.desc, +1, now);
       out_.timelines[r].start[i] = now;
       queue_.push(now + out_.collective_estimates[po.desc].time, r, i);
@@ -247,7 +327,10 @@ class Simulator {
     rv.arrived += 1;
     rv.members.emplace_back(r, i);
     if (rv.arrived < static_cast<std::uint32_t>(g.simulated_members)) return;
-    for (auto [mr, mi] : rv.members) add_load(mr, op.desc, +1, now);
+    for (auto [mr, mi] : rv.members) {
+      collective_runs(mr, op.desc, +1, now);
+      add_load(mr, op.desc, +1, now);
+    }
     if (opt_.network != nullptr) {
       for (auto [mr, mi] : rv.members) out_.timelines[mr].start[mi] = now;
       const std::uint64_t token = next_token_++;
@@ -271,6 +354,13 @@ class Simulator {
     const auto members = std::move(it->second);
     in_flight_.erase(it);
     for (auto [mr, mi] : members) finish(mr, mi, now);
+  }
+
+  // A collective starts (+1) or ends (-1) on rank r: its RankActivity class runs or stops.
+  void collective_runs(std::uint32_t r, std::uint32_t desc, int sign, SimTime now) {
+    if (meters_.empty()) return;
+    meters_[r].advance(now);
+    meters_[r].collective(call_class_[desc], sign);
   }
 
   // Collectives take CTAs and HBM bandwidth from the kernels beside them (docs/compute-model.md §1.4).
@@ -339,6 +429,15 @@ class Simulator {
     const EngineRankPlan& st = plan_.ranks[r];
     const PlannedOp& po = st.ops[i];
     auto& pending = pending_ops_[r];
+    if (!meters_.empty()) {
+      if (po.type == Op::Type::Compute) {
+        meters_[r].advance(now);
+        meters_[r].kernel(-1, po.optimizer);
+        if (po.scheduled && now > out_.timelines[r].start[i]) meters_[r].scheduled_kernel_ended();
+      } else {
+        collective_runs(r, po.desc, -1, now);
+      }
+    }
     if (opt_.interference) {
       if (po.type == Op::Type::Compute) {
         auto& run = running_[r];
@@ -458,6 +557,8 @@ class Simulator {
   EventQueue queue_;
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token
+  std::vector<ActivityMeter> meters_;     // per rank; empty without EngineOptions::activity
+  std::vector<std::uint8_t> call_class_;  // per Workload::collectives entry: its group's exposed class
   std::uint64_t next_token_ = 0;
   std::uint64_t stale_events_ = 0;             // end events of re-timed kernels, skipped
   std::int64_t ops_done_ = 0, total_ops_ = 0;  // for progress reports

@@ -1,8 +1,9 @@
 #pragma once
 // The discrete-event engine: executes a Workload's rank programs over their streams, asking the
 // compute model for kernel times and the collective model for collective times. Integer time
-// (picoseconds), a binary heap ordered by (time, insertion sequence) so ties break the same way
-// every run, and a jump straight to the next event.
+// (picoseconds), events ordered by (time, insertion sequence) so ties break the same way every run
+// (EventQueue), and a jump straight to the next event.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -20,6 +21,19 @@ struct RankTimeline {
   std::vector<SimTime> start, end;  // per op of the rank's program
 };
 
+// How a simulated rank's time from 0 to the makespan divides, summed in integer time as the engine runs (so exact
+// however the instants are cut). At each instant the first that applies:
+//   - a kernel runs: `compute`, or `optimizer` while only optimizer-phase kernels run;
+//   - collectives run: `exposed[c]` for the lowest class c among their groups' (EngineOptions::exposed_class);
+//   - its next kernel is ready and waits for the host to issue it: `host`;
+//   - nothing: `idle_scheduled` until its last forward, backward or recompute kernel ends (waiting on other
+//     pipeline stages, the fill included), `idle_after` past it.
+inline constexpr int kExposedClasses = 8;
+struct RankActivity {
+  SimTime compute = 0, optimizer = 0, host = 0, idle_scheduled = 0, idle_after = 0;
+  std::array<SimTime, kExposedClasses> exposed{};
+};
+
 struct SimulationOutput {
   std::vector<RankTimeline> timelines;                   // per simulated rank (Workload::ranks order)
   std::vector<KernelTiming> kernel_timings;              // per Workload::kernels entry
@@ -32,6 +46,8 @@ struct SimulationOutput {
   // Per simulated rank: when the compute stream sat idle, its next kernel ready but not yet issued by the
   // host (launch-bound), as [from, to) intervals in time order. Empty when EngineOptions::host_launch is 0.
   std::vector<std::vector<std::pair<SimTime, SimTime>>> host_waits;
+  // Per simulated rank; empty unless EngineOptions::activity.
+  std::vector<RankActivity> activity;
 };
 
 // What the engine works out from a workload before it runs, none of it depending on how long anything takes: per
@@ -48,7 +64,9 @@ struct PlannedOp {
   std::uint32_t desc = 0;         // Op::desc
   std::uint16_t pending = 0;      // unmet predecessors at the start (deps + stream predecessor)
   Op::Type type = Op::Type::Compute;
-  bool alone = false;  // a collective of a group with one simulated member: nobody to wait for
+  bool alone : 1 = false;      // a collective of a group with one simulated member: nobody to wait for
+  bool optimizer : 1 = false;  // a kernel of the optimizer phase (RankActivity::optimizer)
+  bool scheduled : 1 = false;  // a forward, backward or recompute kernel (RankActivity::idle_scheduled)
 };
 static_assert(sizeof(PlannedOp) == 20, "the plan takes no more memory than its arrays did");
 struct EngineRankPlan {
@@ -92,6 +110,11 @@ struct EngineOptions {
   // By group: the distinct placements of the copies of the group that run each of its calls at once; a call takes
   // as long as on the slowest (slowest_copy_estimate). Empty (or empty for a group): the group's own placement.
   std::vector<std::vector<GroupPlacement>> copy_placements;
+  // Keep each rank's RankActivity, with `exposed_class` by group: the class of the time its collectives run with no
+  // kernel beside them (RankActivity::exposed), below kExposedClasses; a lower class counts first where several
+  // overlap.
+  bool activity = false;
+  std::vector<std::uint8_t> exposed_class;
   std::function<void(const EngineProgress&)> progress;
   std::int64_t progress_every = 1024;  // the callback throttles by wall time; this bounds its cost
 };

@@ -52,8 +52,10 @@ TEST(ExposedComm, TensorParallelOnlyMatchesHandCount) {
   ASSERT_EQ(wl.ranks.size(), 1u);
   const test::HundredMicrosecondKernels compute;
   const test::FixedCollectiveTimes coll([](CollKind) { return 10.0; });
-  const auto out = simulate(wl, compute, coll, s.cluster);
-  const Breakdown b = compute_breakdown(wl, out, 0, out.makespan);
+  EngineOptions options;
+  keep_activity(wl, options);
+  const auto out = simulate(wl, compute, coll, s.cluster, options);
+  const Breakdown b = breakdown_of(out, 0);
   const int L = 4, m = 3;
   EXPECT_NEAR(b.exposed_tp, m * (2 * L + 5) * 10e-6, 1e-9);
   EXPECT_DOUBLE_EQ(b.bubble, 0.0);

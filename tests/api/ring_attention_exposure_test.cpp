@@ -60,8 +60,10 @@ TEST(RingAttention, OnlyTheTransferLongerThanItsTileIsExposed) {
   for (const auto& [x_us, exposed_us] : std::vector<std::pair<double, double>>{{90, 0}, {150, 50}, {250, 250}}) {
     // CP transfers take x_us, every other collective nothing.
     const test::FixedCollectiveTimes coll([x = x_us](CollKind kind) { return kind == CollKind::SendRecv ? x : 0.0; });
-    const auto out = simulate(wl, compute, coll, s.cluster);
-    const Breakdown b = compute_breakdown(wl, out, 0, out.makespan);
+    EngineOptions options;
+    keep_activity(wl, options);
+    const auto out = simulate(wl, compute, coll, s.cluster, options);
+    const Breakdown b = breakdown_of(out, 0);
     EXPECT_NEAR(b.exposed_cp, L * m * exposed_us * 1e-6, 1e-9) << "transfer " << x_us << " us";
     EXPECT_NEAR(b.compute + b.exposed_comm + b.bubble + b.optimizer + b.other, to_seconds(out.makespan), 1e-9);
   }
