@@ -78,5 +78,28 @@ TEST(EventQueue, EqualTimesComeOutInPushOrder) {
   EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 5, 7, 9, 0, 2, 4, 6, 8}));
 }
 
+// A queue that became a heap and drained is an array again; it turns into a heap again past the limit, and ties still
+// come out in push order through every change of form.
+TEST(EventQueue, DrainedHeapBecomesAnArrayAgain) {
+  EventQueue q;
+  std::uint32_t pushed = 0;
+  for (int round = 0; round < 3; ++round) {
+    const std::size_t n = round == 1 ? 10 : 3 * EventQueue::kSortedLimit;  // a heap, an array, a heap
+    std::vector<std::uint32_t> expected_late, expected_early;              // two times only: 7 and 2
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool early = i % 3 == 0;
+      q.push(early ? 2 : 7, 0, pushed);
+      (early ? expected_early : expected_late).push_back(pushed);
+      ++pushed;
+    }
+    std::vector<std::uint32_t> expected = expected_early;
+    expected.insert(expected.end(), expected_late.begin(), expected_late.end());
+    std::vector<std::uint32_t> order;
+    while (!q.empty()) order.push_back(q.pop().op);
+    EXPECT_EQ(order, expected) << "round " << round;
+  }
+  EXPECT_EQ(q.pushed(), pushed);
+}
+
 }  // namespace
 }  // namespace trainsim
