@@ -34,7 +34,9 @@ struct RunOutput;
 // What run_scenario builds before it simulates (the memory model, the workload, the compute model), kept for the
 // next run of a scenario with the same workload_fingerprint and the same options: the points of a sweep that vary
 // only keys the network reads (network_only_key: cluster.nic_gbps, cluster.network.*, nccl.*, ...) build them
-// once. It holds one job at a time; not thread-safe: one per thread (a sweep's worker keeps one).
+// once. With the analytical network model it also keeps the job's last simulations: a point that leaves every
+// collective's estimate as an earlier point had it simulates the same iteration, and takes that one's output. It
+// holds one job at a time; not thread-safe: one per thread (a sweep's worker keeps one).
 class PreparedJobCache {
  public:
   PreparedJobCache();
@@ -42,6 +44,9 @@ class PreparedJobCache {
   PreparedJobCache(const PreparedJobCache&) = delete;
   PreparedJobCache& operator=(const PreparedJobCache&) = delete;
   int reused() const { return reused_; }  // runs that found their job here
+  // Runs that took a simulation an earlier run of the same job had made: every collective's estimate, and so the
+  // whole iteration, came out as there (analytical network model only).
+  int simulations_reused() const { return simulations_reused_; }
 
   struct Entry;  // defined where jobs are prepared
 
@@ -49,6 +54,7 @@ class PreparedJobCache {
   friend RunOutput run_scenario(const Scenario& s, const RunOptions& options);
   std::unique_ptr<Entry> entry_;
   int reused_ = 0;
+  int simulations_reused_ = 0;
 };
 
 struct RunOptions {

@@ -14,6 +14,7 @@
 #include "api/compute_setup.hpp"
 #include "api/explain.hpp"
 #include "api/run_statistics.hpp"
+#include "api/simulation_memo.hpp"
 #include "api/work_estimate.hpp"
 #include "collective/collective_model.hpp"
 #include "collective/nccl/nccl_analytical_model.hpp"
@@ -439,9 +440,10 @@ void prepare_communicators(const Scenario& s, const Workload& wl, const Collecti
 
 // One simulation of the workload, with or without the scenario's faults.
 // `plan`: plan_engine of wl and compute, or null.
+// `memo`: simulations of this job that earlier runs made (analytical runs only), or null.
 Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel& compute, const EnginePlan* plan,
                        const CollectiveModel& coll, bool per_rank, bool with_faults, RunIndex at,
-                       const RunOptions& options) {
+                       const RunOptions& options, SimulationMemo* memo = nullptr, int* memo_hits = nullptr) {
   Simulated out;
   EngineOptions eo;
   eo.interference = s.compute.interference;
@@ -466,6 +468,20 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
   }
   prepare_communicators(s, wl, coll, eo.copy_placements, flow.backend.get(), options);
   watch(wl, flow.backend.get(), at, options, eo);
+  if (memo != nullptr && !flow.backend) {
+    SimulationMemo::Key key{estimate_collectives(wl, coll, s.cluster, eo.copy_placements), eo.compute_slowdown,
+                            eo.host_launch, eo.interference};
+    if (const SimulationOutput* seen = memo->find(key)) {
+      out.sim = *seen;
+      if (memo_hits != nullptr) ++*memo_hits;
+      return out;
+    }
+    eo.estimates = &key.estimates;
+    out.sim = simulate(wl, compute, coll, s.cluster, eo);
+    eo.estimates = nullptr;
+    memo->remember(std::move(key), out.sim);
+    return out;
+  }
   out.sim = simulate(wl, compute, coll, s.cluster, eo);
   if (flow.backend) {
     out.flows = flow.backend->stats().flows;
@@ -834,15 +850,17 @@ void add_trace_spans(const Workload& wl, const SimulationOutput& sim, const RunO
 
 // The job of `s` under `options`, given a cache (RunOptions::reuse, whose entry and count these are): from it when
 // an earlier run left the same job there (same workload fingerprint, same options prepare_job reads), else built and
-// left there; built into `own` when the run cannot share it (a workload file, a trace).
+// left there; built into `own` when the run cannot share it (a workload file, a trace). `memo`: the simulations the
+// cache keeps of the job, null for a job built into `own`.
 const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
-                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused);
+                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused, SimulationMemo*& memo);
 
 }  // namespace
 
 struct PreparedJobCache::Entry {
   std::string key;
   api_detail::PreparedJob job;
+  SimulationMemo simulations;  // of this job, for the next points that change none of its collectives' estimates
 };
 
 PreparedJobCache::PreparedJobCache() = default;
@@ -851,7 +869,8 @@ PreparedJobCache::~PreparedJobCache() = default;
 namespace {
 
 const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, PreparedJob& own,
-                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused) {
+                                std::unique_ptr<PreparedJobCache::Entry>& entry, int& reused, SimulationMemo*& memo) {
+  memo = nullptr;
   const bool cacheable = !s.workload_fingerprint.empty() && options.workload_file.empty() && !options.want_trace;
   if (!cacheable) {
     own = prepare_job(s, options);
@@ -861,6 +880,7 @@ const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, Pr
   key += s.workload_fingerprint;
   if (entry && entry->key == key) {  // the checks prepare_job made hold: they read no network-only key
     ++reused;
+    memo = &entry->simulations;
     return entry->job;
   }
   entry.reset();  // one job held at a time: the old one goes before the new one is built
@@ -868,6 +888,7 @@ const PreparedJob& prepared_job(const Scenario& s, const RunOptions& options, Pr
   fresh->job = prepare_job(s, options);
   fresh->key = std::move(key);
   entry = std::move(fresh);
+  memo = &entry->simulations;
   return entry->job;
 }
 
@@ -887,8 +908,10 @@ double compute_lower_bound_s(const Scenario& s, bool allow_oom) {
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PreparedJob own;
-  const PreparedJob& job = options.reuse ? prepared_job(s, options, own, options.reuse->entry_, options.reuse->reused_)
-                                         : (own = prepare_job(s, options));
+  SimulationMemo* memo = nullptr;
+  const PreparedJob& job = options.reuse
+                               ? prepared_job(s, options, own, options.reuse->entry_, options.reuse->reused_, memo)
+                               : (own = prepare_job(s, options));
   refuse_slower_than_limit(s, job, options);
   RunOutput out;
   RunResult& r = out.result;
@@ -897,8 +920,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
   // Simulate: the iteration with the scenario's faults (the one reported), then without them when there are any.
   const auto coll = make_collective_model(s.cluster, s.nccl.env, s.algorithms);
   const int runs = s.faults.empty() ? 1 : 2;
-  Simulated run =
-      simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, true, {1, runs}, options);
+  Simulated run = simulate_job(s, job.wl, *job.compute, &job.engine_plan, *coll, job.wo.per_rank, true, {1, runs},
+                               options, memo, options.reuse ? &options.reuse->simulations_reused_ : nullptr);
   if (!s.faults.empty()) r.faults = fault_impact(s, job, *coll, run.sim, options);
   move_network_details(s, job.wl, run, out);
   report_done(options, runs, run.sim);

@@ -169,21 +169,12 @@ class Simulator {
             const EngineOptions& opt)
       : wl_(wl), compute_(compute), opt_(opt), plan_(the_plan(wl, compute, opt)) {
     out_.kernel_timings = plan_.kernel_timings;
-    std::vector<GroupPlacement> placements;
-    placements.reserve(wl.groups.size());
-    for (const auto& g : wl.groups) placements.push_back(GroupPlacement::of(g.ranks, cluster));
-    out_.collective_estimates.reserve(wl.collectives.size());
-    for (const auto& c : wl.collectives) {
-      const auto& g = wl.groups[c.group];
-      if (g.ranks.size() <= 1) {
-        out_.collective_estimates.push_back(CollectiveEstimate{});
-        continue;
-      }
-      const bool has_copies = c.group < opt.copy_placements.size() && !opt.copy_placements[c.group].empty();
-      out_.collective_estimates.push_back(
-          has_copies        ? slowest_copy_estimate(coll, c.kind, c.bytes, opt.copy_placements[c.group], c.exchange)
-          : c.exchange.on() ? coll.estimate_exchange(c.bytes, c.exchange, placements[c.group])
-                            : coll.estimate(c.kind, c.bytes, placements[c.group]));
+    if (opt.estimates != nullptr) {
+      TRAINSIM_CHECK(opt.estimates->size() == wl.collectives.size(),
+                     "engine: the estimates given were made for another workload");
+      out_.collective_estimates = *opt.estimates;
+    } else {
+      out_.collective_estimates = estimate_collectives(wl, coll, cluster, opt.copy_placements);
     }
     note_call_loads();
     if (opt.activity) {
@@ -565,6 +556,28 @@ class Simulator {
 };
 
 }  // namespace
+
+std::vector<CollectiveEstimate> estimate_collectives(const Workload& wl, const CollectiveModel& coll,
+                                                     const ClusterSpec& cluster,
+                                                     const std::vector<std::vector<GroupPlacement>>& copy_placements) {
+  std::vector<GroupPlacement> placements;
+  placements.reserve(wl.groups.size());
+  for (const auto& g : wl.groups) placements.push_back(GroupPlacement::of(g.ranks, cluster));
+  std::vector<CollectiveEstimate> estimates;
+  estimates.reserve(wl.collectives.size());
+  for (const auto& c : wl.collectives) {
+    const auto& g = wl.groups[c.group];
+    if (g.ranks.size() <= 1) {  // no other member: no communication
+      estimates.push_back(CollectiveEstimate{});
+      continue;
+    }
+    const bool has_copies = c.group < copy_placements.size() && !copy_placements[c.group].empty();
+    estimates.push_back(has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, copy_placements[c.group], c.exchange)
+                        : c.exchange.on() ? coll.estimate_exchange(c.bytes, c.exchange, placements[c.group])
+                                          : coll.estimate(c.kind, c.bytes, placements[c.group]));
+  }
+  return estimates;
+}
 
 EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime host_launch) {
   EnginePlan plan;

@@ -81,6 +81,13 @@ struct EnginePlan {
 // `host_launch`: as EngineOptions::host_launch.
 EnginePlan plan_engine(const Workload& wl, const ComputeModel& compute, SimTime host_launch);
 
+// What each of the workload's collectives (Workload::collectives) takes when the analytical model times it: on its
+// group's placement in the cluster, or on the slowest of the group's copies (EngineOptions::copy_placements); a
+// group of one rank communicates nothing. What the engine charges each call, unless a network backend times it.
+std::vector<CollectiveEstimate> estimate_collectives(const Workload& wl, const CollectiveModel& coll,
+                                                     const ClusterSpec& cluster,
+                                                     const std::vector<std::vector<GroupPlacement>>& copy_placements);
+
 // How far a simulation has got, for a progress line.
 struct EngineProgress {
   SimTime now = 0;             // simulated time reached
@@ -110,6 +117,9 @@ struct EngineOptions {
   // By group: the distinct placements of the copies of the group that run each of its calls at once; a call takes
   // as long as on the slowest (slowest_copy_estimate). Empty (or empty for a group): the group's own placement.
   std::vector<std::vector<GroupPlacement>> copy_placements;
+  // estimate_collectives of this workload, collective model, cluster and copy_placements, made by the caller (who
+  // looked at them first); null = made here.
+  const std::vector<CollectiveEstimate>* estimates = nullptr;
   // Keep each rank's RankActivity, with `exposed_class` by group: the class of the time its collectives run with no
   // kernel beside them (RankActivity::exposed), below kExposedClasses; a lower class counts first where several
   // overlap.

@@ -1,6 +1,7 @@
 // PreparedJobCache: runs whose scenarios differ only in keys the network reads (network_only_key) share the
-// workload, memory and compute models. A reused job must give exactly the result of a fresh build, and a change
-// to any other key must build afresh.
+// workload, memory and compute models, and (analytical) the simulation of a run whose collectives' estimates all
+// came out as an earlier run's. A reused job or simulation must give exactly the result of a fresh build, and a
+// change to any other key must build afresh.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -83,6 +84,40 @@ TEST(PreparedJobCache, OtherKeysBuildAfresh) {
     EXPECT_EQ(cache.reused(), 0) << change;
     EXPECT_EQ(cached, result_json({change}, nullptr)) << change;
   }
+}
+
+// The ECMP seed moves no analytical estimate: the second run takes the first one's simulation. A NIC speed that moves
+// the estimates simulates afresh; flow-level runs always do. Every result is the fresh run's.
+TEST(PreparedJobCache, ARunWhoseEstimatesAreAllAsBeforeTakesThatSimulation) {
+  PreparedJobCache cache;
+  const std::string first = result_json({}, &cache);
+  EXPECT_EQ(cache.simulations_reused(), 0);
+  EXPECT_EQ(result_json({"simulation.seed=7"}, &cache), first);
+  EXPECT_EQ(cache.simulations_reused(), 1);
+  EXPECT_EQ(result_json({"cluster.nic_gbps=25"}, &cache), result_json({"cluster.nic_gbps=25"}, nullptr));
+  EXPECT_EQ(cache.simulations_reused(), 1);
+  // The one before is still kept: back to the first speed, its simulation again.
+  EXPECT_EQ(result_json({"simulation.seed=3"}, &cache), first);
+  EXPECT_EQ(cache.simulations_reused(), 2);
+
+  PreparedJobCache flow_cache;
+  result_json({"simulation.network_model=flow"}, &flow_cache);
+  result_json({"simulation.network_model=flow", "simulation.seed=7"}, &flow_cache);
+  EXPECT_EQ(flow_cache.reused(), 1);
+  EXPECT_EQ(flow_cache.simulations_reused(), 0);
+}
+
+// A sweep of NIC speeds: below ~384 Gb/s each speed moves this job's estimates, from there on the NICs no longer
+// limit any collective and every speed gives the same ones. Every point still gives its fresh result.
+TEST(PreparedJobCache, ASweepOfNicSpeedsReusesSimulationsAndMatchesFreshRuns) {
+  PreparedJobCache cache;
+  int points = 0;
+  for (int gbps = 360; gbps < 400; gbps += 2, ++points) {
+    const std::vector<std::string> change = {"cluster.nic_gbps=" + std::to_string(gbps)};
+    EXPECT_EQ(result_json(change, &cache), result_json(change, nullptr)) << gbps;
+  }
+  EXPECT_GE(cache.simulations_reused(), 5);
+  EXPECT_LT(cache.simulations_reused(), points - 5);  // and the slower speeds did move the estimates
 }
 
 }  // namespace
