@@ -281,6 +281,7 @@ Workload generate_workload(const Scenario& s, const WorkloadOptions& o) {
   const auto ranks = simulated_ranks(s, o);
   WorkloadBuilder wb(plan.world_size(), ranks);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0) wb.reserve_like(i, i - 1);
     RankGenerator g(s, *framework, plan, layout, dims, wb, i, ranks[i]);
     g.generate();
   }

@@ -180,6 +180,13 @@ std::uint16_t WorkloadBuilder::name(std::string_view n) {
   return id;
 }
 
+void WorkloadBuilder::reserve_like(std::size_t i, std::size_t like) {
+  const RankProgram& model = wl_.ranks[like];
+  RankProgram& p = wl_.ranks[i];
+  p.ops.reserve(model.ops.size() + model.ops.size() / 4);
+  p.deps.reserve(model.deps.size() + model.deps.size() / 4);
+}
+
 Workload WorkloadBuilder::finish() { return std::move(wl_); }
 
 }  // namespace trainsim

@@ -101,6 +101,10 @@ class WorkloadBuilder {
 
   // Program of the i-th simulated rank.
   RankBuilder rank_builder(std::size_t i) { return RankBuilder(*this, wl_.ranks[i]); }
+  // Room in rank i's program for as many ops and dependencies as rank `like`'s has, and a quarter more: the ranks of
+  // one job issue programs of about one size, and a program grown by doubling writes each op about twice, to pages
+  // the kernel must clear first (a quarter of a large job's preparation). Room not used is never touched.
+  void reserve_like(std::size_t i, std::size_t like);
   Workload finish();
 
  private:
