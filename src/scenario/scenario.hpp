@@ -53,6 +53,10 @@ struct TrainingSpec {
   // --cuda-graph-impl, Transformer Engine's make_graphed_callables, torch.compile's reduce-overhead): one host
   // launch per layer and micro-batch instead of one per kernel.
   bool cuda_graphs = false;
+  // Gradients accumulated and reduced in bf16 instead of fp32 (Megatron's --grad-reduce-in-bf16, NeMo's
+  // grad_reduce_in_fp32 = False as its performance recipes set it; FSDP's MixedPrecision reduce_dtype = bf16):
+  // the data-parallel reduction moves half the bytes, Megatron's gradient buffer is half the size.
+  bool grad_reduce_in_bf16 = false;
   int iterations = 1;
 };
 

@@ -102,6 +102,7 @@ TrainingSpec read_training(const Section& training) {
           "optimizer", {{"adam", Optimizer::Adam}, {"lamb", Optimizer::Lamb}, {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
   training.read("cuda_graphs", t.cuda_graphs);
+  training.read("grad_reduce_in_bf16", t.grad_reduce_in_bf16);
   // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first
   // parameter all-gather launched at zero_grad, as after a previous step), and every Megatron, FSDP and DeepSpeed
   // iteration ends in world-wide all-reduces (the rerun check, the gradient norm) that no rank passes early: the

@@ -312,6 +312,21 @@ void check_precision(const Scenario& s, const Checker& c) {
   c.fail("training.precision", message);
 }
 
+// Megatron's --grad-reduce-in-bf16 acts in its bf16 branch (arguments.py: it turns accumulate_allreduce_grads_in_fp32
+// off); fp16 recipes reduce in fp16 already and fp32 ones in fp32, and DeepSpeed reduces in the training dtype
+// already: the key would change nothing there, so it is refused rather than ignored.
+void check_grad_reduce_dtype(const Scenario& s, const Checker& c) {
+  if (!s.training.grad_reduce_in_bf16) return;
+  const Precision p = s.training.precision;
+  if (p != Precision::BF16 && p != Precision::FP8)
+    c.fail("training.grad_reduce_in_bf16", std::string("needs training.precision bf16 or fp8 (gradients of ") +
+                                               to_string(p) + " training are not reduced in fp32 to begin with)");
+  if (s.parallelism.framework == Framework::DeepSpeed)
+    c.fail("training.grad_reduce_in_bf16",
+           "framework deepspeed reduces gradients in the training dtype already; the key applies to megatron and "
+           "fsdp");
+}
+
 void check_sharding(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   if (p.pipeline == 1) return;
@@ -357,6 +372,7 @@ void validate_job(Scenario& s) {
   check_experts(s, c);
   check_batch(s, c);
   check_precision(s, c);
+  check_grad_reduce_dtype(s, c);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);
   resolve_pipeline_layout(s);

@@ -50,7 +50,7 @@ StateBytes state_bytes(const Scenario& s) {
       // only the optimizer over dp x cp, optimizer/distrib_optimizer.py); 2 and 3 additionally shard grads /
       // weights (Megatron-FSDP).
       b.weight = fp32 ? 4 : 2;
-      b.grad = 4;
+      b.grad = s.training.grad_reduce_in_bf16 ? 2 : 4;  // --grad-reduce-in-bf16: a bf16 gradient buffer
       b.optimizer = fp32 ? moments : 4 + moments;
       break;
     case Framework::DeepSpeed:

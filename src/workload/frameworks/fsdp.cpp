@@ -127,7 +127,9 @@ class Fsdp final : public TrainingFramework {
   // param_dtype = the autocast dtype, reduce_dtype = float32, composer/distributed/mixed_precision.py
   // get_mixed_precision; torchtitan's mixed_precision_reduce default float32): the gradient is cast up before the
   // reduce-scatter (FSDP1 _runtime_utils.py::_post_backward_hook / _reduce_grad).
-  double grad_reduce_bytes(const Scenario&) const override { return 4.0; }
+  // reduce_dtype bf16 (Composer's mixed_precision PURE, torchtitan's mixed_precision_reduce bfloat16) when the
+  // scenario says so.
+  double grad_reduce_bytes(const Scenario& s) const override { return s.training.grad_reduce_in_bf16 ? 2.0 : 4.0; }
 
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const int zero_stage = rank.scenario.parallelism.zero_stage;

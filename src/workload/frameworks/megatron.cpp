@@ -50,10 +50,10 @@ class Megatron final : public TrainingFramework {
                               " (Megatron's microbatch_group_size_per_vp_stage defaults to the pipeline size)");
   }
 
-  // Megatron accumulates and reduces in fp32 with bf16 (grad_reduce_in_fp32, param_and_grad_buffer.py); fp16
-  // recipes reduce in fp16.
+  // Megatron accumulates and reduces in fp32 with bf16 (arguments.py turns accumulate_allreduce_grads_in_fp32 on for
+  // --bf16; grad_reduce_in_fp32, param_and_grad_buffer.py) unless --grad-reduce-in-bf16; fp16 recipes reduce in fp16.
   double grad_reduce_bytes(const Scenario& s) const override {
-    return s.training.precision == Precision::FP16 ? 2.0 : 4.0;
+    return s.training.precision == Precision::FP16 || s.training.grad_reduce_in_bf16 ? 2.0 : 4.0;
   }
 
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {

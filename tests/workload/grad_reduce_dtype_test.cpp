@@ -1,0 +1,110 @@
+// training.grad_reduce_in_bf16 (Megatron's --grad-reduce-in-bf16, NeMo's grad_reduce_in_fp32 = False, FSDP's
+// reduce_dtype bf16): the data-parallel gradient reduction moves bf16, half the bytes of the fp32 default; Megatron's
+// gradient buffer shrinks with it; FSDP drops the cast up before each reduce-scatter. Refused where it would change
+// nothing (fp16 and fp32 training, DeepSpeed), naming the key.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/error.hpp"
+#include "scenario/scenario_loader.hpp"
+#include "workload/generator.hpp"
+#include "workload/memory_model.hpp"
+
+namespace trainsim {
+namespace {
+
+Scenario scenario(const std::string& framework, const std::string& precision, bool bf16_reduce) {
+  const std::string yaml = R"(
+model:
+  family: gpt
+  num_layers: 4
+  hidden_size: 1024
+  num_attention_heads: 8
+  ffn_hidden_size: 4096
+  vocab_size: 1024
+  seq_length: 1024
+training:
+  global_batch_size: 16
+  micro_batch_size: 1
+  precision: )" + precision +
+                           R"(
+  grad_reduce_in_bf16: )" + (bf16_reduce ? "true" : "false") +
+                           R"(
+parallelism:
+  tensor: 1
+  pipeline: 1
+  framework: )" + framework +
+                           R"(
+  zero_stage: )" + (framework == "fsdp" ? "3" : "1") +
+                           R"(
+cluster:
+  gpu: H100-SXM
+  num_gpus: 8
+  gpus_per_node: 8
+)";
+  return parse_scenario(yaml, "job.yaml");
+}
+
+// Total bytes of the rank's data-parallel gradient reductions, and how many fsdp.grad_cast kernels it runs.
+struct GradTraffic {
+  double reduce_bytes = 0;
+  int casts = 0;
+};
+
+GradTraffic grad_traffic(const Scenario& s) {
+  const Workload wl = generate_workload(s, {});
+  GradTraffic t;
+  for (const Op& op : wl.ranks[0].ops) {
+    const std::string& name = wl.names[op.name];
+    if (name == "fsdp.grad_cast") ++t.casts;
+    if (op.type != Op::Type::Collective) continue;
+    const CollectiveDesc& c = wl.collectives[op.desc];
+    if (wl.groups[c.group].kind == GroupKind::DP && c.kind == CollKind::ReduceScatter)
+      t.reduce_bytes += static_cast<double>(c.bytes);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(GradReduceInBf16, MegatronReducesHalfTheBytesAndKeepsAHalfSizeGradientBuffer) {
+  const Scenario fp32 = scenario("megatron", "bf16", false), bf16 = scenario("megatron", "bf16", true);
+  const GradTraffic a = grad_traffic(fp32), b = grad_traffic(bf16);
+  ASSERT_GT(a.reduce_bytes, 0);
+  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
+  const double grads_fp32 = estimate_memory(fp32).front().grads_gib,
+               grads_bf16 = estimate_memory(bf16).front().grads_gib;
+  ASSERT_GT(grads_fp32, 0);
+  EXPECT_NEAR(grads_bf16, grads_fp32 / 2, grads_fp32 * 1e-9);
+}
+
+TEST(GradReduceInBf16, FsdpReducesBf16WithoutTheCastUp) {
+  const GradTraffic a = grad_traffic(scenario("fsdp", "bf16", false)), b = grad_traffic(scenario("fsdp", "bf16", true));
+  ASSERT_GT(a.reduce_bytes, 0);
+  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
+  EXPECT_GT(a.casts, 0);
+  EXPECT_EQ(b.casts, 0);
+}
+
+TEST(GradReduceInBf16, Fp8TrainingTakesItToo) {
+  const GradTraffic a = grad_traffic(scenario("megatron", "fp8", false)),
+                    b = grad_traffic(scenario("megatron", "fp8", true));
+  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
+}
+
+TEST(GradReduceInBf16, RefusedWhereItWouldChangeNothing) {
+  for (const auto& [framework, precision] :
+       std::map<std::string, std::string>{{"megatron", "fp16"}, {"fsdp", "fp32"}, {"deepspeed", "bf16"}}) {
+    try {
+      scenario(framework, precision, true);
+      ADD_FAILURE() << framework << " " << precision << " was accepted";
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find("training.grad_reduce_in_bf16"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(scenario("deepspeed", "bf16", false));
+}
+
+}  // namespace trainsim
