@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scenario/scenario_loader.hpp"
+#include "support/small_gpt_job.hpp"
 #include "workload/generator.hpp"
 #include "workload/layer_dims.hpp"
 
@@ -16,32 +17,10 @@ namespace trainsim {
 namespace {
 
 Scenario fsdp_scenario(const std::string& precision, int zero_stage = 3) {
-  const std::string yaml = R"(
-model:
-  family: gpt
-  num_layers: 4
-  hidden_size: 1024
-  num_attention_heads: 8
-  ffn_hidden_size: 4096
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-  precision: )" + precision +
-                           R"(
-parallelism:
-  tensor: 1
-  pipeline: 1
-  framework: fsdp
-  zero_stage: )" + std::to_string(zero_stage) +
-                           R"(
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)";
-  return parse_scenario(yaml, "fsdp.yaml");
+  return parse_scenario(test::small_gpt_job("  precision: " + precision + "\n",
+                                            "  tensor: 1\n  pipeline: 1\n  framework: fsdp\n  zero_stage: " +
+                                                std::to_string(zero_stage) + "\n"),
+                        "fsdp.yaml");
 }
 
 struct Calls {

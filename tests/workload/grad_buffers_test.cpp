@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scenario/scenario_loader.hpp"
+#include "support/small_gpt_job.hpp"
 #include "workload/generator.hpp"
 #include "workload/rank_context.hpp"
 
@@ -74,27 +75,7 @@ TEST(GradBuffers, ExpertParametersGetTheirOwnBufferWithoutEmptyBuckets) {
 }
 
 Scenario two_stage_scenario() {
-  return parse_scenario(R"(
-model:
-  family: gpt
-  num_layers: 4
-  hidden_size: 1024
-  num_attention_heads: 8
-  ffn_hidden_size: 4096
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-parallelism:
-  tensor: 1
-  pipeline: 2
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)",
-                        "grad_buffers.yaml");
+  return parse_scenario(test::small_gpt_job("", "  tensor: 1\n  pipeline: 2\n"), "grad_buffers.yaml");
 }
 
 // Backprop order: the last stage holds the LM head (a weight of its own with a pipeline) and the final norm, then its

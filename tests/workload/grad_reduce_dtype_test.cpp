@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/small_gpt_job.hpp"
 #include "workload/generator.hpp"
 #include "workload/memory_model.hpp"
 
@@ -16,35 +17,11 @@ namespace trainsim {
 namespace {
 
 Scenario scenario(const std::string& framework, const std::string& precision, bool bf16_reduce) {
-  const std::string yaml = R"(
-model:
-  family: gpt
-  num_layers: 4
-  hidden_size: 1024
-  num_attention_heads: 8
-  ffn_hidden_size: 4096
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-  precision: )" + precision +
-                           R"(
-  grad_reduce_in_bf16: )" + (bf16_reduce ? "true" : "false") +
-                           R"(
-parallelism:
-  tensor: 1
-  pipeline: 1
-  framework: )" + framework +
-                           R"(
-  zero_stage: )" + (framework == "fsdp" ? "3" : "1") +
-                           R"(
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)";
-  return parse_scenario(yaml, "job.yaml");
+  return parse_scenario(test::small_gpt_job("  precision: " + precision +
+                                                "\n  grad_reduce_in_bf16: " + (bf16_reduce ? "true" : "false") + "\n",
+                                            "  tensor: 1\n  pipeline: 1\n  framework: " + framework +
+                                                "\n  zero_stage: " + (framework == "fsdp" ? "3" : "1") + "\n"),
+                        "job.yaml");
 }
 
 // Total bytes of the rank's data-parallel gradient reductions, and how many fsdp.grad_cast kernels it runs.

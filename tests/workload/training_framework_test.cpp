@@ -10,38 +10,17 @@
 
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
+#include "support/small_gpt_job.hpp"
 #include "workload/generator.hpp"
 
 namespace trainsim {
 namespace {
 
 Scenario framework_scenario(const std::string& framework, int zero_stage, int pipeline = 1) {
-  return parse_scenario(R"(
-model:
-  family: gpt
-  num_layers: 4
-  hidden_size: 1024
-  num_attention_heads: 8
-  ffn_hidden_size: 4096
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-parallelism:
-  tensor: 2
-  pipeline: )" + std::to_string(pipeline) +
-                            R"(
-  framework: )" + framework +
-                            R"(
-  zero_stage: )" + std::to_string(zero_stage) +
-                            R"(
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)",
-                        "frameworks.yaml");
+  return parse_scenario(
+      test::small_gpt_job("", "  tensor: 2\n  pipeline: " + std::to_string(pipeline) + "\n  framework: " + framework +
+                                  "\n  zero_stage: " + std::to_string(zero_stage) + "\n"),
+      "frameworks.yaml");
 }
 
 std::set<std::string> first_rank_op_names(const Scenario& s) {
