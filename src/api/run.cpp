@@ -478,7 +478,6 @@ Simulated simulate_job(const Scenario& s, const Workload& wl, const ComputeModel
     }
     eo.estimates = &key.estimates;
     out.sim = simulate(wl, compute, coll, s.cluster, eo);
-    eo.estimates = nullptr;
     memo->remember(std::move(key), out.sim);
     return out;
   }

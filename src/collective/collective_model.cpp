@@ -13,6 +13,11 @@ std::int64_t all_copies(std::int64_t bytes, const TokenExchange& x) {
 
 }  // namespace
 
+CollectiveEstimate estimate_call(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
+                                 const TokenExchange& exchange, const GroupPlacement& where) {
+  return exchange.on() ? model.estimate_exchange(bytes, exchange, where) : model.estimate(kind, bytes, where);
+}
+
 CollectiveEstimate CollectiveModel::estimate_exchange(std::int64_t bytes, const TokenExchange& exchange,
                                                       const GroupPlacement& where) const {
   return estimate(CollKind::AllToAll, all_copies(bytes, exchange), where);

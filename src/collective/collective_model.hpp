@@ -100,10 +100,13 @@ class CollectiveModel {
   }
 };
 
+// One call on one placement: a token exchange (exchange.on()) priced by estimate_exchange, any other call by estimate.
+CollectiveEstimate estimate_call(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
+                                 const TokenExchange& exchange, const GroupPlacement& where);
+
 // The copies of a group run the same call at once (group_replicas.hpp) and the job moves at the pace of the slowest:
 // the estimate for the placement whose call takes longest (e.g. the TP groups that straddle two NVLink domains when
-// TP does not divide the domain). The first placement's when `placements` holds one.
-// A token exchange (exchange.on()) is priced by estimate_exchange.
+// TP does not divide the domain). The first placement's when `placements` holds one. Each priced by estimate_call.
 CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
                                          const std::vector<GroupPlacement>& placements,
                                          const TokenExchange& exchange = {});

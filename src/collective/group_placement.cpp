@@ -58,12 +58,9 @@ std::vector<GroupPlacement> GroupPlacement::of_copies(const std::vector<std::vec
 CollectiveEstimate slowest_copy_estimate(const CollectiveModel& model, CollKind kind, std::int64_t bytes,
                                          const std::vector<GroupPlacement>& placements, const TokenExchange& exchange) {
   TRAINSIM_CHECK(!placements.empty(), "collective: a group without a placement");
-  const auto priced = [&](const GroupPlacement& where) {
-    return exchange.on() ? model.estimate_exchange(bytes, exchange, where) : model.estimate(kind, bytes, where);
-  };
-  CollectiveEstimate slowest = priced(placements.front());
+  CollectiveEstimate slowest = estimate_call(model, kind, bytes, exchange, placements.front());
   for (std::size_t i = 1; i < placements.size(); ++i) {
-    CollectiveEstimate e = priced(placements[i]);
+    CollectiveEstimate e = estimate_call(model, kind, bytes, exchange, placements[i]);
     if (e.time > slowest.time) slowest = e;
   }
   return slowest;

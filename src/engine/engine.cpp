@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -560,9 +561,14 @@ class Simulator {
 std::vector<CollectiveEstimate> estimate_collectives(const Workload& wl, const CollectiveModel& coll,
                                                      const ClusterSpec& cluster,
                                                      const std::vector<std::vector<GroupPlacement>>& copy_placements) {
-  std::vector<GroupPlacement> placements;
-  placements.reserve(wl.groups.size());
-  for (const auto& g : wl.groups) placements.push_back(GroupPlacement::of(g.ranks, cluster));
+  // A group is placed when one of its calls first needs it: groups whose calls are all priced on their copies'
+  // placements, or that have no call at all, are never placed.
+  std::vector<std::optional<GroupPlacement>> placements(wl.groups.size());
+  const auto placed = [&](std::uint32_t group) -> const GroupPlacement& {
+    std::optional<GroupPlacement>& p = placements[group];
+    if (!p) p = GroupPlacement::of(wl.groups[group].ranks, cluster);
+    return *p;
+  };
   std::vector<CollectiveEstimate> estimates;
   estimates.reserve(wl.collectives.size());
   for (const auto& c : wl.collectives) {
@@ -573,8 +579,7 @@ std::vector<CollectiveEstimate> estimate_collectives(const Workload& wl, const C
     }
     const bool has_copies = c.group < copy_placements.size() && !copy_placements[c.group].empty();
     estimates.push_back(has_copies ? slowest_copy_estimate(coll, c.kind, c.bytes, copy_placements[c.group], c.exchange)
-                        : c.exchange.on() ? coll.estimate_exchange(c.bytes, c.exchange, placements[c.group])
-                                          : coll.estimate(c.kind, c.bytes, placements[c.group]));
+                                   : estimate_call(coll, c.kind, c.bytes, c.exchange, placed(c.group)));
   }
   return estimates;
 }
