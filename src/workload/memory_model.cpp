@@ -20,6 +20,7 @@
 #include "collective/deepep_buffers.hpp"
 #include "core/units.hpp"
 #include "model/layer_shapes.hpp"
+#include "workload/frameworks/training_framework.hpp"
 #include "workload/recompute.hpp"
 #include "workload/stage_layout.hpp"
 
@@ -45,12 +46,13 @@ StateBytes state_bytes(const Scenario& s) {
   StateBytes b;
   switch (par.framework) {
     case Framework::Megatron:
-      // bf16/fp16 params (2 B); fp32 main-grad buffer (4 B: --bf16 turns on accumulate_allreduce_grads_in_fp32,
-      // param_and_grad_buffer.py); optimizer fp32 master + moments. zero_stage 1 = distributed optimizer (shards
-      // only the optimizer over dp x cp, optimizer/distrib_optimizer.py); 2 and 3 additionally shard grads /
-      // weights (Megatron-FSDP).
+      // bf16/fp16 params (2 B); the main-grad buffer in the dtype the data-parallel reduction moves (param_and_
+      // grad_buffer.py: fp32 for bf16 and fp8, whose --bf16 turns on accumulate_allreduce_grads_in_fp32, unless
+      // --grad-reduce-in-bf16; fp16 for fp16), so the framework's own rule gives it; optimizer fp32 master +
+      // moments. zero_stage 1 = distributed optimizer (shards only the optimizer over dp x cp,
+      // optimizer/distrib_optimizer.py); 2 and 3 additionally shard grads / weights (Megatron-FSDP).
       b.weight = fp32 ? 4 : 2;
-      b.grad = s.training.grad_reduce_in_bf16 ? 2 : 4;  // --grad-reduce-in-bf16: a bf16 gradient buffer
+      b.grad = make_training_framework(Framework::Megatron)->grad_reduce_bytes(s);
       b.optimizer = fp32 ? moments : 4 + moments;
       break;
     case Framework::DeepSpeed:

@@ -57,6 +57,19 @@ TEST(GradReduceInBf16, MegatronReducesHalfTheBytesAndKeepsAHalfSizeGradientBuffe
   EXPECT_NEAR(grads_bf16, grads_fp32 / 2, grads_fp32 * 1e-9);
 }
 
+// fp16 recipes keep Megatron's gradient buffer in fp16 (accumulate_allreduce_grads_in_fp32 stays off): the memory
+// model holds the dtype the reduction moves, half the bf16 job's fp32 buffer.
+TEST(GradReduceInBf16, MegatronFp16KeepsItsGradientBufferInFp16) {
+  const Scenario bf16 = scenario("megatron", "bf16", false), fp16 = scenario("megatron", "fp16", false);
+  const GradTraffic a = grad_traffic(bf16), b = grad_traffic(fp16);
+  ASSERT_GT(a.reduce_bytes, 0);
+  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
+  const double grads_bf16 = estimate_memory(bf16).front().grads_gib,
+               grads_fp16 = estimate_memory(fp16).front().grads_gib;
+  ASSERT_GT(grads_bf16, 0);
+  EXPECT_NEAR(grads_fp16, grads_bf16 / 2, grads_bf16 * 1e-9);
+}
+
 TEST(GradReduceInBf16, FsdpReducesBf16WithoutTheCastUp) {
   const GradTraffic a = grad_traffic(scenario("fsdp", "bf16", false)), b = grad_traffic(scenario("fsdp", "bf16", true));
   ASSERT_GT(a.reduce_bytes, 0);
