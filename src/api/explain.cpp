@@ -19,8 +19,9 @@ std::string kernel_detail(const KernelDesc& k) {
                          k.batch > 1 ? fmt::format(" x{}", k.batch) : "", to_string(k.dtype));
     case KernelKind::FlashAttnFwd:
     case KernelKind::FlashAttnBwd:
-      return fmt::format("{} {} heads*batch, q {} kv {} d {}{} {}", to_string(k.kind), k.batch, k.m, k.n, k.k,
-                         k.causal ? " causal" : "", to_string(k.dtype));
+      return fmt::format("{} {} heads*batch, q {} kv {} d {}{}{} {}", to_string(k.kind), k.batch, k.m, k.n, k.k,
+                         k.causal ? " causal" : "", k.window > 0 ? fmt::format(" window {}", k.window) : "",
+                         to_string(k.dtype));
     default: return fmt::format("{} {:.1f} MiB", to_string(k.kind), k.bytes / kMiB);
   }
 }

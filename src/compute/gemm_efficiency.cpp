@@ -23,6 +23,12 @@ double gemm_plateau(ArchFamily arch, Precision p) {
   return rl::kPlateauHopper16;
 }
 
+double gemm_plateau(const GpuSpec& gpu, ArchFamily arch, Precision p) {
+  if (p == Precision::FP8 && gpu.gemm_plateau_fp8) return *gpu.gemm_plateau_fp8;
+  if (p != Precision::FP8 && p != Precision::FP32 && gpu.gemm_plateau_16) return *gpu.gemm_plateau_16;
+  return gemm_plateau(arch, p);
+}
+
 double gemm_dimension_factor(double x) {
   if (!(x > 0)) return 0.0;
   const double r = rl::kGemmHalfEfficiencyDim / x;
@@ -76,9 +82,9 @@ double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k) {
   return std::min({dim_alignment(m), dim_alignment(n), dim_alignment(k)});
 }
 
-double gemm_efficiency(ArchFamily arch, int sm_count, Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
-                       std::int64_t batch, int sm_available) {
-  return gemm_plateau(arch, p) * gemm_dimension_factor(static_cast<double>(k)) *
+double gemm_efficiency(double plateau, int sm_count, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                       int sm_available) {
+  return plateau * gemm_dimension_factor(static_cast<double>(k)) *
          gemm_dimension_factor(static_cast<double>(std::min(m, n))) *
          gemm_wave_factor(m, n, batch, sm_count, sm_available) * gemm_alignment_factor(m, n, k);
 }

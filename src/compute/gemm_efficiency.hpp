@@ -9,8 +9,11 @@
 
 namespace trainsim {
 
-// Asymptotic fraction for large, aligned shapes (ml-engineering mamf-finder.py max-achievable matmul FLOPS).
+// Asymptotic fraction for large, aligned shapes of an architecture (roofline_constants.hpp kPlateau*).
 double gemm_plateau(ArchFamily arch, Precision p);
+// The same for one part: its own measured plateau where the catalog gives one (GpuSpec::gemm_plateau_16 for
+// BF16/FP16/TF32, gemm_plateau_fp8 for FP8), else its architecture's.
+double gemm_plateau(const GpuSpec& gpu, ArchFamily arch, Precision p);
 
 // g(x) = max(1 / (1 + (x0 / x)^2), 1 / (1 + x0 / x)), x0 = roofline::kGemmHalfEfficiencyDim: the
 // loss from a short reduction (x = k) or a skinny output (x = min(m, n)); the quadratic term is the
@@ -29,8 +32,8 @@ double gemm_wave_factor(std::int64_t m, std::int64_t n, std::int64_t batch, int 
 // by 2 or 4, lowest for odd dims (Anthony et al. 2024, arXiv 2401.14489; ml-engineering swiglu-maf-bench.py).
 double gemm_alignment_factor(std::int64_t m, std::int64_t n, std::int64_t k);
 
-// plateau * g(k) * g(min(m, n)) * wave * alignment. Shapes must be positive.
-double gemm_efficiency(ArchFamily arch, int sm_count, Precision p, std::int64_t m, std::int64_t n, std::int64_t k,
-                       std::int64_t batch, int sm_available = 0);
+// plateau * g(k) * g(min(m, n)) * wave * alignment, with `plateau` from gemm_plateau. Shapes must be positive.
+double gemm_efficiency(double plateau, int sm_count, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                       int sm_available = 0);
 
 }  // namespace trainsim

@@ -303,6 +303,9 @@ void OpDatabase::add(OpRecord r) {
 }
 
 std::optional<OpLookup> OpDatabase::lookup(const std::string& gpu, const KernelDesc& k) const {
+  // The database has no window column: a sliding-window attention is never one of its rows (the caller's fallback
+  // prices it).
+  if (k.window > 0) return std::nullopt;
   const double work = op_work(k);
   if (!(work > 0) || !std::isfinite(work)) return std::nullopt;
   const auto group = groups_.find(GroupKey{gpu, k.kind, k.dtype, group_causal(k.kind, k.causal)});

@@ -75,8 +75,9 @@ class RooflineModel final : public ComputeModel {
   }
 
   std::string describe() const override {
-    std::string fp8 = gpu_.supports(Precision::FP8) ? fmt::format(", fp8 {:.2f}", gemm_plateau(arch_, Precision::FP8))
-                                                    : std::string();
+    std::string fp8 = gpu_.supports(Precision::FP8)
+                          ? fmt::format(", fp8 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP8))
+                          : std::string();
     const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
     const double short_run = tensor_clock_factor(gpu_, arch_, CalibrationClock::ShortRun);
     const std::string clocks =
@@ -97,8 +98,8 @@ class RooflineModel final : public ComputeModel {
         "roofline model for {} ({} curves): GEMM plateau bf16 {:.2f}{} of dense peak{}; attention kernel {}; HBM "
         "{:.0f} "
         "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
-        gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(arch_, Precision::BF16), fp8,
-        clocks, to_string(attention_), gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise),
+        gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(gpu_, arch_, Precision::BF16),
+        fp8, clocks, to_string(attention_), gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise),
         rl::kTensorKernelOverheadS * 1e6, rl::kMemoryKernelOverheadS * 1e6);
   }
 
@@ -214,7 +215,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
     b.overhead_s = rl::kTensorKernelOverheadS;
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
-      b.efficiency = gemm_efficiency(arch, whole.sm_count, k.dtype, k.m, k.n, k.k, k.batch, gpu.sm_count);
+      b.efficiency =
+          gemm_efficiency(gemm_plateau(whole, arch, k.dtype), whole.sm_count, k.m, k.n, k.k, k.batch, gpu.sm_count);
       b.clock_factor = tensor_clock_factor(gpu, arch, CalibrationClock::ShortRun);
       b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }
@@ -224,7 +226,10 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
     b.overhead_s = rl::kTensorKernelOverheadS;
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
-      const double seq = std::sqrt(static_cast<double>(k.m) * static_cast<double>(k.n));
+      // A sliding window's band has the tile edges of a causal attention as long as the window (a masked edge at
+      // both ends of each row of window / tile tiles), so it runs at that length's rate.
+      double seq = std::sqrt(static_cast<double>(k.m) * static_cast<double>(k.n));
+      if (k.window > 0) seq = std::min(seq, static_cast<double>(k.window));
       b.efficiency =
           flash_attention_fraction(arch, k.dtype, k.kind == KernelKind::FlashAttnBwd, seq, k.k, k.causal, attention);
       b.clock_factor = tensor_clock_factor(gpu, arch, attention_calibration_clock(arch, attention));

@@ -31,6 +31,9 @@ struct KernelDesc {
   // length, n = key length, k = head dim, `causal` set. Others: leave 0.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   bool causal = false;
+  // Causal attention with a sliding window (model.sliding_window): each query sees at most this many keys, so the
+  // kernel skips the tiles outside the band; 0 = the whole causal prefix.
+  std::int64_t window = 0;
   double flops = 0;  // total floating-point operations of the kernel
   double bytes = 0;  // HBM bytes read + written (lower bound, ideal caching)
   // FixedDuration: how long the kernel runs, in seconds (imported workload files state durations, not shapes).

@@ -88,10 +88,12 @@ const std::set<std::string> kEntryKeys = {"id",
                                           "sustained_clock_mhz",
                                           "boost_clock_mhz",
                                           "power_w",
+                                          "gemm_plateau",
                                           "notes"};
 // fp4 is optional (dense FP4 peak, informational); the others must be present (null = unsupported).
 const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
 const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3", "cdna4"};
+const std::set<std::string> kPlateauKeys = {"bf16", "fp8"};
 // A sustained clock may exceed the peak-basis clock a little (an H100 boosts to 1980 MHz over its
 // 1830 MHz tensor basis) but not by more than this factor: beyond it the entry is a typo.
 constexpr double kMaxSustainedOverPeak = 1.1;
@@ -142,6 +144,26 @@ void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec
   if (e["power_w"]) g.power_w = read_non_negative(e, "power_w", ctx, true);
 }
 
+// gemm_plateau (optional): {bf16, fp8}, each a fraction of that precision's dense peak in (0, 1], measured on the
+// part; fp8 only where the part has FP8.
+void read_gemm_plateau(const YAML::Node& e, const EntryContext& ctx, GpuSpec& g) {
+  const YAML::Node n = e["gemm_plateau"];
+  if (!n) return;
+  if (!n.IsMap()) ctx.fail("gemm_plateau", "expected a mapping {bf16, fp8}");
+  reject_unknown_keys(n, kPlateauKeys, "gemm_plateau.", ctx);
+  const auto fraction = [&](const std::string& key) {
+    const std::string path = "gemm_plateau." + key;
+    const double v = read_number(n[key], path, ctx);
+    if (!(v > 0 && v <= 1)) ctx.fail(path, fmt::format("must be a fraction of the dense peak in (0, 1], got {}", v));
+    return v;
+  };
+  if (n["bf16"]) g.gemm_plateau_16 = fraction("bf16");
+  if (n["fp8"]) {
+    if (!g.fp8_tflops) ctx.fail("gemm_plateau.fp8", "the GPU has no FP8 peak (peak_tflops.fp8 is null)");
+    g.gemm_plateau_fp8 = fraction("fp8");
+  }
+}
+
 GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<std::string>& aliases) {
   if (!e.IsMap()) ctx.fail("", "expected a mapping");
   reject_unknown_keys(e, kEntryKeys, "", ctx);
@@ -172,6 +194,7 @@ GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<st
   g.scale_up_GBps = read_non_negative(e, "scale_up_GBps", ctx, false);
   if (e["memory_gb"]) read_non_negative(e, "memory_gb", ctx, true);  // documentation only, but must be sane
   read_clocks_and_power(e, ctx, g);
+  read_gemm_plateau(e, ctx, g);
   if (e["scale_up_domain"]) {
     g.scale_up_domain = read_int(e, "scale_up_domain", ctx);
     if (g.scale_up_domain < 1) ctx.fail("scale_up_domain", fmt::format("must be >= 1, got {}", g.scale_up_domain));

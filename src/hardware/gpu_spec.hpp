@@ -35,6 +35,11 @@ struct GpuSpec {
   // (hardware/power_limit.hpp); 0 = none, the GPU runs at its rated power and sustained clock.
   double power_limit_w = 0;
   double power_limited_clock_mhz = 0;
+  // The GEMM plateau measured on this part (its own maximum-achievable-FLOPS runs, data/gpus.yaml
+  // `gemm_plateau`), for 16-bit and FP8 GEMMs, in place of its architecture's (compute/gemm_efficiency.hpp);
+  // nullopt = the architecture's. Set where a sibling part of the same architecture measures differently
+  // (GB200 vs B200, MI325X vs MI300X).
+  std::optional<double> gemm_plateau_16, gemm_plateau_fp8;
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
   int scale_up_domain = 0;

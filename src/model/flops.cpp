@@ -152,10 +152,24 @@ double mla_up_proj_forward_per_token_layer(const ModelSpec& m) {
 
 }  // namespace
 
+double causal_window_share(double seq, double window) {
+  if (!(window > 0) || window >= seq) return 1.0;
+  return (2.0 * window * seq - window * window) / (seq * seq);
+}
+
+namespace {
+// Sum over the batch's sequences of their squared length, as far as causal attention sees it: a sliding window
+// keeps causal_window_share of each sequence's pairs.
+double attended_sqsum(const ModelSpec& m, double batch) {
+  const double s = static_cast<double>(m.seq_length);
+  return batch * s * s * causal_window_share(s, static_cast<double>(m.sliding_window.value_or(0)));
+}
+}  // namespace
+
 double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel) {
   const double B = static_cast<double>(global_batch_size);
   const double s = static_cast<double>(m.seq_length);
-  const double tokens = B * s, sqsum = B * s * s;
+  const double tokens = B * s, sqsum = attended_sqsum(m, B);
   const double L = layer_counts(m).total;
   return tokens * (mlp_per_token(m) + L * attn_linear_per_token_layer(m) + mtp_per_token(m) +
                    logit_per_token(m, tensor_parallel)) +
@@ -174,7 +188,7 @@ double hardware_flops_per_iteration(const ModelSpec& m, std::int64_t global_batc
   const double model = model_flops_per_iteration(m, global_batch_size, tensor_parallel);
   const double B = static_cast<double>(global_batch_size);
   const double s = static_cast<double>(m.seq_length);
-  const double tokens = B * s, sqsum = B * s * s;
+  const double tokens = B * s, sqsum = attended_sqsum(m, B);
   const LayerCounts counts = layer_counts(m);
   const double L = counts.total;
   switch (recompute) {

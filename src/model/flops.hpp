@@ -35,6 +35,11 @@ struct RecomputeModules {
 // `tensor_parallel` only matters through vocabulary padding.
 double model_flops_per_iteration(const ModelSpec& m, std::int64_t global_batch_size, int tensor_parallel);
 
+// The share of a causal attention's (query, key) pairs a sliding window of `window` keys keeps at sequence length
+// `seq`: each query sees min(its position, window) keys, (2 w s - w^2) / s^2 of the s^2 / 2 causal pairs for w < s;
+// 1 when the window is 0 (none) or covers the sequence.
+double causal_window_share(double seq, double window);
+
 // Hardware FLOPs (HFU convention): model FLOPs plus the recomputed forward work.
 // Selective recompute adds the attention-core forward of every layer; full recompute adds the whole
 // layer forward of `recomputed_layers` layers (embedding/LM head are never recomputed).

@@ -158,6 +158,12 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
              "context " + str(p.context) +
                  " needs training.flash_attention: true (ring attention runs in the fused attention kernel)");
   }
+  // Ring attention passes whole KV chunks around the ring; which of them a sliding window skips depends on the
+  // window's reach across chunks, which trainsim does not model.
+  if (p.context > 1 && s.model.sliding_window && *s.model.sliding_window < seq)
+    c.fail("model.sliding_window", "sliding_window " + str(*s.model.sliding_window) + " with context " +
+                                       str(p.context) +
+                                       " is not modelled (ring attention over a windowed sequence); use context 1");
   if (!s.training.flash_attention && s.training.attention_kernel != AttentionKernel::Auto)
     c.fail("training.attention_kernel", std::string("attention_kernel ") + to_string(s.training.attention_kernel) +
                                             " is a fused attention kernel; it needs training.flash_attention: true");

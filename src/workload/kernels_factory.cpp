@@ -1,5 +1,8 @@
 #include "workload/kernels_factory.hpp"
 
+#include "core/check.hpp"
+#include "model/flops.hpp"
+
 namespace trainsim {
 
 double activation_bytes(Precision p) {
@@ -30,7 +33,7 @@ KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std
 
 namespace {
 KernelDesc attention(KernelKind kind, std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
-                     bool causal, Precision p, double flop_factor, double io_tensors) {
+                     bool causal, Precision p, double flop_factor, double io_tensors, std::int64_t window) {
   KernelDesc d;
   d.kind = kind;
   d.dtype = p == Precision::FP8 ? Precision::BF16 : p;  // attention runs in bf16 under FP8 recipes
@@ -39,9 +42,13 @@ KernelDesc attention(KernelKind kind, std::int64_t batch, std::int64_t s_q, std:
   d.n = s_kv;
   d.k = head_dim;
   d.causal = causal;
+  TRAINSIM_CHECK(window == 0 || (causal && s_q == s_kv), "a sliding window needs causal self-attention");
+  d.window = window > 0 && window < s_kv ? window : 0;  // a window as long as the sequence is no window
   const double dense = 4.0 * static_cast<double>(batch) * static_cast<double>(s_q) * static_cast<double>(s_kv) *
                        static_cast<double>(head_dim);
-  d.flops = flop_factor * (causal ? dense / 2.0 : dense);
+  d.flops =
+      flop_factor *
+      (causal ? dense / 2.0 * causal_window_share(static_cast<double>(s_kv), static_cast<double>(d.window)) : dense);
   d.bytes = io_tensors * static_cast<double>(batch) * static_cast<double>(s_q) * static_cast<double>(head_dim) *
             activation_bytes(d.dtype);
   return d;
@@ -49,14 +56,14 @@ KernelDesc attention(KernelKind kind, std::int64_t batch, std::int64_t s_q, std:
 }  // namespace
 
 KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
-                               bool causal, Precision p) {
-  return attention(KernelKind::FlashAttnFwd, batch, s_q, s_kv, head_dim, causal, p, 1.0, 4.0);  // q,k,v in; o out
+                               bool causal, Precision p, std::int64_t window) {
+  return attention(KernelKind::FlashAttnFwd, batch, s_q, s_kv, head_dim, causal, p, 1.0, 4.0, window);  // q,k,v; o
 }
 
 KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
-                               bool causal, Precision p) {
-  return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5,
-                   8.0);  // q,k,v,o,do in; dq,dk,dv out
+                               bool causal, Precision p, std::int64_t window) {
+  return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5, 8.0,
+                   window);  // q,k,v,o,do in; dq,dk,dv out
 }
 
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p) {

@@ -24,10 +24,12 @@ KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std
 // Fused (flash / cuDNN) attention over `batch` = micro-batch x local heads. Forward FLOPs
 // 4 * s_q * s_kv * d per head (QK^T and PV), halved when causal (the kernel skips the masked half);
 // backward 2.5x the forward (the FlashAttention papers' convention, arXiv 2307.08691).
+// `window` > 0: a causal sliding window of that many keys (model.sliding_window), which keeps
+// causal_window_share (model/flops.hpp) of the causal FLOPs; self-attention only (s_q == s_kv).
 KernelDesc flash_attention_fwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
-                               bool causal, Precision p);
+                               bool causal, Precision p, std::int64_t window = 0);
 KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_t s_kv, std::int64_t head_dim,
-                               bool causal, Precision p);
+                               bool causal, Precision p, std::int64_t window = 0);
 
 // A memory-bound kernel that moves `bytes` through HBM and does `flops` arithmetic.
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p);

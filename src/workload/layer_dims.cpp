@@ -75,6 +75,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.G = m.gated_mlp ? 2 : 1;
   d.sp = p.sequence_parallel && p.tensor > 1;
   d.flash = sc.training.flash_attention;
+  d.window = m.sliding_window.value_or(0);
   d.eager = eager_pytorch(sc);
   d.dtensor_tp = p.framework == Framework::FSDP;
   // Megatron's FusedScaleMaskSoftmax.is_kernel_available (megatron/core/fusions/fused_softmax.py): fp16/bf16 input,

@@ -46,6 +46,9 @@ struct LayerDims {
   int G = 1;  // 2 for a gated MLP
   bool sp = false;
   bool flash = true;
+  // model.sliding_window (0 = none): fused attention skips the keys outside it; unfused attention computes every
+  // score and masks them, so it costs as much as without.
+  std::int64_t window = 0;
   // Unfused attention only: Megatron's fused scale-mask-softmax CUDA kernel runs (one memory-bound
   // pass) instead of PyTorch's separate mask, scale and fp32 softmax (layer_dims.cpp says when).
   bool fused_softmax = false;

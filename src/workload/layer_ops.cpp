@@ -135,7 +135,8 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
   if (d_.c > 1) {
     ring_attention_forward(ctx);
   } else if (d_.flash) {
-    KernelDesc k = flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision);
+    KernelDesc k =
+        flash_attention_fwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision, d_.window);
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
     // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (DotProductAttention); no causal skipping.
@@ -159,7 +160,7 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
     ring_attention_backward(ctx);
   } else if (d_.flash) {
     rb_.compute(ctx, "core_attn.bwd",
-                flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision));
+                flash_attention_bwd(d_.b * heads, s_local, d_.s, attention_head_dim(), true, d_.precision, d_.window));
   } else {
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(ctx, "attn.pv.dgrad",

@@ -31,6 +31,7 @@ std::size_t KernelKeyHash::operator()(const KernelDesc& d) const {
   std::uint64_t h = mix(static_cast<std::uint64_t>(d.kind), static_cast<std::uint64_t>(d.dtype));
   for (std::int64_t v : {d.m, d.n, d.k, d.batch}) h = mix(h, static_cast<std::uint64_t>(v));
   h = mix(h, d.causal ? 1u : 0u);
+  h = mix(h, static_cast<std::uint64_t>(d.window));
   h = mix(h, bits(d.flops));
   h = mix(h, bits(d.seconds));
   return static_cast<std::size_t>(mix(h, bits(d.bytes)));
@@ -38,8 +39,8 @@ std::size_t KernelKeyHash::operator()(const KernelDesc& d) const {
 
 bool KernelKeyEqual::operator()(const KernelDesc& a, const KernelDesc& b) const {
   return a.kind == b.kind && a.dtype == b.dtype && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch &&
-         a.causal == b.causal && bits(a.flops) == bits(b.flops) && bits(a.bytes) == bits(b.bytes) &&
-         bits(a.seconds) == bits(b.seconds);
+         a.causal == b.causal && a.window == b.window && bits(a.flops) == bits(b.flops) &&
+         bits(a.bytes) == bits(b.bytes) && bits(a.seconds) == bits(b.seconds);
 }
 
 std::size_t CollectiveKeyHash::operator()(const CollectiveDesc& d) const {

@@ -36,6 +36,19 @@ TEST(AttentionModel, A100Fa2CausalHd128At4kMatchesTable) {
   EXPECT_LT(model->time(bwd).achieved_tflops, fwd_tflops);
 }
 
+// A sliding window (model.sliding_window) keeps a band of width w: each row of query tiles has w / tile key tiles
+// with a masked edge at both ends, the edge share of a causal attention of length w. So an 8192-token attention with
+// a 1024-key window runs at the rate of a 1024-token causal one, well below the 8192-token rate.
+TEST(AttentionModel, SlidingWindowRunsAtTheWindowsCausalRate) {
+  const auto model = make_roofline_model(test::h100_sxm());
+  KernelDesc windowed = test::flash(false, 32, 8192, 8192, 128, true);
+  windowed.window = 1024;
+  const KernelDesc short_causal = test::flash(false, 32, 1024, 1024, 128, true);
+  const KernelDesc long_causal = test::flash(false, 32, 8192, 8192, 128, true);
+  EXPECT_DOUBLE_EQ(model->time(windowed).efficiency, model->time(short_causal).efficiency);
+  EXPECT_LT(model->time(windowed).efficiency, model->time(long_causal).efficiency);
+}
+
 // H100 cuDNN fused attention (FA3 paper figures, arXiv 2407.08608): fwd causal hd128 at 4k = 518 TF; bwd hd128 at 8k =
 // 518 TF (the non-causal bwd panel). Both within 3%.
 TEST(AttentionModel, H100MatchesCudnnTables) {

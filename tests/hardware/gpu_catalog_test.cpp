@@ -295,6 +295,27 @@ TEST(GpuCatalogLoad, ClocksPowerFp4AndDomainAreRead) {
   EXPECT_DOUBLE_EQ(*g->fp4_tflops, 16);
 }
 
+TEST(GpuCatalogLoad, GemmPlateauIsReadAndOptional) {
+  TempFile f("gpus:" + replaced(kEntry, "fp8: null}", "fp8: 8}") + "    gemm_plateau: {bf16: 0.7, fp8: 0.6}\n");
+  const GpuCatalog cat = GpuCatalog::load(f.str());
+  const GpuSpec* g = cat.find("TOY");
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(g->gemm_plateau_16 && g->gemm_plateau_fp8);
+  EXPECT_DOUBLE_EQ(*g->gemm_plateau_16, 0.7);
+  EXPECT_DOUBLE_EQ(*g->gemm_plateau_fp8, 0.6);
+  TempFile plain("gpus:" + kEntry);
+  const GpuCatalog without = GpuCatalog::load(plain.str());
+  EXPECT_FALSE(without.find("TOY")->gemm_plateau_16.has_value());
+}
+
+TEST(GpuCatalogLoad, BadGemmPlateauNamesTheKey) {
+  expect_error("gpus:" + kEntry + "    gemm_plateau: {bf16: 1.2}\n", {"TOY", "gemm_plateau.bf16", "(0, 1]"});
+  expect_error("gpus:" + kEntry + "    gemm_plateau: {bf16: 0}\n", {"TOY", "gemm_plateau.bf16"});
+  expect_error("gpus:" + kEntry + "    gemm_plateau: {fp8: 0.5}\n", {"TOY", "gemm_plateau.fp8", "no FP8"});
+  expect_error("gpus:" + kEntry + "    gemm_plateau: {bf61: 0.5}\n", {"TOY", "gemm_plateau.bf61", "did you mean"});
+  expect_error("gpus:" + kEntry + "    gemm_plateau: 0.7\n", {"TOY", "gemm_plateau", "mapping"});
+}
+
 TEST(GpuCatalogLoad, ClocksAndPowerAreOptional) {
   TempFile f("gpus:" + kEntry);
   const GpuCatalog catalog = GpuCatalog::load(f.str());  // g points into it: keep it alive

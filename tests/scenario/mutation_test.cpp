@@ -19,7 +19,7 @@ const char* const kRichScenario = R"(model:
   ffn_hidden_size: 2816
   vocab_size: 32000
   seq_length: 4096
-  sliding_window: 1024
+  sliding_window: 4096  # the whole sequence: a shorter window is refused with context 2
   moe: {num_experts: 8, router_topk: 2, expert_ffn_hidden_size: 1408, capacity_factor: 1.25}
 training:
   global_batch_size: 64
