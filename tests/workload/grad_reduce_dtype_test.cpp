@@ -44,30 +44,27 @@ GradTraffic grad_traffic(const Scenario& s) {
   return t;
 }
 
+// `half` reduces half of `full`'s gradient bytes and holds a gradient buffer half its size.
+void expect_half_the_gradient_bytes(const Scenario& full, const Scenario& half) {
+  const GradTraffic a = grad_traffic(full), b = grad_traffic(half);
+  ASSERT_GT(a.reduce_bytes, 0);
+  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
+  const double grads_full = estimate_memory(full).front().grads_gib,
+               grads_half = estimate_memory(half).front().grads_gib;
+  ASSERT_GT(grads_full, 0);
+  EXPECT_NEAR(grads_half, grads_full / 2, grads_full * 1e-9);
+}
+
 }  // namespace
 
 TEST(GradReduceInBf16, MegatronReducesHalfTheBytesAndKeepsAHalfSizeGradientBuffer) {
-  const Scenario fp32 = scenario("megatron", "bf16", false), bf16 = scenario("megatron", "bf16", true);
-  const GradTraffic a = grad_traffic(fp32), b = grad_traffic(bf16);
-  ASSERT_GT(a.reduce_bytes, 0);
-  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
-  const double grads_fp32 = estimate_memory(fp32).front().grads_gib,
-               grads_bf16 = estimate_memory(bf16).front().grads_gib;
-  ASSERT_GT(grads_fp32, 0);
-  EXPECT_NEAR(grads_bf16, grads_fp32 / 2, grads_fp32 * 1e-9);
+  expect_half_the_gradient_bytes(scenario("megatron", "bf16", false), scenario("megatron", "bf16", true));
 }
 
 // fp16 recipes keep Megatron's gradient buffer in fp16 (accumulate_allreduce_grads_in_fp32 stays off): the memory
 // model holds the dtype the reduction moves, half the bf16 job's fp32 buffer.
 TEST(GradReduceInBf16, MegatronFp16KeepsItsGradientBufferInFp16) {
-  const Scenario bf16 = scenario("megatron", "bf16", false), fp16 = scenario("megatron", "fp16", false);
-  const GradTraffic a = grad_traffic(bf16), b = grad_traffic(fp16);
-  ASSERT_GT(a.reduce_bytes, 0);
-  EXPECT_NEAR(b.reduce_bytes, a.reduce_bytes / 2, a.reduce_bytes * 1e-6);
-  const double grads_bf16 = estimate_memory(bf16).front().grads_gib,
-               grads_fp16 = estimate_memory(fp16).front().grads_gib;
-  ASSERT_GT(grads_bf16, 0);
-  EXPECT_NEAR(grads_fp16, grads_bf16 / 2, grads_bf16 * 1e-9);
+  expect_half_the_gradient_bytes(scenario("megatron", "bf16", false), scenario("megatron", "fp16", false));
 }
 
 TEST(GradReduceInBf16, FsdpReducesBf16WithoutTheCastUp) {
