@@ -48,7 +48,7 @@ constexpr ScenarioKey kKeys[] = {
 
   {"training.global_batch_size", "int", "required", "sequences", ">= 1", "sequences per iteration"},
   {"training.micro_batch_size", "int", "1", "sequences", ">= 1", "sequences per micro-batch"},
-  {"training.precision", "choice", "bf16", "", "bf16 | fp16 | fp8 | fp4 | fp32", "GEMM precision (fp8: Transformer Engine FP8 GEMMs, BF16 elsewhere)"},
+  {"training.precision", "choice", "bf16", "", "bf16 | fp16 | fp8 | fp4 | fp32", "GEMM precision (fp8: Transformer Engine FP8 GEMMs, BF16 elsewhere; fp4: in the spec, refused until modelled)"},
   {"training.recompute", "choice", "none", "", "none | selective | full", "activation recomputation"},
   {"training.recompute_num_layers", "int or list", "null", "layers", ">= 0", "with full: layers per stage recomputed (null = all); a list gives one per stage"},
   {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj, torchtitan_op", "with selective: Megatron's --recompute-modules, or [torchtitan_op] (torchtitan's per-op selective checkpointing, framework fsdp); null = [core_attn]"},

@@ -1,4 +1,7 @@
 // The `model:` block end to end: starting point (preset / hf_config), user keys, family defaults.
+#include <string>
+#include <utility>
+
 #include "core/strings.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/key_schema.hpp"
@@ -152,7 +155,20 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   moe.capacity_factor = value_or(d.capacity_factor, std::optional<double>{});
   moe.router_num_groups = value_or(d.router_num_groups, 0);
   moe.router_group_topk = value_or(d.router_group_topk, 0);
-  // Groups of experts on a dense model would be read by nothing.
+  // MoE settings on a dense model would be read by nothing (a block that forgot num_experts would run dense).
+  if (!moe.enabled()) {
+    const std::pair<bool, const char*> set[] = {{d.router_topk.given, "router_topk"},
+                                                {d.expert_ffn_hidden_size.given, "expert_ffn_hidden_size"},
+                                                {d.shared_experts.given, "shared_experts"},
+                                                {d.layer_freq.given, "layer_freq"},
+                                                {d.first_dense_layers.given, "first_dense_layers"},
+                                                {d.capacity_factor.given, "capacity_factor"}};
+    for (const auto& [given, key] : set)
+      if (given)
+        model.child("moe").fail(key, std::string(key) +
+                                         " needs an MoE model: model.moe.num_experts is 0 or missing, so the model "
+                                         "is dense");
+  }
   if (!moe.enabled() && (moe.router_num_groups > 0 || moe.router_group_topk > 0))
     model.child("moe").fail(moe.router_num_groups > 0 ? "router_num_groups" : "router_group_topk",
                             "router groups need an MoE model (model.moe.num_experts > 0)");

@@ -88,6 +88,36 @@ void check_routing(const Scenario& s, const std::string& file) {
                             "loss); use ecmp on a lossy fabric");
 }
 
+// The analytical network model prices a collective from the NICs' and the scale-up fabric's bandwidths and NCCL's
+// latencies: the fabric beyond the NIC (its oversubscription, routing, per-hop latencies, PCIe, pods, dual ToRs)
+// exists only at simulation.network_model flow or packet. A scenario that sets one of them under the analytical
+// model gets a warning naming the keys, rather than a silent no-op.
+void warn_fabric_keys_under_analytical(Scenario& s) {
+  if (s.simulation.network_model != NetworkModel::Analytical) return;
+  const NetworkSpec& n = s.cluster.network;
+  const NetworkSpec defaults;
+  std::vector<std::string> set;
+  const auto note = [&set](bool differs, const char* key) {
+    if (differs) set.emplace_back(std::string("cluster.network.") + key);
+  };
+  note(std::any_of(n.oversubscription.begin(), n.oversubscription.end(), [](double r) { return r != 1.0; }),
+       "oversubscription");
+  note(n.pod_size.has_value(), "pod_size");
+  note(n.switch_radix != defaults.switch_radix, "switch_radix");
+  note(n.link_latency_ns != defaults.link_latency_ns, "link_latency_ns");
+  note(n.switch_latency_ns != defaults.switch_latency_ns, "switch_latency_ns");
+  note(n.dual_tor != defaults.dual_tor, "dual_tor");
+  note(n.pcie_GBps != defaults.pcie_GBps, "pcie_GBps");
+  note(n.routing != defaults.routing, "routing");
+  if (set.empty()) return;
+  std::string keys;
+  for (const std::string& k : set) keys += (keys.empty() ? "" : ", ") + k;
+  s.warnings.push_back({set.front(), keys + " shape the fabric beyond the NICs, which the analytical network model "
+                                            "does not simulate (it prices collectives from NIC and scale-up "
+                                            "bandwidths): they take effect with simulation.network_model: flow or "
+                                            "packet"});
+}
+
 Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds needs) {
   check_known_keys(root, file);
   const Section top(root, "", file);
@@ -121,6 +151,7 @@ Scenario build(const YAML::Node& root, const std::string& file, ScenarioNeeds ne
   s.reference = read_reference(top.child("reference"));
   s.collective = read_collective(top.child("collective"));
   check_routing(s, file);
+  warn_fabric_keys_under_analytical(s);
   if (s.has_training_job) {
     s.model = read_model(top.child("model"));
     s.training = read_training(top.child("training"));

@@ -318,6 +318,14 @@ void check_precision(const Scenario& s, const Checker& c) {
   c.fail("training.precision", message);
 }
 
+// Megatron's --optimizer takes adam or sgd (arguments.py); LAMB is DeepSpeed's (FusedLamb) or apex's under PyTorch.
+void check_optimizer(const Scenario& s, const Checker& c) {
+  if (s.training.optimizer == Optimizer::Lamb && s.parallelism.framework == Framework::Megatron)
+    c.fail("training.optimizer",
+           "lamb is not one of Megatron's optimizers (--optimizer adam | sgd); use adam or sgd, "
+           "or framework deepspeed or fsdp");
+}
+
 // Megatron's --grad-reduce-in-bf16 acts in its bf16 branch (arguments.py: it turns accumulate_allreduce_grads_in_fp32
 // off); fp16 recipes reduce in fp16 already and fp32 ones in fp32, and DeepSpeed reduces in the training dtype
 // already: the key would change nothing there, so it is refused rather than ignored.
@@ -362,6 +370,20 @@ void warn_tensor_beyond_scale_up(Scenario& s) {
                                  "at NIC speed instead of the scale-up fabric"});
 }
 
+// Megatron-FSDP (zero_stage 2 and 3 under framework megatron) shards gradients and parameters: the memory model
+// holds that, but the iteration is timed with the distributed optimizer's bucketed reduce-scatter and all-gather
+// (zero_stage 1), without Megatron-FSDP's per-layer parameter gathers. Said rather than left silent.
+void warn_megatron_fsdp_timing(Scenario& s) {
+  const ParallelSpec& p = s.parallelism;
+  if (p.framework != Framework::Megatron || p.zero_stage < 2) return;
+  s.warnings.push_back({"parallelism.zero_stage",
+                        "zero_stage " + str(p.zero_stage) +
+                            " with framework megatron (Megatron-FSDP) shards gradients" +
+                            (p.zero_stage >= 3 ? std::string(" and parameters") : std::string()) +
+                            " in the memory estimate only: the iteration is timed as zero_stage 1 (the distributed "
+                            "optimizer), without per-layer parameter gathers; framework fsdp times FSDP's"});
+}
+
 }  // namespace
 
 void validate_job(Scenario& s) {
@@ -379,8 +401,10 @@ void validate_job(Scenario& s) {
   check_batch(s, c);
   check_precision(s, c);
   check_grad_reduce_dtype(s, c);
+  check_optimizer(s, c);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);
+  warn_megatron_fsdp_timing(s);
   resolve_pipeline_layout(s);
   validate_recompute_modules(s);
   validate_recompute_layers(s, validate_pipeline_split(s));

@@ -348,9 +348,8 @@ void DeepSpeedZero::step_zero12() {
                 memory_kernel(KernelKind::OptimizerStep, f / n * kGradNormBytesPerElement, f / n * 2, p));
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
-  for (double f : flat)
-    rb_.compute(ctx, "optimizer.adam",
-                memory_kernel(KernelKind::OptimizerStep, f / n * kAdamBytesPerElement, f / n * 12, p));
+  const Optimizer o = s_.training.optimizer;
+  for (double f : flat) rb_.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, f / n, p));
   // all_gather_into_tensor_dp_groups: one all-gather of the whole flat lp buffer per group, on the compute stream.
   for (double f : flat)
     rb_.sync_collective(ctx, Stream::DpComm, "zero.param_allgather", CollKind::AllGather, r_.dp,
@@ -378,9 +377,8 @@ void DeepSpeedZero::step_zero3() {
                 memory_kernel(KernelKind::OptimizerStep, part * kGradNormBytesPerElement, part * 2, p));
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
-  for (double part : sub_groups)
-    rb_.compute(ctx, "optimizer.adam",
-                memory_kernel(KernelKind::OptimizerStep, part * kAdamBytesPerElement, part * 12, p));
+  const Optimizer o = s_.training.optimizer;
+  for (double part : sub_groups) rb_.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, part, p));
   // _post_step: one async all-gather per persistent parameter, then a device synchronize (stage3.py).
   std::vector<std::uint32_t> gathers;
   for (const DsTensor& t : params_.tensors)

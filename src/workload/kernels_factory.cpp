@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "model/flops.hpp"
+#include "scenario/scenario.hpp"
 
 namespace trainsim {
 
@@ -64,6 +65,26 @@ KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_
                                bool causal, Precision p, std::int64_t window) {
   return attention(KernelKind::FlashAttnBwd, batch, s_q, s_kv, head_dim, causal, p, 2.5, 8.0,
                    window);  // q,k,v,o,do in; dq,dk,dv out
+}
+
+KernelDesc optimizer_step_kernel(Optimizer o, double elements, Precision p) {
+  constexpr double kAround = 8.0 + 6.0;  // clip-scale pass, fp32 -> bf16 copy
+  switch (o) {
+    case Optimizer::Adam: break;
+    case Optimizer::SGD: return memory_kernel(KernelKind::OptimizerStep, elements * (20.0 + kAround), elements * 4, p);
+    case Optimizer::Lamb:
+      return memory_kernel(KernelKind::OptimizerStep, elements * (48.0 + kAround), elements * 16, p);
+  }
+  return memory_kernel(KernelKind::OptimizerStep, elements * kAdamBytesPerElement, elements * 12, p);
+}
+
+const char* optimizer_step_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::SGD: return "optimizer.sgd";
+    case Optimizer::Lamb: return "optimizer.lamb";
+    case Optimizer::Adam: break;
+  }
+  return "optimizer.adam";
 }
 
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p) {

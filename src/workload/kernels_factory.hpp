@@ -18,6 +18,15 @@ double gemm_operand_bytes(Precision p);
 inline constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
 inline constexpr double kGradNormBytesPerElement = 4.0;
 
+// The optimizer update over `elements` local shard elements (training.optimizer), with the clip-scale pass and the
+// fp32 -> bf16 copy of kAdamBytesPerElement around it: Adam 28 B (above), SGD with momentum 20 B (apex FusedSGD /
+// torch.optim.SGD: reads p, g, m, writes p, m; 4 FLOPs), LAMB 48 B (apex FusedLAMB: stage 1 reads p, g, m, v and
+// writes m, v and the update u; the per-tensor norms of p and u read them again; stage 2 reads p, u and writes p;
+// 16 FLOPs). Its op name is "optimizer." + the optimizer's name.
+enum class Optimizer;
+KernelDesc optimizer_step_kernel(Optimizer o, double elements, Precision p);
+const char* optimizer_step_name(Optimizer o);
+
 // C[m x n] = A[m x k] * B[k x n]; FLOPs 2mnk per matmul (x batch).
 KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch = 1);
 

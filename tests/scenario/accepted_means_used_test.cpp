@@ -17,6 +17,12 @@ TEST(AcceptedMeansUsed, IterationsOtherThanOneAreRefused) {
                         "one steady-state iteration", "got 10", "remove the key or set 1");
 }
 
+// The spec's fp4 precision has no model yet: refused with that reason, not as an unknown value.
+TEST(AcceptedMeansUsed, Fp4PrecisionIsRefusedAsNotYetModelled) {
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.precision", "fp4"), "training.precision",
+                        "fp4 (NVFP4 / MXFP4 GEMMs) is not modelled yet", "use fp8");
+}
+
 // simulation.threads sets the threads that build a run's communicators (0, the spec's default: all cores); a count
 // past any machine's cores is a typo and refused. That the threads act, and change no result: api/prepare_threads_test.
 TEST(AcceptedMeansUsed, SimulationThreadsAreACountOfThreads) {

@@ -28,6 +28,15 @@ TEST(MoeValidation, ExpertTensorDefaultsToTensorAndDispatcherToAllToAll) {
                         "allgather", "flex");
 }
 
+// An moe block that forgot num_experts would run dense without a word: its other keys are refused, naming them.
+TEST(MoeValidation, MoeKeysOnADenseModelAreRefused) {
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "model.moe.router_topk", "2"), "model.moe.router_topk",
+                        "needs an MoE model", "num_experts is 0 or missing");
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "model.moe.capacity_factor", "1.25"), "model.moe.capacity_factor",
+                        "needs an MoE model");
+  EXPECT_NO_THROW(parse_scenario(edit(kValidScenario, "model.moe.num_experts", "0"), "test.yaml"));
+}
+
 TEST(MoeValidation, ExpertParallelMustDivideExperts) {
   EXPECT_SCENARIO_ERROR(edit(moe("6"), "parallelism.expert", "4"), "parallelism.expert",
                         "model.moe.num_experts 6 is not divisible by expert 4");

@@ -31,5 +31,34 @@ TEST(ScenarioWarnings, NoneWhenTensorFitsTheDomain) {
   EXPECT_TRUE(parse_scenario(nvl, "test.yaml").warnings.empty());
 }
 
+// Megatron-FSDP's sharding reaches the memory model, not the timing: the report says so.
+TEST(ScenarioWarnings, MegatronFsdpIsTimedAsTheDistributedOptimizer) {
+  const Scenario z3 = parse_scenario(edit(kValidScenario, "parallelism.zero_stage", "3"), "test.yaml");
+  ASSERT_EQ(z3.warnings.size(), 1u);
+  EXPECT_EQ(z3.warnings[0].key, "parallelism.zero_stage");
+  EXPECT_NE(z3.warnings[0].message.find("timed as zero_stage 1"), std::string::npos) << z3.warnings[0].message;
+  EXPECT_TRUE(parse_scenario(edit(kValidScenario, "parallelism.zero_stage", "1"), "test.yaml").warnings.empty());
+}
+
+// The analytical network model does not simulate the fabric beyond the NICs: keys that shape it are named in a
+// warning there, and pass without one at flow level, where they act.
+TEST(ScenarioWarnings, FabricKeysUnderTheAnalyticalModel) {
+  const std::string fabric =
+      edit(edit(kValidScenario, "cluster.network.oversubscription", "[1, 4]"), "cluster.network.tiers", "2");
+  const Scenario analytical = parse_scenario(fabric, "test.yaml");
+  ASSERT_EQ(analytical.warnings.size(), 1u);
+  EXPECT_EQ(analytical.warnings[0].key, "cluster.network.oversubscription");
+  EXPECT_NE(analytical.warnings[0].message.find("simulation.network_model: flow"), std::string::npos)
+      << analytical.warnings[0].message;
+  const Scenario routed = parse_scenario(edit(fabric, "cluster.network.link_latency_ns", "900"), "test.yaml");
+  ASSERT_EQ(routed.warnings.size(), 1u);
+  EXPECT_NE(routed.warnings[0].message.find("cluster.network.link_latency_ns"), std::string::npos)
+      << routed.warnings[0].message;
+  EXPECT_TRUE(parse_scenario(edit(fabric, "simulation.network_model", "flow"), "test.yaml").warnings.empty());
+  // A flat fabric written out as such changes nothing either way: no warning.
+  EXPECT_TRUE(
+      parse_scenario(edit(kValidScenario, "cluster.network.oversubscription", "[1]"), "test.yaml").warnings.empty());
+}
+
 }  // namespace
 }  // namespace trainsim

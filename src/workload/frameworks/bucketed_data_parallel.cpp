@@ -253,9 +253,8 @@ void BucketedDataParallel::optimizer_step() {
       memory_kernel(KernelKind::OptimizerStep, shard_params * kGradNormBytesPerElement, shard_params * 2, p));
   rank_.builder.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
                                 shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
-  rank_.builder.compute(
-      ctx, "optimizer.adam",
-      memory_kernel(KernelKind::OptimizerStep, shard_params * kAdamBytesPerElement, shard_params * 12, p));
+  const Optimizer o = rank_.scenario.training.optimizer;
+  rank_.builder.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, shard_params, p));
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {
     for (const GradBuffer& buf : buffers_.buffers())
       for (int c = 0; c < rank_.chunks; ++c)
