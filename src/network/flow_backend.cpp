@@ -172,6 +172,14 @@ std::uint32_t FlowBackend::new_call() {
 // become one transfer per channel over the union of its hops' links: one rate, limited by the
 // most contended hop. A link two hops of one channel share is counted once (rare: rings leave a
 // node or a leaf once per channel).
+void FlowBackend::weigh_routed(std::span<const LinkId> path) {
+  if (!options_.adaptive_routing) return;
+  for (LinkId l : path) {
+    link_load_[static_cast<std::size_t>(l)] += 1.0;
+    routed_by_call_.push_back(l);
+  }
+}
+
 void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const std::vector<int>& members,
                                    std::uint64_t key_base) {
   Call& call = calls_[ci];
@@ -186,6 +194,7 @@ void FlowBackend::add_coupled_ring(std::uint32_t ci, const FlowDag& dag, const s
       t.bytes = std::max(t.bytes, f.bytes);
       path_scratch_.clear();
       paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, path_scratch_);
+      weigh_routed(path_scratch_);
       t.latency = std::max(t.latency, network_of(ci).delay_before_start(path_scratch_));
       for (LinkId l : path_scratch_) {
         auto& stamp = link_stamp_[static_cast<std::size_t>(l)];
@@ -296,6 +305,7 @@ void FlowBackend::add_merged_p2p(std::uint32_t ci, const FlowDag& dag, const std
     Call& call = calls_[ci];
     path_scratch_.clear();
     paths_.append(f, members, connection_key(key_base, f), link_load_, path_scratch_);
+    weigh_routed(path_scratch_);
     Transfer t;
     t.call = ci;
     t.bytes = f.bytes;
@@ -399,6 +409,7 @@ void FlowBackend::add_copy(std::uint32_t ci, const FlowDag& dag, const std::vect
     t.path_begin = static_cast<std::uint32_t>(call.paths.size());
     paths_.append(f, members, mix(key_base ^ (i * 0x100000001b3ULL)), link_load_, call.paths);
     t.path_end = static_cast<std::uint32_t>(call.paths.size());
+    weigh_routed(std::span<const LinkId>(calls_[ci].paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.latency = network_of(ci).delay_before_start(
         std::span<const LinkId>(call.paths).subspan(t.path_begin, t.path_end - t.path_begin));
     t.pending = f.dep_end - f.dep_begin;
@@ -553,6 +564,8 @@ void FlowBackend::start(SimTime now, std::uint64_t token, const CollectiveCall& 
       add_copy(ci, *dag, copies[k], mix(options_.seed ^ mix(seq * 1315423911ULL + k)));
     }
   }
+  for (LinkId l : routed_by_call_) link_load_[static_cast<std::size_t>(l)] -= 1.0;  // whole numbers: exact
+  routed_by_call_.clear();
   Call& filled = calls_[ci];
   filled.remaining = static_cast<std::uint32_t>(filled.transfers.size());
   stats_.flows += static_cast<std::int64_t>(filled.transfers.size());

@@ -193,6 +193,11 @@ class FlowBackend final : public NetworkBackend {
   TransferNetwork& network_of(std::uint32_t call) { return *networks_[calls_[call].network]; }
   int network_for(const CollectiveCall& call) const;
   std::vector<double> link_load_;  // active transfers per link (adaptive routing)
+  // Under adaptive routing, the links of the transfers a starting call has routed so far: they weigh on the routing
+  // of its later transfers (the call's own load), and come off again once the call is routed, before its transfers
+  // start and add their load for real.
+  std::vector<LinkId> routed_by_call_;
+  void weigh_routed(std::span<const LinkId> path);
 
   std::vector<Call> calls_;
   std::vector<std::uint32_t> free_calls_;

@@ -292,6 +292,26 @@ TEST(FlowBackend, AdaptiveRoutingSpreadsAnAllToAllsConnections) {
   EXPECT_NEAR(adaptive, adaptive_bound, adaptive_bound * 0.05) << "NIC-bound " << adaptive_bound << " s";
 }
 
+// The same for ring collectives: each of a ring's inter-leaf hops goes where the hops routed before it (its own
+// call's included) load the leaf uplinks least, so an all-gather over 4 nodes on leaves of 16 ports runs at its
+// NICs' pace, where ECMP's hash collisions on the uplinks slow it. Before 2026-11-29 a call's own transfers did not
+// weigh on its routing, and adaptive routing picked ECMP's paths for every collective but the all-to-all.
+TEST(FlowBackend, AdaptiveRoutingSpreadsARingsHops) {
+  ClusterSpec c = h100(4, NetworkTopology::FatTree);
+  c.network.switch_radix = 16;
+  const NcclAnalyticalModel nccl(c, {{"NCCL_NVLS_ENABLE", "0"}});
+  const std::int64_t bytes = std::int64_t{1} << 30;
+  auto time_of = [&](bool adaptive) {
+    NetworkGraph g = build_network(c);
+    FlowBackendOptions o;
+    o.adaptive_routing = adaptive;
+    FlowBackend b(c, nccl, g, {{range(0, 32)}}, o);
+    return to_seconds(run_calls(b, {{CollKind::AllGather, bytes, 0}})[0]);
+  };
+  const double ecmp = time_of(false), adaptive = time_of(true);
+  EXPECT_LT(adaptive, ecmp * 0.95) << adaptive << " s adaptive, " << ecmp << " s ECMP";
+}
+
 // A coflow is routed once per copy and reused while the links stay as they are; a NIC that dies
 // between two all-to-alls sends the second one around it (nothing more on its links) and slows it.
 TEST(FlowBackend, AllToAllCoflowIsReroutedAfterALinkChange) {
