@@ -138,6 +138,13 @@ ModelSpec resolve_model(const ModelDraft& d, const Section& model) {
   m.parallel_block = value_or(d.parallel_block, false);
   m.sliding_window = value_or(d.sliding_window, std::optional<std::int64_t>{});
   m.mla = value_or(d.mla, std::optional<MlaSpec>{});
+  // Multi-latent attention sizes its heads from model.mla (the q/kv LoRA ranks and head dims): the plain-attention
+  // keys would be read by nothing, so a scenario that writes them on an MLA model is refused.
+  if (m.mla)
+    for (const char* key : {"kv_channels", "num_query_groups", "add_qkv_bias"})
+      if (model.has(key))
+        model.fail(
+            key, std::string(key) + " does not apply to multi-latent attention (model.mla sizes the heads); remove it");
   m.normalization = value_or(d.normalization, gpt ? Normalization::LayerNorm : Normalization::RMSNorm);
   m.position_embedding =
       value_or(d.position_embedding, gpt ? PositionEmbedding::LearnedAbsolute : PositionEmbedding::Rope);

@@ -42,6 +42,21 @@ TEST(MoePresets, Mixtral8x22B) {
   EXPECT_NEAR(total_params(s.model, 1) / 1e9, 141, 0.01 * 141);
 }
 
+// Multi-latent attention sizes its heads from model.mla: the plain-attention keys written on such a model would
+// be read by nothing, so they are refused naming the key.
+TEST(MoePresets, PlainAttentionKeysOnAnMlaModelAreRefused) {
+  std::string yaml = edit(kValidScenario, "model", "{}");
+  yaml = edit(yaml, "model.preset", "deepseek-v3");
+  yaml = edit(yaml, "parallelism.pipeline", "1");
+  EXPECT_NO_THROW(parse_scenario(yaml, "test.yaml"));
+  for (const char* key : {"model.kv_channels", "model.num_query_groups"}) {
+    const auto e = test::parse_error(edit(yaml, key, "16"));
+    ASSERT_TRUE(e.thrown) << key;
+    EXPECT_EQ(e.key, key);
+    EXPECT_NE(e.what.find("does not apply to multi-latent attention"), std::string::npos) << e.what;
+  }
+}
+
 TEST(MoePresets, DeepSeekV3) {
   const Scenario s = parsed_preset("deepseek-v3", "1");  // 61 layers: no even 2-stage split
   const ModelSpec& m = s.model;

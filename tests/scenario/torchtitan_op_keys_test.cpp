@@ -35,6 +35,7 @@ TEST(TorchtitanOp, RefusedWhereItDoesNotApply) {
   mla = edit(mla, "model.mla.qk_nope_head_dim", "64");
   mla = edit(mla, "model.mla.qk_rope_head_dim", "32");
   mla = edit(mla, "model.mla.v_head_dim", "64");
+  mla = edit(mla, "model.num_query_groups", nullptr);  // MLA sizes its own heads: the GQA key is refused with it
   EXPECT_SCENARIO_ERROR(mla, key, "multi-latent attention");
 }
 
