@@ -11,18 +11,15 @@ namespace trainsim {
 double activation_bytes(Precision p);
 double gemm_operand_bytes(Precision p);
 
-// The optimizer step's HBM traffic per local shard element, as Megatron sizes it (the passes of
-// MixedPrecisionOptimizer.step: optimizer/clip_grads.py, FusedAdam): fused Adam reads p, g, m, v and writes p,
-// m, v (28 B), the clip scale pass 8, the fp32 -> bf16 copy 6; the local grad-norm pass reads 4. DeepSpeed
-// ZeRO's step (deepspeed_zero.cpp) uses the same.
-inline constexpr double kAdamBytesPerElement = 28.0 + 8.0 + 6.0;
+// The local grad-norm pass reads each local shard element's fp32 gradient once (4 B).
 inline constexpr double kGradNormBytesPerElement = 4.0;
 
-// The optimizer update over `elements` local shard elements (training.optimizer), with the clip-scale pass and the
-// fp32 -> bf16 copy of kAdamBytesPerElement around it: Adam 28 B (above), SGD with momentum 20 B (apex FusedSGD /
-// torch.optim.SGD: reads p, g, m, writes p, m; 4 FLOPs), LAMB 48 B (apex FusedLAMB: stage 1 reads p, g, m, v and
-// writes m, v and the update u; the per-tensor norms of p and u read them again; stage 2 reads p, u and writes p;
-// 16 FLOPs). Its op name is "optimizer." + the optimizer's name.
+// The optimizer step over `elements` local shard elements (training.optimizer), as Megatron sizes it (the passes of
+// MixedPrecisionOptimizer.step: optimizer/clip_grads.py) and DeepSpeed ZeRO's step too: the update, the clip-scale
+// pass (8 B) and the fp32 -> bf16 copy (6 B). The update: fused Adam reads p, g, m, v and writes p, m, v (28 B,
+// 12 FLOPs); SGD with momentum (apex FusedSGD / torch.optim.SGD) reads p, g, m and writes p, m (20 B, 4 FLOPs); LAMB
+// (apex FusedLAMB) reads p, g, m, v and writes m, v and the update u, reads p and u again for their per-tensor norms,
+// then reads p, u and writes p (48 B, 16 FLOPs). Its op name is "optimizer." + the optimizer's name.
 enum class Optimizer;
 KernelDesc optimizer_step_kernel(Optimizer o, double elements, Precision p);
 const char* optimizer_step_name(Optimizer o);

@@ -52,7 +52,7 @@ StateBytes state_bytes(const Scenario& s) {
       // moments. zero_stage 1 = distributed optimizer (shards only the optimizer over dp x cp,
       // optimizer/distrib_optimizer.py); 2 and 3 additionally shard grads / weights (Megatron-FSDP).
       b.weight = fp32 ? 4 : 2;
-      b.grad = make_training_framework(Framework::Megatron)->grad_reduce_bytes(s);
+      b.grad = megatron_grad_reduce_bytes(s);
       b.optimizer = fp32 ? moments : 4 + moments;
       break;
     case Framework::DeepSpeed:

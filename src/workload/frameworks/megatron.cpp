@@ -50,11 +50,7 @@ class Megatron final : public TrainingFramework {
                               " (Megatron's microbatch_group_size_per_vp_stage defaults to the pipeline size)");
   }
 
-  // Megatron accumulates and reduces in fp32 with bf16 (arguments.py turns accumulate_allreduce_grads_in_fp32 on for
-  // --bf16; grad_reduce_in_fp32, param_and_grad_buffer.py) unless --grad-reduce-in-bf16; fp16 recipes reduce in fp16.
-  double grad_reduce_bytes(const Scenario& s) const override {
-    return s.training.precision == Precision::FP16 || s.training.grad_reduce_in_bf16 ? 2.0 : 4.0;
-  }
+  double grad_reduce_bytes(const Scenario& s) const override { return megatron_grad_reduce_bytes(s); }
 
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const bool distributed_optimizer = rank.scenario.parallelism.zero_stage >= 1;
@@ -66,5 +62,11 @@ class Megatron final : public TrainingFramework {
 }  // namespace
 
 std::unique_ptr<TrainingFramework> make_megatron_framework() { return std::make_unique<Megatron>(); }
+
+// grad_reduce_in_fp32 (param_and_grad_buffer.py) follows accumulate_allreduce_grads_in_fp32, which arguments.py
+// turns on for --bf16 unless --grad-reduce-in-bf16; fp16 recipes reduce in fp16.
+double megatron_grad_reduce_bytes(const Scenario& s) {
+  return s.training.precision == Precision::FP16 || s.training.grad_reduce_in_bf16 ? 2.0 : 4.0;
+}
 
 }  // namespace trainsim

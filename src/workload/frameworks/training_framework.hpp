@@ -45,6 +45,11 @@ class TrainingFramework {
 
 std::unique_ptr<TrainingFramework> make_training_framework(Framework framework);
 
+// Bytes per element of Megatron's gradient buffer and data-parallel reduction: fp32 for bf16 and fp8 (its --bf16
+// turns accumulate_allreduce_grads_in_fp32 on) unless --grad-reduce-in-bf16; fp16 for fp16. The memory model holds
+// the buffer at this size.
+double megatron_grad_reduce_bytes(const Scenario& s);
+
 // Parameter all-gathers PyTorch FSDP issues per layer and micro-batch, each with a gradient reduce-scatter per layer
 // when not 0 (fsdp.cpp): 2 for FULL_SHARD, 1 for SHARD_GRAD_OP without a pipeline; 0 where gradients go through
 // buckets (NO_SHARD, SHARD_GRAD_OP under a pipeline) or the framework is not FSDP. The work estimate counts by it.
