@@ -56,6 +56,9 @@ std::string why_text(const ExplainRow& r, KernelKind kind) {
   if (r.alone_s > 0 && r.interference_s > 1e-4 * r.alone_s)
     add(fmt::format("+{:.1f}% beside collectives (their CTAs and HBM traffic)", 100.0 * r.interference_s / r.alone_s));
   if (r.name.rfind("fp8.", 0) == 0) add("FP8 quantization kernel (Transformer Engine)");
+  if (r.name.rfind("fp4.", 0) == 0)
+    add("NVFP4 quantization kernel (Transformer Engine's NVFP4 recipe: amax pass, then quantize with the Hadamard "
+        "transform; src/workload/layer_ops_fp4.cpp)");
   if (kind == KernelKind::TorchLayerNorm)
     add("PyTorch's own layer_norm kernel, at about half the HBM bandwidth of a fused norm (measured on an H200; "
         "training.fusion: eager)");

@@ -10,13 +10,19 @@ namespace rl = roofline;
 
 double gemm_plateau(ArchFamily arch, Precision p) {
   const bool amd = arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3;
-  if (amd) return p == Precision::FP8 ? rl::kPlateauCdnaFp8 : rl::kPlateauCdna16;  // MI250X: MI300X's (no data)
+  // FP4 outside Blackwell: only AMD's CDNA4 has an FP4 peak, and trainsim trains nothing in FP4 there
+  // (validation refuses it); its FP8 plateau stands in.
+  const bool low = quantized_gemms(p);
+  if (amd) return low ? rl::kPlateauCdnaFp8 : rl::kPlateauCdna16;  // MI250X: MI300X's (no data)
   if (p == Precision::FP32) return rl::kPlateauNvidiaFp32;
   switch (arch) {
     case ArchFamily::Volta:                                // no Volta measurement: Ampere's values (assumption)
     case ArchFamily::Ampere: return rl::kPlateauAmpere16;  // Ampere has no FP8; GpuSpec::peak_tflops rejects it first
-    case ArchFamily::Hopper: return p == Precision::FP8 ? rl::kPlateauHopperFp8 : rl::kPlateauHopper16;
-    case ArchFamily::Blackwell: return p == Precision::FP8 ? rl::kPlateauBlackwellFp8 : rl::kPlateauBlackwell16;
+    case ArchFamily::Hopper: return low ? rl::kPlateauHopperFp8 : rl::kPlateauHopper16;
+    case ArchFamily::Blackwell:
+      return p == Precision::FP4   ? rl::kPlateauBlackwellFp4
+             : p == Precision::FP8 ? rl::kPlateauBlackwellFp8
+                                   : rl::kPlateauBlackwell16;
     case ArchFamily::Cdna2:
     case ArchFamily::Cdna3: break;
   }
@@ -24,8 +30,9 @@ double gemm_plateau(ArchFamily arch, Precision p) {
 }
 
 double gemm_plateau(const GpuSpec& gpu, ArchFamily arch, Precision p) {
+  if (p == Precision::FP4 && gpu.gemm_plateau_fp4) return *gpu.gemm_plateau_fp4;
   if (p == Precision::FP8 && gpu.gemm_plateau_fp8) return *gpu.gemm_plateau_fp8;
-  if (p != Precision::FP8 && p != Precision::FP32 && gpu.gemm_plateau_16) return *gpu.gemm_plateau_16;
+  if (!quantized_gemms(p) && p != Precision::FP32 && gpu.gemm_plateau_16) return *gpu.gemm_plateau_16;
   return gemm_plateau(arch, p);
 }
 

@@ -12,7 +12,7 @@ namespace trainsim {
 // Asymptotic fraction for large, aligned shapes of an architecture (roofline_constants.hpp kPlateau*).
 double gemm_plateau(ArchFamily arch, Precision p);
 // The same for one part: its own measured plateau where the catalog gives one (GpuSpec::gemm_plateau_16 for
-// BF16/FP16/TF32, gemm_plateau_fp8 for FP8), else its architecture's.
+// BF16/FP16/TF32, gemm_plateau_fp8 for FP8, gemm_plateau_fp4 for FP4), else its architecture's.
 double gemm_plateau(const GpuSpec& gpu, ArchFamily arch, Precision p);
 
 // g(x) = max(1 / (1 + (x0 / x)^2), 1 / (1 + x0 / x)), x0 = roofline::kGemmHalfEfficiencyDim: the

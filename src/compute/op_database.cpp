@@ -29,8 +29,8 @@ constexpr std::array<KernelKind, 12> kAllKinds = {
     KernelKind::Gemm,      KernelKind::FlashAttnFwd,  KernelKind::FlashAttnBwd, KernelKind::AttnScoreGemm,
     KernelKind::Softmax,   KernelKind::LayerNorm,     KernelKind::Elementwise,  KernelKind::CrossEntropy,
     KernelKind::Embedding, KernelKind::OptimizerStep, KernelKind::Memset,       KernelKind::TorchLayerNorm};
-constexpr std::array<Precision, 5> kAllDtypes = {Precision::FP32, Precision::TF32, Precision::BF16, Precision::FP16,
-                                                 Precision::FP8};
+constexpr std::array<Precision, 6> kAllDtypes = {Precision::FP32, Precision::TF32, Precision::BF16,
+                                                 Precision::FP16, Precision::FP8,  Precision::FP4};
 
 bool is_gemm_like(KernelKind kind) { return kind == KernelKind::Gemm || kind == KernelKind::AttnScoreGemm; }
 

@@ -46,6 +46,12 @@ inline constexpr double kPlateauHopperFp8 = 0.71;
 // MAMF => 0.74 x 0.983 = 0.73 [derived]. These short runs ran at the boost clock (data/gpus.yaml).
 inline constexpr double kPlateauBlackwell16 = 0.74;
 inline constexpr double kPlateauBlackwellFp8 = 0.73;
+// Blackwell NVFP4 (B200): cuBLAS through torch._scaled_mm beside BF16 in one sweep (pytorch/ao PR #2427,
+// benchmarks/float8/bench_matmul.py, 2025-06): 6144^3 0.611 of the 9 PF FP4 peak vs BF16 0.646 of 2.25 PF, 8192^3
+// 0.597 vs 0.631: FP4 keeps 0.946 of BF16's fraction at large cubes => 0.74 x 0.946 = 0.70 [derived]. Blackwell
+// Ultra (B300, GB300) raised the FP4 peak 1.5x over the same memory system and measures a lower share: its own
+// plateau is in data/gpus.yaml.
+inline constexpr double kPlateauBlackwellFp4 = 0.70;
 // MI300X BF16: 708 TF = 54% (AMD MAF blog part 2, hipBLASLt), 668.4 = 51.4% (ml-engineering),
 // 758.3 = 58% (mag-/gpu_benchmark): mid value 0.55. FP8: 1273 TF = 49% of 2615 (AMD MAF blog).
 // The gap is mostly the sustained clock (1207 MHz median vs 2100 MHz max, AMD MAF part 2).

@@ -78,6 +78,8 @@ class RooflineModel final : public ComputeModel {
     std::string fp8 = gpu_.supports(Precision::FP8)
                           ? fmt::format(", fp8 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP8))
                           : std::string();
+    if (gpu_.supports(Precision::FP4) && arch_ == ArchFamily::Blackwell)
+      fp8 += fmt::format(", fp4 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP4));
     const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
     const double short_run = tensor_clock_factor(gpu_, arch_, CalibrationClock::ShortRun);
     const std::string clocks =

@@ -13,6 +13,7 @@ const char* to_string(Precision p) {
     case Precision::BF16: return "bf16";
     case Precision::FP16: return "fp16";
     case Precision::FP8: return "fp8";
+    case Precision::FP4: return "fp4";
   }
   return "?";
 }

@@ -90,10 +90,10 @@ const std::set<std::string> kEntryKeys = {"id",
                                           "power_w",
                                           "gemm_plateau",
                                           "notes"};
-// fp4 is optional (dense FP4 peak, informational); the others must be present (null = unsupported).
+// fp4 is optional (dense FP4 peak; absent = no FP4); the others must be present (null = unsupported).
 const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
 const std::set<std::string> kArchitectures = {"volta", "ampere", "hopper", "blackwell", "cdna2", "cdna3", "cdna4"};
-const std::set<std::string> kPlateauKeys = {"bf16", "fp8"};
+const std::set<std::string> kPlateauKeys = {"bf16", "fp8", "fp4"};
 // A sustained clock may exceed the peak-basis clock a little (an H100 boosts to 1980 MHz over its
 // 1830 MHz tensor basis) but not by more than this factor: beyond it the entry is a typo.
 constexpr double kMaxSustainedOverPeak = 1.1;
@@ -144,12 +144,12 @@ void read_clocks_and_power(const YAML::Node& e, const EntryContext& ctx, GpuSpec
   if (e["power_w"]) g.power_w = read_non_negative(e, "power_w", ctx, true);
 }
 
-// gemm_plateau (optional): {bf16, fp8}, each a fraction of that precision's dense peak in (0, 1], measured on the
-// part; fp8 only where the part has FP8.
+// gemm_plateau (optional): {bf16, fp8, fp4}, each a fraction of that precision's dense peak in (0, 1], measured on
+// the part; fp8 and fp4 only where the part has that precision.
 void read_gemm_plateau(const YAML::Node& e, const EntryContext& ctx, GpuSpec& g) {
   const YAML::Node n = e["gemm_plateau"];
   if (!n) return;
-  if (!n.IsMap()) ctx.fail("gemm_plateau", "expected a mapping {bf16, fp8}");
+  if (!n.IsMap()) ctx.fail("gemm_plateau", "expected a mapping {bf16, fp8, fp4}");
   reject_unknown_keys(n, kPlateauKeys, "gemm_plateau.", ctx);
   const auto fraction = [&](const std::string& key) {
     const std::string path = "gemm_plateau." + key;
@@ -161,6 +161,10 @@ void read_gemm_plateau(const YAML::Node& e, const EntryContext& ctx, GpuSpec& g)
   if (n["fp8"]) {
     if (!g.fp8_tflops) ctx.fail("gemm_plateau.fp8", "the GPU has no FP8 peak (peak_tflops.fp8 is null)");
     g.gemm_plateau_fp8 = fraction("fp8");
+  }
+  if (n["fp4"]) {
+    if (!g.fp4_tflops) ctx.fail("gemm_plateau.fp4", "the GPU has no FP4 peak (peak_tflops.fp4 is absent)");
+    g.gemm_plateau_fp4 = fraction("fp4");
   }
 }
 

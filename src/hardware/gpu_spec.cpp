@@ -14,6 +14,7 @@ const std::optional<double>& peak_field(const GpuSpec& g, Precision p) {
     case Precision::BF16: return g.bf16_tflops;
     case Precision::FP16: return g.fp16_tflops;
     case Precision::FP8: return g.fp8_tflops;
+    case Precision::FP4: return g.fp4_tflops;
   }
   throw Error(fmt::format("GPU {}: unknown precision value {}", g.name, static_cast<int>(p)));
 }

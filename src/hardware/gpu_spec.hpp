@@ -16,7 +16,7 @@ struct GpuSpec {
   // Dense (no 2:4 sparsity) peak, TFLOP/s; nullopt where the GPU lacks the precision.
   std::optional<double> fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops;
   // Dense FP4 peak (NVFP4 / MXFP4), TFLOP/s; nullopt where the GPU has no FP4 tensor cores or the catalog
-  // does not say. Informational: FP4 is not a training.precision (no Precision value).
+  // does not say. Prices training.precision fp4 (Transformer Engine's NVFP4 recipe, Blackwell only).
   std::optional<double> fp4_tflops;
   double hbm_GBps = 0;       // HBM bandwidth, 1e9 B/s
   double memory_gib = 0;     // device memory, GiB
@@ -36,10 +36,10 @@ struct GpuSpec {
   double power_limit_w = 0;
   double power_limited_clock_mhz = 0;
   // The GEMM plateau measured on this part (its own maximum-achievable-FLOPS runs, data/gpus.yaml
-  // `gemm_plateau`), for 16-bit and FP8 GEMMs, in place of its architecture's (compute/gemm_efficiency.hpp);
+  // `gemm_plateau`), for 16-bit, FP8 and FP4 GEMMs, in place of its architecture's (compute/gemm_efficiency.hpp);
   // nullopt = the architecture's. Set where a sibling part of the same architecture measures differently
-  // (GB200 vs B200, MI325X vs MI300X).
-  std::optional<double> gemm_plateau_16, gemm_plateau_fp8;
+  // (GB200 vs B200, MI325X vs MI300X, Blackwell Ultra's FP4 against B200's).
+  std::optional<double> gemm_plateau_16, gemm_plateau_fp8, gemm_plateau_fp4;
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
   int scale_up_domain = 0;

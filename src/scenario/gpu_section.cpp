@@ -37,11 +37,8 @@ void apply_gpu_spec(const Section& spec, bool standalone, GpuSpec& gpu) {
   const struct {
     const char* key;
     std::optional<double> GpuSpec::*field;
-  } precisions[] = {{"bf16", &GpuSpec::bf16_tflops},
-                    {"fp8", &GpuSpec::fp8_tflops},
-                    {"fp32", &GpuSpec::fp32_tflops},
-                    {"fp16", &GpuSpec::fp16_tflops},
-                    {"tf32", &GpuSpec::tf32_tflops}};
+  } precisions[] = {{"bf16", &GpuSpec::bf16_tflops}, {"fp8", &GpuSpec::fp8_tflops},   {"fp4", &GpuSpec::fp4_tflops},
+                    {"fp32", &GpuSpec::fp32_tflops}, {"fp16", &GpuSpec::fp16_tflops}, {"tf32", &GpuSpec::tf32_tflops}};
   bool any_peak = false;
   for (const auto& p : precisions)
     if (auto v = peak.number(p.key, Bound::Positive)) {

@@ -76,15 +76,11 @@ TrainingSpec read_training(const Section& training) {
   TrainingSpec t;
   t.global_batch_size = training.require_integer("global_batch_size", Bound::Positive);
   training.read("micro_batch_size", t.micro_batch_size, Bound::Positive);
-  // The spec's fp4 (NVFP4 / MXFP4 GEMMs on Blackwell) has no model yet: no public measurement of FP4 GEMMs in a
-  // training step to price them from. Refused with that reason rather than as an unknown value.
-  if (training.string("precision") == std::optional<std::string>("fp4"))
-    training.fail("precision",
-                  "fp4 (NVFP4 / MXFP4 GEMMs) is not modelled yet; use fp8 (Transformer Engine FP8, "
-                  "MXFP8 on Blackwell priced as FP8) or bf16");
-  if (auto p = training.choice<Precision>(
-          "precision",
-          {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}, {"fp8", Precision::FP8}, {"fp32", Precision::FP32}}))
+  if (auto p = training.choice<Precision>("precision", {{"bf16", Precision::BF16},
+                                                        {"fp16", Precision::FP16},
+                                                        {"fp8", Precision::FP8},
+                                                        {"fp4", Precision::FP4},
+                                                        {"fp32", Precision::FP32}}))
     t.precision = *p;
   if (auto r = training.choice<RecomputeGranularity>("recompute", {{"none", RecomputeGranularity::None},
                                                                    {"selective", RecomputeGranularity::Selective},

@@ -301,14 +301,27 @@ void check_batch(const Scenario& s, const Checker& c) {
                str(s.training.micro_batch_size) + " x data " + str(s.parallelism.data) + " = " + str(per_step));
 }
 
+// fp4 is Transformer Engine's NVFP4 recipe, which trains on NVIDIA Blackwell only (TE nvfp4.rst: "Training: SM 10.0,
+// SM 10.3"); an FP4 peak elsewhere (AMD CDNA4's MXFP4) has no training recipe trainsim models.
+bool trains_fp4(const GpuSpec& gpu) {
+  return gpu.supports(Precision::FP4) && gpu.vendor == "NVIDIA" && gpu.architecture == "blackwell";
+}
+
 void check_precision(const Scenario& s, const Checker& c) {
   const GpuSpec& gpu = s.cluster.gpu;
   const Precision want = s.training.precision;
-  if (gpu.supports(want)) return;
+  if (want == Precision::FP4 ? trains_fp4(gpu) : gpu.supports(want)) return;
   std::vector<std::string> supported;
-  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8, Precision::TF32, Precision::FP32})
-    if (gpu.supports(p)) supported.emplace_back(to_string(p));
+  for (Precision p :
+       {Precision::BF16, Precision::FP16, Precision::FP8, Precision::FP4, Precision::TF32, Precision::FP32})
+    if (p == Precision::FP4 ? trains_fp4(gpu) : gpu.supports(p)) supported.emplace_back(to_string(p));
   std::string message = gpu.name + " does not support " + to_string(want);
+  if (want == Precision::FP4 && gpu.supports(Precision::FP4))
+    message +=
+        " training (its FP4 peak is there, but trainsim's fp4 is Transformer Engine's NVFP4 recipe, which "
+        "trains on NVIDIA Blackwell only)";
+  else if (want == Precision::FP4)
+    message += " (fp4 is Transformer Engine's NVFP4 recipe: NVIDIA Blackwell GPUs with an FP4 peak)";
   if (!supported.empty()) {
     message += "; it supports ";
     for (std::size_t i = 0; i < supported.size(); ++i) message += (i ? ", " : "") + supported[i];
@@ -332,8 +345,8 @@ void check_optimizer(const Scenario& s, const Checker& c) {
 void check_grad_reduce_dtype(const Scenario& s, const Checker& c) {
   if (!s.training.grad_reduce_in_bf16) return;
   const Precision p = s.training.precision;
-  if (p != Precision::BF16 && p != Precision::FP8)
-    c.fail("training.grad_reduce_in_bf16", std::string("needs training.precision bf16 or fp8 (gradients of ") +
+  if (p != Precision::BF16 && !quantized_gemms(p))
+    c.fail("training.grad_reduce_in_bf16", std::string("needs training.precision bf16, fp8 or fp4 (gradients of ") +
                                                to_string(p) + " training are not reduced in fp32 to begin with)");
   if (s.parallelism.framework == Framework::DeepSpeed)
     c.fail("training.grad_reduce_in_bf16",

@@ -14,7 +14,11 @@ double activation_bytes(Precision p) {
   }
 }
 
-double gemm_operand_bytes(Precision p) { return p == Precision::FP8 ? 1 : activation_bytes(p); }
+// NVFP4: a 4-bit value plus one E4M3 scale per block of 16 (Transformer Engine nvfp4.rst).
+double gemm_operand_bytes(Precision p) {
+  if (p == Precision::FP4) return 0.5 + 1.0 / 16.0;
+  return p == Precision::FP8 ? 1 : activation_bytes(p);
+}
 
 KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch) {
   KernelDesc d;
@@ -37,7 +41,7 @@ KernelDesc attention(KernelKind kind, std::int64_t batch, std::int64_t s_q, std:
                      bool causal, Precision p, double flop_factor, double io_tensors, std::int64_t window) {
   KernelDesc d;
   d.kind = kind;
-  d.dtype = p == Precision::FP8 ? Precision::BF16 : p;  // attention runs in bf16 under FP8 recipes
+  d.dtype = quantized_gemms(p) ? Precision::BF16 : p;  // attention runs in bf16 under FP8 and NVFP4 recipes
   d.batch = batch;
   d.m = s_q;
   d.n = s_kv;
@@ -91,6 +95,15 @@ KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision 
   d.bytes = bytes;
   d.flops = flops;
   return d;
+}
+
+KernelDesc nvfp4_amax_kernel(double elems) {
+  return memory_kernel(KernelKind::Elementwise, 2.0 * elems, elems, Precision::BF16);
+}
+
+KernelDesc nvfp4_quantize_kernel(double elems) {
+  return memory_kernel(KernelKind::Elementwise, (2.0 + 2.0 * gemm_operand_bytes(Precision::FP4)) * elems, 4.0 * elems,
+                       Precision::BF16);
 }
 
 }  // namespace trainsim

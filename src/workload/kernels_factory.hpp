@@ -40,4 +40,10 @@ KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_
 // A memory-bound kernel that moves `bytes` through HBM and does `flops` arithmetic.
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p);
 
+// Transformer Engine's NVFP4 quantization of a BF16 tensor of `elems` elements, two kernels (layer_ops_fp4.cpp has
+// the recipe): the amax pass reads it (2 B per element); the quantize kernel reads it again and writes the row-wise
+// and the column-wise NVFP4 copies (0.5625 B each).
+KernelDesc nvfp4_amax_kernel(double elems);
+KernelDesc nvfp4_quantize_kernel(double elems);
+
 }  // namespace trainsim

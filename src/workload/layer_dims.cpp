@@ -82,7 +82,9 @@ LayerDims LayerDims::of(const Scenario& sc) {
   // 16 < key length <= 16384, query length and b * heads / t multiples of 4. Megatron-based stacks
   // (Megatron-LM, Megatron-DeepSpeed) build it; an eager PyTorch model takes the unfused path.
   {
-    const bool half = sc.training.precision == Precision::FP16 || sc.training.precision == Precision::BF16;
+    // Under an FP8 or NVFP4 recipe the attention scores are BF16 too.
+    const bool half = sc.training.precision == Precision::FP16 || sc.training.precision == Precision::BF16 ||
+                      quantized_gemms(sc.training.precision);
     const std::int64_t kv = m.seq_length, q = m.seq_length / p.context;
     const std::int64_t batches = sc.training.micro_batch_size * (m.num_attention_heads / p.tensor);
     d.fused_softmax = !d.eager && half && kv > 16 && kv <= 16384 && q % 4 == 0 && batches % 4 == 0;

@@ -29,12 +29,13 @@ const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {"shared_experts.fc1
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                     std::int64_t k, std::int64_t batch) {
   if (d_.precision == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
+  if (d_.precision == Precision::FP4) nvfp4_quantize(ctx, name, m, n, k, batch);
   return rb_.compute(ctx, name, gemm(m, n, k, d_.precision, batch));
 }
 
 std::uint32_t LayerEmitter::bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                          std::int64_t k) {
-  const Precision p = d_.precision == Precision::FP8 ? Precision::BF16 : d_.precision;
+  const Precision p = quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
   return rb_.compute(ctx, name, gemm(m, n, k, p));
 }
 
@@ -140,13 +141,13 @@ void LayerEmitter::attention_forward(const OpContext& ctx) {
     rb_.compute(ctx, "core_attn.fwd", k);
   } else {
     // Unfused: baddbmm QK^T, fused scale-mask-softmax, dropout, bmm PV (DotProductAttention); no causal skipping.
-    rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));
+    rb_.compute(ctx, "attn.qk", gemm(s_local, d_.s, attention_head_dim(), attention_dtype(), d_.b * heads));
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(
         ctx, "attn.softmax",
         memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 2.0, scores * 5.0, d_.precision));
     elementwise(ctx, "attn.dropout", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
-    rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));
+    rb_.compute(ctx, "attn.pv", gemm(s_local, attention_head_dim(), d_.s, attention_dtype(), d_.b * heads));
   }
   if (d_.eager && !d_.mla.on) eager_output_layout(ctx, false);
 }
@@ -164,17 +165,17 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
   } else {
     const double scores = D(d_.b * heads) * D(s_local) * D(d_.s);
     rb_.compute(ctx, "attn.pv.dgrad",
-                gemm(s_local, d_.s, attention_head_dim(), d_.precision, d_.b * heads));  // dP = dO V^T
+                gemm(s_local, d_.s, attention_head_dim(), attention_dtype(), d_.b * heads));  // dP = dO V^T
     rb_.compute(ctx, "attn.pv.wgrad",
-                gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dV = P^T dO
+                gemm(d_.s, attention_head_dim(), s_local, attention_dtype(), d_.b * heads));  // dV = P^T dO
     elementwise(ctx, "attn.dropout.bwd", scores * (activation_bytes(d_.precision) * 2.0 + 1.0));
     rb_.compute(
         ctx, "attn.softmax.bwd",
         memory_kernel(softmax_kind(), scores * activation_bytes(d_.precision) * 3.0, scores * 4.0, d_.precision));
     rb_.compute(ctx, "attn.qk.dgrad",
-                gemm(s_local, attention_head_dim(), d_.s, d_.precision, d_.b * heads));  // dQ = dS K
+                gemm(s_local, attention_head_dim(), d_.s, attention_dtype(), d_.b * heads));  // dQ = dS K
     rb_.compute(ctx, "attn.qk.wgrad",
-                gemm(d_.s, attention_head_dim(), s_local, d_.precision, d_.b * heads));  // dK = dS^T Q
+                gemm(d_.s, attention_head_dim(), s_local, attention_dtype(), d_.b * heads));  // dK = dS^T Q
   }
   if (eager_layout) eager_qkv_grad_layout(ctx);
 }

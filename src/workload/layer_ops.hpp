@@ -121,11 +121,17 @@ class LayerEmitter {
   std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                         std::int64_t batch = 1);
   // A GEMM of a module Megatron builds outside Transformer Engine (output layers, MoE router): BF16 under
-  // an FP8 recipe, no quantization kernels.
+  // an FP8 or NVFP4 recipe, no quantization kernels.
   std::uint32_t bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k);
+  // The dtype of unfused attention's batched GEMMs: BF16 under FP8 and NVFP4 recipes (TE's fp8_dpa is off by
+  // default, and Megatron's local attention runs torch.baddbmm on BF16 tensors).
+  Precision attention_dtype() const { return quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision; }
   // The quantization kernels Transformer Engine runs before an FP8 GEMM (layer_ops_fp8.cpp).
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::int64_t batch);
+  // The same under the NVFP4 recipe (layer_ops_fp4.cpp): an amax pass and a quantize kernel per operand.
+  void nvfp4_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
+                      std::int64_t batch);
 
   // What torchtitan's per-op checkpointing (RecomputeModules::torchtitan_op) re-runs at the start of a dense block's
   // backward.

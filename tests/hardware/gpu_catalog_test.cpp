@@ -306,12 +306,18 @@ TEST(GpuCatalogLoad, GemmPlateauIsReadAndOptional) {
   TempFile plain("gpus:" + kEntry);
   const GpuCatalog without = GpuCatalog::load(plain.str());
   EXPECT_FALSE(without.find("TOY")->gemm_plateau_16.has_value());
+  TempFile fp4("gpus:" + replaced(kEntry, "fp8: null}", "fp8: 8, fp4: 16}") + "    gemm_plateau: {fp4: 0.4}\n");
+  const GpuCatalog with_fp4 = GpuCatalog::load(fp4.str());
+  ASSERT_TRUE(with_fp4.find("TOY")->gemm_plateau_fp4.has_value());
+  EXPECT_DOUBLE_EQ(*with_fp4.find("TOY")->gemm_plateau_fp4, 0.4);
+  EXPECT_FALSE(with_fp4.find("TOY")->gemm_plateau_fp8.has_value());
 }
 
 TEST(GpuCatalogLoad, BadGemmPlateauNamesTheKey) {
   expect_error("gpus:" + kEntry + "    gemm_plateau: {bf16: 1.2}\n", {"TOY", "gemm_plateau.bf16", "(0, 1]"});
   expect_error("gpus:" + kEntry + "    gemm_plateau: {bf16: 0}\n", {"TOY", "gemm_plateau.bf16"});
   expect_error("gpus:" + kEntry + "    gemm_plateau: {fp8: 0.5}\n", {"TOY", "gemm_plateau.fp8", "no FP8"});
+  expect_error("gpus:" + kEntry + "    gemm_plateau: {fp4: 0.5}\n", {"TOY", "gemm_plateau.fp4", "no FP4"});
   expect_error("gpus:" + kEntry + "    gemm_plateau: {bf61: 0.5}\n", {"TOY", "gemm_plateau.bf61", "did you mean"});
   expect_error("gpus:" + kEntry + "    gemm_plateau: 0.7\n", {"TOY", "gemm_plateau", "mapping"});
 }

@@ -17,10 +17,14 @@ TEST(AcceptedMeansUsed, IterationsOtherThanOneAreRefused) {
                         "one steady-state iteration", "got 10", "remove the key or set 1");
 }
 
-// The spec's fp4 precision has no model yet: refused with that reason, not as an unknown value.
-TEST(AcceptedMeansUsed, Fp4PrecisionIsRefusedAsNotYetModelled) {
+// The spec's fp4 precision is Transformer Engine's NVFP4 recipe: accepted on NVIDIA Blackwell, refused elsewhere
+// with the reason and what the GPU supports instead.
+TEST(AcceptedMeansUsed, Fp4PrecisionNeedsNvidiaBlackwell) {
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.precision", "fp4"), "training.precision",
-                        "fp4 (NVFP4 / MXFP4 GEMMs) is not modelled yet", "use fp8");
+                        "H100-SXM does not support fp4", "NVIDIA Blackwell", "it supports bf16, fp16, fp8");
+  const Scenario b200 =
+      parse_scenario(edit(edit(kValidScenario, "training.precision", "fp4"), "cluster.gpu", "B200"), "test.yaml");
+  EXPECT_EQ(b200.training.precision, Precision::FP4);
 }
 
 // simulation.threads sets the threads that build a run's communicators (0, the spec's default: all cores); a count

@@ -124,7 +124,7 @@ TEST(ValueTypes, NegativeWhereZeroIsFine) {
 
 TEST(ValueTypes, EnumsListTheAllowedValues) {
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.precision", "bf32"), "training.precision",
-                        "expected one of bf16 | fp16 | fp8 | fp32, got 'bf32'");
+                        "expected one of bf16 | fp16 | fp8 | fp4 | fp32, got 'bf32'");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "simulation.network_model", "packets"), "simulation.network_model",
                         "analytical | flow | packet", "did you mean packet?");
   EXPECT_SCENARIO_ERROR(edit(kValidScenario, "parallelism.framework", "jax"), "parallelism.framework",
