@@ -57,6 +57,11 @@ struct TrainingSpec {
   // grad_reduce_in_fp32 = False as its performance recipes set it; FSDP's MixedPrecision reduce_dtype = bf16):
   // the data-parallel reduction moves half the bytes, Megatron's gradient buffer is half the size.
   bool grad_reduce_in_bf16 = false;
+  // Under fp4: the first and the last this many transformer layers keep BF16 linears (Megatron's
+  // --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16, which the NVFP4
+  // recipe uses to keep the most sensitive layers in BF16). MTP layers stay quantized, as in Megatron.
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
   int iterations = 1;
 };
 

@@ -105,6 +105,8 @@ TrainingSpec read_training(const Section& training) {
     t.optimizer = *o;
   training.read("cuda_graphs", t.cuda_graphs);
   training.read("grad_reduce_in_bf16", t.grad_reduce_in_bf16);
+  training.read("bf16_layers_at_start", t.bf16_layers_at_start, Bound::NonNegative);
+  training.read("bf16_layers_at_end", t.bf16_layers_at_end, Bound::NonNegative);
   // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first
   // parameter all-gather launched at zero_grad, as after a previous step), and every Megatron, FSDP and DeepSpeed
   // iteration ends in world-wide all-reduces (the rerun check, the gradient norm) that no rank passes early: the

@@ -354,6 +354,32 @@ void check_grad_reduce_dtype(const Scenario& s, const Checker& c) {
            "fsdp");
 }
 
+// Megatron's --first-last-layers-bf16 enters a quantization context per layer: its FP8 delayed scaling (trainsim's
+// fp8) refuses it ("Delayed scaling does not support first / last layer in BF16", transformer_config.py), bf16 and
+// fp16 have nothing to keep, and only Megatron has the flags. Keeping every layer in BF16 is training.precision bf16.
+void check_bf16_layers(const Scenario& s, const Checker& c) {
+  const TrainingSpec& t = s.training;
+  for (const auto& [key, n] : {std::pair<const char*, int>{"training.bf16_layers_at_start", t.bf16_layers_at_start},
+                               std::pair<const char*, int>{"training.bf16_layers_at_end", t.bf16_layers_at_end}}) {
+    if (n == 0) continue;
+    if (t.precision == Precision::FP8)
+      c.fail(key,
+             "Megatron's FP8 delayed scaling (training.precision fp8) does not support first / last layers in "
+             "BF16; the key applies to fp4");
+    else if (t.precision != Precision::FP4)
+      c.fail(key, std::string("keeps layers in BF16 under training.precision fp4; with ") + to_string(t.precision) +
+                      " there is no quantized layer to keep");
+    if (s.parallelism.framework != Framework::Megatron)
+      c.fail(key, "is Megatron's --first-last-layers-bf16; framework " +
+                      std::string(to_string(s.parallelism.framework)) + " has no such setting");
+  }
+  const int layers = s.model.num_layers;
+  if (t.bf16_layers_at_start + t.bf16_layers_at_end >= layers && t.bf16_layers_at_start + t.bf16_layers_at_end > 0)
+    c.fail(t.bf16_layers_at_end > 0 ? "training.bf16_layers_at_end" : "training.bf16_layers_at_start",
+           "bf16_layers_at_start " + str(t.bf16_layers_at_start) + " + bf16_layers_at_end " +
+               str(t.bf16_layers_at_end) + " keep all " + str(layers) + " layers in BF16; use training.precision bf16");
+}
+
 void check_sharding(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   if (p.pipeline == 1) return;
@@ -414,6 +440,7 @@ void validate_job(Scenario& s) {
   check_batch(s, c);
   check_precision(s, c);
   check_grad_reduce_dtype(s, c);
+  check_bf16_layers(s, c);
   check_optimizer(s, c);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);

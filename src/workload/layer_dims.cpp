@@ -93,6 +93,9 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.bias = m.add_bias_linear;
   d.layernorm = m.normalization == Normalization::LayerNorm;
   d.precision = sc.training.precision;
+  d.num_layers = m.num_layers;
+  d.bf16_until = sc.training.bf16_layers_at_start;
+  d.bf16_from = m.num_layers - sc.training.bf16_layers_at_end;
   d.vocab_padded = padded_vocab_size(m.vocab_size, p.tensor);
   d.T = d.s / d.c * d.b;
   d.rows = d.sp ? d.T / d.t : d.T;

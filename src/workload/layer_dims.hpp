@@ -66,6 +66,9 @@ struct LayerDims {
   bool bias = true;
   bool layernorm = true;
   Precision precision = Precision::BF16;
+  // Global layers whose linears keep BF16 under a quantized recipe (training.bf16_layers_at_start / _at_end):
+  // [0, bf16_until) and [bf16_from, num_layers). MTP layers (>= num_layers) stay quantized.
+  int bf16_until = 0, bf16_from = 0, num_layers = 0;
   std::int64_t T = 0;           // s/c * b
   std::int64_t rows = 0;        // residual-stream rows on this rank: T/t with SP, T without
   std::int64_t qkv_out = 0;     // (a + 2g) * d / t

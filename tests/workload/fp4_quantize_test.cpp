@@ -130,6 +130,31 @@ TEST(Nvfp4Quantize, Fp8HasNoNvfp4Kernels) {
   for (const auto& [name, seen] : ops) EXPECT_NE(name.rfind("fp4.", 0), 0u) << name;
 }
 
+// training.bf16_layers_at_start / _at_end (Megatron's --first-last-layers-bf16): those layers' linears run BF16 with
+// no quantization kernels; the others stay NVFP4. Layer 0 is the first, layer 1 the last of the two.
+TEST(Nvfp4Quantize, FirstAndLastLayersKeptInBf16) {
+  const auto layer_dtypes = [](const Workload& wl, const std::string& name) {
+    std::map<int, Precision> out;
+    for (const Op& op : wl.ranks[0].ops)
+      if (op.type == Op::Type::Compute && wl.names[op.name] == name) out[op.layer] = wl.kernels[op.desc].dtype;
+    return out;
+  };
+  const auto quantize_layers = [](const Workload& wl) {
+    std::map<int, int> out;
+    for (const Op& op : wl.ranks[0].ops)
+      if (op.type == Op::Type::Compute && wl.names[op.name].rfind("fp4.", 0) == 0) out[op.layer] += 1;
+    return out;
+  };
+  const Workload start = generate_workload(fp4_scenario("fp4", "B200", {"training.bf16_layers_at_start=1"}), {});
+  EXPECT_EQ(layer_dtypes(start, "fc1"), (std::map<int, Precision>{{0, Precision::BF16}, {1, Precision::FP4}}));
+  EXPECT_EQ(layer_dtypes(start, "qkv.wgrad"), (std::map<int, Precision>{{0, Precision::BF16}, {1, Precision::FP4}}));
+  EXPECT_EQ(quantize_layers(start).count(0), 0u);
+  EXPECT_GT(quantize_layers(start).at(1), 0);
+  const Workload end = generate_workload(fp4_scenario("fp4", "B200", {"training.bf16_layers_at_end=1"}), {});
+  EXPECT_EQ(layer_dtypes(end, "fc2.dgrad"), (std::map<int, Precision>{{0, Precision::FP4}, {1, Precision::BF16}}));
+  EXPECT_EQ(quantize_layers(end).count(1), 0u);
+}
+
 // fp4 is TE's NVFP4 recipe: NVIDIA Blackwell only. Each refusal names training.precision and says why.
 TEST(Nvfp4Quantize, RefusedOffNvidiaBlackwellNamingTheKey) {
   const auto message = [](const std::string& gpu, const std::vector<std::string>& overrides = {}) {
@@ -146,6 +171,27 @@ TEST(Nvfp4Quantize, RefusedOffNvidiaBlackwellNamingTheKey) {
   EXPECT_NE(amd.find("training.precision"), std::string::npos) << amd;
   EXPECT_NE(amd.find("NVIDIA Blackwell only"), std::string::npos) << amd;
   for (const char* gpu : {"B200", "GB200", "B300", "GB300"}) EXPECT_EQ(message(gpu), "") << gpu;
+}
+
+// The BF16-layer keys act under fp4 and Megatron only; each refusal names its key and says why.
+TEST(Nvfp4Quantize, Bf16LayerKeysAreRefusedWhereTheyCannotAct) {
+  const auto message = [](const std::string& precision, const std::vector<std::string>& overrides) {
+    try {
+      fp4_scenario(precision, precision == "fp4" ? "B200" : "H100-SXM", overrides);
+    } catch (const Error& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  const std::string fp8 = message("fp8", {"training.bf16_layers_at_start=1"});
+  EXPECT_NE(fp8.find("training.bf16_layers_at_start"), std::string::npos) << fp8;
+  EXPECT_NE(fp8.find("delayed scaling"), std::string::npos) << fp8;
+  const std::string bf16 = message("bf16", {"training.bf16_layers_at_end=1"});
+  EXPECT_NE(bf16.find("training.bf16_layers_at_end"), std::string::npos) << bf16;
+  const std::string all = message("fp4", {"training.bf16_layers_at_start=1", "training.bf16_layers_at_end=1"});
+  EXPECT_NE(all.find("keep all 2 layers in BF16"), std::string::npos) << all;
+  const std::string fsdp = message("fp4", {"training.bf16_layers_at_start=1", "parallelism.framework=fsdp"});
+  EXPECT_NE(fsdp.find("framework fsdp"), std::string::npos) << fsdp;
+  const std::string negative = message("fp4", {"training.bf16_layers_at_end=-1"});
+  EXPECT_NE(negative.find("training.bf16_layers_at_end"), std::string::npos) << negative;
 }
 
 }  // namespace nvfp4_quantize_test
