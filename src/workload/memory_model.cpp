@@ -142,13 +142,28 @@ RankParams params_on_stage(const Scenario& s, int stage, const std::vector<int>&
 //   softmax (5as^2b): scores (2) + dropout mask (1) + dropout output (2)
 // Generalised here: Q is 2q and K, V are 2kv each (GQA); the MLP activation input is 2*F (4*F when gated) and its
 // output 2F; dropout masks exist only when the model trains with dropout (trains_with_dropout below),
-// so without dropout the softmax keeps only its 2 bytes.
+// so without dropout the softmax keeps only its 2 bytes. Under Transformer Engine's FP8 or NVFP4 the linears' saved
+// inputs (QKV, fc1, fc2 and the projection's) are their quantized copies (linear_saved_input_bytes).
 // Dropout (and so its 1-byte masks) is on for GPT models trained with Megatron or Megatron-DeepSpeed, whose default
 // hidden/attention dropout is 0.1 (megatron/training/arguments.py, Korthikanti's setup). Llama-family recipes
 // set it to 0, and the FSDP stacks we model (llm-foundry MPT: MPTConfig's attn/resid/emb pdrop default 0.0)
 // train without it.
 bool trains_with_dropout(const Scenario& s) {
   return s.model.family == "gpt" && s.parallelism.framework != Framework::FSDP;
+}
+
+// Bytes per element of the input a linear layer keeps for its wgrad. Transformer Engine's linears (Megatron-Core's
+// layers) keep the quantized column-wise copy they made for the GEMM, not the BF16 input (transformer_engine/pytorch/
+// module/linear.py: update_usage(rowwise_usage=False, columnwise_usage=True), saved_inputmat = inputmat): 1 B under
+// FP8, 0.5625 B under NVFP4 (4-bit value + one E4M3 scale per 16). Other stacks' FP8 (torchao's Float8Linear saves
+// input_hp) and every unquantized recipe keep 2 B.
+double linear_saved_input_bytes(const Scenario& s) {
+  if (s.parallelism.framework != Framework::Megatron) return 2;
+  switch (s.training.precision) {
+    case Precision::FP8: return 1;
+    case Precision::FP4: return 0.5 + 1.0 / 16.0;
+    default: return 2;
+  }
 }
 
 struct LayerActivation {
@@ -175,7 +190,8 @@ double moe_routed_bytes_per_token(const Scenario& s) {
   const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
   const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
   const double gated = m.gated_mlp ? 2 : 1;
-  const double per_routed_token = 2 * h * expert_tensor(par) + 2 * gated * fe + 2 * fe;
+  const double lin = linear_saved_input_bytes(s);  // the experts' fc1 and fc2 inputs
+  const double per_routed_token = lin * h * expert_tensor(par) + 2 * gated * fe + lin * fe;
   return (k * per_routed_token + 5.0 * m.moe.num_experts) / t_sp;
 }
 
@@ -222,7 +238,8 @@ void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& ac
   const double h = static_cast<double>(m.hidden_size);
   const double a = m.num_attention_heads;
   const bool moe = is_moe_layer(m, layer);
-  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + 2 * f; };
+  const double lin = linear_saved_input_bytes(s);
+  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + lin * f; };
   if (r.mla_up_proj && m.mla) {
     const MlaSpec& x = *m.mla;
     const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim),
@@ -230,11 +247,11 @@ void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& ac
     act.sharded -= 2 * a * qk * 2 + 2 * a * v;
   }
   if (r.layernorm) {
-    if (m.mla) act.replicated -= 2 * h;  // input norm output (the down-projections' input)
-    if (moe) act.replicated -= 2 * h;    // pre-MLP norm output (router / dispatcher / shared-expert input)
+    if (m.mla) act.replicated -= lin * h;  // input norm output (the down-projections' input)
+    if (moe) act.replicated -= 2 * h;      // pre-MLP norm output (router / dispatcher / shared-expert input)
   }
   if (!moe && r.mlp) {
-    act.replicated -= 2 * h;
+    act.replicated -= lin * h;
     act.sharded -= mlp_inner(static_cast<double>(m.ffn_hidden_size));
   }
   if (moe) {
@@ -248,7 +265,7 @@ void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& ac
         const ParallelSpec& par = s.parallelism;
         const double t_sp = par.sequence_parallel && par.tensor > 1 ? par.tensor : 1;
         const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
-        act.routed -= k * 2 * static_cast<double>(m.moe.expert_ffn_hidden_size) / t_sp;
+        act.routed -= k * lin * static_cast<double>(m.moe.expert_ffn_hidden_size) / t_sp;
       }
     }
   }
@@ -261,9 +278,15 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   const double seq = static_cast<double>(m.seq_length);
   const bool dropout = trains_with_dropout(s);
   const double mask = dropout ? 1 : 0;
+  // A linear's saved input: BF16, or Transformer Engine's quantized copy (linear_saved_input_bytes).
+  const double lin = linear_saved_input_bytes(s);
+  // The projection's input, per element. Unquantized, fused attention's output O (kept for its backward) and the
+  // projection's saved input are one BF16 tensor; quantized, the projection keeps its own copy beside O (fused
+  // attention) or alone (unfused attention keeps its probabilities and V instead).
+  const double proj_input = lin < 2 ? (s.training.flash_attention ? 2 + lin : lin) : 2;
   LayerActivation act;
   // Attention block: norm input + QKV input + dropout mask after the projection.
-  act.replicated += 2 * h + 2 * h + mask * h;
+  act.replicated += 2 * h + lin * h + mask * h;
   if (m.mla) {
     const MlaSpec& x = *m.mla;
     const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim),
@@ -271,16 +294,18 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
     // Compressed latents come from the (replicated) down-projections: q latent, kv latent + shared rope key.
     act.replicated +=
         2 * static_cast<double>(x.q_lora_rank) + 2 * static_cast<double>(x.kv_lora_rank + x.qk_rope_head_dim);
-    act.sharded += 2 * a * qk * 2 + 2 * a * v + 2 * a * v;  // Q, K, V, projection input
+    act.sharded += 2 * a * qk * 2 + 2 * a * v + proj_input * a * v;  // Q, K, V, projection input
   } else {
     const double q = a * static_cast<double>(head_dim(m));
     const double kv = kv_heads(m) * static_cast<double>(head_dim(m));
-    act.sharded += 2 * q + 2 * kv + 2 * kv + 2 * q;  // Q, K, V, projection input
+    act.sharded += 2 * q + 2 * kv + 2 * kv + proj_input * q;  // Q, K, V, projection input
   }
   act.softmax = (dropout ? 5 : 2) * a * seq;  // per query token: one row of a x s scores (Korthikanti 5as/h term)
-  // MLP block: norm input + fc1 input + dropout mask after fc2.
-  act.replicated += 2 * h + 2 * h + mask * h;
-  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + 2 * f; };  // activation input + output
+  // MLP block: norm input + fc1 input (an MoE layer's router, a BF16 linear, keeps it in BF16) + dropout mask after
+  // fc2.
+  act.replicated += 2 * h + (is_moe_layer(m, layer) ? 2 : lin) * h + mask * h;
+  // Activation input (BF16, kept by the activation function) + output (fc2's saved input).
+  auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + lin * f; };
   if (!is_moe_layer(m, layer)) {
     act.sharded += mlp_inner(static_cast<double>(m.ffn_hidden_size));
   } else {

@@ -78,12 +78,15 @@ TEST(MemoryModel, ZeroStageZeroKeepsFullOptimizer) {
 class KorthikantiPerLayer : public ::testing::Test {
  protected:
   static constexpr double s = 2048, b = 2, h = 1024, a = 16;
-  double one_layer_gib(int t, bool sp, bool flash, RecomputeGranularity rc = RecomputeGranularity::None) {
+  double one_layer_gib(int t, bool sp, bool flash, RecomputeGranularity rc = RecomputeGranularity::None,
+                       Precision precision = Precision::BF16, Framework framework = Framework::Megatron) {
     auto run = [&](int layers) {
       Scenario sc = memory_scenario(gpt(layers, 1024, 16, 2048), t, 1, 1, 2, 2);
       sc.parallelism.sequence_parallel = sp;
+      sc.parallelism.framework = framework;
       sc.training.flash_attention = flash;
       sc.training.recompute = rc;
+      sc.training.precision = precision;
       return estimate_memory(sc)[0].activations_gib;
     };
     return run(3) - run(2);
@@ -105,6 +108,23 @@ TEST_F(KorthikantiPerLayer, TensorParallelWithoutSequenceParallel) {
 TEST_F(KorthikantiPerLayer, FlashAttentionAndSelectiveRecomputeDropTheSoftmaxTerm) {
   EXPECT_NEAR(one_layer_gib(1, false, true), gib(s * b * h * 34), 1e-9);
   EXPECT_NEAR(one_layer_gib(1, false, false, RecomputeGranularity::Selective), gib(s * b * h * 34), 1e-9);
+}
+
+// Transformer Engine's linears keep the quantized copy of their input for wgrad (1 B under FP8, 0.5625 B under
+// NVFP4) instead of the BF16 tensor: QKV input 2 -> q, fc1 input 2 -> q, fc2 input 8 -> 4q (its 4h GELU output); the
+// projection keeps q beside the BF16 attention output O that fused attention keeps for itself (2 -> 2 + q). The norm
+// inputs, Q, K, V, the GELU input and the dropout masks stay. Per layer, flash, no parallelism:
+//   34 - 1 - 1 - 4 + 1 = 29 sbh (FP8);  34 - 6 * 1.4375 + 0.5625 = 25.9375 sbh (NVFP4).
+TEST_F(KorthikantiPerLayer, TransformerEngineKeepsQuantizedLinearInputs) {
+  EXPECT_NEAR(one_layer_gib(1, false, true, RecomputeGranularity::None, Precision::FP8), gib(s * b * h * 29), 1e-9);
+  EXPECT_NEAR(one_layer_gib(1, false, true, RecomputeGranularity::None, Precision::FP4), gib(s * b * h * 25.9375),
+              1e-9);
+  // Unfused attention keeps no O: the projection's quantized copy is its only input (34 - 7 = 27 sbh + softmax).
+  EXPECT_NEAR(one_layer_gib(1, false, false, RecomputeGranularity::None, Precision::FP8),
+              gib(s * b * h * (27 + 5 * a * s / h)), 1e-9);
+  // torchao's Float8Linear (the FSDP stacks) saves the BF16 input: FP8 keeps what BF16 keeps there.
+  EXPECT_NEAR(one_layer_gib(1, false, true, RecomputeGranularity::None, Precision::FP8, Framework::FSDP),
+              one_layer_gib(1, false, true, RecomputeGranularity::None, Precision::BF16, Framework::FSDP), 1e-9);
 }
 
 // Full recompute keeps only each layer's input, 2sbh (2sbh/t with SP).
