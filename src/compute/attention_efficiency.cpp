@@ -100,7 +100,9 @@ FwdBwdFractions hopper_fractions(AttentionKernel kernel, double seq, double hd, 
   switch (kernel) {
     case AttentionKernel::Flash1: return from_combined(rl::kHopperFa1FwdBwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
     case AttentionKernel::Flash2: return hopper_fa2_fractions(seq, hd, causal);
-    case AttentionKernel::Flash3: return from_forward(rl::kHopperFa3Fwd, peak, rl::kFa3BwdOverFwd, seq, hd, causal);
+    case AttentionKernel::Flash3:
+    case AttentionKernel::Flash4:  // Blackwell only (attention_kernel_problem): FA3's table, scaled there
+      return from_forward(rl::kHopperFa3Fwd, peak, rl::kFa3BwdOverFwd, seq, hd, causal);
     case AttentionKernel::Triton: return from_forward(rl::kHopperTritonFwd, peak, rl::kFa2BwdOverFwd, seq, hd, causal);
     case AttentionKernel::Auto:
     case AttentionKernel::Cudnn: break;
@@ -122,7 +124,12 @@ FwdBwdFractions split_combined_attention(double combined_fraction, double bwd_ov
 std::optional<std::string> attention_kernel_problem(ArchFamily arch, AttentionKernel kernel) {
   const bool amd = arch == ArchFamily::Cdna2 || arch == ArchFamily::Cdna3;
   if (kernel == AttentionKernel::Flash3 && arch != ArchFamily::Hopper)
-    return fmt::format("flash3 (FlashAttention-3) runs on Hopper GPUs only; this GPU is {}", to_string(arch));
+    return fmt::format("flash3 (FlashAttention-3) runs on Hopper GPUs only; this GPU is {}{}", to_string(arch),
+                       arch == ArchFamily::Blackwell ? " (its FlashAttention is flash4)" : "");
+  // FlashAttention-4 is priced from its one public measurement, FA4 on B200 against FA3 on H200: Blackwell only.
+  if (kernel == AttentionKernel::Flash4 && arch != ArchFamily::Blackwell)
+    return fmt::format("flash4 (FlashAttention-4) is modelled on Blackwell GPUs only; this GPU is {}{}",
+                       to_string(arch), arch == ArchFamily::Hopper ? " (use flash3)" : "");
   if (amd && (kernel == AttentionKernel::Cudnn || kernel == AttentionKernel::Flash1))
     return fmt::format("{} has no AMD kernels; use auto, flash2 or triton on {}", to_string(kernel), to_string(arch));
   return std::nullopt;

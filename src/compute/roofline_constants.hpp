@@ -240,7 +240,8 @@ inline constexpr double kAttnShortSeqFloorShare = 0.25;
 // at 32K against a 2.28x peak ratio (ml-engineering) => fraction of peak is
 // 1.88/2.28 = 0.82 and 1.95/2.28 = 0.86 of Hopper's [derived]; mean 0.84. Independent check: the
 // attention bucket of Llama-3.1-8B at 8K runs at 45% MFU on H200 vs 37% on B200 (ratio 0.82,
-// ml-engineering insights/when-to-upgrade-gpus).
+// ml-engineering insights/when-to-upgrade-gpus). Blackwell's kernels are Hopper's tables of the same kernel times
+// this; training.attention_kernel flash4 (FlashAttention-4) takes FA3's, the pair the ratio was measured on.
 inline constexpr double kBlackwellAttnScaleVsHopper = 0.84;
 
 // FP8 attention (not used by Megatron's default FP8 recipe, which keeps attention in BF16): FA3 FP8

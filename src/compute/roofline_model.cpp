@@ -183,7 +183,8 @@ double slowest_gpu_factor(std::int64_t gpus) {
 
 CalibrationClock attention_calibration_clock(ArchFamily arch, AttentionKernel kernel) {
   const bool fa3_paper_tables = kernel == AttentionKernel::Auto || kernel == AttentionKernel::Cudnn ||
-                                kernel == AttentionKernel::Flash3 || kernel == AttentionKernel::Triton;
+                                kernel == AttentionKernel::Flash3 || kernel == AttentionKernel::Flash4 ||
+                                kernel == AttentionKernel::Triton;
   return (arch == ArchFamily::Hopper || arch == ArchFamily::Blackwell) && fa3_paper_tables
              ? CalibrationClock::LockedAtPeakBasis
              : CalibrationClock::ShortRun;

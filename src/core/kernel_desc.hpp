@@ -46,7 +46,7 @@ struct KernelDesc {
 const char* to_string(KernelKind k);
 
 // The fused-attention implementation a job ran (training.attention_kernel): auto = the generation's usual one.
-enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Triton, Cudnn };
+enum class AttentionKernel { Auto, Flash1, Flash2, Flash3, Flash4, Triton, Cudnn };
 const char* to_string(AttentionKernel k);  // as the scenario spells it: "flash2", ...
 
 // The fused-attention kinds (forward and backward), keyed and priced by shape and mask.

@@ -56,6 +56,7 @@ const char* to_string(AttentionKernel k) {
     case AttentionKernel::Flash1: return "flash1";
     case AttentionKernel::Flash2: return "flash2";
     case AttentionKernel::Flash3: return "flash3";
+    case AttentionKernel::Flash4: return "flash4";
     case AttentionKernel::Triton: return "triton";
     case AttentionKernel::Cudnn: return "cudnn";
   }

@@ -53,7 +53,7 @@ constexpr ScenarioKey kKeys[] = {
   {"training.recompute_num_layers", "int or list", "null", "layers", ">= 0", "with full: layers per stage recomputed (null = all); a list gives one per stage"},
   {"training.recompute_modules", "list", "null", "", "core_attn, mlp, moe_act, moe, shared_experts, layernorm, mla_up_proj, torchtitan_op", "with selective: Megatron's --recompute-modules, or [torchtitan_op] (torchtitan's per-op selective checkpointing, framework fsdp); null = [core_attn]"},
   {"training.flash_attention", "bool", "true", "", "", "fused attention kernel instead of the unfused softmax path"},
-  {"training.attention_kernel", "choice", "auto", "", "auto | flash1 | flash2 | flash3 | triton | cudnn", "the attention kernel the job ran (auto: FA2 on Ampere, cuDNN on Hopper and later)"},
+  {"training.attention_kernel", "choice", "auto", "", "auto | flash1 | flash2 | flash3 | flash4 | triton | cudnn", "the attention kernel the job ran (auto: FA2 on Ampere, cuDNN on Hopper and later; flash3 Hopper only, flash4 Blackwell only)"},
   {"training.cuda_graphs", "bool", "false", "", "", "each layer's forward and backward replayed as CUDA graphs: one host launch per layer and micro-batch"},
   {"training.bf16_layers_at_start", "integer", "0", "layers", ">= 0", "under fp4: the first N transformer layers keep BF16 linears (Megatron --first-last-layers-bf16 --num-layers-at-start-in-bf16 N)"},
   {"training.bf16_layers_at_end", "integer", "0", "layers", ">= 0", "under fp4: the last N transformer layers keep BF16 linears (Megatron --first-last-layers-bf16 --num-layers-at-end-in-bf16 N); MTP layers stay NVFP4"},

@@ -94,6 +94,7 @@ TrainingSpec read_training(const Section& training) {
                                                                      {"flash1", AttentionKernel::Flash1},
                                                                      {"flash2", AttentionKernel::Flash2},
                                                                      {"flash3", AttentionKernel::Flash3},
+                                                                     {"flash4", AttentionKernel::Flash4},
                                                                      {"triton", AttentionKernel::Triton},
                                                                      {"cudnn", AttentionKernel::Cudnn}}))
     t.attention_kernel = *k;

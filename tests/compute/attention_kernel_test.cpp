@@ -91,6 +91,30 @@ TEST(AttentionKernel, RefusesKernelsTheGpuCannotRun) {
   EXPECT_THROW(
       flash_attention_fraction(ArchFamily::Blackwell, Precision::BF16, false, 4096, 128, true, AttentionKernel::Flash3),
       Error);
+  // FlashAttention-4 is priced on Blackwell only, and Hopper is pointed at FA3.
+  const auto hopper_fa4 = attention_kernel_problem(ArchFamily::Hopper, AttentionKernel::Flash4);
+  ASSERT_TRUE(hopper_fa4.has_value());
+  EXPECT_NE(hopper_fa4->find("use flash3"), std::string::npos) << *hopper_fa4;
+  EXPECT_TRUE(attention_kernel_problem(ArchFamily::Ampere, AttentionKernel::Flash4).has_value());
+  EXPECT_FALSE(attention_kernel_problem(ArchFamily::Blackwell, AttentionKernel::Flash4).has_value());
+}
+
+// FA4 on B200 against FA3 on H200 (ml-engineering, insights/when-to-upgrade-gpus, bench_flash_attn.py: the 8B attention
+// shape, causal, fwd+bwd): 1.88x at 8K and 1.95x at 32K on a 2.28x peak ratio. flash4 on Blackwell is FA3's Hopper
+// table scaled by the ratio's mean share (kBlackwellAttnScaleVsHopper), so its fraction of the B200 peak against FA3's
+// of the H100 peak reproduces both within 3%.
+TEST(AttentionKernel, Flash4OnBlackwellKeepsFa3sShareOfThePeakRatio) {
+  for (const auto& [seq, speedup] : {std::pair<double, double>{8192, 1.88}, std::pair<double, double>{32768, 1.95}}) {
+    const auto share = [&](ArchFamily arch, AttentionKernel k) {
+      // fwd + bwd time per FLOP unit: 1/fwd + 2.5/bwd, as the FlashAttention papers count.
+      const double fwd = flash_attention_fraction(arch, Precision::BF16, false, seq, 128, true, k);
+      const double bwd = flash_attention_fraction(arch, Precision::BF16, true, seq, 128, true, k);
+      return 3.5 / (1.0 / fwd + 2.5 / bwd);
+    };
+    const double ratio =
+        share(ArchFamily::Blackwell, AttentionKernel::Flash4) / share(ArchFamily::Hopper, AttentionKernel::Flash3);
+    EXPECT_NEAR(ratio * 2250.0 / 989.0 / speedup, 1.0, 0.03) << seq;
+  }
 }
 
 }  // namespace

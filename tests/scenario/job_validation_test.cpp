@@ -67,7 +67,7 @@ TEST(JobValidation, AttentionKernel) {
   const std::string fa1 = edit(kValidScenario, "training.attention_kernel", "flash1");
   EXPECT_EQ(parse_scenario(fa1, "test.yaml").training.attention_kernel, AttentionKernel::Flash1);
   EXPECT_EQ(parse_scenario(kValidScenario, "test.yaml").training.attention_kernel, AttentionKernel::Auto);
-  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.attention_kernel", "flash4"), "training.attention_kernel",
+  EXPECT_SCENARIO_ERROR(edit(kValidScenario, "training.attention_kernel", "flash5"), "training.attention_kernel",
                         "flash2");
   // A fused kernel with unfused attention is a contradiction, not a silent choice.
   EXPECT_SCENARIO_ERROR(edit(fa1, "training.flash_attention", "false"), "training.attention_kernel",
