@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace nvfp4_quantize_test {  // named: the unity build joins this file with fp8_quantize_test.cpp
@@ -20,53 +21,11 @@ constexpr double kAmaxBytes = 2.0, kQuantizeBytes = 2.0 + 2.0 * (0.5 + 1.0 / 16.
 
 Scenario fp4_scenario(const std::string& precision, const std::string& gpu = "B200",
                       const std::vector<std::string>& overrides = {}) {
-  const std::string yaml = R"(
-model:
-  family: gpt
-  num_layers: 2
-  hidden_size: 512
-  num_attention_heads: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-  precision: )" + precision +
-                           R"(
-parallelism:
-  tensor: 1
-  pipeline: 1
-cluster:
-  gpu: )" + gpu + R"(
-  num_gpus: 8
-  gpus_per_node: 8
-)";
-  return parse_scenario(yaml, "fp4.yaml", overrides);
+  return test::small_gpt_scenario(precision, gpu, overrides);
 }
 
-struct Seen {
-  int count = 0;
-  double bytes = 0;
-};
-
-std::map<std::string, Seen> ops_by_name(const Workload& wl) {
-  std::map<std::string, Seen> out;
-  for (const Op& op : wl.ranks[0].ops) {
-    if (op.type != Op::Type::Compute) continue;
-    Seen& s = out[wl.names[op.name]];
-    s.count += 1;
-    s.bytes = wl.kernels[op.desc].bytes;
-  }
-  return out;
-}
-
-Precision op_dtype(const Workload& wl, const std::string& name) {
-  for (const Op& op : wl.ranks[0].ops)
-    if (op.type == Op::Type::Compute && wl.names[op.name] == name) return wl.kernels[op.desc].dtype;
-  ADD_FAILURE() << "no op " << name;
-  return Precision::FP32;
-}
+std::map<std::string, test::SeenOps> ops_by_name(const Workload& wl) { return test::compute_ops_by_name(wl); }
+Precision op_dtype(const Workload& wl, const std::string& name) { return test::compute_op_dtype(wl, name); }
 
 TEST(Nvfp4Quantize, AmaxAndQuantizeBeforeFpropAndDgradOnly) {
   const Scenario s = fp4_scenario("fp4");

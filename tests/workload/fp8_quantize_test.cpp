@@ -9,6 +9,7 @@
 
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
+#include "workload_test_support.hpp"
 
 namespace trainsim {
 namespace {
@@ -17,54 +18,11 @@ constexpr int kHidden = 512, kFfn = 2048, kSeq = 1024, kMicro = 2, kLayers = 2;
 
 Scenario fp8_scenario(const std::string& precision, const std::string& model_extra = "",
                       const std::vector<std::string>& overrides = {}) {
-  const std::string yaml = R"(
-model:
-)" + model_extra + R"(  family: gpt
-  num_layers: 2
-  hidden_size: 512
-  num_attention_heads: 8
-  ffn_hidden_size: 2048
-  vocab_size: 1024
-  seq_length: 1024
-training:
-  global_batch_size: 16
-  micro_batch_size: 1
-  precision: )" + precision +
-                           R"(
-parallelism:
-  tensor: 1
-  pipeline: 1
-cluster:
-  gpu: H100-SXM
-  num_gpus: 8
-  gpus_per_node: 8
-)";
-  return parse_scenario(yaml, "fp8.yaml", overrides);
+  return test::small_gpt_scenario(precision, "H100-SXM", overrides, model_extra);
 }
 
-struct Seen {
-  int count = 0;
-  double bytes = 0;
-};
-
-// Compute ops of rank 0 by name: how many, and the bytes of the last one.
-std::map<std::string, Seen> ops_by_name(const Workload& wl) {
-  std::map<std::string, Seen> out;
-  for (const Op& op : wl.ranks[0].ops) {
-    if (op.type != Op::Type::Compute) continue;
-    Seen& s = out[wl.names[op.name]];
-    s.count += 1;
-    s.bytes = wl.kernels[op.desc].bytes;
-  }
-  return out;
-}
-
-Precision gemm_dtype(const Workload& wl, const std::string& name) {
-  for (const Op& op : wl.ranks[0].ops)
-    if (op.type == Op::Type::Compute && wl.names[op.name] == name) return wl.kernels[op.desc].dtype;
-  ADD_FAILURE() << "no op " << name;
-  return Precision::FP32;
-}
+std::map<std::string, test::SeenOps> ops_by_name(const Workload& wl) { return test::compute_ops_by_name(wl); }
+Precision gemm_dtype(const Workload& wl, const std::string& name) { return test::compute_op_dtype(wl, name); }
 
 }  // namespace
 
