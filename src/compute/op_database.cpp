@@ -306,6 +306,7 @@ std::optional<OpLookup> OpDatabase::lookup(const std::string& gpu, const KernelD
   // The database has no window column: a sliding-window attention is never one of its rows (the caller's fallback
   // prices it).
   if (k.window > 0) return std::nullopt;
+  if (k.block_scaled) return std::nullopt;  // no scaling column either: an MXFP8 GEMM is priced by the fallback
   const double work = op_work(k);
   if (!(work > 0) || !std::isfinite(work)) return std::nullopt;
   const auto group = groups_.find(GroupKey{gpu, k.kind, k.dtype, group_causal(k.kind, k.causal)});

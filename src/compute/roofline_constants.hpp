@@ -52,6 +52,10 @@ inline constexpr double kPlateauBlackwellFp8 = 0.73;
 // Ultra (B300, GB300) raised the FP4 peak 1.5x over the same memory system and measures a lower share: its own
 // plateau is in data/gpus.yaml.
 inline constexpr double kPlateauBlackwellFp4 = 0.70;
+// An MXFP8 GEMM (E8M0 scale per 32 elements) against a tensor-scaled FP8 one: Transformer Engine's B300 layer
+// benchmark, pre-quantized (GEMM kernels only), 6.812 ms per layer tensor-scaled (current) vs 7.161 ms MXFP8 => 0.951
+// (TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst).
+inline constexpr double kMxfp8GemmShareOfTensorScaled = 0.951;
 // MI300X BF16: 708 TF = 54% (AMD MAF blog part 2, hipBLASLt), 668.4 = 51.4% (ml-engineering),
 // 758.3 = 58% (mag-/gpu_benchmark): mid value 0.55. FP8: 1273 TF = 49% of 2615 (AMD MAF blog), measured on
 // "trig_float" inputs; a training step's tensors switch like random data, and AMD's randn re-measurement of the MAF

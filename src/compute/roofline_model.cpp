@@ -219,7 +219,8 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
     if (k.flops > 0) {
       const double peak = gpu.peak_tflops(k.dtype) * 1e12;
       b.efficiency =
-          gemm_efficiency(gemm_plateau(whole, arch, k.dtype), whole.sm_count, k.m, k.n, k.k, k.batch, gpu.sm_count);
+          gemm_efficiency(gemm_plateau(whole, arch, k.dtype), whole.sm_count, k.m, k.n, k.k, k.batch, gpu.sm_count) *
+          (k.block_scaled ? rl::kMxfp8GemmShareOfTensorScaled : 1.0);
       b.clock_factor = tensor_clock_factor(gpu, arch, CalibrationClock::ShortRun);
       b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
     }

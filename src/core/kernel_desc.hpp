@@ -34,6 +34,9 @@ struct KernelDesc {
   // Causal attention with a sliding window (model.sliding_window): each query sees at most this many keys, so the
   // kernel skips the tiles outside the band; 0 = the whole causal prefix.
   std::int64_t window = 0;
+  // An FP8 GEMM on MXFP8 operands (one E8M0 scale per 32 elements, training.fp8_recipe mxfp8): Blackwell's
+  // block-scaled GEMM, a little slower than the tensor-scaled one.
+  bool block_scaled = false;
   double flops = 0;  // total floating-point operations of the kernel
   double bytes = 0;  // HBM bytes read + written (lower bound, ideal caching)
   // FixedDuration: how long the kernel runs, in seconds (imported workload files state durations, not shapes).

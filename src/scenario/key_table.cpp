@@ -57,6 +57,7 @@ constexpr ScenarioKey kKeys[] = {
   {"training.cuda_graphs", "bool", "false", "", "", "each layer's forward and backward replayed as CUDA graphs: one host launch per layer and micro-batch"},
   {"training.bf16_layers_at_start", "integer", "0", "layers", ">= 0", "under fp4: the first N transformer layers keep BF16 linears (Megatron --first-last-layers-bf16 --num-layers-at-start-in-bf16 N)"},
   {"training.bf16_layers_at_end", "integer", "0", "layers", ">= 0", "under fp4: the last N transformer layers keep BF16 linears (Megatron --first-last-layers-bf16 --num-layers-at-end-in-bf16 N); MTP layers stay NVFP4"},
+  {"training.fp8_recipe", "choice", "delayed", "", "delayed | tensorwise | mxfp8", "with precision fp8: Transformer Engine's scaling recipe (Megatron --fp8-recipe): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (per-32 block scales, NVIDIA Blackwell)"},
   {"training.grad_reduce_in_bf16", "bool", "false", "", "", "gradients accumulated and reduced in bf16, not fp32 (Megatron --grad-reduce-in-bf16, NeMo performance recipes' grad_reduce_in_fp32 false, FSDP reduce_dtype bf16); needs precision bf16, fp8 or fp4"},
   {"training.fusion", "choice", "auto", "", "auto | eager | fused", "one kernel per PyTorch op, or fused kernels (auto: eager for fsdp; docs/compute-model.md)"},
   {"training.optimizer", "choice", "adam", "", "adam | lamb | sgd", "optimizer (states and step kernels)"},

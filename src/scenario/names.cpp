@@ -33,6 +33,15 @@ const char* to_string(Fusion f) {
   return "auto";
 }
 
+const char* to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::Delayed: return "delayed";
+    case Fp8Recipe::Tensorwise: return "tensorwise";
+    case Fp8Recipe::Mxfp8: return "mxfp8";
+  }
+  return "?";
+}
+
 bool eager_pytorch(const Scenario& s) {
   if (s.training.fusion != Fusion::Auto) return s.training.fusion == Fusion::Eager;
   return s.parallelism.framework == Framework::FSDP;

@@ -34,6 +34,11 @@ enum class MoeDispatcher { AllToAll, AllGather, Flex };
 // fused for megatron and deepspeed (Megatron-DeepSpeed builds Megatron's fused kernels).
 enum class Fusion { Auto, Eager, Fused };
 
+// How an FP8 recipe scales its tensors (training.fp8_recipe; Megatron's --fp8-recipe, Transformer Engine's recipes):
+// delayed = one scale per tensor from an amax history; tensorwise = one scale per tensor from the tensor's own amax
+// (TE's Float8CurrentScaling); mxfp8 = one E8M0 scale per 32 elements (Blackwell).
+enum class Fp8Recipe { Delayed, Tensorwise, Mxfp8 };
+
 struct TrainingSpec {
   std::int64_t global_batch_size = 0;  // sequences per iteration
   int micro_batch_size = 1;
@@ -48,6 +53,7 @@ struct TrainingSpec {
   bool flash_attention = true;
   AttentionKernel attention_kernel = AttentionKernel::Auto;  // with flash_attention
   Fusion fusion = Fusion::Auto;
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // with precision fp8
   Optimizer optimizer = Optimizer::Adam;
   // Each transformer layer's forward and backward replayed as CUDA graphs (Megatron's --enable-cuda-graph /
   // --cuda-graph-impl, Transformer Engine's make_graphed_callables, torch.compile's reduce-overhead): one host
@@ -287,6 +293,7 @@ struct FrameworkInfo {
 std::span<const FrameworkInfo> frameworks();
 const char* to_string(RecomputeGranularity r);
 const char* to_string(Fusion f);
+const char* to_string(Fp8Recipe r);
 // Whether the model runs as eager PyTorch (training.fusion, its auto resolved by parallelism.framework).
 bool eager_pytorch(const Scenario& s);
 

@@ -104,6 +104,10 @@ TrainingSpec read_training(const Section& training) {
   if (auto o = training.choice<Optimizer>(
           "optimizer", {{"adam", Optimizer::Adam}, {"lamb", Optimizer::Lamb}, {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
+  if (auto r = training.choice<Fp8Recipe>(
+          "fp8_recipe",
+          {{"delayed", Fp8Recipe::Delayed}, {"tensorwise", Fp8Recipe::Tensorwise}, {"mxfp8", Fp8Recipe::Mxfp8}}))
+    t.fp8_recipe = *r;
   training.read("cuda_graphs", t.cuda_graphs);
   training.read("grad_reduce_in_bf16", t.grad_reduce_in_bf16);
   training.read("bf16_layers_at_start", t.bf16_layers_at_start, Bound::NonNegative);

@@ -380,6 +380,23 @@ void check_bf16_layers(const Scenario& s, const Checker& c) {
                str(t.bf16_layers_at_end) + " keep all " + str(layers) + " layers in BF16; use training.precision bf16");
 }
 
+// training.fp8_recipe acts under fp8 only (its default, delayed, is accepted anywhere as writing a default changes
+// nothing); MXFP8 needs Blackwell's block-scaled tensor cores (TE: SM 10.0+).
+void check_fp8_recipe(const Scenario& s, const Checker& c) {
+  const TrainingSpec& t = s.training;
+  if (t.fp8_recipe == Fp8Recipe::Delayed) return;
+  if (t.precision != Precision::FP8) {
+    c.fail("training.fp8_recipe",
+           std::string("the scaling recipe applies to training.precision fp8 only; precision is ") +
+               to_string(t.precision));
+    return;
+  }
+  const GpuSpec& gpu = s.cluster.gpu;
+  if (t.fp8_recipe == Fp8Recipe::Mxfp8 && !(gpu.vendor == "NVIDIA" && gpu.architecture == "blackwell"))
+    c.fail("training.fp8_recipe", "mxfp8 needs NVIDIA Blackwell's block-scaled FP8 GEMMs; " + gpu.name +
+                                      " is not one (use delayed or tensorwise)");
+}
+
 void check_sharding(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   if (p.pipeline == 1) return;
@@ -441,6 +458,7 @@ void validate_job(Scenario& s) {
   check_precision(s, c);
   check_grad_reduce_dtype(s, c);
   check_bf16_layers(s, c);
+  check_fp8_recipe(s, c);
   check_optimizer(s, c);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);

@@ -1,6 +1,7 @@
 #pragma once
 // KernelDesc constructors: FLOPs and HBM bytes of each kernel kind, in one place.
 #include <cstdint>
+#include <vector>
 
 #include "core/kernel_desc.hpp"
 
@@ -45,5 +46,16 @@ KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision 
 // and the column-wise NVFP4 copies (0.5625 B each).
 KernelDesc nvfp4_amax_kernel(double elems);
 KernelDesc nvfp4_quantize_kernel(double elems);
+
+// Transformer Engine's FP8 quantization of one BF16 tensor of `elems` elements under `recipe` (layer_ops_fp8.cpp has
+// the recipes), in launch order, each with the stem of its op name ("fp8.amax", "fp8.cast_transpose", "fp8.cast",
+// "fp8.transpose", "fp8.quantize"). `after_te_norm`: the tensor is the output of a LayerNorm TE fuses with the linear;
+// `weight`: it is a weight.
+enum class Fp8Recipe;
+struct StemmedKernel {
+  const char* stem;
+  KernelDesc kernel;
+};
+std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight);
 
 }  // namespace trainsim

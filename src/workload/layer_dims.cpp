@@ -93,6 +93,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.bias = m.add_bias_linear;
   d.layernorm = m.normalization == Normalization::LayerNorm;
   d.precision = sc.training.precision;
+  d.fp8_recipe = sc.training.fp8_recipe;
   d.num_layers = m.num_layers;
   d.bf16_until = sc.training.bf16_layers_at_start;
   d.bf16_from = m.num_layers - sc.training.bf16_layers_at_end;

@@ -66,6 +66,7 @@ struct LayerDims {
   bool bias = true;
   bool layernorm = true;
   Precision precision = Precision::BF16;
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // under precision fp8 (layer_ops_fp8.cpp)
   // Global layers whose linears keep BF16 under a quantized recipe (training.bf16_layers_at_start / _at_end):
   // [0, bf16_until) and [bf16_from, num_layers). MTP layers (>= num_layers) stay quantized.
   int bf16_until = 0, bf16_from = 0, num_layers = 0;

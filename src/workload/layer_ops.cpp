@@ -33,7 +33,9 @@ std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std:
   const Precision p = bf16_layer && quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
   if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
   if (p == Precision::FP4) nvfp4_quantize(ctx, name, m, n, k, batch);
-  return rb_.compute(ctx, name, gemm(m, n, k, p, batch));
+  KernelDesc g = gemm(m, n, k, p, batch);
+  g.block_scaled = p == Precision::FP8 && d_.fp8_recipe == Fp8Recipe::Mxfp8;
+  return rb_.compute(ctx, name, g);
 }
 
 std::uint32_t LayerEmitter::bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,

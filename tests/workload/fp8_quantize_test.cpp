@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "workload/generator.hpp"
 #include "workload_test_support.hpp"
@@ -81,6 +82,53 @@ TEST(Fp8Quantize, MtpOutputHeadStaysBf16) {
   EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head"), Precision::BF16);
   EXPECT_EQ(gemm_dtype(wl, "mtp.lm_head.dgrad"), Precision::BF16);
   for (const auto& [name, seen] : ops_by_name(wl)) EXPECT_EQ(name.find("fp8.cast_weight.mtp.lm_head"), name.npos);
+}
+
+// training.fp8_recipe tensorwise (TE's current scaling): an amax pass (2 B) before each cast; after a TE norm the norm
+// computes the amax and the cast-transpose follows (no transpose-only shortcut). mxfp8 (B200): one quantize kernel per
+// tensor (2 B read, 1 + 1 B and a scale per 32 written), no norm fusion, and block-scaled GEMMs.
+TEST(Fp8Quantize, RecipesEmitTheirOwnKernels) {
+  const double tokens = kSeq;
+  const auto tw = ops_by_name(generate_workload(fp8_scenario("fp8", "", {"training.fp8_recipe=tensorwise"}), {}));
+  EXPECT_DOUBLE_EQ(tw.at("fp8.amax.proj").bytes, tokens * kHidden * 2.0);
+  EXPECT_DOUBLE_EQ(tw.at("fp8.cast_transpose.proj").bytes, tokens * kHidden * 4.0);
+  EXPECT_EQ(tw.count("fp8.amax.qkv"), 0u);  // the TE norm's amax
+  EXPECT_DOUBLE_EQ(tw.at("fp8.cast_transpose.qkv").bytes, tokens * kHidden * 4.0);
+  EXPECT_EQ(tw.count("fp8.transpose.qkv"), 0u);
+  EXPECT_EQ(tw.at("fp8.amax_weight.fc1").count, kLayers);
+  const Workload mx = generate_workload(test::small_gpt_scenario("fp8", "B200", {"training.fp8_recipe=mxfp8"}), {});
+  const auto mxo = ops_by_name(mx);
+  EXPECT_DOUBLE_EQ(mxo.at("fp8.quantize.qkv").bytes, tokens * kHidden * (2.0 + 2.0 * (1.0 + 1.0 / 32.0)));
+  EXPECT_EQ(mxo.at("fp8.quantize_weight.fc1").count, kLayers);
+  for (const auto& [name, seen] : mxo) EXPECT_EQ(name.find("fp8.amax"), name.npos) << name;
+  for (const Op& op : mx.ranks[0].ops) {
+    if (op.type == Op::Type::Compute && mx.names[op.name] == "fc1") { EXPECT_TRUE(mx.kernels[op.desc].block_scaled); }
+  }
+  // Delayed and tensorwise GEMMs are tensor-scaled.
+  const Workload delayed = generate_workload(fp8_scenario("fp8"), {});
+  for (const Op& op : delayed.ranks[0].ops) {
+    if (op.type == Op::Type::Compute && delayed.names[op.name] == "fc1") {
+      EXPECT_FALSE(delayed.kernels[op.desc].block_scaled);
+    }
+  }
+}
+
+// The recipe key acts under fp8 only, and MXFP8 needs Blackwell; each refusal names the key.
+TEST(Fp8Quantize, RecipeKeyIsRefusedWhereItCannotAct) {
+  const auto message = [](const std::string& precision, const std::string& gpu, const std::string& recipe) {
+    try {
+      test::small_gpt_scenario(precision, gpu, {"training.fp8_recipe=" + recipe});
+    } catch (const Error& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  const std::string bf16 = message("bf16", "H100-SXM", "tensorwise");
+  EXPECT_NE(bf16.find("training.fp8_recipe"), std::string::npos) << bf16;
+  EXPECT_NE(bf16.find("fp8 only"), std::string::npos) << bf16;
+  const std::string hopper = message("fp8", "H100-SXM", "mxfp8");
+  EXPECT_NE(hopper.find("training.fp8_recipe"), std::string::npos) << hopper;
+  EXPECT_NE(hopper.find("Blackwell"), std::string::npos) << hopper;
+  EXPECT_EQ(message("fp8", "B200", "mxfp8"), "");
+  EXPECT_EQ(message("fp8", "H100-SXM", "tensorwise"), "");
 }
 
 TEST(Fp8Quantize, Bf16HasNoQuantizationKernels) {
