@@ -156,9 +156,13 @@ bool trains_with_dropout(const Scenario& s) {
 // layers) keep the quantized column-wise copy they made for the GEMM, not the BF16 input (transformer_engine/pytorch/
 // module/linear.py: update_usage(rowwise_usage=False, columnwise_usage=True), saved_inputmat = inputmat): 1 B under
 // FP8, 0.5625 B under NVFP4 (4-bit value + one E4M3 scale per 16). Other stacks' FP8 (torchao's Float8Linear saves
-// input_hp) and every unquantized recipe keep 2 B.
-double linear_saved_input_bytes(const Scenario& s) {
+// input_hp), every unquantized recipe and the layers kept in BF16 (training.bf16_layers_at_start / _at_end) keep 2 B.
+double linear_saved_input_bytes(const Scenario& s, int layer) {
   if (s.parallelism.framework != Framework::Megatron) return 2;
+  const int layers = s.model.num_layers;
+  if (layer >= 0 && layer < layers &&
+      (layer < s.training.bf16_layers_at_start || layer >= layers - s.training.bf16_layers_at_end))
+    return 2;
   switch (s.training.precision) {
     case Precision::FP8: return 1;
     case Precision::FP4: return 0.5 + 1.0 / 16.0;
@@ -177,11 +181,12 @@ struct LayerActivation {
 // The routed path of an MoE layer, bytes per rank per token of T (docs/moe.md §5). The rank routes its
 // T_l = T/t_sp tokens (t_sp = t with sequence parallelism, else 1) to k experts each; under balanced routing it
 // receives back T_l*k rows (x capacity factor), t_e*T_l*k after the expert-TP all-gather. Saved for backward:
-//   the gathered fc1 input, 2h per row (t_e*T_l*k rows: not divided by t_e, the gather makes it whole);
+//   the gathered fc1 input, 2h per row (t_e*T_l*k rows: not divided by t_e, the gather makes it whole; its quantized
+//   copy under Transformer Engine's FP8 / NVFP4, as fc2's input below: linear_saved_input_bytes);
 //   fc1 output (activation input) 2*G'*F_e/t_e and activation output (fc2 input) 2*F_e/t_e per row, which over the
 //   t_e*T_l*k rows is T_l*k*(2G'F_e + 2F_e) whatever t_e is;
 //   the router's fp32 scores (4E) and routing map (E) per token of T_l.
-double moe_routed_bytes_per_token(const Scenario& s) {
+double moe_routed_bytes_per_token(const Scenario& s, int layer) {
   const ModelSpec& m = s.model;
   const ParallelSpec& par = s.parallelism;
   const int t = std::max(1, par.tensor);
@@ -190,7 +195,7 @@ double moe_routed_bytes_per_token(const Scenario& s) {
   const double k = m.moe.router_topk * m.moe.capacity_factor.value_or(1.0);
   const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
   const double gated = m.gated_mlp ? 2 : 1;
-  const double lin = linear_saved_input_bytes(s);  // the experts' fc1 and fc2 inputs
+  const double lin = linear_saved_input_bytes(s, layer);  // the experts' fc1 and fc2 inputs
   const double per_routed_token = lin * h * expert_tensor(par) + 2 * gated * fe + lin * fe;
   return (k * per_routed_token + 5.0 * m.moe.num_experts) / t_sp;
 }
@@ -238,7 +243,7 @@ void apply_selective_recompute(const Scenario& s, int layer, LayerActivation& ac
   const double h = static_cast<double>(m.hidden_size);
   const double a = m.num_attention_heads;
   const bool moe = is_moe_layer(m, layer);
-  const double lin = linear_saved_input_bytes(s);
+  const double lin = linear_saved_input_bytes(s, layer);
   auto mlp_inner = [&](double f) { return 2 * (m.gated_mlp ? 2 * f : f) + lin * f; };
   if (r.mla_up_proj && m.mla) {
     const MlaSpec& x = *m.mla;
@@ -279,7 +284,7 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   const bool dropout = trains_with_dropout(s);
   const double mask = dropout ? 1 : 0;
   // A linear's saved input: BF16, or Transformer Engine's quantized copy (linear_saved_input_bytes).
-  const double lin = linear_saved_input_bytes(s);
+  const double lin = linear_saved_input_bytes(s, layer);
   // The projection's input, per element. Unquantized, fused attention's output O (kept for its backward) and the
   // projection's saved input are one BF16 tensor; quantized, the projection keeps its own copy beside O (fused
   // attention) or alone (unfused attention keeps its probabilities and V instead).
@@ -311,7 +316,7 @@ LayerActivation layer_activation(const Scenario& s, int layer) {
   } else {
     // MoE (docs/moe.md §5): the norm input and the router / shared-expert input above, the routed path, and the
     // shared experts as a TP-split MLP of width shared x F_e. A capacity factor pads every expert to capacity.
-    act.routed = moe_routed_bytes_per_token(s);
+    act.routed = moe_routed_bytes_per_token(s, layer);
     act.sharded += mlp_inner(static_cast<double>(m.moe.expert_ffn_hidden_size) * m.moe.shared_experts);
   }
   apply_selective_recompute(s, layer, act);

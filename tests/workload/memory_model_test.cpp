@@ -127,6 +127,17 @@ TEST_F(KorthikantiPerLayer, TransformerEngineKeepsQuantizedLinearInputs) {
               one_layer_gib(1, false, true, RecomputeGranularity::None, Precision::BF16, Framework::FSDP), 1e-9);
 }
 
+// A layer kept in BF16 under NVFP4 (training.bf16_layers_at_start) keeps BF16 inputs: 34sbh instead of 25.9375sbh.
+TEST_F(KorthikantiPerLayer, Bf16LayersUnderNvfp4KeepBf16Inputs) {
+  auto run = [&](int bf16_at_start) {
+    Scenario sc = memory_scenario(gpt(3, 1024, 16, 2048), 1, 1, 1, 2, 2);
+    sc.training.precision = Precision::FP4;
+    sc.training.bf16_layers_at_start = bf16_at_start;
+    return estimate_memory(sc)[0].activations_gib;
+  };
+  EXPECT_NEAR(run(1) - run(0), gib(s * b * h * (34 - 25.9375)), 1e-9);
+}
+
 // Full recompute keeps only each layer's input, 2sbh (2sbh/t with SP).
 TEST_F(KorthikantiPerLayer, FullRecomputeKeepsLayerInputs) {
   EXPECT_NEAR(one_layer_gib(1, false, true, RecomputeGranularity::Full), gib(2 * s * b * h), 1e-9);
