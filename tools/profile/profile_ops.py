@@ -165,8 +165,9 @@ class Profiler:
             # CPU: everything runs in fp32. PyTorch's CPU kernels lack fp16 GEMMs (1.13) and
             # attention, emulate bf16 slowly and have no fp8; the CPU run tests the pipeline only.
             return t.float32
-        # fp8 outside GEMMs: activations stay bf16 under FP8 recipes (Transformer Engine).
-        return {"fp32": t.float32, "tf32": t.float32, "bf16": t.bfloat16, "fp16": t.float16, "fp8": t.bfloat16}[dtype]
+        # fp8 and fp4 outside GEMMs: activations stay bf16 under FP8 and NVFP4 recipes (Transformer Engine).
+        return {"fp32": t.float32, "tf32": t.float32, "bf16": t.bfloat16, "fp16": t.float16, "fp8": t.bfloat16,
+                "fp4": t.bfloat16}[dtype]
 
     def set_tf32(self, dtype):
         if self.cuda:
@@ -211,6 +212,8 @@ class Profiler:
         m, n, k, batch = op["m"], op["n"], op["k"], op["batch"]
         if op["dtype"] == "fp8" and self.cuda:
             return self.fp8_gemm(m, n, k, batch)
+        if op["dtype"] == "fp4":
+            raise Skip("NVFP4 GEMMs need Transformer Engine's NVFP4 quantizer and block-scaled GEMM, which this tool does not run")
         dt = self.tensor_dtype(op["dtype"])
         self.set_tf32(op["dtype"])
         if batch == 1:
