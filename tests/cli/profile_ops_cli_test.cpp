@@ -176,6 +176,45 @@ TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
   EXPECT_EQ(skipped, 0u) << r.out;
 }
 
+// An NVFP4 scenario (B200, training.precision fp4): the tool does not run Transformer Engine's NVFP4 GEMMs, so each
+// is skipped with that reason; every other kernel (the BF16 attention, norms, quantization kernels) gets its row.
+TEST(ProfileOpsCli, Nvfp4GemmsAreSkippedWithTheirReason) {
+  const std::string python = python_with_torch();
+  if (python.empty())
+    GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
+  std::string yaml = kProfileScenario;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"precision: bf16", "precision: fp4"},
+                                 std::pair<std::string, std::string>{"gpu: H100-SXM", "gpu: B200"}}) {
+    const auto at = yaml.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    yaml.replace(at, from.size(), to);
+  }
+  const std::string scenario = temp_file("profile_ops_fp4.yaml", yaml);
+  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_fp4.csv").string();
+  std::filesystem::remove(csv);
+  Result r;
+  profile(python, scenario, csv, "", &r);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Result listing = run("ops " + scenario + " --json");
+  ASSERT_EQ(listing.status, 0) << listing.out;
+  const auto ops = nlohmann::json::parse(listing.out)["ops"];
+  const Database db = read_database(csv);
+  EXPECT_TRUE(db.errors.empty()) << db.errors.front();
+  int fp4_gemms = 0;
+  for (const auto& op : ops) {
+    const bool fp4_gemm = op["op"] == "gemm" && op["dtype"] == "fp4";
+    fp4_gemms += fp4_gemm ? 1 : 0;
+    if (fp4_gemm) {
+      EXPECT_EQ(db.time_us.count(db_key(op)), 0u) << db_key(op);
+      EXPECT_NE(r.out.find("skip " + describe(op) + ": NVFP4 GEMMs"), std::string::npos) << describe(op) << "\n"
+                                                                                         << r.out;
+    } else {
+      EXPECT_EQ(db.time_us.count(db_key(op)), 1u) << db_key(op) << "\n" << r.out;
+    }
+  }
+  EXPECT_GT(fp4_gemms, 0);
+}
+
 // --max-ops caps the work: the first N kernels are profiled, the rest skipped with a message each;
 // --gpu-name sets the gpu column.
 TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
