@@ -75,11 +75,11 @@ class RooflineModel final : public ComputeModel {
   }
 
   std::string describe() const override {
-    std::string fp8 = gpu_.supports(Precision::FP8)
-                          ? fmt::format(", fp8 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP8))
-                          : std::string();
+    std::string low_precision = gpu_.supports(Precision::FP8)
+                                    ? fmt::format(", fp8 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP8))
+                                    : std::string();
     if (gpu_.supports(Precision::FP4) && arch_ == ArchFamily::Blackwell)
-      fp8 += fmt::format(", fp4 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP4));
+      low_precision += fmt::format(", fp4 {:.2f}", gemm_plateau(gpu_, arch_, Precision::FP4));
     const double locked = tensor_clock_factor(gpu_, arch_, CalibrationClock::LockedAtPeakBasis);
     const double short_run = tensor_clock_factor(gpu_, arch_, CalibrationClock::ShortRun);
     const std::string clocks =
@@ -101,8 +101,9 @@ class RooflineModel final : public ComputeModel {
         "{:.0f} "
         "GB/s x {:.2f}; fixed cost {:.0f} us per tensor-core kernel, {:.0f} us per memory-bound kernel",
         gpu_.name.empty() ? "(unnamed GPU)" : gpu_.name, to_string(arch_), gemm_plateau(gpu_, arch_, Precision::BF16),
-        fp8, clocks, to_string(attention_), gpu_.hbm_GBps, memory_bandwidth_fraction(arch_, KernelKind::Elementwise),
-        rl::kTensorKernelOverheadS * 1e6, rl::kMemoryKernelOverheadS * 1e6);
+        low_precision, clocks, to_string(attention_), gpu_.hbm_GBps,
+        memory_bandwidth_fraction(arch_, KernelKind::Elementwise), rl::kTensorKernelOverheadS * 1e6,
+        rl::kMemoryKernelOverheadS * 1e6);
   }
 
  private:

@@ -68,6 +68,11 @@ struct TrainingSpec {
   // recipe uses to keep the most sensitive layers in BF16). MTP layers stay quantized, as in Megatron.
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  // Whether global layer `layer` of a `num_layers`-layer model is one of those (MTP layers, >= num_layers, are not).
+  bool keeps_bf16_linears(int layer, int num_layers) const {
+    return layer >= 0 && layer < num_layers &&
+           (layer < bf16_layers_at_start || layer >= num_layers - bf16_layers_at_end);
+  }
   int iterations = 1;
 };
 

@@ -97,13 +97,11 @@ KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision 
   return d;
 }
 
-KernelDesc nvfp4_amax_kernel(double elems) {
-  return memory_kernel(KernelKind::Elementwise, 2.0 * elems, elems, Precision::BF16);
-}
-
-KernelDesc nvfp4_quantize_kernel(double elems) {
-  return memory_kernel(KernelKind::Elementwise, (2.0 + 2.0 * gemm_operand_bytes(Precision::FP4)) * elems, 4.0 * elems,
-                       Precision::BF16);
+std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems) {
+  return {
+      {"fp4.amax", memory_kernel(KernelKind::Elementwise, 2.0 * elems, elems, Precision::BF16)},
+      {"fp4.quantize", memory_kernel(KernelKind::Elementwise, (2.0 + 2.0 * gemm_operand_bytes(Precision::FP4)) * elems,
+                                     4.0 * elems, Precision::BF16)}};
 }
 
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight) {

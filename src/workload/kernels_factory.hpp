@@ -41,21 +41,22 @@ KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_
 // A memory-bound kernel that moves `bytes` through HBM and does `flops` arithmetic.
 KernelDesc memory_kernel(KernelKind kind, double bytes, double flops, Precision p);
 
-// Transformer Engine's NVFP4 quantization of a BF16 tensor of `elems` elements, two kernels (layer_ops_fp4.cpp has
-// the recipe): the amax pass reads it (2 B per element); the quantize kernel reads it again and writes the row-wise
-// and the column-wise NVFP4 copies (0.5625 B each).
-KernelDesc nvfp4_amax_kernel(double elems);
-KernelDesc nvfp4_quantize_kernel(double elems);
+// A kernel with the stem of its op name (the emitter appends what it quantizes and the GEMM's name).
+struct StemmedKernel {
+  const char* stem;
+  KernelDesc kernel;
+};
+
+// Transformer Engine's NVFP4 quantization of a BF16 tensor of `elems` elements (layer_ops_fp4.cpp has the recipe):
+// "fp4.amax" reads it (2 B per element); "fp4.quantize" reads it again and writes the row-wise and the column-wise
+// NVFP4 copies (0.5625 B each).
+std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems);
 
 // Transformer Engine's FP8 quantization of one BF16 tensor of `elems` elements under `recipe` (layer_ops_fp8.cpp has
 // the recipes), in launch order, each with the stem of its op name ("fp8.amax", "fp8.cast_transpose", "fp8.cast",
 // "fp8.transpose", "fp8.quantize"). `after_te_norm`: the tensor is the output of a LayerNorm TE fuses with the linear;
 // `weight`: it is a weight.
 enum class Fp8Recipe;
-struct StemmedKernel {
-  const char* stem;
-  KernelDesc kernel;
-};
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight);
 
 }  // namespace trainsim

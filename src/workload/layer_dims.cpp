@@ -94,9 +94,8 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.layernorm = m.normalization == Normalization::LayerNorm;
   d.precision = sc.training.precision;
   d.fp8_recipe = sc.training.fp8_recipe;
-  d.num_layers = m.num_layers;
-  d.bf16_until = sc.training.bf16_layers_at_start;
-  d.bf16_from = m.num_layers - sc.training.bf16_layers_at_end;
+  for (int l = 0; l < m.num_layers; ++l)
+    d.bf16_linear_layer.push_back(sc.training.keeps_bf16_linears(l, m.num_layers) ? 1 : 0);
   d.vocab_padded = padded_vocab_size(m.vocab_size, p.tensor);
   d.T = d.s / d.c * d.b;
   d.rows = d.sp ? d.T / d.t : d.T;

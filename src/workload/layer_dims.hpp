@@ -67,9 +67,8 @@ struct LayerDims {
   bool layernorm = true;
   Precision precision = Precision::BF16;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // under precision fp8 (layer_ops_fp8.cpp)
-  // Global layers whose linears keep BF16 under a quantized recipe (training.bf16_layers_at_start / _at_end):
-  // [0, bf16_until) and [bf16_from, num_layers). MTP layers (>= num_layers) stay quantized.
-  int bf16_until = 0, bf16_from = 0, num_layers = 0;
+  // By global layer: 1 where the linears keep BF16 under a quantized recipe (TrainingSpec::keeps_bf16_linears).
+  std::vector<char> bf16_linear_layer;
   std::int64_t T = 0;           // s/c * b
   std::int64_t rows = 0;        // residual-stream rows on this rank: T/t with SP, T without
   std::int64_t qkv_out = 0;     // (a + 2g) * d / t
@@ -82,6 +81,11 @@ struct LayerDims {
   std::vector<char> moe_layer;  // by global layer: 1 where the MLP is an MoE block
 
   static LayerDims of(const Scenario& s);
+
+  bool keeps_bf16_linears(int layer) const {
+    return layer >= 0 && static_cast<std::size_t>(layer) < bf16_linear_layer.size() &&
+           bf16_linear_layer[static_cast<std::size_t>(layer)] != 0;
+  }
 
   bool is_moe(int layer) const {
     return layer >= 0 && static_cast<std::size_t>(layer) < moe_layer.size() &&

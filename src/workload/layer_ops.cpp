@@ -28,9 +28,8 @@ const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {"shared_experts.fc1
 
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                     std::int64_t k, std::int64_t batch) {
-  const bool bf16_layer =
-      ctx.layer >= 0 && ctx.layer < d_.num_layers && (ctx.layer < d_.bf16_until || ctx.layer >= d_.bf16_from);
-  const Precision p = bf16_layer && quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
+  const Precision p =
+      d_.keeps_bf16_linears(ctx.layer) && quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
   if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
   if (p == Precision::FP4) nvfp4_quantize(ctx, name, m, n, k, batch);
   KernelDesc g = gemm(m, n, k, p, batch);

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <utility>
+#include <vector>
 
+#include "workload/kernels_factory.hpp"
 #include "workload/layer_dims.hpp"
 #include "workload/program_builder.hpp"
 
@@ -132,6 +134,16 @@ class LayerEmitter {
   // The same under the NVFP4 recipe (layer_ops_fp4.cpp): an amax pass and a quantize kernel per operand.
   void nvfp4_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                       std::int64_t batch);
+  // Emits `kernels` as ops named stem + `what` ("" or "_weight") + "." + `gemm`.
+  void emit_quantization(const OpContext& ctx, const std::vector<StemmedKernel>& kernels, const char* what,
+                         const char* gemm);
+  // Whether a GEMM's forward call in `ctx` quantizes its weight: Megatron passes is_first_microbatch, so Transformer
+  // Engine does it once per step; an eager model calling te.Linear itself (llm-foundry's fc_type: te) passes nothing
+  // and every forward call does it again, a recomputed forward included.
+  bool quantizes_weight(const OpContext& ctx) const {
+    return d_.eager ? ctx.phase == Phase::Forward || ctx.phase == Phase::Recompute
+                    : ctx.micro_batch == 0 && ctx.phase == Phase::Forward;
+  }
 
   // What torchtitan's per-op checkpointing (RecomputeModules::torchtitan_op) re-runs at the start of a dense block's
   // backward.

@@ -28,16 +28,10 @@ void LayerEmitter::nvfp4_quantize(const OpContext& ctx, const char* name, std::i
   const std::string_view gemm_name(name);
   if (gemm_name.ends_with(".wgrad")) return;
   const double b = static_cast<double>(batch);
-  const auto quantize = [&](const std::string& what, double elems) {
-    rb_.compute(ctx, "fp4.amax" + what + name, nvfp4_amax_kernel(elems));
-    rb_.compute(ctx, "fp4.quantize" + what + name, nvfp4_quantize_kernel(elems));
-  };
   // The GEMM's left operand: X in fprop, dY in dgrad (m x k).
-  quantize(".", b * static_cast<double>(m) * static_cast<double>(k));
-  if (gemm_name.ends_with(".dgrad")) return;
-  const bool cast_weight = d_.eager ? ctx.phase == Phase::Forward || ctx.phase == Phase::Recompute
-                                    : ctx.micro_batch == 0 && ctx.phase == Phase::Forward;
-  if (cast_weight) quantize("_weight.", b * static_cast<double>(n) * static_cast<double>(k));
+  emit_quantization(ctx, nvfp4_quantize_kernels(b * static_cast<double>(m) * static_cast<double>(k)), "", name);
+  if (gemm_name.ends_with(".dgrad") || !quantizes_weight(ctx)) return;
+  emit_quantization(ctx, nvfp4_quantize_kernels(b * static_cast<double>(n) * static_cast<double>(k)), "_weight", name);
 }
 
 }  // namespace trainsim

@@ -47,22 +47,21 @@ void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int
   const std::string_view gemm_name(name);
   if (ends_with(gemm_name, ".wgrad")) return;
   const double b = static_cast<double>(batch);
-  // One tensor of `elems` elements quantized from BF16 (`what` is "" for activations and gradients, "_weight").
-  const auto quantize = [&](const std::string& what, double elems, bool after_te_norm) {
-    for (const StemmedKernel& q : fp8_quantize_kernels(d_.fp8_recipe, elems, after_te_norm, !what.empty()))
-      rb_.compute(ctx, std::string(q.stem) + what + "." + name, q.kernel);
-  };
   // The GEMM's left operand: X in fprop, dY in dgrad (m x k).
   const bool dgrad = ends_with(gemm_name, ".dgrad");
   const bool te_norm = !dgrad && norm_fused_input(gemm_name) && !d_.eager && d_.fp8_recipe != Fp8Recipe::Mxfp8;
-  quantize("", b * static_cast<double>(m) * static_cast<double>(k), te_norm);
-  if (dgrad) return;
-  // Megatron passes is_first_microbatch, so TE casts the weight once per step; an eager model calling
-  // te.Linear directly (llm-foundry's fc_type: te) passes nothing and every forward call casts it again,
-  // a recomputed forward included.
-  const bool cast_weight = d_.eager ? ctx.phase == Phase::Forward || ctx.phase == Phase::Recompute
-                                    : ctx.micro_batch == 0 && ctx.phase == Phase::Forward;
-  if (cast_weight) quantize("_weight", b * static_cast<double>(n) * static_cast<double>(k), false);
+  emit_quantization(
+      ctx, fp8_quantize_kernels(d_.fp8_recipe, b * static_cast<double>(m) * static_cast<double>(k), te_norm, false), "",
+      name);
+  if (dgrad || !quantizes_weight(ctx)) return;
+  emit_quantization(
+      ctx, fp8_quantize_kernels(d_.fp8_recipe, b * static_cast<double>(n) * static_cast<double>(k), false, true),
+      "_weight", name);
+}
+
+void LayerEmitter::emit_quantization(const OpContext& ctx, const std::vector<StemmedKernel>& kernels, const char* what,
+                                     const char* gemm) {
+  for (const StemmedKernel& q : kernels) rb_.compute(ctx, std::string(q.stem) + what + "." + gemm, q.kernel);
 }
 
 }  // namespace trainsim

@@ -159,10 +159,7 @@ bool trains_with_dropout(const Scenario& s) {
 // input_hp), every unquantized recipe and the layers kept in BF16 (training.bf16_layers_at_start / _at_end) keep 2 B.
 double linear_saved_input_bytes(const Scenario& s, int layer) {
   if (s.parallelism.framework != Framework::Megatron) return 2;
-  const int layers = s.model.num_layers;
-  if (layer >= 0 && layer < layers &&
-      (layer < s.training.bf16_layers_at_start || layer >= layers - s.training.bf16_layers_at_end))
-    return 2;
+  if (s.training.keeps_bf16_linears(layer, s.model.num_layers)) return 2;
   switch (s.training.precision) {
     case Precision::FP8: return 1;
     case Precision::FP4: return 0.5 + 1.0 / 16.0;

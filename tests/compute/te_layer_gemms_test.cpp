@@ -68,7 +68,11 @@ struct LayerTimes {
 // pass and a quantize kernel per tensor, FP8 the recipe's kernels (no TE norm before these linears).
 LayerTimes te_layer(const ComputeModel& model, bool blackwell = true) {
   const auto ms = [&](const KernelDesc& k) { return to_seconds(model.time(k).time) * 1e3; };
-  const auto nvfp4 = [&](double elems) { return ms(nvfp4_amax_kernel(elems)) + ms(nvfp4_quantize_kernel(elems)); };
+  const auto nvfp4 = [&](double elems) {
+    double t = 0;
+    for (const StemmedKernel& q : nvfp4_quantize_kernels(elems)) t += ms(q.kernel);
+    return t;
+  };
   const auto fp8 = [&](Fp8Recipe r, double input, double weight) {
     double t = 0;
     for (const StemmedKernel& q : fp8_quantize_kernels(r, input, false, false)) t += ms(q.kernel);
