@@ -29,7 +29,12 @@ struct KernelTiming {
 struct CommLoad {
   int ctas = 0;
   double hbm_GBps = 0;
+  // Of `ctas`, those the GEMMs beside them were planned around: Transformer Engine launches the GEMMs its
+  // userbuffers overlap with an SM margin (cuBLAS's SM count target), where a GEMM beside an NCCL kernel was
+  // planned for the whole GPU (roofline_constants.hpp kGemmBesideSmHolderSlowdown).
+  int planned_ctas = 0;
   bool idle() const { return ctas <= 0 && !(hbm_GBps > 0); }
+  bool unplanned_ctas() const { return ctas > planned_ctas; }
 };
 
 // KernelKind::FixedDuration: exactly the time the kernel carries, whatever the model (plumbing for imported

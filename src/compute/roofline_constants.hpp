@@ -336,4 +336,17 @@ inline constexpr double kExpectedRangeOf8Normals = 2.847;
 // A guard, not a fit: two NVLink rings at full speed take ~0.45 of an H100's 3.35 TB/s.
 inline constexpr double kMinHbmShareLeft = 0.25;
 
+// A GEMM on Hopper or Blackwell beside another kernel that holds SMs runs this much slower than its share of
+// the SMs left gives. Measured on an H200 (data/measured/H200-2026-11-27, interference proxy: a copy kernel of
+// G CTAs beside cuBLAS): four layer-sized bf16 GEMMs at G = 2..32 took, in geometric mean, 1.102x the time of
+// the SM-share roofline (per point 0.92-1.22x, at G = 2 as at G = 32), while FlashAttention-2 beside the same
+// kernel slowed by its SM share exactly (1.00x). cuBLAS's sm90/sm100 GEMMs are persistent, cluster-launched
+// kernels sized for the whole GPU (a 2-SM cluster needs two free SMs of one GPC), FA2's are neither, which is
+// the likely reason; the size is the measurement. Checked against pytorch/pytorch PR #172714 (8x H100, 8192^3
+// matmul beside an all-gather: NCCL overlap 1.14x copy-engine overlap; test
+// Interference.NcclOverlapCostsMoreThanCopyEngineOverlap). Not applied beside Transformer Engine's userbuffers,
+// whose overlapped GEMMs cuBLAS plans for the SMs left (TE initialize_ub set_sm_margin; the ring exchange moves its
+// data on the copy engines): CommLoad::planned_ctas. Ampere's and AMD's GEMMs were not measured: 1.
+inline constexpr double kGemmBesideSmHolderSlowdown = 1.10;
+
 }  // namespace trainsim::roofline

@@ -224,6 +224,9 @@ RooflineBreakdown roofline_breakdown(const GpuSpec& whole, ArchFamily arch, cons
           (k.block_scaled ? rl::kMxfp8GemmShareOfTensorScaled : 1.0);
       b.clock_factor = tensor_clock_factor(gpu, arch, CalibrationClock::ShortRun);
       b.compute_s = k.flops / (peak * b.efficiency * b.clock_factor);
+      if (beside.unplanned_ctas() && whole.sm_count > 0 &&
+          (arch == ArchFamily::Hopper || arch == ArchFamily::Blackwell))
+        b.compute_s *= rl::kGemmBesideSmHolderSlowdown;
     }
     return b;
   }

@@ -109,6 +109,7 @@ struct RunningKernel {
 struct RankCommLoad {
   int ctas = 0;
   std::int64_t hbm_MBps = 0;
+  int planned_ctas = 0;  // of ctas, Transformer Engine userbuffers' (CommLoad::planned_ctas)
 };
 
 // One rank's RankActivity as the run goes: what runs on it now (kernels, collectives by class, a wait for the
@@ -366,6 +367,7 @@ class Simulator {
     RankCommLoad& l = loads_[r];
     l.ctas += sign * call.ctas;
     l.hbm_MBps += sign * call.hbm_MBps;
+    l.planned_ctas += sign * call.planned_ctas;
     retime(r, now);
   }
 
@@ -374,19 +376,20 @@ class Simulator {
     call_loads_.resize(wl_.collectives.size());
     for (std::size_t d = 0; d < wl_.collectives.size(); ++d) {
       const CollectiveEstimate& est = out_.collective_estimates[d];
-      const int sms = wl_.collectives[d].sms >= 0 ? wl_.collectives[d].sms : est.channels;
+      const bool userbuffers = wl_.collectives[d].sms >= 0;
+      const int sms = userbuffers ? wl_.collectives[d].sms : est.channels;
       if (sms <= 0 && !(est.busbw_GBps > 0)) continue;
-      call_loads_[d] = RankCommLoad{sms, std::llround(2.0 * est.busbw_GBps * 1e3)};
+      call_loads_[d] = RankCommLoad{sms, std::llround(2.0 * est.busbw_GBps * 1e3), userbuffers ? sms : 0};
     }
   }
 
   double slowdown(std::uint32_t desc, const RankCommLoad& l) {
     if (l.ctas <= 0 && l.hbm_MBps <= 0) return 1.0;
-    const auto key = std::make_tuple(desc, l.ctas, l.hbm_MBps);
+    const auto key = std::make_tuple(desc, l.ctas, l.hbm_MBps, l.planned_ctas);
     const auto it = slowdowns_.find(key);
     if (it != slowdowns_.end()) return it->second;
-    const double f =
-        compute_.interference_slowdown(wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3});
+    const double f = compute_.interference_slowdown(
+        wl_.kernels[desc], CommLoad{l.ctas, static_cast<double>(l.hbm_MBps) * 1e-3, l.planned_ctas});
     TRAINSIM_CHECK(std::isfinite(f) && f >= 1.0,
                    fmt::format("compute model gave an interference slowdown of {} (must be >= 1)", f));
     slowdowns_.emplace(key, f);
@@ -511,11 +514,13 @@ class Simulator {
     throw DeadlockError(msg);
   }
 
+  using SlowdownKey = std::tuple<std::uint32_t, int, std::int64_t, int>;  // kernel, CTAs, HBM MB/s, planned CTAs
   struct KeyHash {
-    std::size_t operator()(const std::tuple<std::uint32_t, int, std::int64_t>& k) const {
+    std::size_t operator()(const SlowdownKey& k) const {
       std::size_t h = std::get<0>(k);
       h = h * 1000003u ^ static_cast<std::size_t>(std::get<1>(k));
       h = h * 1000003u ^ static_cast<std::size_t>(std::get<2>(k));
+      h = h * 1000003u ^ static_cast<std::size_t>(std::get<3>(k));
       return h;
     }
   };
@@ -543,7 +548,7 @@ class Simulator {
   std::vector<std::vector<RunningKernel>> running_;  // per rank
   std::vector<RankCommLoad> loads_;                  // per rank
   std::vector<RankCommLoad> call_loads_;             // per Workload::collectives entry
-  std::unordered_map<std::tuple<std::uint32_t, int, std::int64_t>, double, KeyHash> slowdowns_;
+  std::unordered_map<SlowdownKey, double, KeyHash> slowdowns_;
   SimulationOutput out_;
   std::vector<std::vector<std::uint32_t>> pending_ops_;  // per rank and op: predecessors not yet finished
   EventQueue queue_;
