@@ -100,6 +100,7 @@ constexpr ScenarioKey kKeys[] = {
   {"parallelism.zero_stage", "int", "1", "", "0 .. 3", "megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP; deepspeed: ZeRO stage"},
   {"parallelism.overlap_grad_reduce", "bool", "true", "", "", "gradient reduction overlapped with backward"},
   {"parallelism.overlap_param_gather", "bool", "true", "", "", "distributed optimizer: parameter all-gather overlapped with forward"},
+  {"parallelism.param_gather_in_zero_grad", "bool", "false", "", "", "Megatron-Core <= r0.8: the first parameter all-gather starts in zero_grad, before the first forward (later releases: in the first forward pre-hook, after a later stage's first input arrives)"},
   {"parallelism.tp_comm_overlap", "bool", "false", "", "", "Transformer Engine userbuffers: TP communication overlapped with GEMMs (framework fsdp: async TP, a torch.compile pass: needs training.fusion fused)"},
   {"parallelism.grad_bucket_mb", "number", "= max(40M, 1M x data x context) parameters", "MiB", "> 0", "Megatron DDP gradient bucket"},
   {"parallelism.deepspeed.reduce_bucket_size", "number", "500000000", "elements", "> 0", "DeepSpeed reduce_bucket_size"},

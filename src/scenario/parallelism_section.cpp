@@ -78,6 +78,7 @@ ParallelSpec read_parallelism(const Section& parallel) {
   }
   parallel.read("overlap_grad_reduce", p.overlap_grad_reduce);
   parallel.read("overlap_param_gather", p.overlap_param_gather);
+  parallel.read("param_gather_in_zero_grad", p.param_gather_in_zero_grad);
   parallel.read("tp_comm_overlap", p.tp_comm_overlap);
   parallel.read("grad_bucket_mb", p.grad_bucket_mb, Bound::Positive);
   read_deepspeed_block(parallel, p);

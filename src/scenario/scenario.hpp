@@ -116,6 +116,10 @@ struct ParallelSpec {
   bool zero_stage_given = false;  // written in the scenario (the report says what an fsdp job without it runs)
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // Megatron-Core up to r0.8 dispatched the first parameter all-gather in the distributed optimizer's
+  // zero_grad, before the step's first forward; later releases dispatch it in the first forward pre-hook
+  // (megatron.md §5.3 step 6). Non-interleaved schedules only (interleaved ones dispatch whole chunks).
+  bool param_gather_in_zero_grad = false;
   bool tp_comm_overlap = false;
   // DP gradient bucket in MiB; nullopt = Megatron's rule, max(40M, 1M x dp) elements.
   std::optional<double> grad_bucket_mb;

@@ -176,6 +176,11 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
   }
   if (p.tp_comm_overlap && !p.sequence_parallel)
     c.fail("parallelism.tp_comm_overlap", "tp_comm_overlap needs parallelism.sequence_parallel: true");
+  if (p.param_gather_in_zero_grad &&
+      !(p.framework == Framework::Megatron && p.zero_stage == 1 && p.overlap_param_gather))
+    c.fail("parallelism.param_gather_in_zero_grad",
+           "it moves where Megatron's distributed optimizer starts its overlapped parameter all-gather: it needs "
+           "framework megatron, zero_stage 1 and overlap_param_gather: true");
   // A PyTorch job's TP comm overlap is async TP, an Inductor pass (torch/_inductor/fx_passes/micro_pipeline_tp.py)
   // that only a compiled model runs; torchtitan refuses enable_async_tensor_parallel without compile.
   if (p.tp_comm_overlap && p.framework == Framework::FSDP && eager_pytorch(s))

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "collective/flows/nccl_flows.hpp"
+#include "collective/nccl/nccl_analytical_model.hpp"
 #include "collective/nccl/nccl_comm_builder.hpp"
 #include "collective/nccl/nccl_graph_search.hpp"
 #include "collective/nccl/nccl_search_cache.hpp"
@@ -135,6 +136,28 @@ TEST(NcclMnnvl, CopiesOnOtherHostsOfTheDomainReadTheSameSearchInputs) {
     for (TopoLink& l : v.links)
       if (l.type == TopoLinkType::Nvl) l.bw /= 2;
   EXPECT_NE(NodeGraphSearch(slower, multi).canonical_inputs().words, in_a.words);
+}
+
+
+// NVLS all-gather and reduce-scatter take one NVLS head per local rank, so NCCL skips them with more than
+// NCCL_MAX_NVLS_ARITY (32) local ranks (enqueue.cc topoGetAlgoInfo; nccl.md §4.1 step 1): in a GB200 NVL72 rack a
+// 64-rank group gathers with Ring, a 32-rank one may use NVLS; all-reduce keeps NVLS at 64.
+TEST(NcclMnnvl, NoNvlsAllGatherOrReduceScatterBeyond32LocalRanks) {
+  ClusterSpec c = two_domains();
+  c.num_gpus = 72;
+  c.scale_up = {ScaleUpKind::NVSwitch, 900, 72};
+  const NcclAnalyticalModel m(c, {});
+  const auto uses_nvls = [&](int ranks, NcclFunction f) {
+    const auto tuning = m.tuning(GroupPlacement::of(testing::first_ranks(ranks), c));
+    for (double bytes = 1 << 20; bytes <= double(1 << 30); bytes *= 4)
+      if (tuning->choose(f, bytes).algorithm == NcclAlgorithm::NVLS) return true;
+    return false;
+  };
+  EXPECT_TRUE(uses_nvls(32, NcclFunction::AllGather));
+  EXPECT_TRUE(uses_nvls(32, NcclFunction::ReduceScatter));
+  EXPECT_FALSE(uses_nvls(64, NcclFunction::AllGather));
+  EXPECT_FALSE(uses_nvls(64, NcclFunction::ReduceScatter));
+  EXPECT_TRUE(uses_nvls(64, NcclFunction::AllReduce));
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   EXPECT_TRUE(full_shard.count("fsdp.allgather.fwd"));
   EXPECT_TRUE(full_shard.count("fsdp.reduce_scatter"));
   EXPECT_FALSE(full_shard.count("world.rerun_check"));
+  EXPECT_FALSE(full_shard.count("zero_grad_buffer"));  // PyTorch sets the gradients to None: no memset
   // SHARD_GRAD_OP: gathered for the forward only; with a pipeline, reduced once per step through the buckets.
   const auto shard_grad_op = first_rank_op_names(framework_scenario("fsdp", 2));
   EXPECT_TRUE(shard_grad_op.count("fsdp.allgather.fwd"));
@@ -86,12 +87,50 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   const auto shard_grad_op_pipelined = first_rank_op_names(framework_scenario("fsdp", 2, 2));
   EXPECT_TRUE(shard_grad_op_pipelined.count("dp.grad_all_reduce"));
   EXPECT_FALSE(shard_grad_op_pipelined.count("fsdp.allgather.fwd"));
+  EXPECT_FALSE(shard_grad_op_pipelined.count("zero_grad_buffer"));
+  EXPECT_FALSE(first_rank_op_names(framework_scenario("fsdp", 0)).count("zero_grad_buffer"));
 
   const auto zero = first_rank_op_names(framework_scenario("deepspeed", 2));
   EXPECT_FALSE(zero.count("zero_grad_buffer"));  // ZeRO sets the gradients to None
   EXPECT_FALSE(zero.count("world.rerun_check"));
   EXPECT_FALSE(zero.count("dp.grad_all_reduce"));
   EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
+}
+
+
+// Where a step's first parameter all-gather starts (megatron.md §5.3 step 6): at the first forward pre-hook, so a
+// later stage (whose buffer is one bucket) gathers only after its first input has arrived; Megatron-Core up to r0.8
+// started it in zero_grad, before any forward (parallelism.param_gather_in_zero_grad).
+TEST(TrainingFramework, ParamGatherStartsAtTheFirstForwardUnlessInZeroGrad) {
+  const auto gather_after_first_input = [](bool in_zero_grad) {
+    const Scenario s = parse_scenario(
+        test::small_gpt_job("", std::string("  tensor: 2\n  pipeline: 2\n") +
+                                    (in_zero_grad ? "  param_gather_in_zero_grad: true\n" : "")),
+        "param-gather.yaml");
+    const Workload wl = generate_workload(s, {});
+    for (const RankProgram& p : wl.ranks) {
+      std::size_t recv = p.ops.size(), gather = p.ops.size();
+      for (std::size_t i = 0; i < p.ops.size(); ++i) {
+        const std::string& name = wl.names[p.ops[i].name];
+        if (name == "pp.recv_forward" && recv == p.ops.size()) recv = i;
+        if (name == "dp.param_allgather" && gather == p.ops.size()) gather = i;
+      }
+      if (recv == p.ops.size()) continue;  // the first stage receives nothing
+      EXPECT_LT(gather, p.ops.size());
+      return gather > recv;
+    }
+    ADD_FAILURE() << "no rank of the second stage";
+    return false;
+  };
+  EXPECT_TRUE(gather_after_first_input(false));
+  EXPECT_FALSE(gather_after_first_input(true));
+  try {
+    parse_scenario(test::small_gpt_job("", "  tensor: 2\n  zero_stage: 0\n  param_gather_in_zero_grad: true\n"),
+                   "param-gather.yaml");
+    ADD_FAILURE() << "param_gather_in_zero_grad accepted without the distributed optimizer";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key(), "parallelism.param_gather_in_zero_grad");
+  }
 }
 
 }  // namespace

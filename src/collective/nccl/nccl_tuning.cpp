@@ -58,6 +58,9 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   if (a == kAlgoNvls && (!t.nvls_supported || (multi && (!t.collnet_supported || f != NcclFunction::AllReduce))))
     return;
   if (a == kAlgoNvlsTree && (!t.nvls_supported || !multi || f != NcclFunction::AllReduce)) return;
+  // NVLS all-gather / reduce-scatter has one NVLS head per local rank: not with more than NCCL_MAX_NVLS_ARITY (32)
+  // local ranks (enqueue.cc:topoGetAlgoInfo), e.g. a 64- or 72-rank group in one NVL72 domain.
+  if (a == kAlgoNvls && f != NcclFunction::AllReduce && t.max_per_node > nccl::kMaxNvlsArity) return;
   if (a == kAlgoPat && !t.pat_supported) return;
 
   const int nsteps = f == NcclFunction::AllReduce ? 2 * (n - 1) : is_ag_rs(f) ? n - 1 : n;

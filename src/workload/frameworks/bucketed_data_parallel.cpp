@@ -48,16 +48,19 @@ bool BucketedDataParallel::overlapped_param_gather() const {
 void BucketedDataParallel::zero_grad() {
   const Precision precision = rank_.scenario.training.precision;
   const auto& buffers = buffers_.buffers();
-  // One memset per DDP buffer (zero_grad_buffer).
-  for (const GradBuffer& buf : buffers)
-    rank_.builder.compute({Phase::Optimizer, -1, -1},
-                          &buf == &buffers.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
-                          memory_kernel(KernelKind::Memset, buf.local_params * settings_.grad_bytes, 0, precision));
-  // With overlap_param_gather the distributed optimizer launches the all-gather of the first
-  // bucket accessed in forward here, before forward compute starts; the forward pre-hooks chain
-  // the rest (Megatron distrib_optimizer zero_grad / DDP forward pre-hook). Dense and expert buffers
-  // chain separately.
-  if (overlapped_param_gather() && !rank_.interleaved())
+  // One memset per DDP buffer (zero_grad_buffer); none where the gradients are set to None.
+  if (settings_.zero_grad_memset)
+    for (const GradBuffer& buf : buffers)
+      rank_.builder.compute({Phase::Optimizer, -1, -1},
+                            &buf == &buffers.front() ? "zero_grad_buffer" : "zero_grad_buffer.expert",
+                            memory_kernel(KernelKind::Memset, buf.local_params * settings_.grad_bytes, 0, precision));
+  // With overlap_param_gather nothing is dispatched here: the first forward pre-hook that needs a bucket
+  // dispatches its all-gather and waits for it (finish_param_sync), then dispatches the next
+  // (megatron.md §5.3 step 6; Megatron distrib_optimizer zero_grad dispatches nothing). So a stage past the first,
+  // whose buffer is one bucket, gathers its parameters only once its first input has arrived, on the critical path
+  // of the warm-up. Megatron-Core up to r0.8 dispatched the first bucket here, before forward compute
+  // (parallelism.param_gather_in_zero_grad). Dense and expert buffers chain separately.
+  if (overlapped_param_gather() && rank_.scenario.parallelism.param_gather_in_zero_grad && !rank_.interleaved())
     for (std::size_t b = 0; b < buffers.size(); ++b) {
       const GradBuffer& buf = buffers[b];
       if (!buf.buckets_by_chunk.empty() && !buf.buckets_by_chunk[0].empty())

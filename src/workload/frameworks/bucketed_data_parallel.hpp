@@ -19,6 +19,10 @@ struct DataParallelSettings {
   double grad_bytes = 4;               // bytes per gradient element in the reduction
   bool distributed_optimizer = false;  // reduce-scatter the buckets; all-gather the updated parameters
   bool sharded_optimizer = false;      // optimizer state sharded over DP: the gradient norm spans the world
+  // The step starts by zeroing the gradient buffers (Megatron's zero_grad_buffer memset). PyTorch's FSDP keeps no
+  // persistent buffer: optimizer.zero_grad(set_to_none=True) frees the gradients, and the next backward allocates
+  // them (zero-fsdp.md §3.1, §7): no kernel.
+  bool zero_grad_memset = true;
 };
 
 class BucketedDataParallel : public FrameworkRank {

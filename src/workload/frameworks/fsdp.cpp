@@ -134,7 +134,7 @@ class Fsdp final : public TrainingFramework {
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const int zero_stage = rank.scenario.parallelism.zero_stage;
     // 0 and 1 are NO_SHARD: every rank holds and updates the whole optimizer state (docs/zero-and-fsdp.md §6).
-    const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 2};
+    const DataParallelSettings settings{grad_reduce_bytes(rank.scenario), false, zero_stage >= 2, false};
     const int gathers = fsdp_layer_gathers(rank.scenario.parallelism);
     if (gathers > 0) return std::make_unique<ShardedRank>(rank, settings, gathers == 2);
     return std::make_unique<BucketedDataParallel>(rank, settings);
