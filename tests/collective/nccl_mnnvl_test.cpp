@@ -138,7 +138,6 @@ TEST(NcclMnnvl, CopiesOnOtherHostsOfTheDomainReadTheSameSearchInputs) {
   EXPECT_NE(NodeGraphSearch(slower, multi).canonical_inputs().words, in_a.words);
 }
 
-
 // NVLS all-gather and reduce-scatter take one NVLS head per local rank, so NCCL skips them with more than
 // NCCL_MAX_NVLS_ARITY (32) local ranks (enqueue.cc topoGetAlgoInfo; nccl.md §4.1 step 1): in a GB200 NVL72 rack a
 // 64-rank group gathers with Ring, a 32-rank one may use NVLS; all-reduce keeps NVLS at 64.

@@ -97,16 +97,15 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
 }
 
-
 // Where a step's first parameter all-gather starts (megatron.md §5.3 step 6): at the first forward pre-hook, so a
 // later stage (whose buffer is one bucket) gathers only after its first input has arrived; Megatron-Core up to r0.8
 // started it in zero_grad, before any forward (parallelism.param_gather_in_zero_grad).
 TEST(TrainingFramework, ParamGatherStartsAtTheFirstForwardUnlessInZeroGrad) {
   const auto gather_after_first_input = [](bool in_zero_grad) {
-    const Scenario s = parse_scenario(
-        test::small_gpt_job("", std::string("  tensor: 2\n  pipeline: 2\n") +
-                                    (in_zero_grad ? "  param_gather_in_zero_grad: true\n" : "")),
-        "param-gather.yaml");
+    const Scenario s =
+        parse_scenario(test::small_gpt_job("", std::string("  tensor: 2\n  pipeline: 2\n") +
+                                                   (in_zero_grad ? "  param_gather_in_zero_grad: true\n" : "")),
+                       "param-gather.yaml");
     const Workload wl = generate_workload(s, {});
     for (const RankProgram& p : wl.ranks) {
       std::size_t recv = p.ops.size(), gather = p.ops.size();
@@ -128,9 +127,7 @@ TEST(TrainingFramework, ParamGatherStartsAtTheFirstForwardUnlessInZeroGrad) {
     parse_scenario(test::small_gpt_job("", "  tensor: 2\n  zero_stage: 0\n  param_gather_in_zero_grad: true\n"),
                    "param-gather.yaml");
     ADD_FAILURE() << "param_gather_in_zero_grad accepted without the distributed optimizer";
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.key(), "parallelism.param_gather_in_zero_grad");
-  }
+  } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "parallelism.param_gather_in_zero_grad"); }
 }
 
 }  // namespace
