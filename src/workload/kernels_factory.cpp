@@ -20,6 +20,11 @@ double gemm_operand_bytes(Precision p) {
   return p == Precision::FP8 ? 1 : activation_bytes(p);
 }
 
+double quantized_copy_bytes(Precision p, Fp8Recipe recipe) {
+  if (p == Precision::FP8 && recipe == Fp8Recipe::Mxfp8) return 1.0 + 1.0 / 32.0;
+  return gemm_operand_bytes(p);
+}
+
 KernelDesc gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision p, std::int64_t batch) {
   KernelDesc d;
   d.kind = KernelKind::Gemm;

@@ -11,6 +11,10 @@ namespace trainsim {
 // Engine) keeps activations and weights in bf16 outside the GEMMs; GEMM operands are cast to fp8.
 double activation_bytes(Precision p);
 double gemm_operand_bytes(Precision p);
+enum class Fp8Recipe;
+// Bytes per element of one quantized copy of a tensor (values and scales): FP8 with a per-tensor scale 1, MXFP8 one
+// E8M0 scale per 32 (1 + 1/32), NVFP4 0.5625; the training dtype's size when the precision is not quantized.
+double quantized_copy_bytes(Precision p, Fp8Recipe recipe);
 
 // The local grad-norm pass reads each local shard element's fp32 gradient once (4 B).
 inline constexpr double kGradNormBytesPerElement = 4.0;
@@ -56,7 +60,6 @@ std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems);
 // the recipes), in launch order, each with the stem of its op name ("fp8.amax", "fp8.cast_transpose", "fp8.cast",
 // "fp8.transpose", "fp8.quantize"). `after_te_norm`: the tensor is the output of a LayerNorm TE fuses with the linear;
 // `weight`: it is a weight.
-enum class Fp8Recipe;
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight);
 
 }  // namespace trainsim

@@ -37,6 +37,11 @@ std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std:
   return rb_.compute(ctx, name, g);
 }
 
+double LayerEmitter::tp_gather_bytes(const OpContext& ctx, double bf16_bytes) const {
+  if (!quantized_gemms(d_.precision) || d_.keeps_bf16_linears(ctx.layer) || d_.dtensor_tp) return bf16_bytes;
+  return bf16_bytes / activation_bytes(d_.precision) * quantized_copy_bytes(d_.precision, d_.fp8_recipe);
+}
+
 std::uint32_t LayerEmitter::bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
                                          std::int64_t k) {
   const Precision p = quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
@@ -96,7 +101,9 @@ void LayerEmitter::column_parallel_backward(const OpContext& ctx, const ColumnBa
     return;
   }
   std::uint32_t ag = 0, red = 0;
-  if (gather) ag = tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, false, comm.bytes, comm.sms);
+  // The input re-gathered for the wgrad is quantized like the forward's (layernorm_linear.py backward).
+  const double gather_bytes = wgrad.bf16 ? comm.bytes : tp_gather_bytes(ctx, comm.bytes);
+  if (gather) ag = tp_collective_bytes(ctx, comm.gather, CollKind::AllGather, false, gather_bytes, comm.sms);
   gemm_call(ctx, dgrad);
   if (gather && comm.gather_done_before_reduce) rb_.wait(ag);
   if (tp) red = tp_collective_bytes(ctx, reduce_name, reduce_kind, false, comm.bytes, comm.sms);
@@ -188,8 +195,8 @@ void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::in
   if (d_.t > 1 && d_.sp) {
     // SP: all-gather the sequence-sharded input first (sync: the norm output before QKV/fc1; dY before the
     // row-parallel dgrads); with userbuffers a ring exchange overlapped with the GEMM (TE initialize_ub).
-    const auto ag =
-        tp_collective(ctx, ag_name, CollKind::AllGather, !tp_overlap_, tp_overlap_ ? kUbRingExchangeSms : -1);
+    const auto ag = tp_collective_bytes(ctx, ag_name, CollKind::AllGather, !tp_overlap_,
+                                        tp_gather_bytes(ctx, D(d_.act_bytes)), tp_overlap_ ? kUbRingExchangeSms : -1);
     gemm_op(ctx, name, d_.T, n, d_.h);
     if (tp_overlap_) rb_.wait(ag);
     return;

@@ -144,6 +144,12 @@ class LayerEmitter {
     return d_.eager ? ctx.phase == Phase::Forward || ctx.phase == Phase::Recompute
                     : ctx.micro_batch == 0 && ctx.phase == Phase::Forward;
   }
+  // Bytes a tensor-parallel all-gather moves for `bf16_bytes` of a Transformer Engine linear's input or dY in the
+  // layer of `ctx`: under FP8 or NVFP4 TE quantizes the local shard and gathers the quantized copy
+  // (distributed.py gather_along_first_dim with the quantizer; its userbuffers use FP8 buffers for every all-gather
+  // overlap, base.py layers_all_gather_overlap), 1 B per element (MXFP8 1 + 1/32, NVFP4 0.5625). BF16 layers,
+  // modules Megatron builds outside TE and PyTorch's DTensor path gather the training dtype.
+  double tp_gather_bytes(const OpContext& ctx, double bf16_bytes) const;
 
   // What torchtitan's per-op checkpointing (RecomputeModules::torchtitan_op) re-runs at the start of a dense block's
   // backward.

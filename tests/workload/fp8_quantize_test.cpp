@@ -3,6 +3,7 @@
 // micro-batch only, nothing before wgrad, and the output layer kept in BF16.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -163,5 +164,40 @@ cluster: {gpu: H100-SXM, num_gpus: 8, gpus_per_node: 8}
   EXPECT_EQ(ub.at("tp.rs.qkv_dgrad"), 16);
   EXPECT_EQ(ub.at("tp.ag.proj_dy"), 1);
   for (const auto& [name, n] : with(false)) EXPECT_EQ(n, -1) << name;
+}
+}  // namespace trainsim
+
+namespace trainsim {
+// Under FP8 and NVFP4 Transformer Engine quantizes the local shard and all-gathers the quantized copy (distributed.py
+// gather_along_first_dim with the quantizer): the TP all-gathers of the linears' inputs and dYs move 1 B per element
+// (MXFP8 1 + 1/32, NVFP4 0.5625), the output layer's input and every reduce-scatter the training dtype.
+TEST(Fp8Quantize, TensorParallelAllGathersMoveTheQuantizedCopy) {
+  const auto bytes_by_layer = [](const std::string& precision, const std::string& gpu,
+                                 const std::vector<std::string>& extra) {
+    std::vector<std::string> overrides{"parallelism.tensor=2", "parallelism.sequence_parallel=true"};
+    overrides.insert(overrides.end(), extra.begin(), extra.end());
+    const Workload wl = generate_workload(test::small_gpt_scenario(precision, gpu, overrides), {});
+    std::map<std::pair<std::string, int>, double> out;
+    for (const Op& op : wl.ranks[0].ops)
+      if (op.type == Op::Type::Collective)
+        out[{wl.names[op.name], op.layer}] = static_cast<double>(wl.collectives[op.desc].bytes);
+    return out;
+  };
+  const auto bf16 = bytes_by_layer("bf16", "H100-SXM", {});
+  const double act = bf16.at({"tp.ag.qkv_input", 0});
+  EXPECT_DOUBLE_EQ(act, 1024.0 * 512 * 2);  // T x h x 2 B: 1,024 tokens of one micro-batch
+  const auto check = [&](const std::map<std::pair<std::string, int>, double>& q, double per_element, int layer) {
+    for (const char* name : {"tp.ag.qkv_input", "tp.ag.fc1_input", "tp.ag.proj_dy", "tp.ag.fc2_dy"})
+      EXPECT_DOUBLE_EQ(q.at({name, layer}), std::floor(act / 2 * per_element)) << name << " layer " << layer;
+    EXPECT_DOUBLE_EQ(q.at({"tp.rs.fc2", layer}), act);
+  };
+  const auto fp8 = bytes_by_layer("fp8", "H100-SXM", {});
+  check(fp8, 1.0, 0);
+  check(fp8, 1.0, 1);
+  EXPECT_DOUBLE_EQ(fp8.at({"tp.ag.lm_head_input", -1}), act);
+  check(bytes_by_layer("fp8", "B200", {"training.fp8_recipe=mxfp8"}), 1.0 + 1.0 / 32.0, 1);
+  const auto fp4 = bytes_by_layer("fp4", "B200", {"training.bf16_layers_at_start=1"});
+  check(fp4, 2.0, 0);  // kept in BF16
+  check(fp4, 0.5625, 1);
 }
 }  // namespace trainsim
