@@ -89,6 +89,7 @@ const std::set<std::string> kEntryKeys = {"id",
                                           "boost_clock_mhz",
                                           "power_w",
                                           "gemm_plateau",
+                                          "host_cpu",
                                           "notes"};
 // fp4 is optional (dense FP4 peak; absent = no FP4); the others must be present (null = unsupported).
 const std::set<std::string> kPeakKeys = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
@@ -199,6 +200,11 @@ GpuSpec parse_entry(const YAML::Node& e, const EntryContext& ctx, std::vector<st
   if (e["memory_gb"]) read_non_negative(e, "memory_gb", ctx, true);  // documentation only, but must be sane
   read_clocks_and_power(e, ctx, g);
   read_gemm_plateau(e, ctx, g);
+  if (e["host_cpu"]) {
+    g.host_cpu = read_string(e, "host_cpu", ctx);
+    if (g.host_cpu != "grace" && g.host_cpu != "intel" && g.host_cpu != "amd")
+      ctx.fail("host_cpu", fmt::format("'{}' is not one of grace, intel, amd", g.host_cpu));
+  }
   if (e["scale_up_domain"]) {
     g.scale_up_domain = read_int(e, "scale_up_domain", ctx);
     if (g.scale_up_domain < 1) ctx.fail("scale_up_domain", fmt::format("must be >= 1, got {}", g.scale_up_domain));

@@ -43,6 +43,11 @@ struct GpuSpec {
   // GPUs in the scale-up (NVLink) domain the part is sold in, e.g. 72 for GB200 NVL72, 8 for an HGX
   // board; 0 = not stated (the scenario's cluster.scale_up.domain_size decides).
   int scale_up_domain = 0;
+  // The host CPU of the system the part is sold in (data/gpus.yaml `host_cpu`): "grace" (NVIDIA Grace, arm64: GB200,
+  // GB300), "intel" or "amd" (x86); "" = the vendor's usual x86 host (NVIDIA's HGX/DGX boards Intel Xeon, AMD's
+  // Instinct platforms AMD EPYC). NCCL's tuning depends on it (nccl.md §5.1, §5.4); the generated NCCL topology
+  // says it.
+  std::string host_cpu;
 
   // Peak for a precision; throws Error naming the GPU if it lacks that precision.
   double peak_tflops(Precision p) const;

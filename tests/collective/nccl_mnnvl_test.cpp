@@ -11,6 +11,7 @@
 #include "collective/nccl/nccl_graph_search.hpp"
 #include "collective/nccl/nccl_search_cache.hpp"
 #include "core/error.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "search_graph_expect.hpp"
 #include "test_clusters.hpp"
 
@@ -157,6 +158,34 @@ TEST(NcclMnnvl, NoNvlsAllGatherOrReduceScatterBeyond32LocalRanks) {
   EXPECT_FALSE(uses_nvls(64, NcclFunction::AllGather));
   EXPECT_FALSE(uses_nvls(64, NcclFunction::ReduceScatter));
   EXPECT_TRUE(uses_nvls(64, NcclFunction::AllReduce));
+}
+
+// The host CPU decides two entries of NCCL's tuning (nccl.md §5.1, §5.4): NVLSTree's bandwidth gets the tree
+// correction factor only with x86 CPUs on SM >= 100, so a Grace-hosted GB200 keeps its full NVLSTree bandwidth; and
+// across nodes the LL bandwidth cap is the AMD row where the hosts are AMD EPYC. The catalog's GB200 and GB300 say
+// `host_cpu: grace`, which the generated NCCL topology writes as an arm64 CPU.
+TEST(NcclMnnvl, HostCpuDecidesNvlsTreeCorrectionAndLlCap) {
+  ClusterSpec c = two_domains();
+  const auto tuning_with = [&](const std::string& host) {
+    c.gpu.host_cpu = host;
+    const NcclAnalyticalModel m(c, {});
+    return m.tuning(GroupPlacement::of(testing::first_ranks(32), c));
+  };
+  const auto x86 = tuning_with(""), grace = tuning_with("grace"), amd = tuning_with("amd");
+  EXPECT_TRUE(x86->topology().cpu_x86);
+  EXPECT_FALSE(grace->topology().cpu_x86);
+  EXPECT_TRUE(amd->topology().cpu_amd);
+  const double mib16 = 16.0 * (1 << 20);
+  const auto nvls_tree = [&](const auto& t) {
+    return *t->time_us(NcclFunction::AllReduce, NcclAlgorithm::NVLSTree, NcclProtocol::Simple, mib16);
+  };
+  EXPECT_LT(nvls_tree(grace), nvls_tree(x86) * 0.97);  // the correction factor at 16 MiB is below 1
+  // LL across two nodes: Intel's cap is 39 GB/s, AMD's 22.5.
+  EXPECT_LT(amd->entry(NcclFunction::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL).algbw_GBps,
+            x86->entry(NcclFunction::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL).algbw_GBps);
+  EXPECT_EQ(GpuCatalog::builtin().find("GB200")->host_cpu, "grace");
+  EXPECT_EQ(GpuCatalog::builtin().find("GB300")->host_cpu, "grace");
+  EXPECT_EQ(GpuCatalog::builtin().find("H100-SXM")->host_cpu, "");
 }
 
 }  // namespace

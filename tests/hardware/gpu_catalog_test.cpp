@@ -322,6 +322,15 @@ TEST(GpuCatalogLoad, BadGemmPlateauNamesTheKey) {
   expect_error("gpus:" + kEntry + "    gemm_plateau: 0.7\n", {"TOY", "gemm_plateau", "mapping"});
 }
 
+TEST(GpuCatalogLoad, HostCpuIsReadAndChecked) {
+  TempFile f("gpus:" + kEntry + "    host_cpu: grace\n");
+  const GpuCatalog cat = GpuCatalog::load(f.str());
+  EXPECT_EQ(cat.find("TOY")->host_cpu, "grace");
+  TempFile plain("gpus:" + kEntry);
+  EXPECT_EQ(GpuCatalog::load(plain.str()).find("TOY")->host_cpu, "");
+  expect_error("gpus:" + kEntry + "    host_cpu: power9\n", {"TOY", "host_cpu", "grace, intel, amd"});
+}
+
 TEST(GpuCatalogLoad, ClocksAndPowerAreOptional) {
   TempFile f("gpus:" + kEntry);
   const GpuCatalog catalog = GpuCatalog::load(f.str());  // g points into it: keep it alive

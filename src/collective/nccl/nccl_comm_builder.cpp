@@ -238,6 +238,8 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
   t.sm = tuning_sm(comm.sm);
   t.cc_index = cc_index_of(t.sm);
   t.net_overhead_us = env.net_overhead_us.value_or(comm.vendor == CpuVendor::Amd ? 2.0 : nccl::kNetOverheadIntel);
+  t.cpu_x86 = comm.arch == CpuArch::X86;
+  t.cpu_amd = t.cpu_x86 && comm.vendor == CpuVendor::Amd;
   t.ring = tuning_graph(comm.ring_graph, t.sm);
   t.tree = tuning_graph(comm.tree_graph, t.sm);
   t.nvls = tuning_graph(comm.nvls_graph, t.sm);

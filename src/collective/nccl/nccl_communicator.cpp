@@ -415,6 +415,7 @@ std::vector<NodeLayout> number_ranks_by_node(NcclCommunicator& comm,
   comm.node_ranks.resize(idx(comm.nnodes));
   comm.sm = node_topologies.front()->sm;
   comm.vendor = node_topologies.front()->vendor;
+  comm.arch = node_topologies.front()->arch;
   for (int n = 0; n < comm.nnodes; ++n) {
     const NodeTopology& t = *node_topologies[idx(n)];
     const int ppn = static_cast<int>(t.gpus.size());

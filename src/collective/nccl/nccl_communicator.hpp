@@ -48,6 +48,7 @@ struct NcclCommunicator {
   std::vector<std::vector<int>> node_ranks;  // per node: ranks in local order
   int sm = 0;
   CpuVendor vendor = CpuVendor::Intel;
+  CpuArch arch = CpuArch::X86;
   // Per node: its topology (restricted to the communicator's GPUs, paths computed); identical
   // nodes may share one object.
   std::vector<std::shared_ptr<const NodeTopology>> node_topology;

@@ -38,6 +38,7 @@ struct Layout {
   int ngpus = 0;
   int sm = 90;
   bool amd = false;
+  std::string host_cpu;    // GpuSpec::host_cpu: "grace", "intel", "amd" or "" (the GPU vendor's usual x86 host)
   std::string link_speed;  // PCIe generation of GPUs, NICs and switches
   int nics = 0;
   int nvlinks = 0;  // NVLinks per GPU
@@ -54,6 +55,7 @@ Layout layout_of(const ClusterSpec& c) {
     throw ScenarioError("", "cluster.gpus_per_node", "more than 512 GPUs in one node is not supported");
   l.sm = c.gpu.sm_version > 0 ? c.gpu.sm_version : 90;  // AMD / custom parts: Hopper-class
   l.amd = is_amd(c.gpu.vendor);
+  l.host_cpu = c.gpu.host_cpu.empty() ? (l.amd ? "amd" : "intel") : c.gpu.host_cpu;
   // PCIe by generation: SM90+ Gen5 x16 (48 GB/s), SM80 Gen4 (24), older Gen3 (12) (NCCL's topo.cc: width x speed).
   l.link_speed = l.sm >= 90 ? "32.0 GT/s PCIe" : l.sm >= 80 ? "16.0 GT/s PCIe" : "8.0 GT/s PCIe";
   l.nics = std::max(0, c.nics_per_node);
@@ -97,7 +99,10 @@ std::string generate_node_topology_xml(const ClusterSpec& cluster) {
   x << "<system version=\"1\">\n";
   const bool pairs = paired_layout(l);
   for (int s = 0; s < 2; ++s) {
-    if (l.amd) {
+    if (l.host_cpu == "grace") {
+      // NVIDIA Grace (GB200 / GB300 trays): arm64, which NCCL's XML gives no vendor.
+      x << " <cpu numaid=\"" << s << "\" arch=\"arm64\">\n";
+    } else if (l.host_cpu == "amd") {
       x << " <cpu numaid=\"" << s << "\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n";
     } else {
       // Sapphire Rapids (model 143) with Hopper and newer, an Ice Lake-class part before.

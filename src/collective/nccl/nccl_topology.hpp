@@ -47,6 +47,10 @@ struct NcclTopology {
   // use: channels used / default channels (NCCL 2.18's ncclTopoGetAlgoTime did the same).
   double channel_bw_scale = 1.0;
   double net_overhead_us = 1.0;  // per network step (NCCL_NET_OVERHEAD)
+  // The host CPU (the first node's, as NCCL reads comm->cpuArch / cpuVendor): the multi-node llMaxBw row (1 for AMD,
+  // nccl.md §5.1) and NVLSTree's tree correction factor (SM >= 100 with x86 only, §5.4) depend on it.
+  bool cpu_x86 = true;
+  bool cpu_amd = false;
   // Physical per-GPU bandwidths, for the p2p path (GB/s, one direction).
   double intra_bw_per_gpu = 0;  // NVLink/PCIe as NCCL counts it
   double net_bw_per_gpu = 0;    // this GPU's share of its node's NICs, capped by PCIe

@@ -66,7 +66,9 @@ void NcclTuningModel::fill(NcclFunction f, int a, int p) {
   const int nsteps = f == NcclFunction::AllReduce ? 2 * (n - 1) : is_ag_rs(f) ? n - 1 : n;
   const int index2 = nnodes <= 2 ? nnodes - 1 : 2;
   const int cc = t.cc_index;
-  const double ll_max_bw = kLLMaxBw[multi ? 0 : cc][index2];  // multi-node row 0: Intel CPUs assumed
+  // Across nodes the row is the CPU's: 1 for AMD hosts, 0 otherwise (tuning.cc: index1 = nNodes > 1 ? cpuVendor ==
+  // AMD : compCapIndex).
+  const double ll_max_bw = kLLMaxBw[multi ? (t.cpu_amd ? 1 : 0) : cc][index2];
   const NcclGraph& g = (a == kAlgoRing)                         ? t.ring
                        : (a == kAlgoNvls || a == kAlgoNvlsTree) ? t.nvls
                        : a == kAlgoCollNetChain                 ? t.collnet_chain
@@ -175,8 +177,9 @@ double NcclTuningModel::time_for(NcclFunction f, int a, int p, const NcclCostEnt
   if (f == NcclFunction::AllReduce && nbytes >= 64) {
     const int idx = log2i(nbytes / 64);
     if (a == kAlgoTree && idx < kTreeCorrectionEntries - 1) bw *= kTreeCorrectionFactor[p][idx];
-    // NVLSTree gets the same factor only on SM >= 100 with x86 CPUs (x86 assumed).
-    if (a == kAlgoNvlsTree && topo_.sm >= 100 && idx < kTreeCorrectionEntries) bw *= kTreeCorrectionFactor[p][idx];
+    // NVLSTree gets the same factor only on SM >= 100 with x86 CPUs (not on Grace-hosted GB200 / GB300).
+    if (a == kAlgoNvlsTree && topo_.sm >= 100 && topo_.cpu_x86 && idx < kTreeCorrectionEntries)
+      bw *= kTreeCorrectionFactor[p][idx];
   }
   if (a == kAlgoRing && p == kProtoSimple && f == NcclFunction::AllReduce && topo_.nnodes > 1 &&
       nbytes / (static_cast<double>(topo_.comm_channels) * topo_.nranks) >= kRingPlateauMinBytesPerChannelRank)
