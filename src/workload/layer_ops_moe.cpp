@@ -151,7 +151,8 @@ void LayerEmitter::moe_combine_forward(const OpContext& ctx) {
   if (x.dispatcher == MoeDispatcher::AllGather) {
     const double n = static_cast<double>(x.etp) * x.ep;
     elementwise(ctx, "moe.unpermute", rows * h * ab * 2.0 + n * tok * h * ab);  // scatter-add into [n*T_l, h]
-    if (n > 1) moe_collective(ctx, "etp_ep.rs.combine", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * ab);
+    // The reduction runs in the routing probabilities' dtype (token_dispatcher.py: .to(self.probs.dtype)).
+    if (n > 1) moe_collective(ctx, "etp_ep.rs.combine", CollKind::ReduceScatter, g_.etp_ep, n * tok * h * kProbBytes);
     return;
   }
   if (x.dispatcher == MoeDispatcher::Flex) {  // the rows summed per received token, sent back once per token
@@ -160,7 +161,8 @@ void LayerEmitter::moe_combine_forward(const OpContext& ctx) {
     return;
   }
   if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.unsort_chunks", rows * h * ab * 2.0);
-  if (x.etp > 1) moe_collective(ctx, "etp.rs.combine", CollKind::ReduceScatter, g_.etp, rows * h * ab);
+  // Over expert-tensor ranks the partial outputs are summed in the probabilities' dtype (megatron.md §6.2 step 10).
+  if (x.etp > 1) moe_collective(ctx, "etp.rs.combine", CollKind::ReduceScatter, g_.etp, rows * h * kProbBytes);
   if (x.ep > 1) moe_collective(ctx, "ep.alltoall.combine", CollKind::AllToAll, g_.ep, routed * h * ab);
   elementwise(ctx, "moe.unpermute", routed * h * ab + tok * h * ab);  // scatter-add of the k copies
 }
@@ -171,7 +173,7 @@ void LayerEmitter::moe_combine_backward(const OpContext& ctx) {
   const double h = D(d_.h), tok = D(x.tokens), routed = D(x.routed), rows = D(x.rows);
   if (x.dispatcher == MoeDispatcher::AllGather) {
     const double n = static_cast<double>(x.etp) * x.ep;
-    if (n > 1) moe_collective(ctx, "etp_ep.ag.combine_bwd", CollKind::AllGather, g_.etp_ep, n * tok * h * ab);
+    if (n > 1) moe_collective(ctx, "etp_ep.ag.combine_bwd", CollKind::AllGather, g_.etp_ep, n * tok * h * kProbBytes);
     elementwise(ctx, "moe.unpermute.bwd", rows * h * ab * 2.0);
     return;
   }
@@ -182,7 +184,7 @@ void LayerEmitter::moe_combine_backward(const OpContext& ctx) {
   }
   elementwise(ctx, "moe.unpermute.bwd", routed * h * ab + tok * h * ab);
   if (x.ep > 1) moe_collective(ctx, "ep.alltoall.combine_bwd", CollKind::AllToAll, g_.ep, routed * h * ab);
-  if (x.etp > 1) moe_collective(ctx, "etp.ag.combine_bwd", CollKind::AllGather, g_.etp, rows * h * ab);
+  if (x.etp > 1) moe_collective(ctx, "etp.ag.combine_bwd", CollKind::AllGather, g_.etp, rows * h * kProbBytes);
   if (x.local_experts > 1 && (x.ep > 1 || x.etp > 1)) elementwise(ctx, "moe.unsort_chunks.bwd", rows * h * ab * 2.0);
 }
 

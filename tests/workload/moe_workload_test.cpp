@@ -115,7 +115,8 @@ TEST(MoeWorkload, AllToAllBytesPerRankAreTokensHiddenTopK) {
 }
 
 // With expert_tensor > 1 the received tokens are all-gathered over expert-TP before the experts and
-// reduce-scattered after them (MoEAlltoAllTokenDispatcher): t_e x T_l x k rows of h.
+// reduce-scattered after them (MoEAlltoAllTokenDispatcher): t_e x T_l x k rows of h, gathered in bf16 and summed in
+// the routing probabilities' dtype, fp32 (token_combine: .to(self.probs.dtype); megatron.md §6.2 step 10).
 TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
   const Workload wl = generate_workload(moe_scenario());
   const std::int64_t rows = 2 * 512 * 2;  // t_e x T_l x k
@@ -123,14 +124,15 @@ TEST(MoeWorkload, ExpertTensorParallelGathersAndScattersTheRoutedRows) {
   for (const auto& c : collectives(wl, wl.ranks[0])) {
     if (c.group->kind != GroupKind::ExpertTP) continue;
     EXPECT_EQ(c.group->ranks, (std::vector<int>{0, 1}));  // ETP stride 1 (the TP ranks when t_e = t)
+    const bool combine = c.name == "etp.rs.combine" || c.name == "etp.ag.combine_bwd";
     if (c.name == "etp.ag.dispatch" || c.name == "etp.ag.combine_bwd") {
       EXPECT_EQ(c.kind, CollKind::AllGather);
-      EXPECT_EQ(c.bytes, rows * 512 * 2);
+      EXPECT_EQ(c.bytes, rows * 512 * (combine ? 4 : 2)) << c.name;
       ++ag;
     }
     if (c.name == "etp.rs.combine" || c.name == "etp.rs.dispatch_bwd") {
       EXPECT_EQ(c.kind, CollKind::ReduceScatter);
-      EXPECT_EQ(c.bytes, rows * 512 * 2);
+      EXPECT_EQ(c.bytes, rows * 512 * (combine ? 4 : 2)) << c.name;
       ++rs;
     }
   }
@@ -212,8 +214,8 @@ TEST(MoeWorkload, AllGatherDispatcher) {
   EXPECT_EQ(bytes["etp_ep.ag.tokens"], n * tokens * 512 * 2);
   EXPECT_EQ(bytes["etp_ep.ag.routing_map"], n * tokens * 8);
   EXPECT_EQ(bytes["etp_ep.ag.probs"], n * tokens * 8 * 4);
-  EXPECT_EQ(bytes["etp_ep.rs.combine"], n * tokens * 512 * 2);
-  EXPECT_EQ(bytes["etp_ep.ag.combine_bwd"], n * tokens * 512 * 2);
+  EXPECT_EQ(bytes["etp_ep.rs.combine"], n * tokens * 512 * 4);  // summed in the probabilities' dtype
+  EXPECT_EQ(bytes["etp_ep.ag.combine_bwd"], n * tokens * 512 * 4);
   EXPECT_EQ(bytes["etp_ep.rs.tokens_bwd"], n * tokens * 512 * 2);
 }
 
