@@ -122,6 +122,21 @@ TEST(CollectiveModel, SendRecvAcrossNodesUsesOneNic) {
   EXPECT_DOUBLE_EQ(e.busbw_GBps, e.algbw_GBps);
 }
 
+// With several NICs per GPU a remote peer gets channels on each of them, their bandwidths summed up to the GPU's
+// own PCIe bandwidth (ncclTopoComputeP2pChannels, nccl.md §7.3): four 100G NICs per H100 (a 32-NIC node) carry
+// 48 GB/s like one 400G NIC, where one 100G NIC per GPU carries 12.5.
+TEST(CollectiveModel, SendRecvAcrossNodesUsesEveryNicOfTheGpu) {
+  const auto across = [](int nics) {
+    ClusterSpec c = testing::h100_cluster(2);
+    c.nics_per_node = nics;
+    c.nic_gbps = 100;
+    return make_nccl_analytical_model(c, {})->estimate(CollKind::SendRecv, GiB, GroupPlacement::of({0, 8}, c));
+  };
+  EXPECT_NEAR(to_microseconds(across(32).time), 22.4 + static_cast<double>(GiB) / 48e3, 0.5);
+  EXPECT_NEAR(to_microseconds(across(8).time), 22.4 + static_cast<double>(GiB) / 12.5e3, 1.0);
+  EXPECT_EQ(across(32).channels, 4);  // ceil(48 / 14)
+}
+
 // SendRecv inside a node: NVLink, 370.8 GB/s; latency 8.4 + 3.4.
 TEST(CollectiveModel, SendRecvInsideNodeUsesNvlink) {
   const auto c = testing::h100_cluster(1);

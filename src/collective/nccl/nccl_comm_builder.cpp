@@ -264,18 +264,24 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
       comm.default_nchannels > 0 ? std::min(1.0, static_cast<double>(t.comm_channels) / comm.default_nchannels) : 1.0;
   t.ring_simple_threads =
       t.ring.bw_intra * t.ring.channels <= nccl::kPciBw ? nccl::kSimplePcieThreads : nccl::kMaxThreadsSimple;
-  // Per-GPU bandwidths for the p2p estimate: the GPU's best NVLink/PCIe bandwidth, and its local
-  // NIC path (PCIe-capped) times its share of the node's NICs.
+  // Per-GPU bandwidths for the p2p estimate: the GPU's best NVLink/PCIe bandwidth, and what its NICs carry. A
+  // remote peer gets channels on every NIC local to the GPU, their bandwidths summed until they reach the GPU's
+  // own PCIe bandwidth to its CPU (ncclTopoComputeP2pChannels, nccl.md §7.3: 4 x 100G NICs behind a Gen5 x16 GPU
+  // carry 48 GB/s, not one NIC's 12.5); GPUs that share NICs get their share of one.
   if (!comm.node_topology.empty() && comm.node_topology.front()) {
     const NodeTopology& node = *comm.node_topology.front();
     t.intra_bw_per_gpu = node.total_bw();
     if (!node.nets.empty() && !node.gpus.empty()) {
       const auto local = node.local_nets(0);
-      const double path = local.empty() ? 0 : node.gpu_to_net(0, local.front()).bw;
+      double nics = 0, gpu_to_cpu = 0;
+      for (const int n : local) nics += node.gpu_to_net(0, n).bw;
+      for (const int c : node.cpus) gpu_to_cpu = std::max(gpu_to_cpu, node.paths[node.gpus[0]][c].bw);
+      if (gpu_to_cpu > 0)
+        nics = std::min(nics, std::max(gpu_to_cpu, local.empty() ? 0 : node.gpu_to_net(0, local.front()).bw));
       const double share = cluster.gpus_per_node > 0
                                ? std::min(1.0, static_cast<double>(cluster.nics_per_node) / cluster.gpus_per_node)
                                : 1.0;
-      t.net_bw_per_gpu = path * share;
+      t.net_bw_per_gpu = nics * share;
     }
   }
   if (t.nnodes > 1 && t.net_bw_per_gpu <= 0)
