@@ -492,8 +492,18 @@ double weight_bytes(const Scenario& s, const JobShape& shape, const StateBytes& 
   return state_bytes_on_rank(params, shape, bytes.weight, bytes.shard_weight) + gathered_weight_bytes(s, params);
 }
 
-double gradient_bytes(const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
-  return state_bytes_on_rank(params, shape, bytes.grad, bytes.shard_grad);
+// FSDP under a pipeline (SHARD_GRAD_OP; the schedule turns gradient sync off for all but the last micro-batch:
+// set_requires_gradient_sync(False)) accumulates each unit's unsharded gradient across micro-batches, upcast to the
+// reduce dtype when it differs from the parameter dtype (FSDP2 unsharded_accumulated_grad, zero-fsdp.md §3.2), beside
+// the fp32 shard the last micro-batch reduces into.
+double accumulated_unsharded_grad_bytes(const Scenario& s, const RankParams& params) {
+  const ParallelSpec& par = s.parallelism;
+  if (par.framework != Framework::FSDP || par.zero_stage != 2 || par.pipeline <= 1) return 0;
+  return (s.training.grad_reduce_in_bf16 ? 2.0 : 4.0) * (params.dense + params.expert);
+}
+
+double gradient_bytes(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
+  return state_bytes_on_rank(params, shape, bytes.grad, bytes.shard_grad) + accumulated_unsharded_grad_bytes(s, params);
 }
 
 double optimizer_state_bytes(const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
@@ -626,7 +636,7 @@ StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBy
   mem.stage = stage;
   const double activations = activation_bytes(s, shape, layers, stage, mem);
   mem.weights_gib = weight_bytes(s, shape, bytes, params) / kGiB;
-  mem.grads_gib = gradient_bytes(shape, bytes, params) / kGiB;
+  mem.grads_gib = gradient_bytes(s, shape, bytes, params) / kGiB;
   mem.optimizer_gib = optimizer_state_bytes(shape, bytes, params) / kGiB;
   mem.activations_gib = activations / kGiB;
   mem.other_gib = other_gib(s, shape, mem.activations_gib);

@@ -255,6 +255,22 @@ TEST(MemoryModel, FsdpFullShard) {
   EXPECT_NEAR(st.grads_gib * kGiB, params, 1.0);
 }
 
+// FSDP under a pipeline (SHARD_GRAD_OP) accumulates every unit's unsharded gradient across micro-batches, upcast to
+// the fp32 reduce dtype, beside the fp32 shard (zero-fsdp.md §3.2): grads = 4 B x params / 4 ranks + 4 B x params;
+// 2 B for the unsharded part with a bf16 reduce. The gradient memory of the same stage without the pipeline's
+// accumulation is the shard alone.
+TEST(MemoryModel, FsdpUnderPipelineHoldsTheUnshardedGradient) {
+  Scenario s = memory_scenario(gpt(4, 1024, 16, 2048), 1, 2, 4, 8, 1);
+  s.parallelism.framework = Framework::FSDP;
+  s.parallelism.zero_stage = 2;
+  const double layer = 12.0 * 1024 * 1024 + 13 * 1024;
+  const double last_stage = 2 * layer + 51200.0 * 1024 + 2 * 1024;  // 2 layers, the (untied across stages) head
+  const StageMemory fp32_reduce = estimate_memory(s)[1];
+  EXPECT_NEAR(fp32_reduce.grads_gib * kGiB, last_stage * (4.0 / 4 + 4.0), 64.0);
+  s.training.grad_reduce_in_bf16 = true;
+  EXPECT_NEAR(estimate_memory(s)[1].grads_gib * kGiB, last_stage * (4.0 / 4 + 2.0), 64.0);
+}
+
 // MoE: routed experts are divided by EP x TP, and their optimizer state by expert-DP = dp / ep.
 // Layer: 8 experts of 2 x 1024 x 4096 (GELU), so 8 * 8h^2 = 64h^2 expert params; EP 4, TP 2 -> 8h^2 per rank;
 // dp 8 -> expert-DP 2.
