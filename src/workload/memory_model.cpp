@@ -620,12 +620,28 @@ double deepep_bytes(const Scenario& s) {
   return deepep_buffer_bytes(s.model.hidden_size * 2, par.expert, kDeepEpSms);
 }
 
+// Transformer Engine's userbuffers (tp_comm_overlap; transformer_engine/pytorch/module/base.py initialize_ub):
+// one communication buffer per overlapped GEMM, 10 by default (ring exchange qkv_fprop, fc1_fprop, proj_dgrad,
+// fc2_dgrad; pipeline proj_fprop, fc2_fprop; bulk qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad), each of the shape
+// Megatron passes, [s x b / c, h], in bf16; under FP8 the six all-gather buffers (layers_all_gather_overlap) are
+// FP8, 1 B. Allocated once, for the job.
+double userbuffers_bytes(const Scenario& s) {
+  const ParallelSpec& par = s.parallelism;
+  if (!par.tp_comm_overlap || par.tensor <= 1 || par.framework != Framework::Megatron) return 0;
+  const double tokens = static_cast<double>(s.model.seq_length) * static_cast<double>(s.training.micro_batch_size) /
+                        std::max(1, par.context);
+  const double buffer = tokens * static_cast<double>(s.model.hidden_size);
+  const double gather_bytes = s.training.precision == Precision::FP8 ? 1.0 : 2.0;
+  return buffer * (6 * gather_bytes + 4 * 2.0);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Everything else: the fixed allowance, NCCL's buffers, fragmentation, DeepSpeed's gradient bucket, DeepEP's buffers.
+// Everything else: the fixed allowance, NCCL's buffers, fragmentation, DeepSpeed's gradient bucket, DeepEP's buffers,
+// Transformer Engine's userbuffers.
 double other_gib(const Scenario& s, const JobShape& shape, double activations_gib) {
   const double nccl = communicators(s, shape.data) * kNcclChannels * kNcclBytesPerChannel;
   return kContextGiB + kWorkspaceGiB + nccl / kGiB + kFragmentation * activations_gib +
-         deepspeed_bucket_bytes(s) / kGiB + deepep_bytes(s) / kGiB;
+         deepspeed_bucket_bytes(s) / kGiB + deepep_bytes(s) / kGiB + userbuffers_bytes(s) / kGiB;
 }
 
 StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const StageLayout& layout,

@@ -315,5 +315,21 @@ TEST(MemoryModel, OtherAllowance) {
               single.other_gib - 0.1 * single.activations_gib + gib(nccl), 1e-9);
 }
 
+// tp_comm_overlap: Transformer Engine's 10 userbuffers of [s x b / c, h], bf16 (TE initialize_ub); under FP8 the six
+// all-gather buffers are FP8. 2,048 tokens x 1,024 x (10 x 2 B) = 40 MiB; FP8 (6 x 1 + 4 x 2) = 28 MiB.
+TEST(MemoryModel, UserbuffersUnderTpCommOverlap) {
+  Scenario s = memory_scenario(gpt(2, 1024, 16, 2048), 2, 1, 1, 1, 1);
+  const double without = estimate_memory(s)[0].other_gib;
+  s.parallelism.tp_comm_overlap = true;
+  EXPECT_NEAR(estimate_memory(s)[0].other_gib - without, gib(2048.0 * 1024 * 20), 1e-9);
+  s.training.precision = Precision::FP8;
+  const double fp8_without = [&] {
+    Scenario plain = s;
+    plain.parallelism.tp_comm_overlap = false;
+    return estimate_memory(plain)[0].other_gib;
+  }();
+  EXPECT_NEAR(estimate_memory(s)[0].other_gib - fp8_without, gib(2048.0 * 1024 * 14), 1e-9);
+}
+
 }  // namespace
 }  // namespace trainsim
