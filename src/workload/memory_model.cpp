@@ -608,7 +608,10 @@ double activation_bytes(const Scenario& s, const JobShape& shape, const StageLay
   if (recomputed > 0) activations += per_micro_batch.largest_layer;
   activations += moe_dispatch_bytes(s, shape, layers);
   activations += embedding_dropout_mask_bytes(s, shape, stage, mem.in_flight_micro_batches);
-  activations += last_stage_output_bytes(s, shape, stage, mem.in_flight_micro_batches);
+  // The loss's buffers belong to the last model chunk, whose forward the interleaved schedule follows at once with
+  // its backward on the last rank (megatron.md §4.6: forward step (v-1)p + k and backward step k are the same chunk
+  // and micro-batch there): one micro-batch's at a time.
+  activations += last_stage_output_bytes(s, shape, stage, v > 1 ? 1 : mem.in_flight_micro_batches);
   return activations;
 }
 

@@ -201,6 +201,11 @@ TEST(MemoryModel, InterleavedScheduleHoldsMoreOnFirstStage) {
   const double layer = 2048.0 * 1024 * 34;
   EXPECT_NEAR(plain[1].activations_gib, gib(3 * 4 * layer), 1e-9);
   EXPECT_NEAR(inter[1].activations_gib, gib(9 * 2 * layer), 1e-9);
+  // Last stage 3: (v - 1) p + 1 = 5 chunks in flight, but the loss's buffers are the last chunk's, whose forward is
+  // followed at once by its backward there: one micro-batch's, s (4h + 6V), not ceil(5 / 2) = 3.
+  const double sq = 2048, h = 1024, V = 51200;
+  EXPECT_EQ(inter[3].in_flight_micro_batches, 3);
+  EXPECT_NEAR(inter[3].activations_gib, gib(5 * 2 * layer + sq * (4 * h + 6 * V)), 1e-9);
 }
 
 // Last stage: final-norm and LM-head inputs (2 B each) plus the fp32 cross-entropy softmax 4 B x V/t, and the
