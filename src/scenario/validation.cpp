@@ -181,6 +181,10 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     c.fail("parallelism.param_gather_in_zero_grad",
            "it moves where Megatron's distributed optimizer starts its overlapped parameter all-gather: it needs "
            "framework megatron, zero_stage 1 and overlap_param_gather: true");
+  if (p.param_gather_in_zero_grad && p.virtual_pipeline > 1)
+    c.fail("parallelism.param_gather_in_zero_grad",
+           "the interleaved schedule starts its parameter all-gathers itself (align_param_gather), in every "
+           "Megatron-Core release: the key only applies without virtual_pipeline");
   // A PyTorch job's TP comm overlap is async TP, an Inductor pass (torch/_inductor/fx_passes/micro_pipeline_tp.py)
   // that only a compiled model runs; torchtitan refuses enable_async_tensor_parallel without compile.
   if (p.tp_comm_overlap && p.framework == Framework::FSDP && eager_pytorch(s))

@@ -128,6 +128,16 @@ TEST(TrainingFramework, ParamGatherStartsAtTheFirstForwardUnlessInZeroGrad) {
                    "param-gather.yaml");
     ADD_FAILURE() << "param_gather_in_zero_grad accepted without the distributed optimizer";
   } catch (const ScenarioError& e) { EXPECT_EQ(e.key(), "parallelism.param_gather_in_zero_grad"); }
+  try {
+    parse_scenario(test::small_gpt_job("",
+                                       "  tensor: 2\n  pipeline: 2\n  virtual_pipeline: 2\n"
+                                       "  param_gather_in_zero_grad: true\n"),
+                   "param-gather.yaml");
+    ADD_FAILURE() << "param_gather_in_zero_grad accepted with the interleaved schedule";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key(), "parallelism.param_gather_in_zero_grad");
+    EXPECT_NE(std::string(e.what()).find("interleaved"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
