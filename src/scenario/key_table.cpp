@@ -98,6 +98,7 @@ constexpr ScenarioKey kKeys[] = {
   {"parallelism.schedule", "choice", "1f1b", "", "1f1b | gpipe", "pipeline schedule (interleaved is implied by virtual_pipeline > 1)"},
   {"parallelism.framework", "choice", "megatron", "", "megatron | deepspeed | fsdp", "training framework: op order, buckets, overlap"},
   {"parallelism.zero_stage", "int", "1", "", "0 .. 3", "megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP; deepspeed: ZeRO stage"},
+  {"parallelism.fsdp_version", "int", "1", "", "1 | 2", "framework fsdp: 1 = FullyShardedDataParallel (FSDP1: Composer, Accelerate's default), 2 = fully_shard (FSDP2: torchtitan, OLMo-core)"},
   {"parallelism.overlap_grad_reduce", "bool", "true", "", "", "gradient reduction overlapped with backward"},
   {"parallelism.overlap_param_gather", "bool", "true", "", "", "distributed optimizer: parameter all-gather overlapped with forward"},
   {"parallelism.param_gather_in_zero_grad", "bool", "false", "", "", "Megatron-Core <= r0.8: the first parameter all-gather starts in zero_grad, before the first forward (later releases: in the first forward pre-hook, after a later stage's first input arrives)"},

@@ -76,6 +76,12 @@ ParallelSpec read_parallelism(const Section& parallel) {
     p.zero_stage = *z;
     p.zero_stage_given = true;
   }
+  if (auto v = parallel.int_value("fsdp_version", Bound::Positive)) {
+    if (*v > 2)
+      parallel.fail("fsdp_version",
+                    "expected 1 (FullyShardedDataParallel) or 2 (fully_shard), got " + std::to_string(*v));
+    p.fsdp_version = *v;
+  }
   parallel.read("overlap_grad_reduce", p.overlap_grad_reduce);
   parallel.read("overlap_param_gather", p.overlap_param_gather);
   parallel.read("param_gather_in_zero_grad", p.param_gather_in_zero_grad);

@@ -114,6 +114,11 @@ struct ParallelSpec {
   Framework framework = Framework::Megatron;
   int zero_stage = 1;             // megatron: 1 = distributed optimizer; fsdp: 3 FULL_SHARD, 2 SHARD_GRAD_OP
   bool zero_stage_given = false;  // written in the scenario (the report says what an fsdp job without it runs)
+  // PyTorch FSDP's API (framework fsdp): 1 = FullyShardedDataParallel (one FlatParameter per unit; Composer /
+  // llm-foundry, Hugging Face Accelerate's default, IBM fms-fsdp), 2 = fully_shard (per-parameter DTensors;
+  // torchtitan, OLMo-core). They differ in where the gradient cast runs and in FSDP2's copy-out after each
+  // all-gather (zero-fsdp.md §3.1, §3.2).
+  int fsdp_version = 1;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   // Megatron-Core up to r0.8 dispatched the first parameter all-gather in the distributed optimizer's

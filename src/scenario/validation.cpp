@@ -181,6 +181,10 @@ void check_sequence_split(const Scenario& s, const Checker& c) {
     c.fail("parallelism.param_gather_in_zero_grad",
            "it moves where Megatron's distributed optimizer starts its overlapped parameter all-gather: it needs "
            "framework megatron, zero_stage 1 and overlap_param_gather: true");
+  if (p.fsdp_version != 1 && p.framework != Framework::FSDP)
+    c.fail("parallelism.fsdp_version",
+           "it says which PyTorch FSDP API a framework fsdp job uses; this job's framework is " +
+               std::string(to_string(p.framework)));
   if (p.param_gather_in_zero_grad && p.virtual_pipeline > 1)
     c.fail("parallelism.param_gather_in_zero_grad",
            "the interleaved schedule starts its parameter all-gathers itself (align_param_gather), in every "

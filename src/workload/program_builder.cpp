@@ -78,6 +78,21 @@ std::uint32_t RankBuilder::compute(const OpContext& ctx, std::string_view name, 
   return id;
 }
 
+std::uint32_t RankBuilder::compute_beside(const OpContext& ctx, Stream stream, std::string_view name,
+                                          const KernelDesc& k) {
+  Op op;
+  op.type = Op::Type::Compute;
+  op.stream = stream;
+  op.phase = ctx.phase;
+  op.name = wb_.name(name);
+  op.desc = wb_.kernel(k);
+  op.layer = static_cast<std::int16_t>(ctx.layer);
+  op.micro_batch = ctx.micro_batch;
+  std::vector<std::uint32_t> deps;
+  if (last_compute_ >= 0) deps.push_back(static_cast<std::uint32_t>(last_compute_));
+  return append(op, deps);
+}
+
 std::uint32_t RankBuilder::collective_on_sms(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                              std::uint32_t group, std::int64_t bytes, int sms) {
   if (sms < 0 || sms > 32767)

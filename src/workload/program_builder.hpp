@@ -32,6 +32,10 @@ class RankBuilder {
 
   // `launches`: the kernels the host launches for it (Op::launches), when one op stands for several.
   std::uint32_t compute(const OpContext& ctx, std::string_view name, const KernelDesc& k, int launches = 1);
+  // A kernel on a side stream (`stream`, in order with the collectives issued there) that waits for the compute
+  // stream's last kernel, as a framework's side-stream work does after `side.wait_stream(compute)` (FSDP1's
+  // post-backward gradient cast); the compute stream does not wait for it.
+  std::uint32_t compute_beside(const OpContext& ctx, Stream stream, std::string_view name, const KernelDesc& k);
   // `sender`: for a one-way SendRecv, the global rank that sends (-1: both members send).
   std::uint32_t collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                            std::uint32_t group, std::int64_t bytes, int sender = -1);

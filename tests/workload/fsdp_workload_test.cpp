@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "scenario/scenario_loader.hpp"
 #include "support/small_gpt_job.hpp"
 #include "workload/generator.hpp"
@@ -86,6 +87,54 @@ TEST(FsdpWorkload, NoShardUpdatesTheWholeOptimizerState) {
   EXPECT_NEAR(adam_bytes(2), full, 1e-6 * full);
   EXPECT_NEAR(adam_bytes(1), 8 * full, 1e-6 * full);
   EXPECT_NEAR(adam_bytes(0), 8 * full, 1e-6 * full);
+}
+
+// parallelism.fsdp_version (zero-fsdp.md §3.1, §3.2). FSDP1 (the default) casts a unit's gradient on the post-backward
+// stream, in order before its reduce-scatter there, and uses the gathered FlatParameter in place. FSDP2 copies each
+// gathered unit out of the all-gather buffer on the compute stream (read and write 2 B per parameter) and
+// chunk-cats the gradients into the reduce-scatter input there, cast included (2 + 4 B; 2 + 2 B with a bf16 reduce).
+TEST(FsdpWorkload, Fsdp1CastsBesideComputeFsdp2CopiesOnIt) {
+  const auto streams_of = [](const Workload& wl, const std::string& name) {
+    std::map<Stream, int> out;
+    for (const Op& op : wl.ranks[0].ops)
+      if (wl.names[op.name] == name) out[op.stream] += 1;
+    return out;
+  };
+  Scenario s = fsdp_scenario("bf16");
+  const int micro_batches = s.micro_batches_per_iteration();
+  const Workload v1 = generate_workload(s, {});
+  EXPECT_EQ(streams_of(v1, "fsdp.grad_cast"), (std::map<Stream, int>{{Stream::DpComm, 4 * micro_batches + 1}}));
+  EXPECT_EQ(by_name(v1).count("fsdp.copy_out"), 0u);
+  // On the post-backward stream the cast runs before the reduce-scatter it feeds.
+  for (std::size_t i = 0; i + 1 < v1.ranks[0].ops.size(); ++i) {
+    if (v1.names[v1.ranks[0].ops[i].name] == "fsdp.grad_cast") {
+      EXPECT_EQ(v1.names[v1.ranks[0].ops[i + 1].name].rfind("fsdp.reduce_scatter", 0), 0u);
+    }
+  }
+
+  s.parallelism.fsdp_version = 2;
+  const Workload v2 = generate_workload(s, {});
+  auto ops = by_name(v2);
+  EXPECT_EQ(ops.count("fsdp.grad_cast"), 0u);
+  EXPECT_EQ(streams_of(v2, "fsdp.grad_chunk_cat"), (std::map<Stream, int>{{Stream::Compute, 4 * micro_batches + 1}}));
+  // One copy-out per gather: every layer twice (forward and backward) and the root once, per micro-batch.
+  EXPECT_EQ(ops["fsdp.copy_out"].count, (2 * 4 + 1) * micro_batches);
+  EXPECT_EQ(streams_of(v2, "fsdp.copy_out").count(Stream::Compute), 1u);
+  s.training.grad_reduce_in_bf16 = true;
+  auto bf16_reduce = by_name(generate_workload(s, {}));
+  EXPECT_NEAR(bf16_reduce["fsdp.grad_chunk_cat"].bytes / ops["fsdp.grad_chunk_cat"].bytes, 4.0 / 6.0, 1e-9);
+}
+
+TEST(FsdpWorkload, FsdpVersionIsCheckedAndOnlyForFsdp) {
+  const auto fails_on = [](const std::string& parallelism) {
+    try {
+      parse_scenario(test::small_gpt_job("", parallelism), "fsdp-version.yaml");
+    } catch (const ScenarioError& e) { return e.key(); }
+    return std::string();
+  };
+  EXPECT_EQ(fails_on("  framework: fsdp\n  zero_stage: 3\n  fsdp_version: 3\n"), "parallelism.fsdp_version");
+  EXPECT_EQ(fails_on("  framework: megatron\n  fsdp_version: 2\n"), "parallelism.fsdp_version");
+  EXPECT_EQ(fails_on("  framework: fsdp\n  zero_stage: 3\n  fsdp_version: 2\n"), "");
 }
 
 }  // namespace

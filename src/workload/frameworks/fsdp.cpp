@@ -33,6 +33,7 @@ class ShardedRank final : public BucketedDataParallel {
     auto root_ag = builder.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp,
                                       layer_gather_bytes(root_params()));
     builder.wait(root_ag);
+    copy_out(ctx, root_params());
     std::optional<std::uint32_t> next;
     if (!ls.empty())
       next = builder.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather,
@@ -40,6 +41,7 @@ class ShardedRank final : public BucketedDataParallel {
     if (rank_.has_embedding(chunk)) rank_.emitter.embedding_forward(mb);
     for (std::size_t i = 0; i < ls.size(); ++i) {
       builder.wait(*next);
+      copy_out({Phase::Forward, ls[i], mb}, rank_.dims.layer_params);
       if (i + 1 < ls.size())
         next = builder.collective({Phase::Forward, ls[i + 1], mb}, Stream::DpComm, "fsdp.allgather.fwd",
                                   CollKind::AllGather, dp, layer_gather_bytes(rank_.dims.layer_params));
@@ -72,7 +74,10 @@ class ShardedRank final : public BucketedDataParallel {
     const auto grad = static_cast<std::int64_t>(layer_params * settings_.grad_bytes);
     for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
       const int layer = ls[static_cast<std::size_t>(i)];
-      if (next) builder.wait(*next);
+      if (next) {
+        builder.wait(*next);
+        copy_out({Phase::Backward, layer, mb}, layer_params);
+      }
       if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
       if (full && i < recompute_n) emitter.forward(layer, mb, Phase::Recompute);
       emitter.backward(layer, mb, selective);
@@ -104,16 +109,34 @@ class ShardedRank final : public BucketedDataParallel {
     return static_cast<std::int64_t>(params * activation_bytes(rank_.scenario.training.precision));
   }
 
-  // FSDP's post-backward cast of a unit's unsharded gradient to the reduce dtype (a new full-size tensor: read
-  // the training dtype, write fp32), on the post-backward stream before the reduce-scatter; none when the
-  // gradient is already fp32.
+  bool fsdp2() const { return rank_.scenario.parallelism.fsdp_version == 2; }
+
+  // FSDP2 copies a unit's parameters out of the flat all-gather buffer into their own tensors on the compute stream
+  // (foreach_all_gather_copy_out: split_with_sizes_copy, read and write the training dtype), after each all-gather;
+  // FSDP1's FlatParameter is used in place.
+  void copy_out(const OpContext& ctx, double params) {
+    if (!fsdp2()) return;
+    const Precision precision = rank_.scenario.training.precision;
+    const double ab = activation_bytes(precision);
+    rank_.builder.compute(ctx, "fsdp.copy_out", memory_kernel(KernelKind::Elementwise, params * 2 * ab, 0, precision));
+  }
+
+  // A unit's unsharded gradient on its way to the reduce-scatter (read the training dtype, write the reduce dtype):
+  //   FSDP1: cast to the reduce dtype on the post-backward stream, which waited for the compute stream, then the
+  //          reduce-scatter on that stream (_post_backward_hook / _reduce_grad); nothing when the dtypes agree;
+  //   FSDP2: foreach_reduce's chunk_cat of the unit's gradients into the reduce-scatter input, the cast included, on
+  //          the compute stream, a copy even when the dtypes agree (zero-fsdp.md §3.2 step 2).
   void cast_grad_for_reduce(const OpContext& ctx, double params) {
     const Precision precision = rank_.scenario.training.precision;
     const double from = activation_bytes(precision);
+    const KernelDesc k =
+        memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision);
+    if (fsdp2()) {
+      rank_.builder.compute(ctx, "fsdp.grad_chunk_cat", k);
+      return;
+    }
     if (from >= settings_.grad_bytes) return;
-    rank_.builder.compute(
-        ctx, "fsdp.grad_cast",
-        memory_kernel(KernelKind::Elementwise, params * (from + settings_.grad_bytes), params, precision));
+    rank_.builder.compute_beside(ctx, Stream::DpComm, "fsdp.grad_cast", k);
   }
 
   bool gather_in_backward_;
