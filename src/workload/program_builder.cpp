@@ -59,17 +59,22 @@ std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps)
   return static_cast<std::uint32_t>(prog_.ops.size() - 1);
 }
 
-std::uint32_t RankBuilder::compute(const OpContext& ctx, std::string_view name, const KernelDesc& k, int launches) {
-  TRAINSIM_CHECK(launches >= 0 && launches <= 255, fmt::format("op '{}' launches {} kernels", name, launches));
+Op RankBuilder::new_op(Op::Type type, Stream stream, const OpContext& ctx, std::string_view name) {
   Op op;
-  op.type = Op::Type::Compute;
-  op.launches = static_cast<std::uint8_t>(launches);
-  op.stream = Stream::Compute;
+  op.type = type;
+  op.stream = stream;
   op.phase = ctx.phase;
   op.name = wb_.name(name);
-  op.desc = wb_.kernel(k);
   op.layer = static_cast<std::int16_t>(ctx.layer);
   op.micro_batch = ctx.micro_batch;
+  return op;
+}
+
+std::uint32_t RankBuilder::compute(const OpContext& ctx, std::string_view name, const KernelDesc& k, int launches) {
+  TRAINSIM_CHECK(launches >= 0 && launches <= 255, fmt::format("op '{}' launches {} kernels", name, launches));
+  Op op = new_op(Op::Type::Compute, Stream::Compute, ctx, name);
+  op.launches = static_cast<std::uint8_t>(launches);
+  op.desc = wb_.kernel(k);
   std::sort(frontier_.begin(), frontier_.end());
   frontier_.erase(std::unique(frontier_.begin(), frontier_.end()), frontier_.end());
   const auto id = append(op, frontier_);
@@ -80,14 +85,8 @@ std::uint32_t RankBuilder::compute(const OpContext& ctx, std::string_view name, 
 
 std::uint32_t RankBuilder::compute_beside(const OpContext& ctx, Stream stream, std::string_view name,
                                           const KernelDesc& k) {
-  Op op;
-  op.type = Op::Type::Compute;
-  op.stream = stream;
-  op.phase = ctx.phase;
-  op.name = wb_.name(name);
+  Op op = new_op(Op::Type::Compute, stream, ctx, name);
   op.desc = wb_.kernel(k);
-  op.layer = static_cast<std::int16_t>(ctx.layer);
-  op.micro_batch = ctx.micro_batch;
   std::vector<std::uint32_t> deps;
   if (last_compute_ >= 0) deps.push_back(static_cast<std::uint32_t>(last_compute_));
   return append(op, deps);
@@ -129,14 +128,8 @@ std::uint32_t RankBuilder::collective(const OpContext& ctx, Stream stream, std::
 std::uint32_t RankBuilder::append_collective(const OpContext& ctx, Stream stream, std::string_view name,
                                              const CollectiveDesc& desc) {
   const std::uint32_t group = desc.group;
-  Op op;
-  op.type = Op::Type::Collective;
-  op.stream = stream;
-  op.phase = ctx.phase;
-  op.name = wb_.name(name);
+  Op op = new_op(Op::Type::Collective, stream, ctx, name);
   op.desc = wb_.collective(desc);
-  op.layer = static_cast<std::int16_t>(ctx.layer);
-  op.micro_batch = ctx.micro_batch;
   op.coll_seq = seq_per_group_[group]++;
   // The communicator stream waits for the compute stream's current position, which includes the
   // last kernel and every wait recorded since.

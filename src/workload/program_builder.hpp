@@ -59,6 +59,8 @@ class RankBuilder {
   std::size_t op_count() const { return prog_.ops.size(); }  // ops issued so far
 
  private:
+  // An op's fields every kind sets alike: its type, stream, context and interned name.
+  Op new_op(Op::Type type, Stream stream, const OpContext& ctx, std::string_view name);
   std::uint32_t append(Op op, const std::vector<std::uint32_t>& deps);
   std::uint32_t append_collective(const OpContext& ctx, Stream stream, std::string_view name,
                                   const CollectiveDesc& desc);
