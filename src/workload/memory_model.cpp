@@ -498,8 +498,9 @@ double weight_bytes(const Scenario& s, const JobShape& shape, const StateBytes& 
 // the fp32 shard the last micro-batch reduces into.
 double accumulated_unsharded_grad_bytes(const Scenario& s, const RankParams& params) {
   const ParallelSpec& par = s.parallelism;
-  if (par.framework != Framework::FSDP || par.zero_stage != 2 || par.pipeline <= 1) return 0;
-  return (s.training.grad_reduce_in_bf16 ? 2.0 : 4.0) * (params.dense + params.expert);
+  // SHARD_GRAD_OP whose gradients go through the buckets (fsdp_layer_gathers 0): the pipelined case.
+  if (par.framework != Framework::FSDP || par.zero_stage != 2 || fsdp_layer_gathers(par) != 0) return 0;
+  return make_training_framework(Framework::FSDP)->grad_reduce_bytes(s) * (params.dense + params.expert);
 }
 
 double gradient_bytes(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const RankParams& params) {

@@ -135,6 +135,27 @@ std::string profile(const std::string& python, const std::string& scenario, cons
   return r->out;
 }
 
+// The tool run on a scenario (written to `name`.yaml), what it wrote (read back from `name`.csv) and the scenario's
+// kernel list (`trainsim ops --json`).
+struct Profiled {
+  Result tool;
+  nlohmann::json ops;
+  Database db;
+};
+Profiled profile_scenario(const std::string& python, const std::string& name, const std::string& yaml,
+                          const std::string& extra = "") {
+  const std::string scenario = temp_file(name + ".yaml", yaml);
+  const std::string csv = (std::filesystem::temp_directory_path() / ("trainsim_cli_" + name + ".csv")).string();
+  std::filesystem::remove(csv);
+  Profiled p;
+  profile(python, scenario, csv, extra, &p.tool);
+  const Result listing = run("ops " + scenario + " --json");
+  EXPECT_EQ(listing.status, 0) << listing.out;
+  if (listing.status == 0) p.ops = nlohmann::json::parse(listing.out)["ops"];
+  if (p.tool.status == 0) p.db = read_database(csv);
+  return p;
+}
+
 }  // namespace
 
 // Every kernel of `trainsim ops --json` gets one row (or a skip line), in the fixed format, with a
@@ -143,19 +164,12 @@ TEST(ProfileOpsCli, WritesOneRowPerKernelOnTheCpu) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_tiny.yaml", kProfileScenario);
-  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_tiny.csv").string();
-  std::filesystem::remove(csv);
-  Result r;
-  profile(python, scenario, csv, "", &r);
+  const Profiled p = profile_scenario(python, "profile_ops_tiny", kProfileScenario);
+  const Result& r = p.tool;
   ASSERT_EQ(r.status, 0) << r.out;
-
-  const Result listing = run("ops " + scenario + " --json");
-  ASSERT_EQ(listing.status, 0) << listing.out;
-  const auto ops = nlohmann::json::parse(listing.out)["ops"];
+  const auto& ops = p.ops;
   ASSERT_GT(ops.size(), 10u);
-
-  const Database db = read_database(csv);
+  const Database& db = p.db;
   ASSERT_FALSE(db.comments.empty());
   EXPECT_EQ(db.comments.front(), "# trainsim op database v1");
   EXPECT_EQ(db.header, kHeader);
@@ -189,16 +203,11 @@ TEST(ProfileOpsCli, Nvfp4GemmsAreSkippedWithTheirReason) {
     ASSERT_NE(at, std::string::npos) << from;
     yaml.replace(at, from.size(), to);
   }
-  const std::string scenario = temp_file("profile_ops_fp4.yaml", yaml);
-  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_fp4.csv").string();
-  std::filesystem::remove(csv);
-  Result r;
-  profile(python, scenario, csv, "", &r);
+  const Profiled p = profile_scenario(python, "profile_ops_fp4", yaml);
+  const Result& r = p.tool;
   ASSERT_EQ(r.status, 0) << r.out;
-  const Result listing = run("ops " + scenario + " --json");
-  ASSERT_EQ(listing.status, 0) << listing.out;
-  const auto ops = nlohmann::json::parse(listing.out)["ops"];
-  const Database db = read_database(csv);
+  const auto& ops = p.ops;
+  const Database& db = p.db;
   EXPECT_TRUE(db.errors.empty()) << db.errors.front();
   int fp4_gemms = 0;
   for (const auto& op : ops) {
@@ -221,13 +230,11 @@ TEST(ProfileOpsCli, MaxOpsSkipsTheRestWithAMessage) {
   const std::string python = python_with_torch();
   if (python.empty())
     GTEST_SKIP() << "python3 cannot import torch (apt-get install python3-torch): profiler not tested";
-  const std::string scenario = temp_file("profile_ops_cap.yaml", kProfileScenario);
-  const std::string csv = (std::filesystem::temp_directory_path() / "trainsim_cli_profile_ops_cap.csv").string();
-  Result r;
-  profile(python, scenario, csv, " --max-ops 3 --gpu-name my-box", &r);
+  const Profiled p = profile_scenario(python, "profile_ops_cap", kProfileScenario, " --max-ops 3 --gpu-name my-box");
+  const Result& r = p.tool;
   ASSERT_EQ(r.status, 0) << r.out;
-  const auto ops = nlohmann::json::parse(run("ops " + scenario + " --json").out)["ops"];
-  const Database db = read_database(csv);
+  const auto& ops = p.ops;
+  const Database& db = p.db;
   EXPECT_EQ(db.header, kHeader);
   ASSERT_EQ(db.time_us.size(), 3u) << r.out;
   EXPECT_EQ(db.gpu, "my-box");

@@ -273,11 +273,11 @@ NcclTopology tuning_inputs(const NcclCommunicator& comm, const ClusterSpec& clus
     t.intra_bw_per_gpu = node.total_bw();
     if (!node.nets.empty() && !node.gpus.empty()) {
       const auto local = node.local_nets(0);
-      double nics = 0, gpu_to_cpu = 0;
+      double nics = 0, pcie = 0;  // the local NICs' paths summed; the GPU's best path to a CPU
       for (const int n : local) nics += node.gpu_to_net(0, n).bw;
-      for (const int c : node.cpus) gpu_to_cpu = std::max(gpu_to_cpu, node.paths[node.gpus[0]][c].bw);
-      if (gpu_to_cpu > 0)
-        nics = std::min(nics, std::max(gpu_to_cpu, local.empty() ? 0 : node.gpu_to_net(0, local.front()).bw));
+      for (const int c : node.cpus) pcie = std::max(pcie, node.paths[node.gpus[0]][c].bw);
+      const double one_nic = local.empty() ? 0 : node.gpu_to_net(0, local.front()).bw;
+      if (pcie > 0) nics = std::min(nics, std::max(pcie, one_nic));  // never below one NIC's own path
       const double share = cluster.gpus_per_node > 0
                                ? std::min(1.0, static_cast<double>(cluster.nics_per_node) / cluster.gpus_per_node)
                                : 1.0;
