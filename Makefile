@@ -22,8 +22,9 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/trainsim run $(DEMO)
 
+# After a failure, the failed checks' messages again, last, where the tail of a long log shows them.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) || { $(CURDIR)/scripts/ctest-failures .; exit 1; }
 
 # The Python module (docs/python.md): builds it into $(BUILD)/python/trainsim and links ./trainsim to it
 # (gitignored), so that `python3 -c "import trainsim"` works from the repository root.

@@ -10,11 +10,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "support/chromium.hpp"
 
 namespace trainsim_cli_test {
 
@@ -24,6 +27,16 @@ class ChromiumDevTools {
 
   // Starts `browser` headless with its profile in `dir`.
   ChromiumDevTools(const std::string& browser, const std::filesystem::path& dir) {
+    // The command line and the log's path are made before fork(): the child only duplicates descriptors and execs.
+    std::vector<std::string> args{browser};
+    std::istringstream switches(trainsim::test::kHeadlessSwitches);
+    for (std::string s; switches >> s;) args.push_back(s);
+    for (const char* s : {"--remote-debugging-pipe", "--window-size=1280,1600"}) args.emplace_back(s);
+    args.push_back("--user-data-dir=" + (dir / "profile").string());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string log = (dir / "chromium.log").string();
     int to_browser[2], from_browser[2];
     if (pipe(to_browser) != 0 || pipe(from_browser) != 0) return;
     pid_ = fork();
@@ -34,12 +47,8 @@ class ChromiumDevTools {
       dup2(from_browser[1], 4);
       for (int fd : {to_browser[0], to_browser[1], from_browser[0], from_browser[1]})
         if (fd > 4) close(fd);
-      const std::string profile = "--user-data-dir=" + (dir / "profile").string();
-      const std::string log = (dir / "chromium.log").string();
       if (FILE* f = freopen(log.c_str(), "w", stderr)) (void)f;
-      execl(browser.c_str(), browser.c_str(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--remote-debugging-pipe", "--window-size=1280,1600", profile.c_str(), static_cast<char*>(nullptr));
+      execv(browser.c_str(), argv.data());
       _exit(127);
     }
     if (pid_ > 0) setpgid(pid_, pid_);

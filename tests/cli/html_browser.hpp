@@ -47,10 +47,8 @@ inline Rendered render_in_chromium(const std::string& browser, const std::filesy
   const std::filesystem::path dom_path = dir / "dom.html", log_path = dir / "chromium.log";
   const auto start = std::chrono::steady_clock::now();
   const Result b =
-      run_shell("{ timeout 60 " + browser +
-                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-                " --disable-component-update --disable-sync --user-data-dir=" +
-                (dir / "profile").string() +
+      run_shell("{ timeout 60 " + browser + " " + trainsim::test::kHeadlessSwitches +
+                " --user-data-dir=" + (dir / "profile").string() +
                 " --enable-logging=stderr --v=0 --window-size=1280,2000 --screenshot=" + png.string() +
                 " --dump-dom file://" + page.string() + " > " + dom_path.string() + " 2> " + log_path.string() + "; }");
   Rendered r;

@@ -146,7 +146,6 @@ void expect_checked_page(const Rendered& b, const std::string& name) {
   EXPECT_THAT(b.dom, ::testing::ContainsRegex("<p id=\"json-check\" class=\"ok\">[0-9]+ numbers on this page "
                                               "checked against the embedded JSON: all match</p>"));
   EXPECT_THAT(b.dom, Not(HasSubstr("data-check=\"mismatch\"")));
-  EXPECT_LT(b.seconds, 30) << "chromium took " << b.seconds << " s";
 }
 
 // Renders a sweep with invalid points and a tune page in headless Chromium. Screenshots stay in the build tree:

@@ -104,7 +104,6 @@ TEST(HtmlReportCli, RendersInHeadlessChromiumWithTheResultsNumbers) {
     EXPECT_THAT(dom, HasSubstr(std::string("id=\"") + id + "\"")) << id;
   ASSERT_TRUE(fs::exists(png)) << log;
   EXPECT_GT(fs::file_size(png), 10000u);
-  EXPECT_LT(b.seconds, 30) << "chromium took " << b.seconds << " s";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/examples.hpp"
@@ -165,12 +166,38 @@ TEST(ServeCli, ThePageSubmitsTheDemoScenarioAndShowsItsReport) {
   const std::string page = attached["sessionId"];
   chrome.call("Runtime.enable", json::object(), page);
   chrome.call("Page.enable", json::object(), page);
+  chrome.call("Inspector.enable", json::object(), page);  // for Inspector.targetCrashed
   chrome.call("Page.navigate", {{"url", "http://127.0.0.1:" + std::to_string(port) + "/"}}, page);
   const auto holds = [&](const std::string& expression, double seconds) {
     return trainsim_cli_test::wait_until([&] { return chrome.evaluate(page, expression) == true; }, seconds);
   };
+  // What a failed check prints besides its own message: the page's state, the page's events that tell of trouble
+  // (a crashed renderer, an exception, a console message), the ends of the browser's and the server's logs.
+  const auto diagnosis = [&] {
+    std::string text = "page: " + chrome
+                                      .evaluate(page,
+                                                "location.hash + ' | state: ' + "
+                                                "document.getElementById('job-state').textContent + ' | message: ' + "
+                                                "document.getElementById('message').textContent")
+                                      .dump();
+    std::string events;
+    int crashes = 0, exceptions = 0, console = 0;
+    for (const json& e : chrome.events()) {
+      const std::string method = e.value("method", "");
+      crashes += method == "Inspector.targetCrashed" || method == "Target.targetCrashed";
+      exceptions += method == "Runtime.exceptionThrown";
+      console += method == "Runtime.consoleAPICalled";
+      if (method.ends_with("targetCrashed") || method == "Runtime.exceptionThrown" ||
+          method == "Runtime.consoleAPICalled")
+        events += "\n" + e.dump().substr(0, 600);
+    }
+    text += fmt::format(" | {} crashes, {} exceptions, {} console messages{}", crashes, exceptions, console, events);
+    const auto tail = [](const std::string& log) { return log.substr(log.size() > 3000 ? log.size() - 3000 : 0); };
+    return text + "\nchromium.log (end):\n" + tail(read_file(dir / "chromium.log")) + "\nserve.out (end):\n" +
+           tail(read_file(dir / "serve.out"));
+  };
   // The page is ready once it has filled in the example scenario (from /api/presets).
-  ASSERT_TRUE(holds("document.getElementById('scenario').value.length > 0", 30));
+  ASSERT_TRUE(holds("document.getElementById('scenario').value.length > 0", 30)) << diagnosis();
   const std::string demo = read_file(trainsim::test::example("gpt3-175b-1024-h100.yaml"));
   ASSERT_FALSE(demo.empty());
   ASSERT_EQ(chrome.evaluate(page,
@@ -181,18 +208,13 @@ TEST(ServeCli, ThePageSubmitsTheDemoScenarioAndShowsItsReport) {
             true);
   // The page says the job is queued and links its page; following the link, the address names the job, its state
   // reaches done, the numbers and the report appear.
-  ASSERT_TRUE(holds("!!document.querySelector('#message a')", 30));
+  ASSERT_TRUE(holds("!!document.querySelector('#message a')", 30)) << diagnosis();
   EXPECT_EQ(chrome.evaluate(page, "document.getElementById('message').textContent.includes('queued')"), true);
   chrome.evaluate(page, "document.querySelector('#message a').click(); true");
-  ASSERT_TRUE(holds("document.getElementById('job-state').textContent === 'done'", 60))
-      << chrome
-             .evaluate(page,
-                       "location.hash + ' | ' + document.getElementById('job-state').textContent + ' | ' + "
-                       "document.getElementById('message').textContent")
-             .dump();
+  ASSERT_TRUE(holds("document.getElementById('job-state').textContent === 'done'", 90)) << diagnosis();
   EXPECT_EQ(chrome.evaluate(page, "/^#\\/job\\/[0-9a-f]{16}$/.test(location.hash)"), true)
       << chrome.evaluate(page, "location.hash").dump();
-  ASSERT_TRUE(holds("document.querySelectorAll('#run-cards .card').length >= 3", 30));
+  ASSERT_TRUE(holds("document.querySelectorAll('#run-cards .card').length >= 3", 30)) << diagnosis();
   EXPECT_EQ(chrome.evaluate(page, "document.getElementById('run-cards').textContent.includes('iteration')"), true);
   EXPECT_EQ(chrome.evaluate(page, "!!document.getElementById('report-frame')"), true);
   const std::string job_id = chrome.evaluate(page, "location.hash.split('/')[2]").get<std::string>();
@@ -204,19 +226,26 @@ TEST(ServeCli, ThePageSubmitsTheDemoScenarioAndShowsItsReport) {
   ASSERT_TRUE(iteration.is_number()) << iteration.dump();
   EXPECT_GT(iteration.get<double>(), 1.0);
 
-  // The report's frame has loaded the run's HTML report (sandboxed, it runs as a target of its own).
+  // The report's frame has loaded the run's HTML report. Sandboxed, it usually runs in a process of its own, a target
+  // of its own; where the browser keeps it in the page's process it is a child in the page's frame tree.
+  const std::string report_path = "/api/jobs/" + job_id + "/html";
   const auto report_loaded = [&] {
     const json targets = chrome.call("Target.getTargets");
-    if (!targets.contains("targetInfos")) return false;
-    for (const json& t : targets["targetInfos"])
-      if (t.value("url", "").ends_with("/api/jobs/" + job_id + "/html")) return true;
+    for (const json& t : targets.value("targetInfos", json::array()))
+      if (t.value("url", "").ends_with(report_path)) return true;
+    const json tree = chrome.call("Page.getFrameTree", json::object(), page);
+    for (const json& child : tree.value("frameTree", json::object()).value("childFrames", json::array()))
+      if (child.value("frame", json::object()).value("url", "").ends_with(report_path)) return true;
     return false;
   };
-  EXPECT_TRUE(trainsim_cli_test::wait_until(report_loaded, 30)) << chrome.call("Target.getTargets").dump();
+  EXPECT_TRUE(trainsim_cli_test::wait_until(report_loaded, 30))
+      << chrome.call("Target.getTargets").dump() << "\n"
+      << chrome.call("Page.getFrameTree", json::object(), page).dump() << "\n"
+      << diagnosis();
   chrome.evaluate(page, "new Promise(r => setTimeout(() => r(true), 500))");  // one more paint for the screenshot
 
   const json shot = chrome.call("Page.captureScreenshot", {{"format", "png"}}, page);
-  ASSERT_TRUE(shot.contains("data")) << shot.dump().substr(0, 200);
+  ASSERT_TRUE(shot.contains("data")) << shot.dump().substr(0, 200) << "\n" << diagnosis();
   const std::string png = from_base64(shot["data"].get<std::string>());
   EXPECT_EQ(png.substr(1, 3), "PNG");
   EXPECT_GT(png.size(), 10'000u);
@@ -226,6 +255,7 @@ TEST(ServeCli, ThePageSubmitsTheDemoScenarioAndShowsItsReport) {
   for (const json& e : chrome.events()) {
     const std::string method = e.value("method", "");
     EXPECT_NE(method, "Runtime.exceptionThrown") << e.dump();
+    EXPECT_NE(method, "Inspector.targetCrashed") << diagnosis();
     if (method == "Runtime.consoleAPICalled") { EXPECT_NE(e["params"].value("type", ""), "error") << e.dump(); }
   }
 }

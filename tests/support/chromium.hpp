@@ -17,6 +17,13 @@ inline std::string chromium() {
   return r.out.substr(0, r.out.find('\n'));
 }
 
+// The switches every test launch passes. Without the background-networking ones Chromium keeps trying hosts this
+// closed network refuses; without --disable-dev-shm-usage a container's small /dev/shm (64 MiB by default), shared
+// by several browsers when tests run in parallel, can run out and crash a page's renderer.
+inline constexpr const char* kHeadlessSwitches =
+    "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync --disable-dev-shm-usage";
+
 inline constexpr const char* kNoChromium =
     "chromium not found (install Debian's chromium package, as scripts/install-deps does, or set TRAINSIM_CHROMIUM): "
     "the page is not checked in a browser";
