@@ -98,6 +98,27 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   return p;
 }
 
+LayerParams layer_linear_weights(const ModelSpec& m, int layer) {
+  // add_attention and add_mlp without biases give the weights; MLA's down-projections come with their norms'
+  // gains (q_lora_rank and kv_lora_rank elements), taken off again.
+  ModelSpec weights_only = m;
+  weights_only.add_bias_linear = false;
+  weights_only.add_qkv_bias = false;
+  LayerParams p;
+  add_attention(weights_only, p);
+  if (m.mla) p.replicated -= static_cast<double>(m.mla->q_lora_rank + m.mla->kv_lora_rank);
+  if (!is_moe_layer(m, layer)) {
+    add_mlp(weights_only, static_cast<double>(m.ffn_hidden_size), false, p.tp_sharded, p.replicated);
+    return p;
+  }
+  const double fe = static_cast<double>(m.moe.expert_ffn_hidden_size);
+  double expert_weights = 0, unused_bias = 0;
+  add_mlp(weights_only, fe, false, expert_weights, unused_bias);
+  p.expert += m.moe.num_experts * expert_weights;
+  if (m.moe.shared_experts > 0) add_mlp(weights_only, fe * m.moe.shared_experts, false, p.tp_sharded, p.replicated);
+  return p;
+}
+
 LayerParams mtp_extra_params(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden_size);
   LayerParams p;

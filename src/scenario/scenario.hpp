@@ -63,6 +63,12 @@ struct TrainingSpec {
   // grad_reduce_in_fp32 = False as its performance recipes set it; FSDP's MixedPrecision reduce_dtype = bf16):
   // the data-parallel reduction moves half the bytes, Megatron's gradient buffer is half the size.
   bool grad_reduce_in_bf16 = false;
+  // Under fp8, Transformer Engine's linear weights are FP8 parameters (Megatron's --fp8-param-gather, NeMo's and
+  // Megatron-Bridge's FP8 recipes' fp8_param_gather / fp8_params): no BF16 copy and no cached FP8 copy beside it,
+  // and the distributed optimizer all-gathers them in FP8 (delayed and tensorwise scaling; MXFP8 parameters are
+  // gathered in BF16 and quantized after). Not given (auto), validation turns it on where Megatron allows it.
+  bool fp8_param_gather = false;
+  bool fp8_param_gather_given = false;
   // Under fp4: the first and the last this many transformer layers keep BF16 linears (Megatron's
   // --first-last-layers-bf16 with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16, which the NVFP4
   // recipe uses to keep the most sensitive layers in BF16). MTP layers stay quantized, as in Megatron.

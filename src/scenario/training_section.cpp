@@ -110,6 +110,10 @@ TrainingSpec read_training(const Section& training) {
     t.fp8_recipe = *r;
   training.read("cuda_graphs", t.cuda_graphs);
   training.read("grad_reduce_in_bf16", t.grad_reduce_in_bf16);
+  if (auto g = training.choice<int>("fp8_param_gather", {{"auto", -1}, {"true", 1}, {"false", 0}})) {
+    t.fp8_param_gather_given = *g >= 0;
+    t.fp8_param_gather = *g == 1;
+  }
   training.read("bf16_layers_at_start", t.bf16_layers_at_start, Bound::NonNegative);
   training.read("bf16_layers_at_end", t.bf16_layers_at_end, Bound::NonNegative);
   // trainsim simulates one iteration, built as the steady state runs it (the distributed optimizer's first

@@ -410,6 +410,43 @@ void check_fp8_recipe(const Scenario& s, const Checker& c) {
                                       " is not one (use delayed or tensorwise)");
 }
 
+// Megatron's --fp8-param-gather makes FP8 parameters of Transformer Engine's linears, which only its FP8 recipes
+// have, and arguments.py asserts the distributed optimizer (or an FSDP) for it; framework fsdp and deepspeed have
+// no such flag. Refused rather than ignored.
+void check_fp8_param_gather(const Scenario& s, const Checker& c) {
+  if (!s.training.fp8_param_gather || !s.training.fp8_param_gather_given) return;
+  const ParallelSpec& p = s.parallelism;
+  if (s.training.precision != Precision::FP8)
+    c.fail("training.fp8_param_gather", std::string("needs training.precision fp8 (FP8 parameters); precision is ") +
+                                            to_string(s.training.precision));
+  if (p.framework != Framework::Megatron)
+    c.fail("training.fp8_param_gather", std::string("is Megatron's --fp8-param-gather; framework ") +
+                                            to_string(p.framework) + " has no FP8 parameters");
+  else if (p.zero_stage < 1)
+    c.fail("training.fp8_param_gather",
+           "needs the distributed optimizer (parallelism.zero_stage >= 1), as Megatron's --fp8-param-gather does");
+  if (s.training.fusion == Fusion::Eager)
+    c.fail("training.fp8_param_gather",
+           "needs Megatron's Transformer Engine layers; training.fusion eager swaps in te.Linear modules that keep "
+           "BF16 weights");
+}
+
+// training.fp8_param_gather not given: on where Megatron takes --fp8-param-gather, as NeMo's and Megatron-Bridge's
+// FP8 recipes (bf16_with_fp8_mixed: fp8_param_gather = True) and Megatron's own FP8 examples
+// (examples/llama/train_llama3_8b_h100_fp8.sh) run; said in the report.
+void resolve_fp8_param_gather(Scenario& s) {
+  TrainingSpec& t = s.training;
+  if (t.fp8_param_gather_given) return;
+  const ParallelSpec& p = s.parallelism;
+  t.fp8_param_gather = t.precision == Precision::FP8 && p.framework == Framework::Megatron && p.zero_stage >= 1 &&
+                       t.fusion != Fusion::Eager;
+  if (t.fp8_param_gather)
+    s.inferred.push_back({"training.fp8_param_gather", "true",
+                          "not given; FP8 parameters, as NeMo's and Megatron-Bridge's FP8 recipes and Megatron's FP8 "
+                          "examples run (--fp8-param-gather); false keeps BF16 weights with Transformer Engine's "
+                          "cached FP8 copies beside them"});
+}
+
 void check_sharding(const Scenario& s, const Checker& c) {
   const ParallelSpec& p = s.parallelism;
   if (p.pipeline == 1) return;
@@ -472,6 +509,8 @@ void validate_job(Scenario& s) {
   check_grad_reduce_dtype(s, c);
   check_bf16_layers(s, c);
   check_fp8_recipe(s, c);
+  check_fp8_param_gather(s, c);
+  resolve_fp8_param_gather(s);
   check_optimizer(s, c);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);

@@ -9,6 +9,7 @@ std::vector<GradBucket> make_buckets(const std::vector<ParamItem>& items, double
   cur.first_item = 0;
   for (int i = 0; i < static_cast<int>(items.size()); ++i) {
     cur.params += items[static_cast<std::size_t>(i)].params;
+    cur.quantized += items[static_cast<std::size_t>(i)].quantized;
     cur.last_item = i;
     if (bucket_elems > 0 && cur.params >= bucket_elems && i + 1 < static_cast<int>(items.size())) {
       out.push_back(cur);

@@ -8,13 +8,15 @@
 namespace trainsim {
 
 struct ParamItem {
-  int layer = -1;     // global layer id; -1 for embedding / LM head / final norm
-  double params = 0;  // elements on this rank
+  int layer = -1;        // global layer id; -1 for embedding / LM head / final norm
+  double params = 0;     // elements on this rank
+  double quantized = 0;  // of which linear weights Transformer Engine quantizes (LayerDims::*_quantized_by_layer)
 };
 
 struct GradBucket {
   int first_item = 0, last_item = 0;  // inclusive range in backprop order
   double params = 0;
+  double quantized = 0;
 };
 
 // `items` in backprop order. `bucket_elems` <= 0 means one bucket for everything.

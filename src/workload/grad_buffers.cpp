@@ -53,8 +53,10 @@ std::vector<ChunkParamItems> rank_param_items(const RankContext& rank) {
   for (int c = rank.chunks - 1; c >= 0; --c) {
     ChunkParamItems& items = chunks[static_cast<std::size_t>(c)];
     auto add = [&](int layer, double dense_params, double expert_params) {
-      items.dense.push_back({layer, dense_params});
-      items.expert.push_back({layer, expert_params});
+      const auto l = static_cast<std::size_t>(layer);
+      const bool linear = layer >= 0 && l < dims.dense_quantized_by_layer.size();
+      items.dense.push_back({layer, dense_params, linear ? dims.dense_quantized_by_layer[l] : 0});
+      items.expert.push_back({layer, expert_params, linear ? dims.expert_quantized_by_layer[l] : 0});
     };
     if (rank.has_lm_head(c)) {
       if (rank.owns_lm_head_weight()) add(-1, dims.lm_head_params, 0);

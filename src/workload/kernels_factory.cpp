@@ -109,10 +109,14 @@ std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems) {
                                      4.0 * elems, Precision::BF16)}};
 }
 
+StemmedKernel fp8_transpose_kernel(double elems) {
+  return {"fp8.transpose", memory_kernel(KernelKind::Elementwise, elems * 2.0, 2.0 * elems, Precision::BF16)};
+}
+
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight) {
   // Bytes per element: a cast-transpose reads 2 B and writes 1 B row-wise + 1 B column-wise; a transpose alone reads
   // and writes 1 B; an amax pass reads 2 B; an MXFP8 quantize writes both copies with one E8M0 scale per 32.
-  constexpr double kCastTranspose = 2.0 + 1.0 + 1.0, kTransposeOnly = 1.0 + 1.0, kAmax = 2.0;
+  constexpr double kCastTranspose = 2.0 + 1.0 + 1.0, kAmax = 2.0;
   constexpr double kMxfp8Quantize = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
   const auto k = [&](const char* stem, double bytes) {
     return StemmedKernel{stem, memory_kernel(KernelKind::Elementwise, elems * bytes, 2.0 * elems, Precision::BF16)};
@@ -120,7 +124,7 @@ std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, 
   const char* cast = weight ? "fp8.cast" : "fp8.cast_transpose";
   switch (recipe) {
     case Fp8Recipe::Delayed:
-      if (after_te_norm) return {k("fp8.transpose", kTransposeOnly)};
+      if (after_te_norm) return {fp8_transpose_kernel(elems)};
       return {k(cast, kCastTranspose)};
     case Fp8Recipe::Tensorwise:
       if (after_te_norm) return {k(cast, kCastTranspose)};  // the norm computed the amax

@@ -61,5 +61,7 @@ std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems);
 // "fp8.transpose", "fp8.quantize"). `after_te_norm`: the tensor is the output of a LayerNorm TE fuses with the linear;
 // `weight`: it is a weight.
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight);
+// The transpose of an FP8 tensor of `elems` elements that exists already ("fp8.transpose": read 1 B, write 1 B).
+StemmedKernel fp8_transpose_kernel(double elems);
 
 }  // namespace trainsim

@@ -94,6 +94,9 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.layernorm = m.normalization == Normalization::LayerNorm;
   d.precision = sc.training.precision;
   d.fp8_recipe = sc.training.fp8_recipe;
+  d.fp8_params = d.precision == Precision::FP8 && sc.training.fp8_param_gather;
+  const int sm = sc.cluster.gpu.sm_version;
+  d.fp8_tn_only = !((sm >= 100 && sm < 120) || sm >= 130);
   for (int l = 0; l < m.num_layers; ++l)
     d.bf16_linear_layer.push_back(sc.training.keeps_bf16_linears(l, m.num_layers) ? 1 : 0);
   d.vocab_padded = padded_vocab_size(m.vocab_size, p.tensor);
@@ -112,19 +115,31 @@ LayerDims LayerDims::of(const Scenario& sc) {
 
   const double t_ranks = static_cast<double>(d.t);
   const double expert_ranks = static_cast<double>(d.moe.ep) * static_cast<double>(d.moe.on ? d.moe.etp : 1);
+  const bool quantized = quantized_gemms(d.precision);
+  const auto add_quantized = [&](int l, double extra_sharded) {
+    const LayerParams w = quantized && !sc.training.keeps_bf16_linears(l, m.num_layers)
+                              ? trainsim::layer_linear_weights(m, l)
+                              : LayerParams{};
+    const double sharded = quantized ? w.tp_sharded + extra_sharded : 0;
+    d.dense_quantized_by_layer.push_back(sharded / t_ranks + w.replicated);
+    d.expert_quantized_by_layer.push_back(w.expert / expert_ranks);
+  };
   for (int l = 0; l < m.num_layers; ++l) {
     const LayerParams lp = trainsim::layer_params(m, l);
     d.dense_params_by_layer.push_back(lp.tp_sharded / t_ranks + lp.replicated);
     d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
     d.sp_params_by_layer.push_back(lp.replicated);
+    add_quantized(l, 0);
   }
-  // An MTP block: its transformer layer plus eh_proj (TP-sharded) and its three norms (replicated).
+  // An MTP block: its transformer layer plus eh_proj (TP-sharded, a Transformer Engine linear) and its three norms
+  // (replicated).
   const LayerParams mtp = mtp_extra_params(m);
   for (int k = 0; k < m.mtp_layers; ++k) {
     const LayerParams lp = trainsim::layer_params(m, m.num_layers + k);
     d.dense_params_by_layer.push_back((lp.tp_sharded + mtp.tp_sharded) / t_ranks + lp.replicated + mtp.replicated);
     d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
     d.sp_params_by_layer.push_back(lp.replicated + mtp.replicated);
+    add_quantized(m.num_layers + k, mtp.tp_sharded);
   }
   const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
   d.layer_params = lp.tp_sharded / t_ranks + lp.replicated;

@@ -67,6 +67,12 @@ struct LayerDims {
   bool layernorm = true;
   Precision precision = Precision::BF16;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // under precision fp8 (layer_ops_fp8.cpp)
+  // Under fp8 with training.fp8_param_gather: the linear weights are FP8 parameters (their FP8 data comes from the
+  // optimizer step and the all-gather, not from a cast in forward).
+  bool fp8_params = false;
+  // The GPU's FP8 GEMMs take only the TN layout, so an FP8 operand read transposed needs a physical transpose
+  // (Transformer Engine utils.py is_non_tn_fp8_gemm_supported: false below SM 10.0, on SM 12.x and on CDNA).
+  bool fp8_tn_only = true;
   // By global layer: 1 where the linears keep BF16 under a quantized recipe (TrainingSpec::keeps_bf16_linears).
   std::vector<char> bf16_linear_layer;
   std::int64_t T = 0;           // s/c * b
@@ -106,6 +112,9 @@ struct LayerDims {
   // rank (TP-sharded / t + replicated), routed-expert parameters on one rank (/ (ep * etp)), and the
   // TP-replicated ones (norms, router, MLA down-projections) whose grads the SP all-reduce covers.
   std::vector<double> dense_params_by_layer, expert_params_by_layer, sp_params_by_layer;
+  // Of those, per global layer, the linear weights Transformer Engine quantizes under an FP8 or NVFP4 recipe
+  // (model/layer_shapes layer_linear_weights; 0 for layers kept in BF16 and under unquantized precisions).
+  std::vector<double> dense_quantized_by_layer, expert_quantized_by_layer;
 };
 
 }  // namespace trainsim

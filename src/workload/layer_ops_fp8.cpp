@@ -16,7 +16,8 @@
 // quantizes dY (its other copy is the wgrad operand); wgrad reads what exists. On Hopper the column-wise copies are
 // physical transposes (TE performance_considerations); Blackwell's are written separately, the same bytes. The
 // output layers (the LM head and MTP's) and the MoE router stay in BF16: Megatron builds them outside Transformer
-// Engine, and their call sites use LayerEmitter::bf16_gemm_op.
+// Engine, and their call sites use LayerEmitter::bf16_gemm_op. With FP8 parameters (training.fp8_param_gather,
+// delayed or tensorwise) the weight is FP8 already: no cast, only its transpose on Hopper (TN-only FP8 GEMMs).
 // An eager model (training.fusion: eager) that swaps its linears for te.Linear keeps PyTorch's own norm, so
 // qkv and fc1 get the full quantization too, and it casts the weights on every forward call.
 #include <string>
@@ -54,9 +55,14 @@ void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int
       ctx, fp8_quantize_kernels(d_.fp8_recipe, b * static_cast<double>(m) * static_cast<double>(k), te_norm, false), "",
       name);
   if (dgrad || !quantizes_weight(ctx)) return;
-  emit_quantization(
-      ctx, fp8_quantize_kernels(d_.fp8_recipe, b * static_cast<double>(n) * static_cast<double>(k), false, true),
-      "_weight", name);
+  const double weight_elems = b * static_cast<double>(n) * static_cast<double>(k);
+  if (d_.fp8_params && d_.fp8_recipe != Fp8Recipe::Mxfp8) {
+    // An FP8 parameter needs no cast; where the GEMMs take only TN, its transpose (the dgrad operand) is made on the
+    // step's first forward (Float8Tensor update_usage(columnwise_usage=True)) and kept.
+    if (d_.fp8_tn_only) emit_quantization(ctx, {fp8_transpose_kernel(weight_elems)}, "_weight", name);
+    return;
+  }
+  emit_quantization(ctx, fp8_quantize_kernels(d_.fp8_recipe, weight_elems, false, true), "_weight", name);
 }
 
 void LayerEmitter::emit_quantization(const OpContext& ctx, const std::vector<StemmedKernel>& kernels, const char* what,

@@ -488,8 +488,61 @@ double gathered_weight_bytes(const Scenario& s, const RankParams& params) {
   return par.zero_stage >= 3 ? 4 * params.largest_unit : 0;
 }
 
-double weight_bytes(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const RankParams& params) {
-  return state_bytes_on_rank(params, shape, bytes.weight, bytes.shard_weight) + gathered_weight_bytes(s, params);
+// Transformer Engine's quantized weights, under Megatron's FP8 and NVFP4 recipes (not its eager te.Linear stand-in,
+// which quantizes on every call and keeps nothing). Bytes per element of what TE keeps for a linear weight, which
+// both its forward and its dgrad GEMM read (transformer_engine/pytorch/module/base.py quantize_weight,
+// _is_weight_workspace_valid):
+//   FP8 (delayed, tensorwise): the FP8 data, 1 B, and its transpose, 1 B more, where the GPU's FP8 GEMMs take
+//     only the TN layout (utils.py is_non_tn_fp8_gemm_supported: false below SM 10.0, on SM 12.x and on CDNA);
+//   MXFP8: a row-wise and a column-wise copy, each with one E8M0 scale per 32 elements, 2 + 2/32;
+//   NVFP4: the same at 4 bits with one E4M3 scale per 16, 2 x (0.5 + 1/16).
+double quantized_weight_bytes(const Scenario& s) {
+  if (s.training.precision == Precision::FP4) return 2 * (0.5 + 1.0 / 16.0);
+  if (s.training.fp8_recipe == Fp8Recipe::Mxfp8) return 2 + 2.0 / 32.0;
+  const int sm = s.cluster.gpu.sm_version;
+  const bool non_tn_gemms = (sm >= 100 && sm < 120) || sm >= 130;
+  return non_tn_gemms ? 1 : 2;
+}
+
+bool transformer_engine_weights(const Scenario& s) {
+  return s.parallelism.framework == Framework::Megatron && quantized_gemms(s.training.precision) &&
+         s.training.fusion != Fusion::Eager;
+}
+
+// The linear weights of the stage that Transformer Engine quantizes: every layer's but those kept in BF16
+// (training.bf16_layers_at_*), and MTP's eh_proj; not the embedding, the output layer, norms or the router.
+RankParams quantized_linear_weights(const Scenario& s, const StageLayers& layers) {
+  const ModelSpec& m = s.model;
+  const int t = std::max(1, s.parallelism.tensor);
+  const double expert_split = static_cast<double>(std::max(1, s.parallelism.expert)) * expert_tensor(s.parallelism);
+  RankParams q;
+  std::vector<int> ids = layers.decoder;
+  ids.insert(ids.end(), layers.mtp.begin(), layers.mtp.end());
+  for (int layer : ids) {
+    if (s.training.keeps_bf16_linears(layer, m.num_layers)) continue;
+    const LayerParams w = layer_linear_weights(m, layer);
+    q.dense += w.tp_sharded / t + w.replicated;
+    q.expert += w.expert / expert_split;
+  }
+  q.dense += static_cast<double>(layers.mtp.size()) * mtp_extra_params(m).tp_sharded / t;
+  return q;
+}
+
+// Weights: the training dtype's copy (sharded as the framework shards it) and the transient gathered copies; under
+// Transformer Engine's quantized recipes also its quantized copy of the linear weights. Megatron passes
+// is_first_microbatch, so TE casts each weight once per step into a workspace it keeps across steps (`_fp8_workspaces`,
+// quantize_weight(cache=True)): quantized_weight_bytes beside the BF16 weight. With fp8_param_gather the linear
+// weights are FP8 parameters themselves: the quantized bytes instead of the BF16 ones, no workspace.
+double weight_bytes(const Scenario& s, const JobShape& shape, const StateBytes& bytes, const RankParams& params,
+                    const StageLayers& layers) {
+  double total =
+      state_bytes_on_rank(params, shape, bytes.weight, bytes.shard_weight) + gathered_weight_bytes(s, params);
+  if (!transformer_engine_weights(s)) return total;
+  const RankParams q = quantized_linear_weights(s, layers);
+  const double quantized = quantized_weight_bytes(s);
+  if (s.training.fp8_param_gather)
+    return total + state_bytes_on_rank(q, shape, quantized - bytes.weight, bytes.shard_weight);
+  return total + state_bytes_on_rank(q, shape, quantized, false);
 }
 
 // FSDP under a pipeline (SHARD_GRAD_OP; the schedule turns gradient sync off for all but the last micro-batch:
@@ -655,7 +708,7 @@ StageMemory stage_memory(const Scenario& s, const JobShape& shape, const StateBy
   StageMemory mem;
   mem.stage = stage;
   const double activations = activation_bytes(s, shape, layers, stage, mem);
-  mem.weights_gib = weight_bytes(s, shape, bytes, params) / kGiB;
+  mem.weights_gib = weight_bytes(s, shape, bytes, params, layers) / kGiB;
   mem.grads_gib = gradient_bytes(s, shape, bytes, params) / kGiB;
   mem.optimizer_gib = optimizer_state_bytes(shape, bytes, params) / kGiB;
   mem.activations_gib = activations / kGiB;

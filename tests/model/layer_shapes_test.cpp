@@ -86,6 +86,37 @@ TEST(LayerShapes, MoeLayerSplitsExpertsFromDenseParts) {
   EXPECT_NEAR(total_params(m, 1) / 1e9, 46.7, 0.1);
 }
 
+// What Transformer Engine quantizes: the linear weights alone. A GPT layer's 12h^2 (QKV 3h^2, projection h^2, fc1 and
+// fc2 4h^2 each) without its 13h biases and norm parameters; an MoE layer's experts all of theirs, its attention's
+// weights, not the router; MLA's down-projections (replicated under TP) without their norms' gains.
+TEST(LayerShapes, LinearWeightsLeaveOutBiasesNormsAndTheRouter) {
+  const ModelSpec g = gpt(2, 1024, 16);
+  const LayerParams w = layer_linear_weights(g, 0);
+  EXPECT_DOUBLE_EQ(w.tp_sharded, 12.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(w.replicated, 0.0);
+  EXPECT_DOUBLE_EQ(w.expert, 0.0);
+  ModelSpec moe = g;
+  moe.add_bias_linear = false;
+  moe.moe.num_experts = 8;
+  moe.moe.router_topk = 2;
+  moe.moe.expert_ffn_hidden_size = 2048;
+  const LayerParams e = layer_linear_weights(moe, 0);
+  EXPECT_DOUBLE_EQ(e.expert, layer_params(moe, 0).expert);
+  EXPECT_DOUBLE_EQ(e.tp_sharded, 4.0 * 1024 * 1024);  // attention only
+  EXPECT_DOUBLE_EQ(e.replicated, 0.0);                 // the router is not a TE linear
+  ModelSpec mla = g;
+  mla.add_bias_linear = false;
+  mla.mla = MlaSpec{};
+  mla.mla->q_lora_rank = 1536;
+  mla.mla->kv_lora_rank = 512;
+  mla.mla->qk_nope_head_dim = 128;
+  mla.mla->qk_rope_head_dim = 64;
+  mla.mla->v_head_dim = 128;
+  const LayerParams l = layer_linear_weights(mla, 0);
+  EXPECT_DOUBLE_EQ(l.replicated, 1024.0 * 1536 + 1024.0 * (512 + 64));
+  EXPECT_DOUBLE_EQ(l.tp_sharded, layer_params(mla, 0).tp_sharded);
+}
+
 TEST(LayerShapes, DefaultsForHeadDimAndKvHeads) {
   ModelSpec m = gpt(1, 2560, 32);
   m.kv_channels = 0;

@@ -1,6 +1,7 @@
 // FP8 linears as Transformer Engine runs them (layer_ops_fp8.cpp): cast-transpose kernels before each
-// FP8 fprop and dgrad GEMM, a transpose only after a TE-fused LayerNorm, weights cast on the first
-// micro-batch only, nothing before wgrad, and the output layer kept in BF16.
+// FP8 fprop and dgrad GEMM, a transpose only after a TE-fused LayerNorm, BF16 weights cast on the first
+// micro-batch only (FP8 parameters only transposed, on Hopper), nothing before wgrad, and the output layer kept in
+// BF16.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,7 +30,8 @@ Precision gemm_dtype(const Workload& wl, const std::string& name) { return test:
 }  // namespace
 
 TEST(Fp8Quantize, CastsBeforeFpropAndDgradOnly) {
-  const Scenario s = fp8_scenario("fp8");
+  // BF16 weights (Megatron's default without --fp8-param-gather): TE casts them.
+  const Scenario s = fp8_scenario("fp8", "", {"training.fp8_param_gather=false"});
   const int mbs = s.micro_batches_per_iteration();
   ASSERT_EQ(mbs, kMicro);
   const auto ops = ops_by_name(generate_workload(s, {}));
@@ -90,7 +92,8 @@ TEST(Fp8Quantize, MtpOutputHeadStaysBf16) {
 // tensor (2 B read, 1 + 1 B and a scale per 32 written), no norm fusion, and block-scaled GEMMs.
 TEST(Fp8Quantize, RecipesEmitTheirOwnKernels) {
   const double tokens = kSeq;
-  const auto tw = ops_by_name(generate_workload(fp8_scenario("fp8", "", {"training.fp8_recipe=tensorwise"}), {}));
+  const auto tw = ops_by_name(generate_workload(
+      fp8_scenario("fp8", "", {"training.fp8_recipe=tensorwise", "training.fp8_param_gather=false"}), {}));
   EXPECT_DOUBLE_EQ(tw.at("fp8.amax.proj").bytes, tokens * kHidden * 2.0);
   EXPECT_DOUBLE_EQ(tw.at("fp8.cast_transpose.proj").bytes, tokens * kHidden * 4.0);
   EXPECT_EQ(tw.count("fp8.amax.qkv"), 0u);  // the TE norm's amax
@@ -112,6 +115,26 @@ TEST(Fp8Quantize, RecipesEmitTheirOwnKernels) {
       EXPECT_FALSE(delayed.kernels[op.desc].block_scaled);
     }
   }
+}
+
+// FP8 parameters (training.fp8_param_gather, on by default where Megatron allows it): no weight cast. On Hopper, whose
+// FP8 GEMMs take only TN, the first forward transposes each weight (1 B read, 1 B written) for the dgrad; on
+// Blackwell nothing; MXFP8 parameters are gathered in BF16 and quantized as before.
+TEST(Fp8Quantize, Fp8ParametersAreTransposedNotCast) {
+  const auto hopper = ops_by_name(generate_workload(fp8_scenario("fp8"), {}));
+  EXPECT_EQ(hopper.count("fp8.cast_weight.fc1"), 0u);
+  ASSERT_TRUE(hopper.count("fp8.transpose_weight.fc1"));
+  EXPECT_EQ(hopper.at("fp8.transpose_weight.fc1").count, kLayers);
+  EXPECT_DOUBLE_EQ(hopper.at("fp8.transpose_weight.fc1").bytes, double(kFfn) * kHidden * 2.0);
+  const auto tensorwise =
+      ops_by_name(generate_workload(fp8_scenario("fp8", "", {"training.fp8_recipe=tensorwise"}), {}));
+  EXPECT_EQ(tensorwise.count("fp8.amax_weight.fc1"), 0u);
+  EXPECT_EQ(tensorwise.at("fp8.transpose_weight.fc1").count, kLayers);
+  const auto blackwell = ops_by_name(generate_workload(test::small_gpt_scenario("fp8", "B200", {}), {}));
+  for (const auto& [name, seen] : blackwell) EXPECT_EQ(name.find("_weight."), name.npos) << name;
+  const auto mxfp8 =
+      ops_by_name(generate_workload(test::small_gpt_scenario("fp8", "B200", {"training.fp8_recipe=mxfp8"}), {}));
+  EXPECT_EQ(mxfp8.at("fp8.quantize_weight.fc1").count, kLayers);
 }
 
 // The recipe key acts under fp8 only, and MXFP8 needs Blackwell; each refusal names the key.

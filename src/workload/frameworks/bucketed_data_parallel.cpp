@@ -36,9 +36,15 @@ double BucketedDataParallel::first_chunk_bucket_elements() const {
                                       : std::max(40e6, 1e6 * dp_cp);
 }
 
-std::int64_t BucketedDataParallel::param_gather_bytes(double params) const {
-  // The all-gather output is the whole bucket's bf16 parameters (2 B/param; fp32 models 4).
-  return static_cast<std::int64_t>(params * activation_bytes(rank_.scenario.training.precision));
+std::int64_t BucketedDataParallel::param_gather_bytes(const GradBucket& bucket) const {
+  // The all-gather output is the whole bucket's bf16 parameters (2 B/param; fp32 models 4). FP8 parameters
+  // (training.fp8_param_gather) sit in a uint8 buffer of their own and are gathered at 1 B (param_and_grad_buffer.py:
+  // param_dtype torch.uint8 for quantized storage); MXFP8 ones are gathered in BF16 and quantized after.
+  const TrainingSpec& t = rank_.scenario.training;
+  const double full = activation_bytes(t.precision);
+  const bool fp8_gather = rank_.dims.fp8_params && t.fp8_recipe != Fp8Recipe::Mxfp8;
+  const double fp8 = fp8_gather ? bucket.quantized : 0;
+  return static_cast<std::int64_t>((bucket.params - fp8) * full + fp8 * 1.0);
 }
 
 bool BucketedDataParallel::overlapped_param_gather() const {
@@ -66,7 +72,7 @@ void BucketedDataParallel::zero_grad() {
       if (!buf.buckets_by_chunk.empty() && !buf.buckets_by_chunk[0].empty())
         param_gather_inflight_[b] = rank_.builder.collective(
             {Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"), CollKind::AllGather,
-            buf.reduction.group, param_gather_bytes(buf.buckets_by_chunk[0].back().params));
+            buf.reduction.group, param_gather_bytes(buf.buckets_by_chunk[0].back()));
     }
 }
 
@@ -90,9 +96,9 @@ void BucketedDataParallel::forward(int micro_batch, int chunk) {
       int& next = next_bucket[bi];
       auto dispatch = [&](int b) {
         const OpContext ctx{Phase::GradSync, -1, mb};
-        inflight = rank_.builder.collective(ctx, buf.reduction.stream, buf.op_name("param_allgather"),
-                                            CollKind::AllGather, buf.reduction.group,
-                                            param_gather_bytes(buckets[static_cast<std::size_t>(b)].params));
+        inflight =
+            rank_.builder.collective(ctx, buf.reduction.stream, buf.op_name("param_allgather"), CollKind::AllGather,
+                                     buf.reduction.group, param_gather_bytes(buckets[static_cast<std::size_t>(b)]));
       };
       while (next >= 0 && buckets[static_cast<std::size_t>(next)].last_item >= item_index) {
         if (rank_.interleaved()) {  // aligned: dispatched by the schedule; dispatch now only if it was not
@@ -214,7 +220,7 @@ void BucketedDataParallel::start_chunk_param_sync(int chunk) {
     for (std::size_t b = 0; b < buckets.size(); ++b)
       handles[b] =
           rank_.builder.collective({Phase::GradSync, -1, -1}, buf.reduction.stream, buf.op_name("param_allgather"),
-                                   CollKind::AllGather, buf.reduction.group, param_gather_bytes(buckets[b].params));
+                                   CollKind::AllGather, buf.reduction.group, param_gather_bytes(buckets[b]));
   }
 }
 
@@ -263,7 +269,7 @@ void BucketedDataParallel::optimizer_step() {
       for (int c = 0; c < rank_.chunks; ++c)
         for (const auto& b : buf.buckets_by_chunk[static_cast<std::size_t>(c)])
           rank_.builder.sync_collective(ctx, buf.reduction.stream, buf.op_name("param_allgather"), CollKind::AllGather,
-                                        buf.reduction.group, param_gather_bytes(b.params));
+                                        buf.reduction.group, param_gather_bytes(b));
   }
 }
 

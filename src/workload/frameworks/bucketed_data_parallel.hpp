@@ -42,7 +42,7 @@ class BucketedDataParallel : public FrameworkRank {
   // parallelism.grad_bucket_mb or Megatron's default max(40M, 1M x dp x cp) (DistributedDataParallelConfig).
   double first_chunk_bucket_elements() const;
   // Bytes of a parameter all-gather's output: the bucket's parameters in the training dtype.
-  std::int64_t param_gather_bytes(double params) const;
+  std::int64_t param_gather_bytes(const GradBucket& bucket) const;
   bool overlapped_param_gather() const;
   void reduce_bucket(const GradBuffer& buffer, double params, int micro_batch);
   // Waits for every gradient reduction launched so far (finalize_model_grads' finish_grad_sync).
