@@ -103,7 +103,7 @@ TEST(LayerShapes, LinearWeightsLeaveOutBiasesNormsAndTheRouter) {
   const LayerParams e = layer_linear_weights(moe, 0);
   EXPECT_DOUBLE_EQ(e.expert, layer_params(moe, 0).expert);
   EXPECT_DOUBLE_EQ(e.tp_sharded, 4.0 * 1024 * 1024);  // attention only
-  EXPECT_DOUBLE_EQ(e.replicated, 0.0);                 // the router is not a TE linear
+  EXPECT_DOUBLE_EQ(e.replicated, 0.0);                // the router is not a TE linear
   ModelSpec mla = g;
   mla.add_bias_linear = false;
   mla.mla = MlaSpec{};
