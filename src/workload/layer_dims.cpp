@@ -78,6 +78,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.window = m.sliding_window.value_or(0);
   d.eager = eager_pytorch(sc);
   d.dtensor_tp = p.framework == Framework::FSDP;
+  d.torch_cp = p.framework == Framework::FSDP;
   // Megatron's FusedScaleMaskSoftmax.is_kernel_available (megatron/core/fusions/fused_softmax.py): fp16/bf16 input,
   // 16 < key length <= 16384, query length and b * heads / t multiples of 4. Megatron-based stacks
   // (Megatron-LM, Megatron-DeepSpeed) build it; an eager PyTorch model takes the unfused path.

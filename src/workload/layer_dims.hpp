@@ -62,6 +62,9 @@ struct LayerDims {
   // Megatron's backward overlaps happens (the SP re-gather behind the dgrad GEMM, the dgrad's reduction behind the
   // wgrad GEMM), with or without async TP (layer_ops.cpp column_parallel_backward).
   bool dtensor_tp = false;
+  // Context parallelism as PyTorch's context_parallel runs it (parallelism.framework fsdp: torchtitan), not
+  // Transformer Engine's ring (layer_ops_cp.cpp has both).
+  bool torch_cp = false;
   bool rope = false;
   bool bias = true;
   bool layernorm = true;

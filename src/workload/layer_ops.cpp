@@ -144,7 +144,9 @@ KernelKind LayerEmitter::softmax_kind() const {
 void LayerEmitter::attention_forward(const OpContext& ctx) {
   const std::int64_t heads = d_.a / d_.t;
   const std::int64_t s_local = d_.s / d_.c;
-  if (d_.c > 1) {
+  if (d_.c > 1 && d_.torch_cp) {
+    torch_ring_attention_forward(ctx);
+  } else if (d_.c > 1) {
     ring_attention_forward(ctx);
   } else if (d_.flash) {
     KernelDesc k =
@@ -168,7 +170,9 @@ void LayerEmitter::attention_backward(const OpContext& ctx) {
   const std::int64_t s_local = d_.s / d_.c;
   const bool eager_layout = d_.eager && !d_.mla.on;
   if (eager_layout) eager_output_layout(ctx, true);
-  if (d_.c > 1) {
+  if (d_.c > 1 && d_.torch_cp) {
+    torch_ring_attention_backward(ctx);
+  } else if (d_.c > 1) {
     ring_attention_backward(ctx);
   } else if (d_.flash) {
     rb_.compute(ctx, "core_attn.bwd",

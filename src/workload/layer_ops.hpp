@@ -114,6 +114,10 @@ class LayerEmitter {
   void ring_attention_forward(const OpContext& ctx);
   void ring_attention_backward(const OpContext& ctx);
   double cp_kv_bytes() const;
+  // PyTorch's context_parallel (torch.distributed.tensor.experimental, as torchtitan runs it): the KV all-gathered,
+  // outputs merged and gradients accumulated in fp32, dK/dV sent around the ring in fp32 (LayerDims::torch_cp).
+  void torch_ring_attention_forward(const OpContext& ctx);
+  void torch_ring_attention_backward(const OpContext& ctx);
   // A (T x n x h) GEMM whose input is sequence-sharded under SP: the TP all-gather, then the GEMM.
   // Column-parallel forwards (QKV, fc1) and row-parallel dgrads (proj, fc2) both have this shape.
   void gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name);

@@ -642,6 +642,18 @@ double last_stage_output_bytes(const Scenario& s, const JobShape& shape, int sta
          tokens * ce_transient * vocab_local;
 }
 
+// PyTorch's context-parallel attention (framework fsdp with context > 1; layer_ops_cp.cpp): while one layer's
+// backward runs, the all-gathered K and V of all c chunks (expanded to every query head by torchtitan's repeat_kv,
+// in the training dtype), the fp32 dQ and dK/dV accumulators and the fp32 dK/dV send and receive buffers exist
+// beside the saved activations.
+double torch_context_parallel_bytes(const Scenario& s, const JobShape& shape) {
+  if (s.parallelism.framework != Framework::FSDP || shape.context <= 1) return 0;
+  const double q = shape.tokens * static_cast<double>(s.model.num_attention_heads) / shape.tensor *
+                   static_cast<double>(head_dim(s.model));
+  const double kv = 2 * q;
+  return shape.context * kv * activation_bytes(s.training.precision) + 4 * (q + kv) + 2 * 4 * kv;
+}
+
 // Peak activation bytes of the stage: the micro-batches in flight under the schedule, then the transient terms in
 // a fixed order (the sum is rounded step by step). Also fills the stage's activation counters.
 double activation_bytes(const Scenario& s, const JobShape& shape, const StageLayers& layers, int stage,
@@ -661,6 +673,7 @@ double activation_bytes(const Scenario& s, const JobShape& shape, const StageLay
   // While a checkpointed layer is recomputed its full activations exist once more (one micro-batch).
   if (recomputed > 0) activations += per_micro_batch.largest_layer;
   activations += moe_dispatch_bytes(s, shape, layers);
+  activations += torch_context_parallel_bytes(s, shape);
   activations += embedding_dropout_mask_bytes(s, shape, stage, mem.in_flight_micro_batches);
   // The loss's buffers belong to the last model chunk, whose forward the interleaved schedule follows at once with
   // its backward on the last rank (megatron.md §4.6: forward step (v-1)p + k and backward step k are the same chunk
