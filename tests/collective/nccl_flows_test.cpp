@@ -7,11 +7,14 @@
 #include <numeric>
 
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "collective/flows/nccl_flows.hpp"
+#include "collective/nccl/nccl_node_topology.hpp"
 #include "core/error.hpp"
 #include "support/byte_sizes.hpp"
+#include "test_clusters.hpp"
 
 namespace trainsim {
 namespace {
@@ -454,6 +457,32 @@ TEST(NcclFlowsP2p, SmallIntraNodeSendUsesLL) {
     EXPECT_EQ(f.relay, 5);
     EXPECT_EQ(f.src_net, 5);
   }
+}
+
+// Nodes with two NICs per GPU (16 on 8 GPUs: GPU g's local NICs are 2g and 2g + 1): a network send's parts, one per
+// p2p channel, leave on the channel's NIC of the GPU that puts them on the network (ncclTopoGetLocalNet per channel)
+// and arrive on the receiver's, so both NICs carry half; one NIC per GPU keeps every part on it (above).
+TEST(NcclFlowsP2p, PartsSpreadOverTheLocalNicsOfTheirChannels) {
+  NcclCommunicator c = h100_2x8();
+  ClusterSpec two_nics = testing::h100_cluster(2);
+  two_nics.nics_per_node = 16;
+  auto node = std::make_shared<NodeTopology>(generate_node_topology(two_nics));
+  compute_paths(*node, {});
+  c.node_topology = {node, node};
+  const FlowDag pxn = generate_send_flows(c, 2, 13, 4 * MiB, FlowOptions{});
+  ASSERT_EQ(pxn.flows.size(), 4u);  // 4 parts on 4 p2p channels
+  std::map<int, std::int64_t> out, in;
+  for (const Flow& f : pxn.flows) {
+    EXPECT_EQ(f.relay, 5);
+    out[f.src_net] += f.payload;
+    in[f.dst_net] += f.payload;
+  }
+  EXPECT_EQ(out, (std::map<int, std::int64_t>{{10, 2 * MiB}, {11, 2 * MiB}}));  // relay GPU 5's two NICs
+  EXPECT_EQ(in, (std::map<int, std::int64_t>{{10, 2 * MiB}, {11, 2 * MiB}}));   // GPU 13 is local 5 too
+  const FlowDag a2a = gen(c, CollKind::AllToAll, 16 * MiB, NcclAlgorithm::Ring, NcclProtocol::Simple, 16);
+  const auto egress = nic_egress(c, a2a);
+  EXPECT_EQ(egress.size(), 32u);  // every NIC of both nodes sends
+  for (const auto& [nic, bytes] : egress) EXPECT_EQ(bytes, 4 * MiB) << nic.first << "/" << nic.second;
 }
 
 TEST(NcclFlowsErrors, AlgorithmsTheCommunicatorCannotRunThrow) {

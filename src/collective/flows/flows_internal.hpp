@@ -54,6 +54,14 @@ LinkClass gpu_link(const NcclCommunicator& comm, int src, int dst);
 // NIC (index into the node's nets) a rank's traffic leaves/enters through when nothing more specific
 // is known: its closest NIC from the node topology's paths, else its local index (1 NIC per GPU).
 int local_nic(const NcclCommunicator& comm, int rank);
+// How a rank spreads its p2p channels over its local NICs (ncclTopoGetLocalNet, as p2p connections without a graph
+// pick their NIC per channel); `at(c)` is the NIC of channel c. Without a node topology: its local index.
+struct RankChannelNics {
+  NodeTopology::ChannelNets nets;
+  int fallback = 0;
+  int at(int channel) const { return nets.nets.empty() ? fallback : nets.at(channel); }
+};
+RankChannelNics rank_channel_nics(const NcclCommunicator& comm, int rank);
 // Ranks of each node by local index (from node_ranks, or rebuilt from node_of/local_of).
 std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm);
 // NIC of NVLS head `head_local` (local rank): the NVLS graph channel it heads, else local_nic.

@@ -2,7 +2,8 @@
 // init.cc ncclP2pSchedule round order, SendRecv to the ring neighbour, and single sends. Each (peer, round) is
 // cut into parts on p2p channels (scheduleP2pTasksToPlan / addP2pToPlan: nChannelsMin/Max, min/max part size,
 // 4 KiB-aligned parts, bit-reversed channel base per round), LL below 16 KiB per channel on LL-capable
-// (intra-node) connections, and network sends relayed through the remote peer's local-index twin (PXN).
+// (intra-node) connections, and network sends relayed through the remote peer's local-index twin (PXN), each part
+// on its channel's NIC.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -44,6 +45,7 @@ struct P2pParams {
   bool multi_node = false;
   int pxn_level = 2;
   std::vector<std::vector<int>> nodes;
+  std::vector<RankChannelNics> nics;  // by rank: the NIC of each p2p channel
 };
 
 P2pParams p2p_params(const NcclCommunicator& comm, const FlowOptions& o) {
@@ -69,6 +71,10 @@ P2pParams p2p_params(const NcclCommunicator& comm, const FlowOptions& o) {
   }
   p.chunk = std::min(p.chunk, o.buffsize / 8);
   p.pxn_level = o.p2p_pxn_level;
+  if (p.multi_node) {
+    p.nics.reserve(static_cast<std::size_t>(comm.nranks));
+    for (int r = 0; r < comm.nranks; ++r) p.nics.push_back(rank_channel_nics(comm, r));
+  }
   return p;
 }
 
@@ -120,9 +126,12 @@ void emit_send(const NcclCommunicator& comm, const P2pParams& p, const FlowOptio
     auto make = [&](std::int64_t payload, std::int64_t wire, int step) {
       Flow f = gpu_flow(comm, src, dst, payload, wire, channel, step);
       if (f.link == LinkClass::Network) {
+        // Each channel's part leaves on that channel's NIC of the GPU that puts it on the network (the PXN relay
+        // or the sender) and arrives on the receiver's NIC of the channel: a GPU with several local NICs spreads
+        // its parts over them (ncclTopoGetLocalNet per channel). Receives are always local.
         f.relay = relay;
-        f.src_net = local_nic(comm, relay >= 0 ? relay : src);
-        f.dst_net = local_nic(comm, dst);  // receives are always local
+        f.src_net = p.nics[static_cast<std::size_t>(relay >= 0 ? relay : src)].at(channel);
+        f.dst_net = p.nics[static_cast<std::size_t>(dst)].at(channel);
       }
       return f;
     };

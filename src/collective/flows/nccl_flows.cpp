@@ -78,6 +78,15 @@ int local_nic(const NcclCommunicator& comm, int rank) {
   return local;  // rail-optimised default: GPU i uses NIC i
 }
 
+RankChannelNics rank_channel_nics(const NcclCommunicator& comm, int rank) {
+  RankChannelNics out;
+  const int local = comm.local_of[static_cast<std::size_t>(rank)];
+  out.fallback = local;
+  if (const NodeTopology* topo = topology_of(comm, comm.node_of[static_cast<std::size_t>(rank)]))
+    if (local < static_cast<int>(topo->gpus.size()) && !topo->nets.empty()) out.nets = topo->channel_nets(local);
+  return out;
+}
+
 int nvls_head_nic(const NcclCommunicator& comm, int rank) {
   const int local = comm.local_of[rank];
   const SearchGraph& g = comm.nvls_graph;
