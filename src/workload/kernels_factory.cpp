@@ -113,6 +113,25 @@ StemmedKernel fp8_transpose_kernel(double elems) {
   return {"fp8.transpose", memory_kernel(KernelKind::Elementwise, elems * 2.0, 2.0 * elems, Precision::BF16)};
 }
 
+std::vector<StemmedKernel> fp8_quantize_gathered_kernels(Fp8Recipe recipe, double local_elems, double gathered_elems,
+                                                         bool after_te_norm) {
+  constexpr double kCast = 2.0 + 1.0, kAmax = 2.0, kMxfp8Quantize = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
+  const auto local = [&](const char* stem, double bytes) {
+    return StemmedKernel{
+        stem, memory_kernel(KernelKind::Elementwise, local_elems * bytes, 2.0 * local_elems, Precision::BF16)};
+  };
+  switch (recipe) {
+    case Fp8Recipe::Delayed:
+      if (after_te_norm) return {fp8_transpose_kernel(gathered_elems)};  // the norm wrote the local FP8 shard
+      return {local("fp8.cast", kCast), fp8_transpose_kernel(gathered_elems)};
+    case Fp8Recipe::Tensorwise:
+      if (after_te_norm) return {local("fp8.cast", kCast), fp8_transpose_kernel(gathered_elems)};
+      return {local("fp8.amax", kAmax), local("fp8.cast", kCast), fp8_transpose_kernel(gathered_elems)};
+    case Fp8Recipe::Mxfp8: return {local("fp8.quantize", kMxfp8Quantize)};
+  }
+  return {};
+}
+
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight) {
   // Bytes per element: a cast-transpose reads 2 B and writes 1 B row-wise + 1 B column-wise; a transpose alone reads
   // and writes 1 B; an amax pass reads 2 B; an MXFP8 quantize writes both copies with one E8M0 scale per 32.

@@ -63,5 +63,11 @@ std::vector<StemmedKernel> nvfp4_quantize_kernels(double elems);
 std::vector<StemmedKernel> fp8_quantize_kernels(Fp8Recipe recipe, double elems, bool after_te_norm, bool weight);
 // The transpose of an FP8 tensor of `elems` elements that exists already ("fp8.transpose": read 1 B, write 1 B).
 StemmedKernel fp8_transpose_kernel(double elems);
+// The same quantization for the input of a GEMM that Transformer Engine all-gathers over tensor parallelism under
+// sequence parallelism: the local shard of `local_elems` is quantized before the gather (row-wise, "fp8.cast":
+// read 2 B, write 1 B; MXFP8 both copies) and the column-wise copy is the transpose of the gathered
+// `gathered_elems` (delayed and tensorwise).
+std::vector<StemmedKernel> fp8_quantize_gathered_kernels(Fp8Recipe recipe, double local_elems, double gathered_elems,
+                                                         bool after_te_norm);
 
 }  // namespace trainsim

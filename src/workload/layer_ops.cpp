@@ -201,7 +201,9 @@ void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::in
     // row-parallel dgrads); with userbuffers a ring exchange overlapped with the GEMM (TE initialize_ub).
     const auto ag = tp_collective_bytes(ctx, ag_name, CollKind::AllGather, !tp_overlap_,
                                         tp_gather_bytes(ctx, D(d_.act_bytes)), tp_overlap_ ? kUbRingExchangeSms : -1);
+    gathered_input_shards_ = d_.dtensor_tp ? 1 : d_.t;
     gemm_op(ctx, name, d_.T, n, d_.h);
+    gathered_input_shards_ = 1;
     if (tp_overlap_) rb_.wait(ag);
     return;
   }

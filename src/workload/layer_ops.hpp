@@ -230,6 +230,9 @@ class LayerEmitter {
   const LayerDims& d_;
   LayerGroups g_;
   bool tp_overlap_;
+  // While gathered_gemm runs a GEMM whose input Transformer Engine all-gathers under sequence parallelism: the
+  // number of shards its input's quantization runs on (TE quantizes the local shard before the gather).
+  int gathered_input_shards_ = 1;
   RecomputeModules sel_{false, false, false, false, false, false, false, false};
   ModuleHook hook_;
 };

@@ -11,6 +11,9 @@
 //   mxfp8 (Blackwell): one E8M0 scale per 32 elements, no amax pass; one kernel writes the row-wise and the
 //          column-wise copies with their scales (read 2 B, write 1 + 1 + 2/32 B); the norm is not fused (it writes
 //          BF16). The GEMM is the block-scaled one (KernelDesc::block_scaled).
+// Under sequence parallelism TE quantizes the local shard of an input it all-gathers (qkv's and fc1's X, proj's and
+// fc2's dY) before the gather, row-wise, and transposes the gathered copy for the wgrad (delayed and tensorwise;
+// MXFP8 quantizes both copies on the shard): the cast on T/t rows, the transpose on T.
 // Per GEMM: fprop quantizes its input X (with the copy the wgrad reads) and, on the first micro-batch only, the
 // weight W (its copy is the dgrad operand; TE caches it across micro-batches: `is_first_microbatch`); dgrad
 // quantizes dY (its other copy is the wgrad operand); wgrad reads what exists. On Hopper the column-wise copies are
@@ -51,9 +54,13 @@ void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int
   // The GEMM's left operand: X in fprop, dY in dgrad (m x k).
   const bool dgrad = ends_with(gemm_name, ".dgrad");
   const bool te_norm = !dgrad && norm_fused_input(gemm_name) && !d_.eager && d_.fp8_recipe != Fp8Recipe::Mxfp8;
-  emit_quantization(
-      ctx, fp8_quantize_kernels(d_.fp8_recipe, b * static_cast<double>(m) * static_cast<double>(k), te_norm, false), "",
-      name);
+  const double input_elems = b * static_cast<double>(m) * static_cast<double>(k);
+  if (gathered_input_shards_ > 1)
+    emit_quantization(
+        ctx, fp8_quantize_gathered_kernels(d_.fp8_recipe, input_elems / gathered_input_shards_, input_elems, te_norm),
+        "", name);
+  else
+    emit_quantization(ctx, fp8_quantize_kernels(d_.fp8_recipe, input_elems, te_norm, false), "", name);
   if (dgrad || !quantizes_weight(ctx)) return;
   const double weight_elems = b * static_cast<double>(n) * static_cast<double>(k);
   if (d_.fp8_params && d_.fp8_recipe != Fp8Recipe::Mxfp8) {

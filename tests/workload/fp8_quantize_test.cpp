@@ -137,6 +137,32 @@ TEST(Fp8Quantize, Fp8ParametersAreTransposedNotCast) {
   EXPECT_EQ(mxfp8.at("fp8.quantize_weight.fc1").count, kLayers);
 }
 
+// Under TP 2 with sequence parallelism TE quantizes an all-gathered input's local shard (T/2 rows) before the
+// gather and transposes the gathered T rows for the wgrad: proj's and fc2's dY get a cast (3 B per element) on the
+// shard and a transpose (2 B) on the whole; qkv's norm-fused input only the transpose; tensorwise adds an amax
+// pass on the shard; MXFP8 quantizes both copies on the shard. proj's forward input is not gathered: as before.
+TEST(Fp8Quantize, SequenceParallelInputsAreQuantizedOnTheShard) {
+  const double tokens = kSeq, shard = kSeq / 2.0;
+  const std::vector<std::string> tp2{"parallelism.tensor=2", "parallelism.sequence_parallel=true"};
+  const auto ops = ops_by_name(generate_workload(fp8_scenario("fp8", "", tp2), {}));
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast.fc2.dgrad").bytes, shard * kHidden * 3.0);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.transpose.fc2.dgrad").bytes, tokens * kHidden * 2.0);
+  EXPECT_EQ(ops.count("fp8.cast_transpose.fc2.dgrad"), 0u);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.transpose.qkv").bytes, tokens * kHidden * 2.0);
+  EXPECT_EQ(ops.count("fp8.cast.qkv"), 0u);
+  EXPECT_DOUBLE_EQ(ops.at("fp8.cast_transpose.proj").bytes, tokens * (kHidden / 2) * 4.0);
+  std::vector<std::string> tensorwise = tp2;
+  tensorwise.push_back("training.fp8_recipe=tensorwise");
+  const auto tw = ops_by_name(generate_workload(fp8_scenario("fp8", "", tensorwise), {}));
+  EXPECT_DOUBLE_EQ(tw.at("fp8.amax.fc2.dgrad").bytes, shard * kHidden * 2.0);
+  EXPECT_DOUBLE_EQ(tw.at("fp8.cast.fc1").bytes, shard * kHidden * 3.0);
+  EXPECT_DOUBLE_EQ(tw.at("fp8.transpose.fc1").bytes, tokens * kHidden * 2.0);
+  std::vector<std::string> mxfp8 = tp2;
+  mxfp8.push_back("training.fp8_recipe=mxfp8");
+  const auto mx = ops_by_name(generate_workload(test::small_gpt_scenario("fp8", "B200", mxfp8), {}));
+  EXPECT_DOUBLE_EQ(mx.at("fp8.quantize.qkv").bytes, shard * kHidden * (2.0 + 2.0 * (1.0 + 1.0 / 32.0)));
+}
+
 // The recipe key acts under fp8 only, and MXFP8 needs Blackwell; each refusal names the key.
 TEST(Fp8Quantize, RecipeKeyIsRefusedWhereItCannotAct) {
   const auto message = [](const std::string& precision, const std::string& gpu, const std::string& recipe) {
