@@ -52,6 +52,10 @@ struct GpuSpec {
   // Peak for a precision; throws Error naming the GPU if it lacks that precision.
   double peak_tflops(Precision p) const;
   bool supports(Precision p) const;
+  // Whether the part's FP8 GEMMs take operands in any layout, so that an FP8 tensor read transposed needs no
+  // transposed copy (Transformer Engine utils.py is_non_tn_fp8_gemm_supported: SM 10.x-11.x and 13.x and later; not
+  // Hopper, Ada, SM 12.x or AMD's CDNA, whose FP8 GEMMs take only TN).
+  bool fp8_gemms_take_any_layout() const { return (sm_version >= 100 && sm_version < 120) || sm_version >= 130; }
 };
 
 }  // namespace trainsim

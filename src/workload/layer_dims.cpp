@@ -96,8 +96,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
   d.precision = sc.training.precision;
   d.fp8_recipe = sc.training.fp8_recipe;
   d.fp8_params = d.precision == Precision::FP8 && sc.training.fp8_param_gather;
-  const int sm = sc.cluster.gpu.sm_version;
-  d.fp8_tn_only = !((sm >= 100 && sm < 120) || sm >= 130);
+  d.fp8_tn_only = !sc.cluster.gpu.fp8_gemms_take_any_layout();
   for (int l = 0; l < m.num_layers; ++l)
     d.bf16_linear_layer.push_back(sc.training.keeps_bf16_linears(l, m.num_layers) ? 1 : 0);
   d.vocab_padded = padded_vocab_size(m.vocab_size, p.tensor);

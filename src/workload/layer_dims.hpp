@@ -74,7 +74,7 @@ struct LayerDims {
   // optimizer step and the all-gather, not from a cast in forward).
   bool fp8_params = false;
   // The GPU's FP8 GEMMs take only the TN layout, so an FP8 operand read transposed needs a physical transpose
-  // (Transformer Engine utils.py is_non_tn_fp8_gemm_supported: false below SM 10.0, on SM 12.x and on CDNA).
+  // (GpuSpec::fp8_gemms_take_any_layout).
   bool fp8_tn_only = true;
   // By global layer: 1 where the linears keep BF16 under a quantized recipe (TrainingSpec::keeps_bf16_linears).
   std::vector<char> bf16_linear_layer;

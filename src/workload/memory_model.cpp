@@ -493,15 +493,13 @@ double gathered_weight_bytes(const Scenario& s, const RankParams& params) {
 // both its forward and its dgrad GEMM read (transformer_engine/pytorch/module/base.py quantize_weight,
 // _is_weight_workspace_valid):
 //   FP8 (delayed, tensorwise): the FP8 data, 1 B, and its transpose, 1 B more, where the GPU's FP8 GEMMs take
-//     only the TN layout (utils.py is_non_tn_fp8_gemm_supported: false below SM 10.0, on SM 12.x and on CDNA);
+//     only the TN layout (GpuSpec::fp8_gemms_take_any_layout);
 //   MXFP8: a row-wise and a column-wise copy, each with one E8M0 scale per 32 elements, 2 + 2/32;
 //   NVFP4: the same at 4 bits with one E4M3 scale per 16, 2 x (0.5 + 1/16).
 double quantized_weight_bytes(const Scenario& s) {
   if (s.training.precision == Precision::FP4) return 2 * (0.5 + 1.0 / 16.0);
   if (s.training.fp8_recipe == Fp8Recipe::Mxfp8) return 2 + 2.0 / 32.0;
-  const int sm = s.cluster.gpu.sm_version;
-  const bool non_tn_gemms = (sm >= 100 && sm < 120) || sm >= 130;
-  return non_tn_gemms ? 1 : 2;
+  return s.cluster.gpu.fp8_gemms_take_any_layout() ? 1 : 2;
 }
 
 bool transformer_engine_weights(const Scenario& s) {
