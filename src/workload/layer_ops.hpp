@@ -118,6 +118,13 @@ class LayerEmitter {
   // outputs merged and gradients accumulated in fp32, dK/dV sent around the ring in fp32 (LayerDims::torch_cp).
   void torch_ring_attention_forward(const OpContext& ctx);
   void torch_ring_attention_backward(const OpContext& ctx);
+  struct TorchCpShape {
+    std::int64_t bh = 0, s_c = 0, dh = 0;  // query heads x batch, the local chunk, the head dim
+    double q_elems = 0, kv_elems = 0;      // the local Q (and output); K and V expanded to every query head
+  };
+  TorchCpShape torch_cp_shape() const;
+  // Packs K and V and all-gathers them over the CP group (waited for at once when compiled); the gather's op.
+  std::uint32_t torch_cp_gather_kv(const OpContext& ctx, const TorchCpShape& t);
   // A (T x n x h) GEMM whose input is sequence-sharded under SP: the TP all-gather, then the GEMM.
   // Column-parallel forwards (QKV, fc1) and row-parallel dgrads (proj, fc2) both have this shape.
   void gathered_gemm(const OpContext& ctx, const char* name, std::int64_t n, const char* ag_name);

@@ -94,55 +94,58 @@ constexpr double kFp32AccumulateBytes = 2.0 + 4.0 + 4.0;
 constexpr double kCastBytes = 6.0;
 }  // namespace
 
-void LayerEmitter::torch_ring_attention_forward(const OpContext& ctx) {
-  const std::int64_t heads = d_.a / d_.t;
-  const std::int64_t bh = d_.b * heads;
-  const std::int64_t s_c = d_.s / d_.c;
-  const std::int64_t dh = attention_head_dim();
-  const bool compiled = !d_.eager;
-  const double out_elems = D(bh) * D(s_c) * D(dh);
-  // K and V of the local chunks after repeat_kv (every query head), in the training dtype.
-  const double kv_local = d_.mla.on ? cp_kv_bytes() : 2.0 * out_elems * activation_bytes(d_.precision);
+LayerEmitter::TorchCpShape LayerEmitter::torch_cp_shape() const {
+  TorchCpShape t;
+  t.bh = d_.b * (d_.a / d_.t);
+  t.s_c = d_.s / d_.c;
+  t.dh = attention_head_dim();
+  t.q_elems = D(t.bh) * D(t.s_c) * D(t.dh);
+  // K and V of the local chunks after repeat_kv (every query head).
+  t.kv_elems = d_.mla.on ? cp_kv_bytes() / activation_bytes(d_.precision) : 2.0 * t.q_elems;
+  return t;
+}
+
+std::uint32_t LayerEmitter::torch_cp_gather_kv(const OpContext& ctx, const TorchCpShape& t) {
+  const double kv_local = t.kv_elems * activation_bytes(d_.precision);
   elementwise(ctx, "core_attn.cp_kv_pack", 2.0 * kv_local);  // contiguous + cat: read and write
   const std::uint32_t gathered = rb_.collective(ctx, Stream::CpComm, "cp.kv_allgather", CollKind::AllGather, g_.cp,
                                                 static_cast<std::int64_t>(D(d_.c) * kv_local));
-  if (compiled) rb_.wait(gathered);
+  if (!d_.eager) rb_.wait(gathered);  // compiled: waited where it is issued
+  return gathered;
+}
+
+void LayerEmitter::torch_ring_attention_forward(const OpContext& ctx) {
+  const TorchCpShape t = torch_cp_shape();
+  const bool compiled = !d_.eager;
+  const std::uint32_t gathered = torch_cp_gather_kv(ctx, t);
   const double merge = compiled ? kMergeBytesCompiled : kMergeBytesEager;
   const int merge_launches = compiled ? 1 : kMergeLaunchesEager;
   for (int i = 0; i < d_.c; ++i) {
     if (i == 1 && !compiled) rb_.wait(gathered);  // the causal tile ran beside the gather
-    const KernelDesc tile = i == 0 ? flash_attention_fwd(bh, s_c, s_c, dh, true, d_.precision)
-                                   : flash_attention_fwd(bh, s_c, s_c / 2, dh, false, d_.precision);
+    const KernelDesc tile = i == 0 ? flash_attention_fwd(t.bh, t.s_c, t.s_c, t.dh, true, d_.precision)
+                                   : flash_attention_fwd(t.bh, t.s_c, t.s_c / 2, t.dh, false, d_.precision);
     rb_.compute(ctx, "core_attn.fwd", tile);
     if (i == 0)
-      elementwise(ctx, "core_attn.cp_merge", out_elems * kCastBytes);
+      elementwise(ctx, "core_attn.cp_merge", t.q_elems * kCastBytes);
     else
-      elementwise(ctx, "core_attn.cp_merge", out_elems * merge, merge_launches);
+      elementwise(ctx, "core_attn.cp_merge", t.q_elems * merge, merge_launches);
   }
-  elementwise(ctx, "core_attn.cp_out_cast", out_elems * kCastBytes);
+  elementwise(ctx, "core_attn.cp_out_cast", t.q_elems * kCastBytes);
 }
 
 void LayerEmitter::torch_ring_attention_backward(const OpContext& ctx) {
-  const std::int64_t heads = d_.a / d_.t;
-  const std::int64_t bh = d_.b * heads;
-  const std::int64_t s_c = d_.s / d_.c;
-  const std::int64_t dh = attention_head_dim();
+  const TorchCpShape t = torch_cp_shape();
   const bool compiled = !d_.eager;
-  const double q_elems = D(bh) * D(s_c) * D(dh);
-  const double kv_elems = d_.mla.on ? cp_kv_bytes() / activation_bytes(d_.precision) : 2.0 * q_elems;
-  const double kv_local = kv_elems * activation_bytes(d_.precision);
+  const double q_elems = t.q_elems, kv_elems = t.kv_elems;
   // The fp32 gradient buffers, zeroed.
   rb_.compute(ctx, "core_attn.cp_grad_zero",
               memory_kernel(KernelKind::Memset, (q_elems + kv_elems) * 4.0, 0, d_.precision));
-  elementwise(ctx, "core_attn.cp_kv_pack", 2.0 * kv_local);
-  const std::uint32_t gathered = rb_.collective(ctx, Stream::CpComm, "cp.kv_allgather", CollKind::AllGather, g_.cp,
-                                                static_cast<std::int64_t>(D(d_.c) * kv_local));
-  if (compiled) rb_.wait(gathered);
+  const std::uint32_t gathered = torch_cp_gather_kv(ctx, t);
   std::uint32_t in_flight = 0;
   for (int i = 0; i < d_.c; ++i) {
     if (i == 1 && !compiled) rb_.wait(gathered);
-    const KernelDesc tile = i == 0 ? flash_attention_bwd(bh, s_c, s_c, dh, true, d_.precision)
-                                   : flash_attention_bwd(bh, s_c, s_c / 2, dh, false, d_.precision);
+    const KernelDesc tile = i == 0 ? flash_attention_bwd(t.bh, t.s_c, t.s_c, t.dh, true, d_.precision)
+                                   : flash_attention_bwd(t.bh, t.s_c, t.s_c / 2, t.dh, false, d_.precision);
     rb_.compute(ctx, "core_attn.bwd", tile);
     if (i > 0 && !compiled) rb_.wait(in_flight);  // the previous hop, hidden behind this tile
     elementwise(ctx, "core_attn.cp_grad_accum", (q_elems + kv_elems) * kFp32AccumulateBytes, compiled ? 1 : 2);
