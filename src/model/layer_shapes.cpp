@@ -119,6 +119,12 @@ LayerParams layer_linear_weights(const ModelSpec& m, int layer) {
   return p;
 }
 
+LayerParams block_linear_weights(const ModelSpec& m, int layer) {
+  LayerParams w = layer_linear_weights(m, layer);
+  if (layer >= m.num_layers) w.tp_sharded += mtp_extra_params(m).tp_sharded;  // eh_proj; the norms are not linears
+  return w;
+}
+
 LayerParams mtp_extra_params(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden_size);
   LayerParams p;

@@ -34,6 +34,9 @@ LayerParams layer_params(const ModelSpec& m, int layer);
 // and routed experts), split as layer_params splits them: what Transformer Engine quantizes for its GEMMs. Biases,
 // norms and the MoE router (a BF16 GEMM outside Transformer Engine) are not among them.
 LayerParams layer_linear_weights(const ModelSpec& m, int layer);
+// The same for global layer id `layer`, an MTP block's (ids from num_layers on) adding its eh_proj (a Transformer
+// Engine linear too).
+LayerParams block_linear_weights(const ModelSpec& m, int layer);
 // What one MTP block adds to its transformer layer (multi_token_prediction.py MultiTokenPredictionLayer): eh_proj,
 // a column-parallel 2h -> h linear without bias (TP-sharded), and the enorm, hnorm and final_layernorm (replicated).
 // Its embedding and output layer are the model's own (see the workload and memory model for the copies).

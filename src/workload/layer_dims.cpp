@@ -116,12 +116,11 @@ LayerDims LayerDims::of(const Scenario& sc) {
   const double t_ranks = static_cast<double>(d.t);
   const double expert_ranks = static_cast<double>(d.moe.ep) * static_cast<double>(d.moe.on ? d.moe.etp : 1);
   const bool quantized = quantized_gemms(d.precision);
-  const auto add_quantized = [&](int l, double extra_sharded) {
+  const auto add_quantized = [&](int l) {
     const LayerParams w = quantized && !sc.training.keeps_bf16_linears(l, m.num_layers)
-                              ? trainsim::layer_linear_weights(m, l)
+                              ? trainsim::block_linear_weights(m, l)
                               : LayerParams{};
-    const double sharded = quantized ? w.tp_sharded + extra_sharded : 0;
-    d.dense_quantized_by_layer.push_back(sharded / t_ranks + w.replicated);
+    d.dense_quantized_by_layer.push_back(w.tp_sharded / t_ranks + w.replicated);
     d.expert_quantized_by_layer.push_back(w.expert / expert_ranks);
   };
   for (int l = 0; l < m.num_layers; ++l) {
@@ -129,7 +128,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
     d.dense_params_by_layer.push_back(lp.tp_sharded / t_ranks + lp.replicated);
     d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
     d.sp_params_by_layer.push_back(lp.replicated);
-    add_quantized(l, 0);
+    add_quantized(l);
   }
   // An MTP block: its transformer layer plus eh_proj (TP-sharded, a Transformer Engine linear) and its three norms
   // (replicated).
@@ -139,7 +138,7 @@ LayerDims LayerDims::of(const Scenario& sc) {
     d.dense_params_by_layer.push_back((lp.tp_sharded + mtp.tp_sharded) / t_ranks + lp.replicated + mtp.replicated);
     d.expert_params_by_layer.push_back(lp.expert / expert_ranks);
     d.sp_params_by_layer.push_back(lp.replicated + mtp.replicated);
-    add_quantized(m.num_layers + k, mtp.tp_sharded);
+    add_quantized(m.num_layers + k);
   }
   const LayerParams lp = trainsim::layer_params(m, 0);  // dense models: every layer has the same shape
   d.layer_params = lp.tp_sharded / t_ranks + lp.replicated;

@@ -27,10 +27,10 @@ const LayerEmitter::MlpNames LayerEmitter::kSharedExperts = {"shared_experts.fc1
                                                              "shared_experts.fc1.wgrad"};
 
 std::uint32_t LayerEmitter::gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n,
-                                    std::int64_t k, std::int64_t batch) {
+                                    std::int64_t k, std::int64_t batch, int input_shards) {
   const Precision p =
       d_.keeps_bf16_linears(ctx.layer) && quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision;
-  if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch);
+  if (p == Precision::FP8) fp8_quantize(ctx, name, m, n, k, batch, input_shards);
   if (p == Precision::FP4) nvfp4_quantize(ctx, name, m, n, k, batch);
   KernelDesc g = gemm(m, n, k, p, batch);
   g.block_scaled = p == Precision::FP8 && d_.fp8_recipe == Fp8Recipe::Mxfp8;
@@ -201,9 +201,7 @@ void LayerEmitter::gathered_gemm(const OpContext& ctx, const char* name, std::in
     // row-parallel dgrads); with userbuffers a ring exchange overlapped with the GEMM (TE initialize_ub).
     const auto ag = tp_collective_bytes(ctx, ag_name, CollKind::AllGather, !tp_overlap_,
                                         tp_gather_bytes(ctx, D(d_.act_bytes)), tp_overlap_ ? kUbRingExchangeSms : -1);
-    gathered_input_shards_ = d_.dtensor_tp ? 1 : d_.t;
-    gemm_op(ctx, name, d_.T, n, d_.h);
-    gathered_input_shards_ = 1;
+    gemm_op(ctx, name, d_.T, n, d_.h, 1, d_.dtensor_tp ? 1 : d_.t);  // TE quantizes the shard; DTensor the whole
     if (tp_overlap_) rb_.wait(ag);
     return;
   }

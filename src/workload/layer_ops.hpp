@@ -131,8 +131,10 @@ class LayerEmitter {
   // Row-parallel linear (proj, fc2): GEMM then its TP reduction.
   void row_parallel_forward(const OpContext& ctx, const char* name, std::int64_t k, const char* rs_name,
                             const char* ar_name);
+  // `input_shards` > 1: Transformer Engine all-gathered the left operand over that many sequence shards, so its
+  // quantization runs on one shard (layer_ops_fp8.cpp).
   std::uint32_t gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
-                        std::int64_t batch = 1);
+                        std::int64_t batch = 1, int input_shards = 1);
   // A GEMM of a module Megatron builds outside Transformer Engine (output layers, MoE router): BF16 under
   // an FP8 or NVFP4 recipe, no quantization kernels.
   std::uint32_t bf16_gemm_op(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k);
@@ -141,7 +143,7 @@ class LayerEmitter {
   Precision attention_dtype() const { return quantized_gemms(d_.precision) ? Precision::BF16 : d_.precision; }
   // The quantization kernels Transformer Engine runs before an FP8 GEMM (layer_ops_fp8.cpp).
   void fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
-                    std::int64_t batch);
+                    std::int64_t batch, int input_shards);
   // The same under the NVFP4 recipe (layer_ops_fp4.cpp): an amax pass and a quantize kernel per operand.
   void nvfp4_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
                       std::int64_t batch);
@@ -237,9 +239,6 @@ class LayerEmitter {
   const LayerDims& d_;
   LayerGroups g_;
   bool tp_overlap_;
-  // While gathered_gemm runs a GEMM whose input Transformer Engine all-gathers under sequence parallelism: the
-  // number of shards its input's quantization runs on (TE quantizes the local shard before the gather).
-  int gathered_input_shards_ = 1;
   RecomputeModules sel_{false, false, false, false, false, false, false, false};
   ModuleHook hook_;
 };

@@ -47,7 +47,7 @@ bool norm_fused_input(std::string_view name) {
 }  // namespace
 
 void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
-                                std::int64_t batch) {
+                                std::int64_t batch, int input_shards) {
   const std::string_view gemm_name(name);
   if (ends_with(gemm_name, ".wgrad")) return;
   const double b = static_cast<double>(batch);
@@ -55,10 +55,9 @@ void LayerEmitter::fp8_quantize(const OpContext& ctx, const char* name, std::int
   const bool dgrad = ends_with(gemm_name, ".dgrad");
   const bool te_norm = !dgrad && norm_fused_input(gemm_name) && !d_.eager && d_.fp8_recipe != Fp8Recipe::Mxfp8;
   const double input_elems = b * static_cast<double>(m) * static_cast<double>(k);
-  if (gathered_input_shards_ > 1)
+  if (input_shards > 1)
     emit_quantization(
-        ctx, fp8_quantize_gathered_kernels(d_.fp8_recipe, input_elems / gathered_input_shards_, input_elems, te_norm),
-        "", name);
+        ctx, fp8_quantize_gathered_kernels(d_.fp8_recipe, input_elems / input_shards, input_elems, te_norm), "", name);
   else
     emit_quantization(ctx, fp8_quantize_kernels(d_.fp8_recipe, input_elems, te_norm, false), "", name);
   if (dgrad || !quantizes_weight(ctx)) return;

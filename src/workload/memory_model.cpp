@@ -518,11 +518,10 @@ RankParams quantized_linear_weights(const Scenario& s, const StageLayers& layers
   ids.insert(ids.end(), layers.mtp.begin(), layers.mtp.end());
   for (int layer : ids) {
     if (s.training.keeps_bf16_linears(layer, m.num_layers)) continue;
-    const LayerParams w = layer_linear_weights(m, layer);
+    const LayerParams w = block_linear_weights(m, layer);
     q.dense += w.tp_sharded / t + w.replicated;
     q.expert += w.expert / expert_split;
   }
-  q.dense += static_cast<double>(layers.mtp.size()) * mtp_extra_params(m).tp_sharded / t;
   return q;
 }
 

@@ -61,7 +61,8 @@ struct RankChannelNics {
   int fallback = 0;
   int at(int channel) const { return nets.nets.empty() ? fallback : nets.at(channel); }
 };
-RankChannelNics rank_channel_nics(const NcclCommunicator& comm, int rank);
+// Every rank's, worked out once per (node topology, local index): nodes usually share one topology.
+std::vector<RankChannelNics> channel_nics_by_rank(const NcclCommunicator& comm);
 // Ranks of each node by local index (from node_ranks, or rebuilt from node_of/local_of).
 std::vector<std::vector<int>> ranks_by_node(const NcclCommunicator& comm);
 // NIC of NVLS head `head_local` (local rank): the NVLS graph channel it heads, else local_nic.

@@ -71,10 +71,7 @@ P2pParams p2p_params(const NcclCommunicator& comm, const FlowOptions& o) {
   }
   p.chunk = std::min(p.chunk, o.buffsize / 8);
   p.pxn_level = o.p2p_pxn_level;
-  if (p.multi_node) {
-    p.nics.reserve(static_cast<std::size_t>(comm.nranks));
-    for (int r = 0; r < comm.nranks; ++r) p.nics.push_back(rank_channel_nics(comm, r));
-  }
+  if (p.multi_node) p.nics = channel_nics_by_rank(comm);
   return p;
 }
 

@@ -3,7 +3,9 @@
 #include "collective/flows/nccl_flows.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "collective/flows/flows_internal.hpp"
 #include "core/check.hpp"
@@ -78,12 +80,19 @@ int local_nic(const NcclCommunicator& comm, int rank) {
   return local;  // rail-optimised default: GPU i uses NIC i
 }
 
-RankChannelNics rank_channel_nics(const NcclCommunicator& comm, int rank) {
-  RankChannelNics out;
-  const int local = comm.local_of[static_cast<std::size_t>(rank)];
-  out.fallback = local;
-  if (const NodeTopology* topo = topology_of(comm, comm.node_of[static_cast<std::size_t>(rank)]))
-    if (local < static_cast<int>(topo->gpus.size()) && !topo->nets.empty()) out.nets = topo->channel_nets(local);
+std::vector<RankChannelNics> channel_nics_by_rank(const NcclCommunicator& comm) {
+  std::map<std::pair<const NodeTopology*, int>, NodeTopology::ChannelNets> worked_out;
+  std::vector<RankChannelNics> out(static_cast<std::size_t>(comm.nranks));
+  for (int rank = 0; rank < comm.nranks; ++rank) {
+    RankChannelNics& r = out[static_cast<std::size_t>(rank)];
+    const int local = comm.local_of[static_cast<std::size_t>(rank)];
+    r.fallback = local;
+    const NodeTopology* topo = topology_of(comm, comm.node_of[static_cast<std::size_t>(rank)]);
+    if (!topo || local >= static_cast<int>(topo->gpus.size()) || topo->nets.empty()) continue;
+    auto [it, fresh] = worked_out.try_emplace({topo, local});
+    if (fresh) it->second = topo->channel_nets(local);
+    r.nets = it->second;
+  }
   return out;
 }
 
