@@ -41,6 +41,13 @@ EngineRankPlan plan_rank(const Workload& wl, const RankProgram& p, SimTime host_
     po.desc = op.desc;
     po.type = op.type;
     if (op.type == Op::Type::Collective) po.alone = wl.groups[wl.collectives[op.desc].group].simulated_members <= 1;
+    if (op.host_waits > 0) {
+      TRAINSIM_CHECK(op.host_waits <= op.num_deps,
+                     fmt::format("rank {}: op {} makes the host wait for {} of its {} dependencies", p.rank, i,
+                                 op.host_waits, op.num_deps));
+      po.host_sync = true;
+      s.host_syncs.push_back(i);
+    }
     if (op.type == Op::Type::Compute) {
       po.optimizer = op.phase == Phase::Optimizer;
       po.scheduled = op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute;
@@ -159,6 +166,27 @@ class ActivityMeter {
   RankActivity sums_;
 };
 
+// Where one rank's host thread is (EngineOptions::host_launch, Op::host_waits). It issues op i at
+// anchor.time + host_launch x (launches of ops up to i - anchor.launches), from the last anchor at or before i; each
+// host wait it has passed set an anchor where the wait ended. Ops past a wait the host has not passed yet are
+// parked, ready on the GPU side but not issued.
+struct HostClock {
+  struct Anchor {
+    std::uint32_t op = 0;        // the first op issued from it
+    std::uint32_t launches = 0;  // launches of the ops before it (PlannedOp::launches of op - 1)
+    SimTime time = 0;            // when the host, done waiting, starts issuing op
+  };
+  std::vector<Anchor> anchors{Anchor{}};  // in program order
+  std::size_t next_sync = 0;              // into EngineRankPlan::host_syncs: the first the host has not passed
+  std::vector<std::uint16_t> waits_left;  // per host sync: ops it waits for that have not finished
+  std::vector<SimTime> waits_end;         // per host sync: when the last of those finished so far
+  struct Parked {
+    std::uint32_t op = 0;
+    SimTime since = 0;
+  };
+  std::vector<Parked> parked;
+};
+
 struct Rendezvous {
   std::uint32_t arrived = 0;
   std::uint32_t desc = 0;
@@ -191,6 +219,7 @@ class Simulator {
       meters_.resize(wl.ranks.size());
     }
     pending_ops_.reserve(wl.ranks.size());
+    hosts_.reserve(wl.ranks.size());
     out_.timelines.resize(wl.ranks.size());
     out_.interference.assign(wl.ranks.size(), 0);
     out_.host_waits.resize(wl.ranks.size());
@@ -201,6 +230,11 @@ class Simulator {
       const auto& planned = plan_.ranks[r].ops;
       auto& pending = pending_ops_.emplace_back(wl.ranks[r].ops.size());
       for (std::size_t i = 0; i < pending.size(); ++i) pending[i] = planned[i].pending;
+      HostClock& hc = hosts_.emplace_back();
+      for (const std::uint32_t op : plan_.ranks[r].host_syncs) {
+        hc.waits_left.push_back(wl.ranks[r].ops[op].host_waits);
+        hc.waits_end.push_back(0);
+      }
       out_.timelines[r].start.assign(wl.ranks[r].ops.size(), -1);
       out_.timelines[r].end.assign(wl.ranks[r].ops.size(), -1);
       total_ops += wl.ranks[r].ops.size();
@@ -251,10 +285,34 @@ class Simulator {
   }
 
  private:
+  // The first op the host has not got to because it still waits (Op::host_waits), or kNone.
+  std::uint32_t host_blocked_at(std::uint32_t r) const {
+    const auto& syncs = plan_.ranks[r].host_syncs;
+    const std::size_t k = hosts_[r].next_sync;
+    return k < syncs.size() ? syncs[k] : kNone;
+  }
+
+  // When the host issues op i (its launches included), i being before any wait it has not passed.
+  SimTime issue_time(std::uint32_t r, std::uint32_t i) const {
+    const auto& anchors = hosts_[r].anchors;
+    const auto it = std::upper_bound(anchors.begin(), anchors.end(), i,
+                                     [](std::uint32_t op, const HostClock::Anchor& a) { return op < a.op; });
+    const HostClock::Anchor& a = *(it - 1);
+    return a.time + plan_.host_launch * (plan_.ranks[r].ops[i].launches - a.launches);
+  }
+
   // Its predecessors have finished; it starts once the host has issued it.
   void become_ready(std::uint32_t r, std::uint32_t i, SimTime now) {
     const PlannedOp& po = plan_.ranks[r].ops[i];
-    const SimTime issued = plan_.host_launch * po.launches;
+    if (i >= host_blocked_at(r)) {  // the host waits before it gets here
+      hosts_[r].parked.push_back({i, now});
+      if (po.type == Op::Type::Compute && !meters_.empty()) {
+        meters_[r].advance(now);
+        meters_[r].host_wait(+1);
+      }
+      return;
+    }
+    const SimTime issued = issue_time(r, i);
     if (issued > now) {
       if (po.type == Op::Type::Compute) {
         out_.host_waits[r].emplace_back(now, issued);
@@ -465,7 +523,68 @@ class Simulator {
         __builtin_prefetch(&st.dependents[std::min<std::size_t>(po.dep_begin + 32, st.dependents.size() - 1)]);
     }
     if (po.stream_next != kNone) release(po.stream_next);
-    for (std::uint32_t k = po.dep_begin, end = st.ops[i + 1].dep_begin; k < end; ++k) release(st.dependents[k]);
+    bool host_waited = false;
+    for (std::uint32_t k = po.dep_begin, end = st.ops[i + 1].dep_begin; k < end; ++k) {
+      const std::uint32_t j = st.dependents[k];
+      if (st.ops[j].host_sync) host_waited |= host_wait_ended(r, j, i, now);
+      release(j);
+    }
+    if (host_waited) pass_host_waits(r, now);
+  }
+
+  // Op `done` finished: if host sync `j` waits for it (one of its first Op::host_waits deps), count it; true if j's
+  // wait is over.
+  bool host_wait_ended(std::uint32_t r, std::uint32_t j, std::uint32_t done, SimTime now) {
+    const Op& op = wl_.ranks[r].ops[j];
+    const auto* first = wl_.ranks[r].deps.data() + op.first_dep;
+    if (std::find(first, first + op.host_waits, done) == first + op.host_waits) return false;
+    const auto& syncs = plan_.ranks[r].host_syncs;
+    const auto k = static_cast<std::size_t>(std::lower_bound(syncs.begin(), syncs.end(), j) - syncs.begin());
+    HostClock& hc = hosts_[r];
+    hc.waits_end[k] = std::max(hc.waits_end[k], now);
+    return --hc.waits_left[k] == 0;
+  }
+
+  // The host passes every wait whose ops have all finished, in program order, and issues the ops parked behind them.
+  void pass_host_waits(std::uint32_t r, SimTime now) {
+    HostClock& hc = hosts_[r];
+    const auto& syncs = plan_.ranks[r].host_syncs;
+    const auto& ops = plan_.ranks[r].ops;
+    bool passed = false;
+    while (hc.next_sync < syncs.size() && hc.waits_left[hc.next_sync] == 0) {
+      const std::uint32_t w = syncs[hc.next_sync];
+      const std::uint32_t before = ops[w].launches - wl_.ranks[r].ops[w].launches * (plan_.host_launch > 0 ? 1u : 0u);
+      const HostClock::Anchor& last = hc.anchors.back();
+      const SimTime reached = last.time + plan_.host_launch * (before - last.launches);
+      hc.anchors.push_back({w, before, std::max(reached, hc.waits_end[hc.next_sync])});
+      ++hc.next_sync;
+      passed = true;
+    }
+    if (!passed) return;
+    const std::uint32_t blocked = host_blocked_at(r);
+    std::vector<HostClock::Parked> still;
+    std::vector<HostClock::Parked> go;
+    for (const HostClock::Parked& p : hc.parked) (p.op < blocked ? go : still).push_back(p);
+    hc.parked = std::move(still);
+    std::sort(go.begin(), go.end(), [](const auto& a, const auto& b) { return a.op < b.op; });
+    for (const HostClock::Parked& p : go) issue_parked(r, p, now);
+  }
+
+  // A parked op the host now issues: it starts when issued, having waited for the host since it was parked.
+  void issue_parked(std::uint32_t r, const HostClock::Parked& p, SimTime now) {
+    const PlannedOp& po = plan_.ranks[r].ops[p.op];
+    const SimTime issued = std::max(issue_time(r, p.op), now);
+    const bool compute = po.type == Op::Type::Compute;
+    if (compute && issued > p.since) out_.host_waits[r].emplace_back(p.since, issued);
+    if (issued > now) {
+      queue_.push(issued, r, p.op | kIssueBit);  // the issue event ends the host wait counted since it was parked
+      return;
+    }
+    if (compute && !meters_.empty()) {
+      meters_[r].advance(now);
+      meters_[r].host_wait(-1);
+    }
+    start(r, p.op, now);
   }
 
   static std::string group_label(const CommGroup& g) {
@@ -551,6 +670,7 @@ class Simulator {
   std::unordered_map<SlowdownKey, double, KeyHash> slowdowns_;
   SimulationOutput out_;
   std::vector<std::vector<std::uint32_t>> pending_ops_;  // per rank and op: predecessors not yet finished
+  std::vector<HostClock> hosts_;                         // per rank
   EventQueue queue_;
   std::unordered_map<std::uint64_t, Rendezvous> pending_;
   std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> in_flight_;  // by token

@@ -67,11 +67,13 @@ struct PlannedOp {
   bool alone : 1 = false;      // a collective of a group with one simulated member: nobody to wait for
   bool optimizer : 1 = false;  // a kernel of the optimizer phase (RankActivity::optimizer)
   bool scheduled : 1 = false;  // a forward, backward or recompute kernel (RankActivity::idle_scheduled)
+  bool host_sync : 1 = false;  // the host waits for some of its deps before issuing it (Op::host_waits)
 };
 static_assert(sizeof(PlannedOp) == 20, "the plan takes no more memory than its arrays did");
 struct EngineRankPlan {
   std::vector<PlannedOp> ops;  // one per op of the rank's program, and one more closing the CSR
   std::vector<std::uint32_t> dependents;
+  std::vector<std::uint32_t> host_syncs;  // the ops with Op::host_waits, in program order
 };
 struct EnginePlan {
   SimTime host_launch = 0;
@@ -105,8 +107,10 @@ struct EngineProgress {
 // `progress`: called every `progress_every` processed events on the simulating thread; it only
 // observes (the simulation and its results are the same with or without it). Empty = none.
 // `host_launch`: CPU time the host takes per kernel launch (Op::launches). Each rank's host thread issues its
-// ops in program order from time 0, never waiting for the GPU, so op i is issued at the sum of the launch
-// costs of ops 0..i and starts no earlier (docs/compute-model.md §1.5). 0 = the host is always ahead.
+// ops in program order from time 0, waiting for the GPU only where an op says so (Op::host_waits: it blocks until
+// those ops have finished), so op i is issued at the sum of the launch costs of the ops since the host's last
+// wait, counted from when that wait ended, and starts no earlier (docs/compute-model.md §1.5). 0 = the host costs
+// nothing but its waits.
 struct EngineOptions {
   std::vector<double> compute_slowdown;  // by simulated-rank index
   SimTime host_launch = 0;

@@ -245,6 +245,7 @@ void DeepSpeedZero::flush_reduce_scatter(double padded_elements) {
   // More than max_param_reduce_events = 2 outstanding flushes: the CPU synchronizes on the oldest (stage3.py).
   if (reduce_scatters_.size() > 2) {
     rb_.wait(reduce_scatters_.front());
+    rb_.host_wait({reduce_scatters_.front()});
     reduce_scatters_.pop_front();
   }
   const auto op = rb_.collective(ctx, Stream::DpComm, "zero3.reduce_scatter", CollKind::ReduceScatter, r_.dp,
@@ -261,10 +262,12 @@ void DeepSpeedZero::backward_epilogue() {
   if (stage_ == 3) {
     // reduce_and_partition_stream.synchronize(): the CPU (so every later kernel) waits for every flush.
     for (auto op : reduce_scatters_) rb_.wait(op);
+    rb_.host_wait({reduce_scatters_.begin(), reduce_scatters_.end()});
     reduce_scatters_.clear();
   } else if (last_all_reduce_) {
     // overlap_comm: get_accelerator().synchronize() at the end of the epilogue.
     rb_.wait(*last_all_reduce_);
+    rb_.host_synchronize();
     copy_owned(last_all_reduce_elements_);
     last_all_reduce_.reset();
   }
@@ -315,6 +318,7 @@ void DeepSpeedZero::overflow_check(const OpContext& ctx, double shard_elements) 
       ctx, "zero.overflow_check",
       memory_kernel(KernelKind::Elementwise, shard_elements * lp_bytes_, shard_elements, s_.training.precision));
   scalar_all_reduce(ctx, "zero.overflow_all_reduce", 1);
+  rb_.host_synchronize();  // .item() on the reduced flag: the host reads it back before it goes on
 }
 
 namespace {
@@ -386,6 +390,7 @@ void DeepSpeedZero::step_zero3() {
       gathers.push_back(rb_.collective(ctx, Stream::DpComm, "zero3.persistent_allgather", CollKind::AllGather, r_.dp,
                                        static_cast<std::int64_t>(padded(t.numel) * lp_bytes_)));
   for (auto op : gathers) rb_.wait(op);
+  rb_.host_synchronize();
 }
 
 }  // namespace trainsim

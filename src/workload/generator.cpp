@@ -120,6 +120,7 @@ class RankGenerator {
   void run_step(const PipelineStep& st) {
     const OpContext pctx{Phase::Other, -1, st.micro_batch};
     RankBuilder& rb = rank_builder_;
+    const bool transfer = st.action != PipelineAction::Forward && st.action != PipelineAction::Backward;
     switch (st.action) {
       case PipelineAction::Forward: step(false, st.micro_batch, st.chunk); break;
       case PipelineAction::Backward: step(true, st.micro_batch, st.chunk); break;
@@ -150,6 +151,11 @@ class RankGenerator {
                            p2p_bytes_, next_stage_rank());
         break;
     }
+    // Megatron's non-interleaved schedule batches each transfer (batch_p2p_comm = not overlap_p2p_comm, which it
+    // turns off without virtual stages) and then calls torch.cuda.synchronize() (batch_p2p_sync, default True;
+    // p2p_communication.py::_communicate): the host waits for everything queued on the device, collectives on
+    // other streams included, before it issues the next step.
+    if (transfer && scenario_.parallelism.framework == Framework::Megatron) rb.host_synchronize();
   }
 
   // One forward or backward step, recorded with the ops it issued (RankProgram::steps).

@@ -50,13 +50,41 @@ std::size_t CollectiveKeyHash::operator()(const CollectiveDesc& d) const {
   return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(static_cast<std::uint16_t>(d.sms))));
 }
 
+void RankBuilder::host_wait(const std::vector<std::uint32_t>& ops) {
+  for (const std::uint32_t op : ops) {
+    TRAINSIM_CHECK(op < prog_.ops.size(), fmt::format("the host waits for op {}, not issued yet", op));
+    if (std::find(host_wait_.begin(), host_wait_.end(), op) == host_wait_.end()) host_wait_.push_back(op);
+  }
+}
+
+void RankBuilder::host_synchronize() {
+  std::vector<std::uint32_t> last;
+  for (const std::uint32_t op : last_on_stream_)
+    if (op != kNoOp) last.push_back(op);
+  host_wait(last);
+}
+
 std::uint32_t RankBuilder::append(Op op, const std::vector<std::uint32_t>& deps) {
-  if (deps.size() > std::numeric_limits<std::uint16_t>::max()) throw Error("too many dependencies on one op");
+  const std::vector<std::uint32_t>* all = &deps;
+  if (!host_wait_.empty()) {
+    // The ops the host waits for lead the op's deps (Op::host_waits), its other deps follow.
+    TRAINSIM_CHECK(host_wait_.size() <= std::numeric_limits<std::uint8_t>::max(), "the host waits for too many ops");
+    std::sort(host_wait_.begin(), host_wait_.end());
+    ordered_deps_ = host_wait_;
+    for (const std::uint32_t d : deps)
+      if (!std::binary_search(host_wait_.begin(), host_wait_.end(), d)) ordered_deps_.push_back(d);
+    op.host_waits = static_cast<std::uint8_t>(host_wait_.size());
+    host_wait_.clear();
+    all = &ordered_deps_;
+  }
+  if (all->size() > std::numeric_limits<std::uint16_t>::max()) throw Error("too many dependencies on one op");
   op.first_dep = static_cast<std::uint32_t>(prog_.deps.size());
-  op.num_deps = static_cast<std::uint16_t>(deps.size());
-  prog_.deps.insert(prog_.deps.end(), deps.begin(), deps.end());
+  op.num_deps = static_cast<std::uint16_t>(all->size());
+  prog_.deps.insert(prog_.deps.end(), all->begin(), all->end());
   prog_.ops.push_back(op);
-  return static_cast<std::uint32_t>(prog_.ops.size() - 1);
+  const auto id = static_cast<std::uint32_t>(prog_.ops.size() - 1);
+  last_on_stream_[static_cast<std::size_t>(op.stream)] = id;
+  return id;
 }
 
 Op RankBuilder::new_op(Op::Type type, Stream stream, const OpContext& ctx, std::string_view name) {

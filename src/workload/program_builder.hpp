@@ -47,6 +47,11 @@ class RankBuilder {
   std::uint32_t sync_token_exchange(const OpContext& ctx, Stream stream, std::string_view name, std::uint32_t group,
                                     std::int64_t bytes, const TokenExchange& exchange, int sms);
   void wait(std::uint32_t op) { frontier_.push_back(op); }
+  // The host blocks until `ops` have finished before it issues anything more (an event's synchronize(), `.item()`
+  // on a result of `ops`): the next op issued carries the wait (Op::host_waits) and waits for them on the GPU too.
+  void host_wait(const std::vector<std::uint32_t>& ops);
+  // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
+  void host_synchronize();
   // A collective the compute stream waits for right away (synchronous NCCL call).
   std::uint32_t sync_collective(const OpContext& ctx, Stream stream, std::string_view name, CollKind kind,
                                 std::uint32_t group, std::int64_t bytes, int sender = -1) {
@@ -70,6 +75,10 @@ class RankBuilder {
   std::vector<std::uint32_t> frontier_;         // ops the compute stream waits for before its next kernel
   std::vector<std::uint32_t> collective_deps_;  // a collective's predecessors, kept to spare an allocation per op
   std::int64_t last_compute_ = -1;
+  std::vector<std::uint32_t> last_on_stream_ = std::vector<std::uint32_t>(kNumStreams, kNoOp);
+  std::vector<std::uint32_t> host_wait_;  // what the host waits for before it issues the next op
+  std::vector<std::uint32_t> ordered_deps_;
+  static constexpr std::uint32_t kNoOp = 0xffffffffu;
   std::unordered_map<std::uint32_t, std::uint32_t> seq_per_group_;
 };
 

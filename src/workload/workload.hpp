@@ -64,6 +64,10 @@ struct Op {
   // kernel or a collective, more for one op standing for several eager PyTorch kernels (an RMSNorm written as
   // eight ops), 0 for a kernel replayed inside a CUDA graph whose launch an earlier op paid.
   std::uint8_t launches = 1;
+  // The host blocks before it issues this op until the first `host_waits` ops of its deps have finished
+  // (torch.cuda.synchronize(), an event's synchronize(), `.item()`), and issues nothing after it before then: the
+  // host's clock restarts there (docs/compute-model.md §1.5). 0: the host does not wait here.
+  std::uint8_t host_waits = 0;
   std::uint16_t name = 0;       // index into Workload::names ("qkv", "fc1.dgrad", "tp.allgather", ...)
   std::uint32_t desc = 0;       // index into Workload::kernels or Workload::collectives
   std::uint32_t first_dep = 0;  // index into RankProgram::deps

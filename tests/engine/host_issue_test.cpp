@@ -88,3 +88,88 @@ TEST(HostIssue, CollectivesStartWhenTheirLastMemberIssuedThem) {
   EXPECT_DOUBLE_EQ(us(out.timelines[0].start[1]), 35.0);
   EXPECT_DOUBLE_EQ(us(out.makespan), 36.0);
 }
+
+// Host waits (Op::host_waits): `.item()`, an event's synchronize(), torch.cuda.synchronize(). The host blocks until
+// the ops waited for have finished and launches nothing meanwhile; its clock restarts where the wait ended.
+
+// A kernel of 100 us, then `.item()` on its result before the next kernel: the host resumes when it ends (110),
+// launches the next at 120; a kernel after that is launched at 130. Without the wait the host ran ahead and the two
+// short kernels followed the long one at once.
+TEST(HostWait, TheHostClockRestartsWhereTheWaitEnded) {
+  const auto build = [](bool wait) {
+    WorkloadBuilder wb(1, {0});
+    auto rb = wb.rank_builder(0);
+    const auto a = rb.compute({}, "long", kernel_us(100));
+    if (wait) rb.host_wait({a});
+    rb.compute({}, "b", kernel_us(2));
+    rb.compute({}, "c", kernel_us(2));
+    return wb.finish();
+  };
+  const auto waited = simulate_with_launch(build(true), 10);
+  EXPECT_DOUBLE_EQ(us(waited.timelines[0].start[1]), 120.0);
+  EXPECT_DOUBLE_EQ(us(waited.timelines[0].start[2]), 130.0);
+  EXPECT_DOUBLE_EQ(us(waited.makespan), 132.0);
+  const auto ahead = simulate_with_launch(build(false), 10);
+  EXPECT_DOUBLE_EQ(us(ahead.timelines[0].start[1]), 110.0);
+  EXPECT_DOUBLE_EQ(us(ahead.makespan), 114.0);
+}
+
+// The host waits for a side-stream kernel (50 us, issued at 10) while a short kernel it had launched before the wait
+// (X, 20..25) is done: the compute kernel after the wait is ready at 25 but not launched until the host resumes at
+// 60 and has launched the op carrying the wait (70) and itself (80). It counts as waiting for the host from 25.
+TEST(HostWait, OpsPastTheWaitAreNotIssuedUntilItEnds) {
+  const auto build = [] {
+    WorkloadBuilder wb(1, {0});
+    auto rb = wb.rank_builder(0);
+    const auto d = rb.compute_beside({}, Stream::TpComm, "side", kernel_us(50));
+    rb.compute({}, "x", kernel_us(5));
+    rb.host_wait({d});
+    rb.compute_beside({}, Stream::DpComm, "after_wait", kernel_us(5));
+    rb.compute({}, "k", kernel_us(2));
+    return wb.finish();
+  };
+  const auto wl = build();
+  EXPECT_EQ(wl.ranks[0].ops[2].host_waits, 1);
+  EXPECT_EQ(wl.ranks[0].deps[wl.ranks[0].ops[2].first_dep], 0u);  // the op waited for leads its deps
+  const auto out = simulate_with_launch(wl, 10);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[2]), 70.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[3]), 80.0);
+  ASSERT_FALSE(out.host_waits[0].empty());
+  EXPECT_DOUBLE_EQ(us(out.host_waits[0].back().first), 25.0);
+  EXPECT_DOUBLE_EQ(us(out.host_waits[0].back().second), 80.0);
+  // With no launch cost the host still waits: the kernel starts when the side kernel ends.
+  const auto free_host = simulate_with_launch(wl, 0);
+  EXPECT_DOUBLE_EQ(us(free_host.timelines[0].start[3]), 50.0);
+}
+
+// torch.cuda.synchronize() waits for the last op of every stream: here the side kernel (10..60) outlasts the compute
+// one (20..25), so the next kernel is launched at 70.
+TEST(HostWait, SynchronizeWaitsForEveryStream) {
+  WorkloadBuilder wb(1, {0});
+  auto rb = wb.rank_builder(0);
+  rb.compute_beside({}, Stream::TpComm, "side", kernel_us(50));
+  rb.compute({}, "x", kernel_us(5));
+  rb.host_synchronize();
+  rb.compute({}, "k", kernel_us(2));
+  const auto wl = wb.finish();
+  EXPECT_EQ(wl.ranks[0].ops[2].host_waits, 2);
+  const auto out = simulate_with_launch(wl, 10);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[2]), 70.0);
+}
+
+// Waits are passed in program order: the second wait's op (a 10 us kernel) ends long before the first's (200 us),
+// and the host still resumes only after the first.
+TEST(HostWait, WaitsArePassedInProgramOrder) {
+  WorkloadBuilder wb(1, {0});
+  auto rb = wb.rank_builder(0);
+  const auto slow = rb.compute_beside({}, Stream::TpComm, "slow", kernel_us(200));
+  const auto fast = rb.compute_beside({}, Stream::DpComm, "fast", kernel_us(10));
+  rb.host_wait({slow});
+  rb.compute({}, "a", kernel_us(1));
+  rb.host_wait({fast});
+  rb.compute({}, "b", kernel_us(1));
+  const auto out = simulate_with_launch(wb.finish(), 10);
+  // slow 10..210; a launched at 220; b's wait (fast ended at 30) is passed at once: launched at 230.
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[2]), 220.0);
+  EXPECT_DOUBLE_EQ(us(out.timelines[0].start[3]), 230.0);
+}

@@ -1,6 +1,7 @@
 // Chakra execution traces: trainsim's IR written and read back op for op (streams, dependencies, groups,
 // send/receive pairs, durations), files other tools would write (no trainsim attributes, CPU ops, ctrl_deps,
 // nodes out of order), and every malformed input refused with the file and the node.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -63,6 +64,11 @@ void expect_same(const Workload& a, const Workload& b) {
       EXPECT_EQ(x.layer, y.layer);
       EXPECT_EQ(x.micro_batch, y.micro_batch);
       EXPECT_EQ(x.launches, y.launches);
+      ASSERT_EQ(x.host_waits, y.host_waits);
+      const auto waited = [](const RankProgram& p, const Op& op) {
+        return std::set<std::uint32_t>(p.deps.begin() + op.first_dep, p.deps.begin() + op.first_dep + op.host_waits);
+      };
+      EXPECT_EQ(waited(pa, x), waited(pb, y));
       EXPECT_EQ(a.names[x.name], b.names[y.name]);
       EXPECT_EQ(deps_of(pa, x), deps_of(pb, y));
       if (x.type == Op::Type::Compute) {
@@ -98,12 +104,16 @@ void round_trip(const std::string& scenario, const std::vector<std::string>& set
 
 // TP with sequence parallelism, DP, one simulated rank standing for 8.
 TEST(ChakraTraces, RoundTripTinyJob) { round_trip("tiny-8-h100.yaml", {}, false); }
-// Every rank, pipeline sends and receives (one-way and both ways) and a CP ring exchange.
+// Every rank, pipeline sends and receives (one-way and both ways) and a CP ring exchange; Megatron's host waits
+// after each transfer (torch.cuda.synchronize()) and on the gradient norm.
 TEST(ChakraTraces, RoundTripPipelineAndContextParallelEveryRank) {
-  round_trip("tiny-8-h100.yaml",
-             {"parallelism.tensor=1", "parallelism.pipeline=2", "parallelism.context=2", "model.num_layers=4",
-              "training.global_batch_size=8", "training.micro_batch_size=1"},
-             true);
+  const std::vector<std::string> sets{"parallelism.tensor=1",         "parallelism.pipeline=2",
+                                      "parallelism.context=2",        "model.num_layers=4",
+                                      "training.global_batch_size=8", "training.micro_batch_size=1"};
+  const Workload wl = generate_workload(load_scenario(example("tiny-8-h100.yaml"), sets), {});
+  EXPECT_GT(std::count_if(wl.ranks[0].ops.begin(), wl.ranks[0].ops.end(), [](const Op& op) { return op.host_waits; }),
+            2);
+  round_trip("tiny-8-h100.yaml", sets, true);
 }
 // MoE (EP all-to-all, expert groups) and interleaved pipeline sends posted as handles.
 TEST(ChakraTraces, RoundTripMoeInterleaved) {
@@ -248,6 +258,20 @@ TEST(ChakraTracesMalformed, BrokenBytes) {
   std::ofstream(dir / "t.0.et", std::ios::binary) << std::string("\x00\x02\xff\xff", 4);
   EXPECT_THAT(read_error(dir), HasSubstr("t.0.et: node 0: not a Chakra Node message"));
   fs::remove_all(dir);
+}
+
+TEST(ChakraTracesMalformed, BadHostWaits) {
+  EXPECT_THAT(one_node_error([](TraceBuilder& t) {
+                t.add(1, ChakraProtoMsg::COMP_NODE).set_duration_micros(1);
+                t.add(2, ChakraProtoMsg::COMP_NODE).set_duration_micros(1);
+                chakra::add_uint64_list(t.add(3, ChakraProtoMsg::COMP_NODE, {1}), chakra::kHostWaits, {2});
+              }),
+              HasSubstr("node 2: trainsim_host_waits: node id 2 is not an op this node depends on"));
+  EXPECT_THAT(one_node_error([](TraceBuilder& t) {
+                t.add(1, ChakraProtoMsg::COMP_NODE).set_duration_micros(1);
+                chakra::add_int64(t.add(2, ChakraProtoMsg::COMP_NODE, {1}), chakra::kHostWaits, 1);
+              }),
+              HasSubstr("attribute trainsim_host_waits: expected a list of uint64"));
 }
 
 TEST(ChakraTracesMalformed, BadNodes) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
 
@@ -95,6 +96,34 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   EXPECT_FALSE(zero.count("world.rerun_check"));
   EXPECT_FALSE(zero.count("dp.grad_all_reduce"));
   EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
+}
+
+// Where the host waits for the device (docs/compute-model.md §1.5): Megatron's non-interleaved schedule after
+// every pipeline transfer (batch_p2p_sync: torch.cuda.synchronize(), so the op after it waits for every stream) and
+// before the update (the gradient norm's .item()); PyTorch FSDP's pipeline no more than anywhere else.
+TEST(TrainingFramework, MegatronHostWaitsAfterTransfersAndOnTheGradNorm) {
+  const auto waits = [](const Scenario& s) {
+    const Workload wl = generate_workload(s, {});
+    const RankProgram& p = wl.ranks[0];
+    int after_transfer = 0, on_norm = 0, total = 0;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops[i].host_waits == 0) continue;
+      ++total;
+      const auto& waited_for = wl.ranks[0].ops[p.deps[p.ops[i].first_dep]];
+      const std::string& name = wl.names[waited_for.name];
+      if (name.rfind("pp.", 0) == 0 || p.ops[i].host_waits > 1) ++after_transfer;
+      if (name == "optimizer.grad_norm_all_reduce") ++on_norm;
+    }
+    return std::array<int, 3>{after_transfer, on_norm, total};
+  };
+  const auto pipelined = waits(framework_scenario("megatron", 1, 2));
+  EXPECT_GT(pipelined[0], 2);  // one after each transfer of the first stage
+  EXPECT_EQ(pipelined[1], 1);
+  EXPECT_EQ(pipelined[2], pipelined[0] + pipelined[1]);
+  const auto flat = waits(framework_scenario("megatron", 1));
+  EXPECT_EQ(flat[0], 0);
+  EXPECT_EQ(flat[1], 1);
+  EXPECT_EQ(waits(framework_scenario("fsdp", 2, 2))[2], 0);  // torch.distributed.pipelining does not synchronize
 }
 
 // Where a step's first parameter all-gather starts (megatron.md §5.3 step 6): at the first forward pre-hook, so a

@@ -44,6 +44,11 @@ void add_int64(ChakraProtoMsg::GlobalMetadata& m, const char* name, std::int64_t
   added(m, name)->set_int64_val(v);
 }
 
+void add_uint64_list(ChakraProtoMsg::Node& n, const char* name, const std::vector<std::uint64_t>& v) {
+  auto* list = added(n, name)->mutable_uint64_list();
+  for (const std::uint64_t x : v) list->add_values(x);
+}
+
 const AttributeProto* find_attr(const ChakraProtoMsg::Node& n, std::string_view name) { return find_in(n, name); }
 const AttributeProto* find_attr(const ChakraProtoMsg::GlobalMetadata& m, std::string_view name) {
   return find_in(m, name);
@@ -76,6 +81,12 @@ std::optional<std::string> string_attr(const AttributeProto* a, const std::strin
   if (!a) return std::nullopt;
   if (a->value_case() == AttributeProto::kStringVal) return a->string_val();
   wrong_type(*a, where, "a string");
+}
+
+std::vector<std::uint64_t> uint64_list_attr(const AttributeProto* a, const std::string& where) {
+  if (!a) return {};
+  if (a->value_case() != AttributeProto::kUint64List) wrong_type(*a, where, "a list of uint64");
+  return {a->uint64_list().values().begin(), a->uint64_list().values().end()};
 }
 
 std::optional<bool> bool_attr(const AttributeProto* a, const std::string& where) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "workload/chakra/chakra_proto.hpp"
@@ -33,6 +34,7 @@ inline constexpr const char* kDurationPs = "trainsim_duration_ps";  // int64: th
 inline constexpr const char* kGroupKind = "trainsim_group";         // string: to_string(GroupKind) of pg_name
 inline constexpr const char* kSms = "trainsim_sms";                 // int64: CollectiveDesc::sms when not -1
 inline constexpr const char* kExchangeOf = "trainsim_exchange_of";  // uint64: the send half of this receive
+inline constexpr const char* kHostWaits = "trainsim_host_waits";    // uint64 list: node ids the host waits for
 // GlobalMetadata.
 inline constexpr const char* kWorldSize = "trainsim_world_size";   // int64
 inline constexpr const char* kRank = "trainsim_rank";              // int64: the global rank of this file
@@ -45,6 +47,7 @@ void add_uint64(ChakraProtoMsg::Node& n, const char* name, std::uint64_t v);
 void add_bool(ChakraProtoMsg::Node& n, const char* name, bool v);
 void add_string(ChakraProtoMsg::Node& n, const char* name, std::string_view v);
 void add_int64(ChakraProtoMsg::GlobalMetadata& m, const char* name, std::int64_t v);
+void add_uint64_list(ChakraProtoMsg::Node& n, const char* name, const std::vector<std::uint64_t>& v);
 
 // The attribute named `name`, or null.
 const ChakraProtoMsg::AttributeProto* find_attr(const ChakraProtoMsg::Node& n, std::string_view name);
@@ -56,6 +59,8 @@ const ChakraProtoMsg::AttributeProto* find_attr(const ChakraProtoMsg::GlobalMeta
 std::optional<std::int64_t> int_attr(const ChakraProtoMsg::AttributeProto* a, const std::string& where);
 // A string attribute; nullopt when absent, Error when it holds another type.
 std::optional<std::string> string_attr(const ChakraProtoMsg::AttributeProto* a, const std::string& where);
+// A list of unsigned integers (uint64_list); empty when absent, Error when it holds another type.
+std::vector<std::uint64_t> uint64_list_attr(const ChakraProtoMsg::AttributeProto* a, const std::string& where);
 // A bool attribute (or an integer 0/1); nullopt when absent.
 std::optional<bool> bool_attr(const ChakraProtoMsg::AttributeProto* a, const std::string& where);
 

@@ -283,6 +283,7 @@ class RankReader {
       }();
       if (!data_names_it) deps.erase(std::find(deps.begin(), deps.end(), static_cast<std::uint32_t>(pred)));
     }
+    host_waits_first(u, op, deps);
     const auto index = static_cast<std::uint32_t>(prog_.ops.size());
     op.first_dep = static_cast<std::uint32_t>(prog_.deps.size());
     if (deps.size() > 65535) throw Error(fmt::format("{}: more than 65535 dependencies", where(u)));
@@ -291,6 +292,27 @@ class RankReader {
     prog_.ops.push_back(op);
     op_of_[u] = index;
     last_on_stream_[static_cast<int>(op.stream)] = index;
+  }
+
+  // trainsim_host_waits: the ops the host waits for before it issues this one lead its deps (Op::host_waits).
+  void host_waits_first(std::size_t u, Op& op, std::vector<std::uint32_t>& deps) const {
+    const auto ids = uint64_list_attr(find_attr(nodes_[u], kHostWaits), where(u));
+    if (ids.empty()) return;
+    std::vector<std::uint32_t> waited;
+    for (const std::uint64_t id : ids) {
+      const std::int64_t o = op_of_[unit_[node_of(id, u)]];
+      if (o < 0 || std::find(deps.begin(), deps.end(), static_cast<std::uint32_t>(o)) == deps.end())
+        throw Error(fmt::format("{}: {}: node id {} is not an op this node depends on", where(u), kHostWaits, id));
+      if (std::find(waited.begin(), waited.end(), static_cast<std::uint32_t>(o)) == waited.end())
+        waited.push_back(static_cast<std::uint32_t>(o));
+    }
+    if (waited.size() > 255) throw Error(fmt::format("{}: {}: more than 255 ops", where(u), kHostWaits));
+    std::vector<std::uint32_t> rest;
+    for (const std::uint32_t d : deps)
+      if (std::find(waited.begin(), waited.end(), d) == waited.end()) rest.push_back(d);
+    deps = std::move(waited);
+    deps.insert(deps.end(), rest.begin(), rest.end());
+    op.host_waits = static_cast<std::uint8_t>(deps.size() - rest.size());
   }
 
   bool in_ctrl(std::size_t i, std::uint64_t id) const {

@@ -103,6 +103,10 @@ class RankWriter {
     if (op.layer >= 0) add_int64(node, kLayer, op.layer);
     if (op.micro_batch >= 0) add_int64(node, kMicroBatch, op.micro_batch);
     if (op.launches != 1) add_int64(node, kLaunches, op.launches);
+    if (op.host_waits > 0) {
+      const auto first = p_.deps.begin() + op.first_dep;
+      add_uint64_list(node, kHostWaits, std::vector<std::uint64_t>(first, first + op.host_waits));
+    }
   }
 
   void fill_compute(Node& node, const Op& op) {

@@ -260,8 +260,10 @@ void BucketedDataParallel::optimizer_step() {
   rank_.builder.compute(
       ctx, "optimizer.grad_norm",
       memory_kernel(KernelKind::OptimizerStep, shard_params * kGradNormBytesPerElement, shard_params * 2, p));
-  rank_.builder.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
-                                shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
+  const auto norm =
+      rank_.builder.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
+                                    shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
+  if (settings_.host_reads_grad_norm) rank_.builder.host_wait({norm});
   const Optimizer o = rank_.scenario.training.optimizer;
   rank_.builder.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, shard_params, p));
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {

@@ -23,6 +23,10 @@ struct DataParallelSettings {
   // persistent buffer: optimizer.zero_grad(set_to_none=True) frees the gradients, and the next backward allocates
   // them (zero-fsdp.md §3.1, §7): no kernel.
   bool zero_grad_memset = true;
+  // The host reads the gradient norm back before it issues the update (Megatron's get_grad_norm_fp32:
+  // total_norm.item(), clip_grads.py), so it waits for the norm's all-reduce. PyTorch's clip_grad_norm_ keeps it on
+  // the device.
+  bool host_reads_grad_norm = false;
 };
 
 class BucketedDataParallel : public FrameworkRank {

@@ -54,8 +54,9 @@ class Megatron final : public TrainingFramework {
 
   std::unique_ptr<FrameworkRank> start_rank(const RankContext& rank) const override {
     const bool distributed_optimizer = rank.scenario.parallelism.zero_stage >= 1;
-    return std::make_unique<MegatronRank>(
-        rank, DataParallelSettings{grad_reduce_bytes(rank.scenario), distributed_optimizer, distributed_optimizer});
+    DataParallelSettings settings{grad_reduce_bytes(rank.scenario), distributed_optimizer, distributed_optimizer};
+    settings.host_reads_grad_norm = true;
+    return std::make_unique<MegatronRank>(rank, settings);
   }
 };
 
