@@ -18,6 +18,12 @@
 namespace trainsim {
 
 enum class Optimizer { Adam, Lamb, SGD };
+// How the optimizer step is written (training.optimizer_implementation; docs/compute-model.md §1.6): fused = one
+// multi-tensor kernel per chunk of tensors (Transformer Engine's / Apex's FusedAdam, DeepSpeed's FusedAdam, PyTorch's
+// fused=True); foreach = PyTorch's default on CUDA, each elementwise op of the update as one multi-tensor kernel per
+// chunk of tensors, so the state is read and written once per op; for_loop = the same ops one tensor at a time
+// (PyTorch's foreach=False, Composer's DecoupledAdamW). Auto: fused for megatron and deepspeed, foreach for fsdp.
+enum class OptimizerImplementation { Auto, Fused, Foreach, ForLoop };
 enum class PipelineSchedule { OneFOneB, GPipe };
 enum class Framework { Megatron, DeepSpeed, FSDP };
 enum class NetworkModel { Analytical, Flow, Packet };
@@ -55,6 +61,7 @@ struct TrainingSpec {
   Fusion fusion = Fusion::Auto;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // with precision fp8
   Optimizer optimizer = Optimizer::Adam;
+  OptimizerImplementation optimizer_implementation = OptimizerImplementation::Auto;  // resolved by validation
   // Each transformer layer's forward and backward replayed as CUDA graphs (Megatron's --enable-cuda-graph /
   // --cuda-graph-impl, Transformer Engine's make_graphed_callables, torch.compile's reduce-overhead): one host
   // launch per layer and micro-batch instead of one per kernel.

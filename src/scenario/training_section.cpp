@@ -104,6 +104,12 @@ TrainingSpec read_training(const Section& training) {
   if (auto o = training.choice<Optimizer>(
           "optimizer", {{"adam", Optimizer::Adam}, {"lamb", Optimizer::Lamb}, {"sgd", Optimizer::SGD}}))
     t.optimizer = *o;
+  if (auto i = training.choice<OptimizerImplementation>("optimizer_implementation",
+                                                        {{"auto", OptimizerImplementation::Auto},
+                                                         {"fused", OptimizerImplementation::Fused},
+                                                         {"foreach", OptimizerImplementation::Foreach},
+                                                         {"for_loop", OptimizerImplementation::ForLoop}}))
+    t.optimizer_implementation = *i;
   if (auto r = training.choice<Fp8Recipe>(
           "fp8_recipe",
           {{"delayed", Fp8Recipe::Delayed}, {"tensorwise", Fp8Recipe::Tensorwise}, {"mxfp8", Fp8Recipe::Mxfp8}}))

@@ -350,6 +350,34 @@ void check_optimizer(const Scenario& s, const Checker& c) {
     c.fail("training.optimizer",
            "lamb is not one of Megatron's optimizers (--optimizer adam | sgd); use adam or sgd, "
            "or framework deepspeed or fsdp");
+  const OptimizerImplementation impl = s.training.optimizer_implementation;
+  if (impl != OptimizerImplementation::Foreach && impl != OptimizerImplementation::ForLoop) return;
+  const char* what = impl == OptimizerImplementation::Foreach ? "foreach" : "for_loop";
+  if (s.parallelism.framework == Framework::Megatron)
+    c.fail("training.optimizer_implementation",
+           std::string(what) +
+               ": Megatron's optimizers are Transformer Engine's or Apex's fused multi-tensor kernels "
+               "(FusedAdam, FusedSGD); use fused or auto");
+  if (s.training.optimizer == Optimizer::Lamb)
+    c.fail("training.optimizer_implementation",
+           std::string(what) +
+               ": LAMB exists only as fused kernels (DeepSpeed's and Apex's FusedLamb); use fused or auto");
+}
+
+// training.optimizer_implementation auto: what each framework's usual optimizer is. Megatron's FusedAdam, DeepSpeed's
+// FusedAdam (its default unless torch_adam), and PyTorch's torch.optim.AdamW under FSDP, which runs foreach on CUDA
+// unless fused=True is passed; the report says so for fsdp, where it prices the update three times the bytes.
+void resolve_optimizer_implementation(Scenario& s) {
+  OptimizerImplementation& impl = s.training.optimizer_implementation;
+  if (impl != OptimizerImplementation::Auto) return;
+  if (s.parallelism.framework != Framework::FSDP || s.training.optimizer == Optimizer::Lamb) {
+    impl = OptimizerImplementation::Fused;
+    return;
+  }
+  impl = OptimizerImplementation::Foreach;
+  s.inferred.push_back({"training.optimizer_implementation", "foreach",
+                        "not given; torch.optim's default on CUDA: each elementwise op of the update one multi-tensor "
+                        "kernel (set fused for fused=True, as torchtitan sets it since 2025)"});
 }
 
 // Megatron's --grad-reduce-in-bf16 acts in its bf16 branch (arguments.py: it turns accumulate_allreduce_grads_in_fp32
@@ -512,6 +540,7 @@ void validate_job(Scenario& s) {
   check_fp8_param_gather(s, c);
   resolve_fp8_param_gather(s);
   check_optimizer(s, c);
+  resolve_optimizer_implementation(s);
   check_sharding(s, c);
   warn_tensor_beyond_scale_up(s);
   warn_megatron_fsdp_timing(s);

@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "workload/kernels_factory.hpp"
+#include "workload/optimizer_step.hpp"
 
 namespace trainsim {
 
@@ -311,6 +312,14 @@ void DeepSpeedZero::scalar_all_reduce(const OpContext& ctx, const char* name, st
     rb_.sync_collective(ctx, Stream::TpComm, std::string(name) + ".model_parallel", CollKind::AllReduce, r_.mp, bytes);
 }
 
+void DeepSpeedZero::step_kernels(const OpContext& ctx, const std::vector<double>& partitions) {
+  const Optimizer o = s_.training.optimizer;
+  for (double part : partitions)
+    for (const OptimizerOp& op :
+         optimizer_step_ops(o, s_.training.optimizer_implementation, {part}, s_.training.precision))
+      rb_.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
+}
+
 void DeepSpeedZero::overflow_check(const OpContext& ctx, double shard_elements) {
   // fp16 only (bf16 has no loss scaler): local inf/nan scan, then all_reduce(MAX) of one uint8 + .item().
   if (s_.training.precision != Precision::FP16) return;
@@ -352,8 +361,10 @@ void DeepSpeedZero::step_zero12() {
                 memory_kernel(KernelKind::OptimizerStep, f / n * kGradNormBytesPerElement, f / n * 2, p));
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
-  const Optimizer o = s_.training.optimizer;
-  for (double f : flat) rb_.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, f / n, p));
+  // The optimizer sees one flat fp32 partition per parameter group (single_partition_of_fp32_groups).
+  std::vector<double> partitions;
+  for (double f : flat) partitions.push_back(f / n);
+  step_kernels(ctx, partitions);
   // all_gather_into_tensor_dp_groups: one all-gather of the whole flat lp buffer per group, on the compute stream.
   for (double f : flat)
     rb_.sync_collective(ctx, Stream::DpComm, "zero.param_allgather", CollKind::AllGather, r_.dp,
@@ -381,8 +392,7 @@ void DeepSpeedZero::step_zero3() {
                 memory_kernel(KernelKind::OptimizerStep, part * kGradNormBytesPerElement, part * 2, p));
     scalar_all_reduce(ctx, "zero.grad_norm_all_reduce", 4);
   }
-  const Optimizer o = s_.training.optimizer;
-  for (double part : sub_groups) rb_.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, part, p));
+  step_kernels(ctx, sub_groups);
   // _post_step: one async all-gather per persistent parameter, then a device synchronize (stage3.py).
   std::vector<std::uint32_t> gathers;
   for (const DsTensor& t : params_.tensors)

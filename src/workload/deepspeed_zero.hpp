@@ -70,6 +70,8 @@ class DeepSpeedZero {
 
   void step_zero12();
   void step_zero3();
+  // The optimizer's kernels over its flat partitions (one per parameter group or sub-group), in order.
+  void step_kernels(const OpContext& ctx, const std::vector<double>& partitions);
   void overflow_check(const OpContext& ctx, double shard_elements);
   void scalar_all_reduce(const OpContext& ctx, const char* name, std::int64_t bytes);
 

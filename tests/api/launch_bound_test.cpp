@@ -24,6 +24,7 @@ training:
   global_batch_size: 1
   micro_batch_size: 1
   precision: bf16
+  optimizer_implementation: fused  # the measured steps are forward and backward; keep the update to a few launches
 parallelism:
   framework: fsdp
   zero_stage: 3

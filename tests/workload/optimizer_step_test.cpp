@@ -14,8 +14,9 @@
 namespace trainsim {
 namespace {
 
+// Fused kernels everywhere (FSDP's default is torch.optim's foreach: optimizer_implementation_test.cpp).
 Scenario job(const std::string& optimizer, const std::string& framework) {
-  return parse_scenario(test::small_gpt_job("  optimizer: " + optimizer + "\n",
+  return parse_scenario(test::small_gpt_job("  optimizer: " + optimizer + "\n  optimizer_implementation: fused\n",
                                             "  tensor: 1\n  pipeline: 1\n  framework: " + framework + "\n"),
                         "job.yaml");
 }

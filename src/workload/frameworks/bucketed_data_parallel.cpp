@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "model/layer_shapes.hpp"
 #include "workload/kernels_factory.hpp"
+#include "workload/optimizer_step.hpp"
 
 namespace trainsim {
 
@@ -252,6 +254,40 @@ void BucketedDataParallel::finish_grad_sync() {
   wait_for_reductions();
 }
 
+namespace {
+
+// Parameter tensors of a unit of the rank's parameters: a dense layer's as the model lays them out; an MoE layer's
+// norms, attention projections and router, and its local experts' two or three matrices; one for the embedding, the
+// final norm and the LM head.
+int unit_tensors(const RankContext& rank, int layer, bool experts) {
+  const ModelSpec& m = rank.scenario.model;
+  if (layer < 0) return 1;
+  if (experts) {
+    const int local = std::max(1, m.moe.num_experts / std::max(1, rank.scenario.parallelism.expert));
+    return local * (m.gated_mlp ? 3 : 2);
+  }
+  if (layer >= m.num_layers || is_moe_layer(m, layer)) return 5;
+  return static_cast<int>(layer_param_tensors(m, layer).size());
+}
+
+}  // namespace
+
+std::vector<double> BucketedDataParallel::optimizer_tensors(double local_total) const {
+  std::vector<ParamUnit> units;
+  for (const ChunkParamItems& chunk : rank_param_items(rank_)) {
+    for (const ParamItem& item : chunk.dense) units.push_back({item.params, unit_tensors(rank_, item.layer, false)});
+    for (const ParamItem& item : chunk.expert) units.push_back({item.params, unit_tensors(rank_, item.layer, true)});
+  }
+  OptimizerSharding sharding = OptimizerSharding::None;
+  if (settings_.sharded_optimizer)
+    sharding = rank_.scenario.parallelism.framework == Framework::FSDP && rank_.scenario.parallelism.fsdp_version == 2
+                   ? OptimizerSharding::PerTensor
+                   : OptimizerSharding::Flat;
+  const double whole = buffers_.optimizer_params(false);
+  const int shards = whole > 0 && local_total > 0 ? std::max(1, static_cast<int>(std::lround(whole / local_total))) : 1;
+  return local_optimizer_tensors(units, sharding, shards, local_total);
+}
+
 void BucketedDataParallel::optimizer_step() {
   const OpContext ctx{Phase::Optimizer, -1, -1};
   const Precision p = rank_.scenario.training.precision;
@@ -265,7 +301,9 @@ void BucketedDataParallel::optimizer_step() {
                                     shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
   if (settings_.host_reads_grad_norm) rank_.builder.host_wait({norm});
   const Optimizer o = rank_.scenario.training.optimizer;
-  rank_.builder.compute(ctx, optimizer_step_name(o), optimizer_step_kernel(o, shard_params, p));
+  for (const OptimizerOp& op :
+       optimizer_step_ops(o, rank_.scenario.training.optimizer_implementation, optimizer_tensors(shard_params), p))
+    rank_.builder.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {
     for (const GradBuffer& buf : buffers_.buffers())
       for (int c = 0; c < rank_.chunks; ++c)

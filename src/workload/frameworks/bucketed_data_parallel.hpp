@@ -51,6 +51,8 @@ class BucketedDataParallel : public FrameworkRank {
   void reduce_bucket(const GradBuffer& buffer, double params, int micro_batch);
   // Waits for every gradient reduction launched so far (finalize_model_grads' finish_grad_sync).
   void wait_for_reductions();
+  // The tensors the optimizer iterates over on this rank, `local_total` elements in all (optimizer_step.hpp).
+  std::vector<double> optimizer_tensors(double local_total) const;
 
   const RankContext& rank_;
   DataParallelSettings settings_;
