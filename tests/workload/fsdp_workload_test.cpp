@@ -4,6 +4,7 @@
 // (zero_stage: 2) keeps each layer gathered from its forward to its backward: no gather in backward.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,9 +51,54 @@ TEST(FsdpWorkload, GathersInTheTrainingDtypeReducesInFp32) {
   EXPECT_NEAR(ops["fsdp.allgather.bwd"].bytes, layer_params * 2.0, 1.0);
   EXPECT_EQ(ops["fsdp.reduce_scatter"].count, 4 * micro_batches);
   EXPECT_NEAR(ops["fsdp.reduce_scatter"].bytes, layer_params * 4.0, 1.0);
-  // The cast before each reduce-scatter: read bf16, write fp32.
-  EXPECT_EQ(ops["fsdp.grad_cast"].count, 4 * micro_batches + 1);  // + the root unit's, once
-  EXPECT_EQ(ops.count("fsdp.reduce_scatter.root"), 1u);
+  // The cast before each reduce-scatter: read bf16, write fp32. Every unit reduces every micro-batch: the layers,
+  // the root (final norm) and the embedding.
+  EXPECT_EQ(ops["fsdp.grad_cast"].count, (4 + 2) * micro_batches);
+  EXPECT_EQ(ops["fsdp.reduce_scatter.root"].count, micro_batches);
+  EXPECT_EQ(ops["fsdp.reduce_scatter.embedding"].count, micro_batches);
+}
+
+// The embedding is a unit of its own (Composer's MPT wraps wte, torchtitan shards tok_embeddings): gathered for its
+// forward and resharded; a tied LM head (MPT's wte(x, unembed=True)) gathers it again, and the backward gathers it
+// once, before the head's backward, keeping it to the embedding's. An untied head belongs to the root unit, gathered
+// once per micro-batch; the embedding's backward gather is then prefetched during the first layer's backward.
+TEST(FsdpWorkload, TheEmbeddingIsAUnitGatheredAgainForATiedHead) {
+  const Scenario tied = fsdp_scenario("bf16");
+  const int micro_batches = tied.micro_batches_per_iteration();
+  const LayerDims dims = LayerDims::of(tied);
+  auto ops = by_name(generate_workload(tied, {}));
+  EXPECT_EQ(ops["fsdp.allgather.embedding"].count, 3 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.allgather.embedding"].bytes, dims.embedding_params * 2.0, 1.0);
+  EXPECT_NEAR(ops["fsdp.allgather.root"].bytes, dims.final_norm_params * 2.0, 1.0);
+  Scenario untied = tied;
+  untied.model.untie_embeddings = true;
+  ops = by_name(generate_workload(untied, {}));
+  EXPECT_EQ(ops["fsdp.allgather.embedding"].count, 2 * micro_batches);
+  EXPECT_NEAR(ops["fsdp.allgather.root"].bytes, (dims.final_norm_params + LayerDims::of(untied).lm_head_params) * 2.0,
+              1.0);
+  // SHARD_GRAD_OP keeps every unit gathered from its forward: the embedding once per micro-batch.
+  EXPECT_EQ(by_name(generate_workload(fsdp_scenario("bf16", 2), {}))["fsdp.allgather.embedding"].count, micro_batches);
+}
+
+// FSDP's final callback at the end of every backward makes the compute stream wait for the micro-batch's
+// reductions: the next micro-batch's first kernel depends on every reduce-scatter issued before it.
+TEST(FsdpWorkload, EachMicroBatchEndsWaitingForItsReductions) {
+  const Scenario s = fsdp_scenario("bf16");
+  ASSERT_GE(s.micro_batches_per_iteration(), 2);
+  const Workload wl = generate_workload(s, {});
+  const RankProgram& p = wl.ranks[0];
+  std::vector<std::uint32_t> scatters;
+  for (std::uint32_t i = 0; i < p.ops.size(); ++i) {
+    const Op& op = p.ops[i];
+    if (op.micro_batch == 0 && wl.names[op.name].rfind("fsdp.reduce_scatter", 0) == 0) scatters.push_back(i);
+    if (op.micro_batch != 1 || op.type != Op::Type::Compute || op.stream != Stream::Compute) continue;
+    const std::vector<std::uint32_t> deps(p.deps.begin() + op.first_dep, p.deps.begin() + op.first_dep + op.num_deps);
+    ASSERT_EQ(scatters.size(), 6u);
+    for (const std::uint32_t rs : scatters)
+      EXPECT_NE(std::find(deps.begin(), deps.end(), rs), deps.end()) << wl.names[p.ops[rs].name];
+    return;
+  }
+  ADD_FAILURE() << "no kernel of the second micro-batch";
 }
 
 TEST(FsdpWorkload, Fp32TrainingNeedsNoCast) {
@@ -73,7 +119,7 @@ TEST(FsdpWorkload, ShardGradOpGathersOnlyForTheForward) {
   EXPECT_NEAR(ops["fsdp.reduce_scatter"].bytes, layer_params * 4.0, 1.0);
   // Not Megatron's bucketed gradient all-reduce.
   for (const auto& [name, calls] : ops) EXPECT_EQ(name.find("grad_all_reduce"), std::string::npos) << name;
-  EXPECT_EQ(ops.count("fsdp.reduce_scatter.root"), 1u);
+  EXPECT_EQ(ops["fsdp.reduce_scatter.root"].count, micro_batches);
 }
 
 // NO_SHARD (zero_stage 0 or 1 for fsdp): every rank holds and updates the whole optimizer state, so its Adam step
@@ -103,7 +149,7 @@ TEST(FsdpWorkload, Fsdp1CastsBesideComputeFsdp2CopiesOnIt) {
   Scenario s = fsdp_scenario("bf16");
   const int micro_batches = s.micro_batches_per_iteration();
   const Workload v1 = generate_workload(s, {});
-  EXPECT_EQ(streams_of(v1, "fsdp.grad_cast"), (std::map<Stream, int>{{Stream::DpComm, 4 * micro_batches + 1}}));
+  EXPECT_EQ(streams_of(v1, "fsdp.grad_cast"), (std::map<Stream, int>{{Stream::DpComm, (4 + 2) * micro_batches}}));
   EXPECT_EQ(by_name(v1).count("fsdp.copy_out"), 0u);
   // On the post-backward stream the cast runs before the reduce-scatter it feeds.
   for (std::size_t i = 0; i + 1 < v1.ranks[0].ops.size(); ++i) {
@@ -116,9 +162,10 @@ TEST(FsdpWorkload, Fsdp1CastsBesideComputeFsdp2CopiesOnIt) {
   const Workload v2 = generate_workload(s, {});
   auto ops = by_name(v2);
   EXPECT_EQ(ops.count("fsdp.grad_cast"), 0u);
-  EXPECT_EQ(streams_of(v2, "fsdp.grad_chunk_cat"), (std::map<Stream, int>{{Stream::Compute, 4 * micro_batches + 1}}));
-  // One copy-out per gather: every layer twice (forward and backward) and the root once, per micro-batch.
-  EXPECT_EQ(ops["fsdp.copy_out"].count, (2 * 4 + 1) * micro_batches);
+  EXPECT_EQ(streams_of(v2, "fsdp.grad_chunk_cat"), (std::map<Stream, int>{{Stream::Compute, (4 + 2) * micro_batches}}));
+  // One copy-out per gather: every layer twice (forward and backward), the root once and the (tied) embedding
+  // three times, per micro-batch.
+  EXPECT_EQ(ops["fsdp.copy_out"].count, (2 * 4 + 1 + 3) * micro_batches);
   EXPECT_EQ(streams_of(v2, "fsdp.copy_out").count(Stream::Compute), 1u);
   s.training.grad_reduce_in_bf16 = true;
   auto bf16_reduce = by_name(generate_workload(s, {}));

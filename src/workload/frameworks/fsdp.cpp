@@ -1,11 +1,13 @@
 // PyTorch FSDP. FULL_SHARD (zero_stage 3): parameters sharded over dp x cp, each layer's gathered before its forward
 // and again before its backward, its gradient reduce-scattered right after, each gather prefetched one layer ahead
-// so it overlaps the neighbouring layer's compute; the root unit (embedding, final norm, LM head) gathered first
-// and kept for the step. SHARD_GRAD_OP (zero_stage 2) gathers each layer once, before its forward, and keeps it
-// until its backward has produced the gradient (no gather in backward); the gradient is reduce-scattered per layer
-// as with FULL_SHARD (FSDP1 _runtime_utils.py: _should_free_in_backward; reference zero-fsdp.md §5: AG Psi + RS Psi
-// per micro-batch; Composer syncs every micro-batch under FSDP). With pipeline parallelism SHARD_GRAD_OP, and
-// NO_SHARD (zero_stage 0 or 1) always, reduce through the bucketed data-parallel path (bucketed_data_parallel.hpp).
+// so it overlaps the neighbouring layer's compute; the embedding a unit of its own like a layer (gathered again for
+// a tied LM head, and then kept through the backward), the root unit (final norm, LM head) gathered first and kept
+// until its backward; every micro-batch reduce-scatters and ends waiting for its reductions (FSDP's final callback).
+// SHARD_GRAD_OP (zero_stage 2) gathers each layer once, before its forward, and keeps it until its backward has
+// produced the gradient (no gather in backward); the gradient is reduce-scattered per layer as with FULL_SHARD (FSDP1
+// _runtime_utils.py: _should_free_in_backward; reference zero-fsdp.md §5: AG Psi + RS Psi per micro-batch; Composer
+// syncs every micro-batch under FSDP). With pipeline parallelism SHARD_GRAD_OP, and NO_SHARD (zero_stage 0 or 1)
+// always, reduce through the bucketed data-parallel path (bucketed_data_parallel.hpp).
 #include <memory>
 #include <optional>
 
@@ -27,27 +29,42 @@ class ShardedRank final : public BucketedDataParallel {
   void forward(int micro_batch, int chunk) override {
     const int mb = micro_batch;
     RankBuilder& builder = rank_.builder;
-    const std::uint32_t dp = rank_.communicators.data;
     const OpContext ctx{Phase::Forward, -1, mb};
     const auto& ls = rank_.layout.layers(rank_.pipeline_stage, chunk);
-    auto root_ag = builder.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp,
+    // The root unit is gathered at the root's pre-forward and kept until its backward (never resharded after
+    // forward).
+    auto root_ag = builder.collective(ctx, Stream::DpComm, "fsdp.allgather.root", CollKind::AllGather, dp(),
                                       layer_gather_bytes(root_params()));
     builder.wait(root_ag);
     copy_out(ctx, root_params());
+    std::optional<std::uint32_t> embedding_ag;
+    if (rank_.has_embedding(chunk)) embedding_ag = gather_embedding(ctx);
     std::optional<std::uint32_t> next;
     if (!ls.empty())
       next = builder.collective({Phase::Forward, ls[0], mb}, Stream::DpComm, "fsdp.allgather.fwd", CollKind::AllGather,
-                                dp, layer_gather_bytes(rank_.dims.layer_params));
-    if (rank_.has_embedding(chunk)) rank_.emitter.embedding_forward(mb);
+                                dp(), layer_gather_bytes(rank_.dims.layer_params));
+    if (embedding_ag) {
+      builder.wait(*embedding_ag);
+      copy_out(ctx, embedding_params());
+      rank_.emitter.embedding_forward(mb);
+    }
     for (std::size_t i = 0; i < ls.size(); ++i) {
       builder.wait(*next);
       copy_out({Phase::Forward, ls[i], mb}, rank_.dims.layer_params);
       if (i + 1 < ls.size())
         next = builder.collective({Phase::Forward, ls[i + 1], mb}, Stream::DpComm, "fsdp.allgather.fwd",
-                                  CollKind::AllGather, dp, layer_gather_bytes(rank_.dims.layer_params));
+                                  CollKind::AllGather, dp(), layer_gather_bytes(rank_.dims.layer_params));
       rank_.emitter.forward(ls[i], mb, Phase::Forward);
     }
-    if (rank_.has_lm_head(chunk)) rank_.emitter.lm_head_forward(mb);
+    if (!rank_.has_lm_head(chunk)) return;
+    // A tied LM head is the embedding module called again (MPT's wte(x, unembed=True)): its unit, resharded after
+    // the embedding's forward under FULL_SHARD, is gathered a second time.
+    if (tied_head() && gather_in_backward_) {
+      const auto again = gather_embedding(ctx);
+      builder.wait(again);
+      copy_out(ctx, embedding_params());
+    }
+    rank_.emitter.lm_head_forward(mb);
   }
 
   void backward(int micro_batch, int chunk) override {
@@ -55,7 +72,6 @@ class ShardedRank final : public BucketedDataParallel {
     const Scenario& s = rank_.scenario;
     RankBuilder& builder = rank_.builder;
     LayerEmitter& emitter = rank_.emitter;
-    const std::uint32_t dp = rank_.communicators.data;
     const double layer_params = rank_.dims.layer_params;
     const auto& ls = rank_.layout.layers(rank_.pipeline_stage, chunk);
     const bool full = s.training.recompute == RecomputeGranularity::Full;
@@ -63,46 +79,87 @@ class ShardedRank final : public BucketedDataParallel {
     const int recompute_n =
         full ? recomputed_layers_on_stage(s, rank_.pipeline_stage, rank_.layout.layers_on_stage(rank_.pipeline_stage))
              : 0;
-    if (rank_.has_lm_head(chunk)) emitter.lm_head_backward(mb);
+    const OpContext ctx{Phase::Backward, -1, mb};
+    // The embedding unit's backward gather: for a tied head before the head's backward (the unit stays gathered
+    // until the embedding's gradient is in, its post-backward hook firing once for both uses); otherwise prefetched
+    // one unit ahead like a layer's.
+    std::optional<std::uint32_t> embedding_ag;
+    const bool embedding_here = rank_.has_embedding(chunk) && gather_in_backward_;
+    if (rank_.has_lm_head(chunk)) {
+      if (tied_head() && embedding_here) {
+        embedding_ag = gather_embedding(ctx);
+        builder.wait(*embedding_ag);
+        copy_out(ctx, embedding_params());
+        embedding_ag.reset();
+      }
+      emitter.lm_head_backward(mb);
+      reduce(-1, mb, "fsdp.reduce_scatter.root", root_params());  // the root's post-backward hook
+    }
     const auto gather = [&](int layer) -> std::optional<std::uint32_t> {
       if (!gather_in_backward_) return std::nullopt;  // SHARD_GRAD_OP: still gathered from the forward
       return builder.collective({Phase::Backward, layer, mb}, Stream::DpComm, "fsdp.allgather.bwd", CollKind::AllGather,
-                                dp, layer_gather_bytes(layer_params));
+                                dp(), layer_gather_bytes(layer_params));
     };
     std::optional<std::uint32_t> next;
     if (!ls.empty()) next = gather(ls.back());
-    const auto grad = static_cast<std::int64_t>(layer_params * settings_.grad_bytes);
     for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
       const int layer = ls[static_cast<std::size_t>(i)];
       if (next) {
         builder.wait(*next);
         copy_out({Phase::Backward, layer, mb}, layer_params);
       }
-      if (i > 0) next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
+      if (i > 0)
+        next = gather(ls[static_cast<std::size_t>(i - 1)]);  // BACKWARD_PRE prefetch
+      else if (embedding_here && !tied_head())
+        embedding_ag = gather_embedding(ctx);
       if (full && i < recompute_n) emitter.forward(layer, mb, Phase::Recompute);
       emitter.backward(layer, mb, selective);
-      cast_grad_for_reduce({Phase::Backward, layer, mb}, layer_params);
-      pending_reductions_.push_back(builder.collective({Phase::GradSync, layer, mb}, Stream::DpComm,
-                                                       "fsdp.reduce_scatter", CollKind::ReduceScatter, dp, grad));
+      reduce(layer, mb, "fsdp.reduce_scatter", layer_params);
     }
-    if (rank_.has_embedding(chunk)) emitter.embedding_backward(mb);
-    if (mb == rank_.micro_batches - 1) {
-      const double root = root_params();
-      cast_grad_for_reduce({Phase::Backward, -1, mb}, root);
-      pending_reductions_.push_back(builder.collective({Phase::GradSync, -1, mb}, Stream::DpComm,
-                                                       "fsdp.reduce_scatter.root", CollKind::ReduceScatter, dp,
-                                                       static_cast<std::int64_t>(root * settings_.grad_bytes)));
+    if (rank_.has_embedding(chunk)) {
+      if (embedding_ag) {
+        builder.wait(*embedding_ag);
+        copy_out(ctx, embedding_params());
+      }
+      emitter.embedding_backward(mb);
+      reduce(-1, mb, "fsdp.reduce_scatter.embedding", embedding_params());
     }
+    // The end of every backward (each micro-batch: FSDP has no no_sync here): the final callback makes the compute
+    // stream wait for every reduction (FSDP1 _post_backward_final_callback, FSDP2 _root_post_backward_final_callback;
+    // zero-fsdp.md §6.4 / §6.5).
+    wait_for_reductions();
+    pending_reductions_.clear();
   }
 
   // Every unit's gradient was reduce-scattered in backward: only the wait is left.
   void finish_grad_sync() override { wait_for_reductions(); }
 
  private:
-  // The root unit: embedding, final norm and the LM head when it is a weight of its own.
+  std::uint32_t dp() const { return rank_.communicators.data; }
+
+  // The root unit: the final norm and the LM head when it is a weight of its own (torchtitan's root; Composer's MPT
+  // wraps the norm as a unit of its own, as small either way).
   double root_params() const {
     const LayerDims& d = rank_.dims;
-    return d.embedding_params + d.final_norm_params + (rank_.owns_lm_head_weight() ? d.lm_head_params : 0);
+    return d.final_norm_params + (rank_.owns_lm_head_weight() ? d.lm_head_params : 0);
+  }
+  // The embedding (word and learned position tables) is a unit of its own, resharded after its forward (Composer's
+  // MPT: wte / wpe wrapped; torchtitan: fully_shard(tok_embeddings)).
+  double embedding_params() const { return rank_.dims.embedding_params; }
+  bool tied_head() const { return !rank_.owns_lm_head_weight(); }
+
+  std::uint32_t gather_embedding(const OpContext& ctx) {
+    return rank_.builder.collective(ctx, Stream::DpComm, "fsdp.allgather.embedding", CollKind::AllGather, dp(),
+                                    layer_gather_bytes(embedding_params()));
+  }
+
+  // A unit's post-backward (unit `layer`, -1 for the root and the embedding): its gradient cast for the reduction,
+  // then reduce-scattered on the side stream.
+  void reduce(int layer, int mb, const char* name, double params) {
+    cast_grad_for_reduce({Phase::Backward, layer, mb}, params);
+    pending_reductions_.push_back(rank_.builder.collective({Phase::GradSync, layer, mb}, Stream::DpComm, name,
+                                                           CollKind::ReduceScatter, dp(),
+                                                           static_cast<std::int64_t>(params * settings_.grad_bytes)));
   }
 
   std::int64_t layer_gather_bytes(double params) const {
