@@ -51,9 +51,13 @@ void LayerEmitter::moe_forward(const OpContext& ctx) {
   // scores written and read, probabilities and routing map written).
   bf16_gemm_op(ctx, "moe.router", x.tokens, x.experts, d_.h);
   const double scores = tok * x.experts;
-  rb_.compute(
+  const auto topk = rb_.compute(
       ctx, "moe.router_topk",
       memory_kernel(KernelKind::Elementwise, scores * (ab + 4.0 + 4.0 + kProbBytes + 1.0), scores * 8.0, d_.precision));
+  // The dispatcher reads the token counts per expert back to the host before it sizes the exchange (the alltoall
+  // dispatcher's splits .cpu() and stream sync, the allgather dispatcher's .cpu(), DeepEP's received counts):
+  // megatron.md §0.2, §9.
+  rb_.host_wait({topk});
   moe_dispatch_forward(ctx);
   experts_forward(ctx);
   moe_combine_forward(ctx);

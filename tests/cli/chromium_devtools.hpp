@@ -57,12 +57,17 @@ class ChromiumDevTools {
     write_fd_ = to_browser[1];
     read_fd_ = from_browser[0];
   }
-  ~ChromiumDevTools() {
-    if (write_fd_ >= 0) close(write_fd_);
-    if (read_fd_ >= 0) close(read_fd_);
+  ~ChromiumDevTools() { quit(); }
+  // Ends the browser (its whole process group) and waits for it: after this nothing writes to its profile. Safe to
+  // call again.
+  void quit() {
+    if (write_fd_ >= 0) ::close(write_fd_);
+    if (read_fd_ >= 0) ::close(read_fd_);
+    write_fd_ = read_fd_ = -1;
     if (pid_ > 0) {
       kill(-pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
+      pid_ = -1;
     }
   }
   ChromiumDevTools(const ChromiumDevTools&) = delete;

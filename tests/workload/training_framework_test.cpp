@@ -98,32 +98,43 @@ TEST(TrainingFramework, EachFrameworkIssuesItsOwnSteps) {
   EXPECT_TRUE(first_rank_op_names(framework_scenario("deepspeed", 0)).count("dp.grad_all_reduce"));
 }
 
-// Where the host waits for the device (docs/compute-model.md §1.5): Megatron's non-interleaved schedule after
-// every pipeline transfer (batch_p2p_sync: torch.cuda.synchronize(), so the op after it waits for every stream) and
-// before the update (the gradient norm's .item()); PyTorch FSDP's pipeline no more than anywhere else.
-TEST(TrainingFramework, MegatronHostWaitsAfterTransfersAndOnTheGradNorm) {
-  const auto waits = [](const Scenario& s) {
-    const Workload wl = generate_workload(s, {});
-    const RankProgram& p = wl.ranks[0];
-    int after_transfer = 0, on_norm = 0, total = 0;
-    for (std::size_t i = 0; i < p.ops.size(); ++i) {
-      if (p.ops[i].host_waits == 0) continue;
-      ++total;
-      const auto& waited_for = wl.ranks[0].ops[p.deps[p.ops[i].first_dep]];
-      const std::string& name = wl.names[waited_for.name];
-      if (name.rfind("pp.", 0) == 0 || p.ops[i].host_waits > 1) ++after_transfer;
-      if (name == "optimizer.grad_norm_all_reduce") ++on_norm;
-    }
-    return std::array<int, 3>{after_transfer, on_norm, total};
+// Where the host waits for the device (docs/compute-model.md §1.5; megatron.md §0.2, §9): Megatron's
+// non-interleaved schedule after every pipeline transfer (batch_p2p_sync: torch.cuda.synchronize(), so the op after
+// it waits for every stream), its NaN checks (each micro-batch's loss on the last stage, each gradient bucket's norm
+// before its reduction) and the gradient norm's .item() before the update; PyTorch FSDP's pipeline no more than
+// anywhere else.
+TEST(TrainingFramework, MegatronHostWaitsAfterTransfersAndOnItsChecks) {
+  struct Waits {
+    int after_transfer = 0, on_loss = 0, on_bucket = 0, on_norm = 0, total = 0;
   };
-  const auto pipelined = waits(framework_scenario("megatron", 1, 2));
-  EXPECT_GT(pipelined[0], 2);  // one after each transfer of the first stage
-  EXPECT_EQ(pipelined[1], 1);
-  EXPECT_EQ(pipelined[2], pipelined[0] + pipelined[1]);
-  const auto flat = waits(framework_scenario("megatron", 1));
-  EXPECT_EQ(flat[0], 0);
-  EXPECT_EQ(flat[1], 1);
-  EXPECT_EQ(waits(framework_scenario("fsdp", 2, 2))[2], 0);  // torch.distributed.pipelining does not synchronize
+  const auto waits = [](const Scenario& s, int rank_index) {
+    const Workload wl = generate_workload(s, {});
+    const RankProgram& p = wl.ranks[static_cast<std::size_t>(rank_index)];
+    Waits w;
+    for (const Op& op : p.ops) {
+      if (op.host_waits == 0) continue;
+      ++w.total;
+      const std::string& name = wl.names[p.ops[p.deps[op.first_dep]].name];
+      if (name.rfind("pp.", 0) == 0 || op.host_waits > 1) ++w.after_transfer;
+      if (name.find("cross_entropy") != std::string::npos || name.find("tp.ar.ce") != std::string::npos ||
+          name.find("loss") != std::string::npos)
+        ++w.on_loss;
+      if (name.find("bucket_norm_scale") != std::string::npos) ++w.on_bucket;
+      if (name == "optimizer.grad_norm_all_reduce") ++w.on_norm;
+    }
+    return w;
+  };
+  const Scenario flat = framework_scenario("megatron", 1);
+  const Waits f = waits(flat, 0);
+  EXPECT_EQ(f.after_transfer, 0);
+  EXPECT_EQ(f.on_loss, flat.micro_batches_per_iteration());
+  EXPECT_GE(f.on_bucket, 1);
+  EXPECT_EQ(f.on_norm, 1);
+  EXPECT_EQ(f.total, f.on_loss + f.on_bucket + f.on_norm);
+  const Waits first_stage = waits(framework_scenario("megatron", 1, 2), 0);
+  EXPECT_GT(first_stage.after_transfer, 2);                        // one after each transfer
+  EXPECT_EQ(first_stage.on_loss, 0);                               // the loss is on the last stage
+  EXPECT_EQ(waits(framework_scenario("fsdp", 2, 2), 0).total, 0);  // torch.distributed.pipelining does not sync
 }
 
 // Where a step's first parameter all-gather starts (megatron.md §5.3 step 6): at the first forward pre-hook, so a

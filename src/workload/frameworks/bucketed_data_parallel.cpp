@@ -145,6 +145,8 @@ void BucketedDataParallel::forward(int micro_batch, int chunk) {
     while (idx >= 0) before_item(idx--);
     if (stage != 0) rank_.data_broadcast(mb);
     emitter.lm_head_forward(mb);
+    if (settings_.host_checks_for_nan)
+      rank_.builder.host_wait({static_cast<std::uint32_t>(rank_.builder.op_count() - 1)});  // the loss, read back
   }
   if (gather_params) first_forward_done_[chunk] = true;
 }
@@ -232,9 +234,10 @@ void BucketedDataParallel::reduce_bucket(const GradBuffer& buffer, double params
   // start_grad_sync: NaN-check norm over the bucket and the 1/dp scaling (memory-bound), then an
   // async reduce-scatter (distributed optimizer) or all-reduce (plain DDP) over dp x cp, or over
   // expert-DP for the expert buffer (pre-scaled by 1/|dp x cp| like the dense one, DistributedDataParallel).
-  rank_.builder.compute(ctx, buffer.op_name("bucket_norm_scale"),
-                        memory_kernel(KernelKind::Elementwise, params * grad_bytes * 3.0, params * 2.0,
-                                      rank_.scenario.training.precision));
+  const auto norm = rank_.builder.compute(ctx, buffer.op_name("bucket_norm_scale"),
+                                          memory_kernel(KernelKind::Elementwise, params * grad_bytes * 3.0,
+                                                        params * 2.0, rank_.scenario.training.precision));
+  if (settings_.host_checks_for_nan) rank_.builder.host_wait({norm});
   const auto bytes = static_cast<std::int64_t>(params * grad_bytes);
   const bool rs = settings_.distributed_optimizer;
   pending_reductions_.push_back(rank_.builder.collective(

@@ -27,6 +27,10 @@ struct DataParallelSettings {
   // total_norm.item(), clip_grads.py), so it waits for the norm's all-reduce. PyTorch's clip_grad_norm_ keeps it on
   // the device.
   bool host_reads_grad_norm = false;
+  // Megatron's check_for_nan_in_loss_and_grad (default on): the host reads back each micro-batch's loss on the last
+  // stage (rerun_state_machine.validate_result's isnan / isinf) and each gradient bucket's norm before it issues the
+  // bucket's reduction (param_and_grad_buffer.py start_grad_sync -> check_grads); megatron.md §3.3, §5.1, §9.
+  bool host_checks_for_nan = false;
 };
 
 class BucketedDataParallel : public FrameworkRank {

@@ -56,6 +56,7 @@ class Megatron final : public TrainingFramework {
     const bool distributed_optimizer = rank.scenario.parallelism.zero_stage >= 1;
     DataParallelSettings settings{grad_reduce_bytes(rank.scenario), distributed_optimizer, distributed_optimizer};
     settings.host_reads_grad_norm = true;
+    settings.host_checks_for_nan = true;
     return std::make_unique<MegatronRank>(rank, settings);
   }
 };
