@@ -151,10 +151,12 @@ TEST(FsdpWorkload, Fsdp1CastsBesideComputeFsdp2CopiesOnIt) {
   const Workload v1 = generate_workload(s, {});
   EXPECT_EQ(streams_of(v1, "fsdp.grad_cast"), (std::map<Stream, int>{{Stream::DpComm, (4 + 2) * micro_batches}}));
   EXPECT_EQ(by_name(v1).count("fsdp.copy_out"), 0u);
-  // On the post-backward stream the cast runs before the reduce-scatter it feeds.
-  for (std::size_t i = 0; i + 1 < v1.ranks[0].ops.size(); ++i) {
+  // On the post-backward stream the cast and the pre-divide run before the reduce-scatter they feed.
+  EXPECT_EQ(streams_of(v1, "fsdp.grad_predivide"), (std::map<Stream, int>{{Stream::DpComm, (4 + 2) * micro_batches}}));
+  for (std::size_t i = 0; i + 2 < v1.ranks[0].ops.size(); ++i) {
     if (v1.names[v1.ranks[0].ops[i].name] == "fsdp.grad_cast") {
-      EXPECT_EQ(v1.names[v1.ranks[0].ops[i + 1].name].rfind("fsdp.reduce_scatter", 0), 0u);
+      EXPECT_EQ(v1.names[v1.ranks[0].ops[i + 1].name], "fsdp.grad_predivide");
+      EXPECT_EQ(v1.names[v1.ranks[0].ops[i + 2].name].rfind("fsdp.reduce_scatter", 0), 0u);
     }
   }
 

@@ -192,8 +192,14 @@ class ShardedRank final : public BucketedDataParallel {
       rank_.builder.compute(ctx, "fsdp.grad_chunk_cat", k);
       return;
     }
-    if (from >= settings_.grad_bytes) return;
-    rank_.builder.compute_beside(ctx, Stream::DpComm, "fsdp.grad_cast", k);
+    if (from < settings_.grad_bytes) rank_.builder.compute_beside(ctx, Stream::DpComm, "fsdp.grad_cast", k);
+    // _reduce_grad's pre-divide on the same stream: the unsharded gradient divided in place by the predivide factor
+    // (_get_gradient_predivide_factor: 2 or more whenever the shard group has 2 ranks or more), so that the sum over
+    // the ranks stays in range (zero-fsdp.md §3.1 step 3). The post-divide runs on the 1/N shard (not priced).
+    if (rank_.plan.data() * rank_.plan.context() > 1)
+      rank_.builder.compute_beside(
+          ctx, Stream::DpComm, "fsdp.grad_predivide",
+          memory_kernel(KernelKind::Elementwise, params * 2 * settings_.grad_bytes, params, precision));
   }
 
   bool gather_in_backward_;
