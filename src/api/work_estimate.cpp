@@ -135,8 +135,10 @@ WorkEstimate estimate_work(const Scenario& s, bool per_rank) {
   const int chunks = std::max(1, p.virtual_pipeline);
   per_mb += 4.0 * (stages * chunks - 1);           // a send and a receive each way at every chunk boundary
   if (p.tensor > 1) per_mb += stages > 1 ? 2 : 1;  // the batch broadcast over TP on the first and last stage
+  // Per layer its parameter gathers, a gradient reduce-scatter and what feeds it (FSDP1: the cast and the pre-divide;
+  // FSDP2: the chunk-cat, and a copy-out per gather).
   if (const int gathers = fsdp_layer_gathers(p); gathers > 0)
-    per_mb += (gathers + 1.0) * e.layers + stages;  // per layer its parameter gathers and a gradient reduce-scatter
+    per_mb += (p.fsdp_version == 2 ? 2.0 * gathers + 2.0 : gathers + 3.0) * e.layers + stages;
   if (p.framework == Framework::DeepSpeed && p.zero_stage >= 1)
     per_mb += (p.zero_stage == 3 ? total.hooks_forward : 0) + 2.0 * total.hooks_backward;  // gathers, grad copies
   e.ops_per_micro_batch = per_mb;

@@ -22,8 +22,10 @@ enum class Optimizer { Adam, Lamb, SGD };
 // multi-tensor kernel per chunk of tensors (Transformer Engine's / Apex's FusedAdam, DeepSpeed's FusedAdam, PyTorch's
 // fused=True); foreach = PyTorch's default on CUDA, each elementwise op of the update as one multi-tensor kernel per
 // chunk of tensors, so the state is read and written once per op; for_loop = the same ops one tensor at a time
-// (PyTorch's foreach=False, Composer's DecoupledAdamW). Auto: fused for megatron and deepspeed, foreach for fsdp.
-enum class OptimizerImplementation { Auto, Fused, Foreach, ForLoop };
+// (PyTorch's foreach=False); decoupled_adamw = Composer's DecoupledAdamW (llm-foundry's optimizer), the loop with the
+// host reading each parameter's step count back (a device tensor's .item()) before its update. Auto: fused for
+// megatron and deepspeed, foreach for fsdp.
+enum class OptimizerImplementation { Auto, Fused, Foreach, ForLoop, DecoupledAdamW };
 enum class PipelineSchedule { OneFOneB, GPipe };
 enum class Framework { Megatron, DeepSpeed, FSDP };
 enum class NetworkModel { Analytical, Flow, Packet };

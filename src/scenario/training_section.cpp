@@ -108,7 +108,8 @@ TrainingSpec read_training(const Section& training) {
                                                         {{"auto", OptimizerImplementation::Auto},
                                                          {"fused", OptimizerImplementation::Fused},
                                                          {"foreach", OptimizerImplementation::Foreach},
-                                                         {"for_loop", OptimizerImplementation::ForLoop}}))
+                                                         {"for_loop", OptimizerImplementation::ForLoop},
+                                                         {"decoupled_adamw", OptimizerImplementation::DecoupledAdamW}}))
     t.optimizer_implementation = *i;
   if (auto r = training.choice<Fp8Recipe>(
           "fp8_recipe",

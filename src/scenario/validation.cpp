@@ -351,8 +351,14 @@ void check_optimizer(const Scenario& s, const Checker& c) {
            "lamb is not one of Megatron's optimizers (--optimizer adam | sgd); use adam or sgd, "
            "or framework deepspeed or fsdp");
   const OptimizerImplementation impl = s.training.optimizer_implementation;
-  if (impl != OptimizerImplementation::Foreach && impl != OptimizerImplementation::ForLoop) return;
-  const char* what = impl == OptimizerImplementation::Foreach ? "foreach" : "for_loop";
+  if (impl == OptimizerImplementation::Auto || impl == OptimizerImplementation::Fused) return;
+  const char* what = impl == OptimizerImplementation::Foreach   ? "foreach"
+                     : impl == OptimizerImplementation::ForLoop ? "for_loop"
+                                                                : "decoupled_adamw";
+  if (impl == OptimizerImplementation::DecoupledAdamW && s.training.optimizer != Optimizer::Adam)
+    c.fail("training.optimizer_implementation",
+           "decoupled_adamw is Composer's DecoupledAdamW, an Adam: set training.optimizer adam (or for_loop for "
+           "another optimizer written as a loop)");
   if (s.parallelism.framework == Framework::Megatron)
     c.fail("training.optimizer_implementation",
            std::string(what) +

@@ -316,8 +316,10 @@ void DeepSpeedZero::step_kernels(const OpContext& ctx, const std::vector<double>
   const Optimizer o = s_.training.optimizer;
   for (double part : partitions)
     for (const OptimizerOp& op :
-         optimizer_step_ops(o, s_.training.optimizer_implementation, {part}, s_.training.precision))
+         optimizer_step_ops(o, s_.training.optimizer_implementation, {part}, s_.training.precision)) {
+      if (op.after_host_read) rb_.host_wait({static_cast<std::uint32_t>(rb_.op_count() - 1)});
       rb_.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
+    }
 }
 
 void DeepSpeedZero::overflow_check(const OpContext& ctx, double shard_elements) {

@@ -123,10 +123,14 @@ std::vector<OptimizerOp> optimizer_step_ops(Optimizer o, OptimizerImplementation
                    multi_tensor_launches(tensors, pass.lists));
     return out;
   }
+  const bool synced = impl == OptimizerImplementation::DecoupledAdamW;
+  if (synced)  // state['step'] += 1 for every parameter first, one 4-byte kernel each
+    for (const double n : tensors)
+      if (n > 0) out.push_back({memory_kernel(KernelKind::OptimizerStep, 8, 1, p), 1});
   for (const double n : tensors) {
     if (!(n > 0)) continue;
-    for (const Pass& pass : passes)
-      out.push_back({memory_kernel(KernelKind::OptimizerStep, pass.bytes * n, flops * n, p), 1});
+    for (std::size_t i = 0; i < passes.size(); ++i)
+      out.push_back({memory_kernel(KernelKind::OptimizerStep, passes[i].bytes * n, flops * n, p), 1, synced && i == 0});
   }
   return out;
 }

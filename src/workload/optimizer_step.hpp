@@ -8,8 +8,10 @@
 //   foreach  torch.optim's default on CUDA (_multi_tensor_adamw): the update's eight elementwise ops (weight decay,
 //            lerp, mul, addcmul, sqrt, div, add, addcdiv) each one multi-tensor kernel per chunk of tensors, each
 //            reading and writing the state again (Adam 84 B per element);
-//   for_loop the same eight ops one tensor at a time (_single_tensor_adamw, Composer's DecoupledAdamW): eight
-//            kernels per tensor.
+//   for_loop the same eight ops one tensor at a time (_single_tensor_adamw): eight kernels per tensor;
+//   decoupled_adamw Composer's DecoupledAdamW (composer/optim/decoupled_weight_decay.py, since v0.15): the loop, after
+//            one `state['step'] += 1` kernel per tensor, and before each tensor's update a `.item()` on its step
+//            count, a device tensor, so the host waits for the previous tensor's update before it goes on.
 // A multi-tensor launch takes at most depth_to_max_tensors[lists - 1] = {110, 64, 48, 36, 30} tensors and 320 blocks
 // of 65,536 elements (PyTorch's ATen/native/cuda/MultiTensorApply.cuh, Apex's multi_tensor_apply.cuh alike).
 #include <vector>
@@ -23,6 +25,8 @@ namespace trainsim {
 struct OptimizerOp {
   KernelDesc kernel;
   int launches = 1;
+  // The host reads a result of the ops before it back (a .item()) before it launches this one: it waits for them.
+  bool after_host_read = false;
 };
 
 // Multi-tensor launches of one pass over `tensors` (element counts) whose kernel takes `lists` tensor lists.

@@ -142,6 +142,33 @@ TEST(OptimizerImplementation, FrameworkDefaultsAndWhatEachImplementationEmits) {
   EXPECT_EQ(loop.ops % 9, 0);
 }
 
+// Composer's DecoupledAdamW: the per-tensor loop after one step-count increment per tensor, and before each tensor's
+// update a host read of its step count (.item() on a device tensor): the host waits for the previous tensor's update.
+TEST(OptimizerImplementation, DecoupledAdamWReadsEachStepCountBack) {
+  const std::vector<double> tensors(5, 1e6);
+  const auto ops =
+      optimizer_step_ops(Optimizer::Adam, OptimizerImplementation::DecoupledAdamW, tensors, Precision::BF16);
+  ASSERT_EQ(ops.size(), 5u + 9u * 5);
+  int reads = 0;
+  for (const auto& op : ops) reads += op.after_host_read;
+  EXPECT_EQ(reads, 5);
+  EXPECT_TRUE(ops[5].after_host_read);  // the first update kernel, after the five increments
+  EXPECT_NEAR(total_bytes(ops), 98 * 5e6 + 5 * 8, 1e-6);
+
+  const Workload wl = generate_workload(job("fsdp", "  optimizer_implementation: decoupled_adamw\n"), {});
+  int waits = 0, updates = 0;
+  for (const Op& op : wl.ranks[0].ops) {
+    if (wl.names[op.name] != "optimizer.adam") continue;
+    ++updates;
+    waits += op.host_waits > 0;
+  }
+  EXPECT_GT(waits, 0);
+  EXPECT_EQ(updates, waits * 10);  // per tensor: the increment and nine kernels, one of them after the read
+  EXPECT_NE(refusal("fsdp", "  optimizer: sgd\n  optimizer_implementation: decoupled_adamw\n")
+                .find("training.optimizer_implementation: decoupled_adamw is Composer's DecoupledAdamW, an Adam"),
+            std::string::npos);
+}
+
 TEST(OptimizerImplementation, RefusedWhereTheFrameworkHasNoSuchOptimizer) {
   EXPECT_NE(refusal("megatron", "  optimizer_implementation: foreach\n")
                 .find("training.optimizer_implementation: foreach: Megatron's optimizers are Transformer Engine's"),
@@ -154,6 +181,9 @@ TEST(OptimizerImplementation, RefusedWhereTheFrameworkHasNoSuchOptimizer) {
   EXPECT_NE(refusal("fsdp", "  optimizer_implementation: apex\n").find("training.optimizer_implementation"),
             std::string::npos);
   EXPECT_EQ(refusal("megatron", "  optimizer_implementation: fused\n"), "accepted");
+  EXPECT_NE(
+      refusal("megatron", "  optimizer_implementation: decoupled_adamw\n").find("training.optimizer_implementation"),
+      std::string::npos);
 }
 
 }  // namespace trainsim

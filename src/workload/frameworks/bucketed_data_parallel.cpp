@@ -305,8 +305,10 @@ void BucketedDataParallel::optimizer_step() {
   if (settings_.host_reads_grad_norm) rank_.builder.host_wait({norm});
   const Optimizer o = rank_.scenario.training.optimizer;
   for (const OptimizerOp& op :
-       optimizer_step_ops(o, rank_.scenario.training.optimizer_implementation, optimizer_tensors(shard_params), p))
+       optimizer_step_ops(o, rank_.scenario.training.optimizer_implementation, optimizer_tensors(shard_params), p)) {
+    if (op.after_host_read) rank_.builder.host_wait({static_cast<std::uint32_t>(rank_.builder.op_count() - 1)});
     rank_.builder.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
+  }
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {
     for (const GradBuffer& buf : buffers_.buffers())
       for (int c = 0; c < rank_.chunks; ++c)
