@@ -553,7 +553,7 @@ class Simulator {
     bool passed = false;
     while (hc.next_sync < syncs.size() && hc.waits_left[hc.next_sync] == 0) {
       const std::uint32_t w = syncs[hc.next_sync];
-      const std::uint32_t before = ops[w].launches - wl_.ranks[r].ops[w].launches * (plan_.host_launch > 0 ? 1u : 0u);
+      const std::uint32_t before = w == 0 ? 0 : ops[w - 1].launches;  // PlannedOp::launches counts up to its op
       const HostClock::Anchor& last = hc.anchors.back();
       const SimTime reached = last.time + plan_.host_launch * (before - last.launches);
       hc.anchors.push_back({w, before, std::max(reached, hc.waits_end[hc.next_sync])});
