@@ -313,13 +313,10 @@ void DeepSpeedZero::scalar_all_reduce(const OpContext& ctx, const char* name, st
 }
 
 void DeepSpeedZero::step_kernels(const OpContext& ctx, const std::vector<double>& partitions) {
-  const Optimizer o = s_.training.optimizer;
+  // Each partition is stepped on its own (a sub-group's optimizer.step at a time, stage3.py / stage_1_and_2.py).
   for (double part : partitions)
-    for (const OptimizerOp& op :
-         optimizer_step_ops(o, s_.training.optimizer_implementation, {part}, s_.training.precision)) {
-      if (op.after_host_read) rb_.host_wait({static_cast<std::uint32_t>(rb_.op_count() - 1)});
-      rb_.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
-    }
+    emit_optimizer_step(rb_, ctx, s_.training.optimizer, s_.training.optimizer_implementation, {part},
+                        s_.training.precision);
 }
 
 void DeepSpeedZero::overflow_check(const OpContext& ctx, double shard_elements) {

@@ -151,11 +151,7 @@ class RankGenerator {
                            p2p_bytes_, next_stage_rank());
         break;
     }
-    // Megatron's non-interleaved schedule batches each transfer (batch_p2p_comm = not overlap_p2p_comm, which it
-    // turns off without virtual stages) and then calls torch.cuda.synchronize() (batch_p2p_sync, default True;
-    // p2p_communication.py::_communicate): the host waits for everything queued on the device, collectives on
-    // other streams included, before it issues the next step.
-    if (transfer && scenario_.parallelism.framework == Framework::Megatron) rb.host_synchronize();
+    if (transfer) framework_rank_->after_pipeline_transfer();
   }
 
   // One forward or backward step, recorded with the ops it issued (RankProgram::steps).

@@ -77,11 +77,11 @@ KernelDesc flash_attention_bwd(std::int64_t batch, std::int64_t s_q, std::int64_
 }
 
 KernelDesc optimizer_step_kernel(Optimizer o, double elements, Precision p) {
-  constexpr double kAround = 8.0 + 6.0;      // clip-scale pass, fp32 -> bf16 copy
   double update_bytes = 28.0, flops = 12.0;  // Adam
   if (o == Optimizer::SGD) update_bytes = 20.0, flops = 4.0;
   if (o == Optimizer::Lamb) update_bytes = 48.0, flops = 16.0;
-  return memory_kernel(KernelKind::OptimizerStep, elements * (update_bytes + kAround), elements * flops, p);
+  return memory_kernel(KernelKind::OptimizerStep, elements * (update_bytes + kOptimizerAroundBytesPerElement),
+                       elements * flops, p);
 }
 
 const char* optimizer_step_name(Optimizer o) {

@@ -26,6 +26,7 @@ inline constexpr double kGradNormBytesPerElement = 4.0;
 // (apex FusedLAMB) reads p, g, m, v and writes m, v and the update u, reads p and u again for their per-tensor norms,
 // then reads p, u and writes p (48 B, 16 FLOPs). Its op name is "optimizer." + the optimizer's name.
 enum class Optimizer;
+inline constexpr double kOptimizerAroundBytesPerElement = 8.0 + 6.0;  // the clip-scale pass, the fp32 -> bf16 copy
 KernelDesc optimizer_step_kernel(Optimizer o, double elements, Precision p);
 const char* optimizer_step_name(Optimizer o);
 

@@ -29,9 +29,7 @@ constexpr std::array<Pass, 8> kAdamPasses = {{{8, 1}, {12, 2}, {8, 1}, {16, 3}, 
 // torch.optim.SGD with momentum (sgd.py): buf.mul_(momentum) (8), buf.add_(grad) (12), param.add_(buf) (12).
 constexpr std::array<Pass, 3> kSgdPasses = {{{8, 1}, {12, 2}, {12, 2}}};
 // The clip-scale pass and the fp32 -> bf16 copy (optimizer_step_kernel), as one more pass over two lists.
-constexpr Pass kAround = {14, 2};
-
-double flops_per_element(Optimizer o) { return o == Optimizer::SGD ? 4.0 : o == Optimizer::Lamb ? 16.0 : 12.0; }
+constexpr Pass kAround = {kOptimizerAroundBytesPerElement, 2};
 
 // Adds ops for `launches` launches of one pass, split so that no op stands for more than an op can count.
 void add_launches(std::vector<OptimizerOp>& out, const KernelDesc& k, int launches) {
@@ -46,6 +44,14 @@ void add_launches(std::vector<OptimizerOp>& out, const KernelDesc& k, int launch
 }
 
 }  // namespace
+
+void emit_optimizer_step(RankBuilder& rb, const OpContext& ctx, Optimizer o, OptimizerImplementation impl,
+                         const std::vector<double>& tensors, Precision p) {
+  for (const OptimizerOp& op : optimizer_step_ops(o, impl, tensors, p)) {
+    if (op.after_host_read) rb.host_wait_for_last();
+    rb.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
+  }
+}
 
 int multi_tensor_launches(const std::vector<double>& tensors, int lists) {
   TRAINSIM_CHECK(lists >= 1 && lists <= static_cast<int>(kMaxTensors.size()), "multi-tensor kernel lists out of range");
@@ -116,7 +122,7 @@ std::vector<OptimizerOp> optimizer_step_ops(Optimizer o, OptimizerImplementation
   std::vector<Pass> passes = o == Optimizer::SGD ? std::vector<Pass>(kSgdPasses.begin(), kSgdPasses.end())
                                                  : std::vector<Pass>(kAdamPasses.begin(), kAdamPasses.end());
   passes.push_back(kAround);
-  const double flops = flops_per_element(o) / static_cast<double>(passes.size());
+  const double flops = optimizer_step_kernel(o, 1, p).flops / static_cast<double>(passes.size());
   if (impl == OptimizerImplementation::Foreach) {
     for (const Pass& pass : passes)
       add_launches(out, memory_kernel(KernelKind::OptimizerStep, pass.bytes * total, flops * total, p),

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/kernel_desc.hpp"
+#include "workload/program_builder.hpp"
 #include "scenario/scenario.hpp"
 
 namespace trainsim {
@@ -51,5 +52,8 @@ std::vector<double> local_optimizer_tensors(const std::vector<ParamUnit>& units,
 // (optimizer_step_kernel's 14 B per element) as one more pass.
 std::vector<OptimizerOp> optimizer_step_ops(Optimizer o, OptimizerImplementation impl,
                                             const std::vector<double>& tensors, Precision p);
+// Issues those ops on the compute stream, each named optimizer_step_name(o), the host reading back where they say.
+void emit_optimizer_step(RankBuilder& rb, const OpContext& ctx, Optimizer o, OptimizerImplementation impl,
+                         const std::vector<double>& tensors, Precision p);
 
 }  // namespace trainsim

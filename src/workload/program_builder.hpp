@@ -7,6 +7,7 @@
 //    FIFO behind earlier collectives on the same stream;
 //  - `wait(op)` is handle.wait(): the compute stream waits for `op` before its next kernel.
 // Kernels and collectives are deduplicated into the Workload's tables.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -50,6 +51,8 @@ class RankBuilder {
   // The host blocks until `ops` have finished before it issues anything more (an event's synchronize(), `.item()`
   // on a result of `ops`): the next op issued carries the wait (Op::host_waits) and waits for them on the GPU too.
   void host_wait(const std::vector<std::uint32_t>& ops);
+  // `.item()` on the result of the op issued last.
+  void host_wait_for_last() { host_wait({static_cast<std::uint32_t>(prog_.ops.size() - 1)}); }
   // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
   void host_synchronize();
   // A collective the compute stream waits for right away (synchronous NCCL call).
@@ -75,10 +78,15 @@ class RankBuilder {
   std::vector<std::uint32_t> frontier_;         // ops the compute stream waits for before its next kernel
   std::vector<std::uint32_t> collective_deps_;  // a collective's predecessors, kept to spare an allocation per op
   std::int64_t last_compute_ = -1;
-  std::vector<std::uint32_t> last_on_stream_ = std::vector<std::uint32_t>(kNumStreams, kNoOp);
-  std::vector<std::uint32_t> host_wait_;  // what the host waits for before it issues the next op
-  std::vector<std::uint32_t> ordered_deps_;
   static constexpr std::uint32_t kNoOp = 0xffffffffu;
+  std::array<std::uint32_t, kNumStreams> last_on_stream_ = filled(kNoOp);  // the last op issued on each stream
+  std::vector<std::uint32_t> host_wait_;     // what the host waits for before it issues the next op
+  std::vector<std::uint32_t> ordered_deps_;  // the next op's deps, those the host waits for first (scratch)
+  static constexpr std::array<std::uint32_t, kNumStreams> filled(std::uint32_t v) {
+    std::array<std::uint32_t, kNumStreams> a{};
+    a.fill(v);
+    return a;
+  }
   std::unordered_map<std::uint32_t, std::uint32_t> seq_per_group_;
 };
 

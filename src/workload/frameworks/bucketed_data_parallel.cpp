@@ -145,8 +145,7 @@ void BucketedDataParallel::forward(int micro_batch, int chunk) {
     while (idx >= 0) before_item(idx--);
     if (stage != 0) rank_.data_broadcast(mb);
     emitter.lm_head_forward(mb);
-    if (settings_.host_checks_for_nan)
-      rank_.builder.host_wait({static_cast<std::uint32_t>(rank_.builder.op_count() - 1)});  // the loss, read back
+    if (settings_.host_checks_for_nan) rank_.builder.host_wait_for_last();  // the loss, read back
   }
   if (gather_params) first_forward_done_[chunk] = true;
 }
@@ -286,9 +285,7 @@ std::vector<double> BucketedDataParallel::optimizer_tensors(double local_total) 
     sharding = rank_.scenario.parallelism.framework == Framework::FSDP && rank_.scenario.parallelism.fsdp_version == 2
                    ? OptimizerSharding::PerTensor
                    : OptimizerSharding::Flat;
-  const double whole = buffers_.optimizer_params(false);
-  const int shards = whole > 0 && local_total > 0 ? std::max(1, static_cast<int>(std::lround(whole / local_total))) : 1;
-  return local_optimizer_tensors(units, sharding, shards, local_total);
+  return local_optimizer_tensors(units, sharding, rank_.plan.data() * rank_.plan.context(), local_total);
 }
 
 void BucketedDataParallel::optimizer_step() {
@@ -303,12 +300,8 @@ void BucketedDataParallel::optimizer_step() {
       rank_.builder.sync_collective(ctx, Stream::DpComm, "optimizer.grad_norm_all_reduce", CollKind::AllReduce,
                                     shard ? rank_.communicators.world : rank_.communicators.model_parallel, 4);
   if (settings_.host_reads_grad_norm) rank_.builder.host_wait({norm});
-  const Optimizer o = rank_.scenario.training.optimizer;
-  for (const OptimizerOp& op :
-       optimizer_step_ops(o, rank_.scenario.training.optimizer_implementation, optimizer_tensors(shard_params), p)) {
-    if (op.after_host_read) rank_.builder.host_wait({static_cast<std::uint32_t>(rank_.builder.op_count() - 1)});
-    rank_.builder.compute(ctx, optimizer_step_name(o), op.kernel, op.launches);
-  }
+  emit_optimizer_step(rank_.builder, ctx, rank_.scenario.training.optimizer,
+                      rank_.scenario.training.optimizer_implementation, optimizer_tensors(shard_params), p);
   if (settings_.distributed_optimizer && !rank_.scenario.parallelism.overlap_param_gather) {
     for (const GradBuffer& buf : buffers_.buffers())
       for (int c = 0; c < rank_.chunks; ++c)

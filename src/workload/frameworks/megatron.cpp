@@ -18,6 +18,12 @@ class MegatronRank final : public BucketedDataParallel {
  public:
   using BucketedDataParallel::BucketedDataParallel;
 
+  // The non-interleaved schedule batches each transfer (batch_p2p_comm = not overlap_p2p_comm, which arguments.py
+  // turns off without virtual stages) and then calls torch.cuda.synchronize() (batch_p2p_sync, default True;
+  // p2p_communication.py::_communicate): the host waits for everything queued on the device, collectives on other
+  // streams included, before it issues the next step.
+  void after_pipeline_transfer() override { rank_.builder.host_synchronize(); }
+
   void optimizer_step() override {
     const OpContext ctx{Phase::Optimizer, -1, -1};
     RankBuilder& builder = rank_.builder;

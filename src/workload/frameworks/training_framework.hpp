@@ -25,6 +25,8 @@ class FrameworkRank {
   // align_param_gather); only Megatron runs that schedule.
   virtual void start_chunk_grad_sync(int /*chunk*/) {}
   virtual void start_chunk_param_sync(int /*chunk*/) {}
+  // A transfer of the non-interleaved pipeline schedule has been issued (what the framework does after it).
+  virtual void after_pipeline_transfer() {}
   // After the last backward: the reductions not yet launched, then a wait for every one of them.
   virtual void finish_grad_sync() = 0;
   virtual void optimizer_step() = 0;
